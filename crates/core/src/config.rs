@@ -1,0 +1,123 @@
+//! Every tunable of the engine, read once from the environment at `MPI_Init`.
+//!
+//! This is the single place where `OXMPI_*` variables are parsed; `oxmpi-info` and the
+//! README list the same table ([`Config::describe`]).
+
+use std::env;
+
+/// Engine tunables. Defaults are chosen for a small shared-memory node.
+#[derive(Clone, Debug)]
+pub struct Config {
+    /// Messages up to this many bytes travel eagerly through shared memory.
+    pub shm_eager_limit: usize,
+    /// Bytes of each per-pair shared-memory ring (power of two).
+    pub shm_ring_bytes: usize,
+    /// Disable single-copy rendezvous (`process_vm_readv`) and use the pipelined copy.
+    pub shm_no_cma: bool,
+    /// Piece size of the pipelined rendezvous copy.
+    pub shm_chunk_bytes: usize,
+    /// Polling iterations before a blocked rank starts yielding (0 when oversubscribed by default).
+    pub spin_iters: u32,
+    /// `sched_yield` rounds before a blocked rank sleeps on its doorbell.
+    pub yield_iters: u32,
+    /// Forced value for "more ranks than cores on this node"; None = detect.
+    pub oversubscribed: Option<bool>,
+}
+
+/// One documented tunable: name, default, meaning.
+pub struct Tunable {
+    pub name: &'static str,
+    pub default: &'static str,
+    pub meaning: &'static str,
+}
+
+/// The documented list of every tunable environment variable.
+pub const TUNABLES: &[Tunable] = &[
+    Tunable {
+        name: "OXMPI_SHM_EAGER_LIMIT",
+        default: "16384",
+        meaning: "largest message (bytes) sent eagerly through shared memory; larger ones use rendezvous",
+    },
+    Tunable {
+        name: "OXMPI_SHM_RING_BYTES",
+        default: "65536",
+        meaning: "size of each sender-to-receiver shared-memory ring (rounded up to a power of two)",
+    },
+    Tunable {
+        name: "OXMPI_SHM_NO_CMA",
+        default: "0",
+        meaning: "1 disables single-copy rendezvous (process_vm_readv) and uses the pipelined copy",
+    },
+    Tunable {
+        name: "OXMPI_SHM_CHUNK_BYTES",
+        default: "16384",
+        meaning: "piece size of the pipelined rendezvous copy",
+    },
+    Tunable {
+        name: "OXMPI_SPIN",
+        default: "2000 (0 when oversubscribed)",
+        meaning: "polling iterations before a blocked rank starts to yield the CPU",
+    },
+    Tunable {
+        name: "OXMPI_YIELD",
+        default: "200",
+        meaning: "sched_yield rounds before a blocked rank sleeps on its futex doorbell",
+    },
+    Tunable {
+        name: "OXMPI_OVERSUBSCRIBED",
+        default: "auto",
+        meaning: "1/0 forces the oversubscribed waiting policy on/off (auto: more local ranks than cores)",
+    },
+];
+
+fn var_usize(name: &str, default: usize) -> usize {
+    env::var(name)
+        .ok()
+        .and_then(|v| v.trim().parse::<usize>().ok())
+        .unwrap_or(default)
+}
+
+fn var_bool(name: &str) -> Option<bool> {
+    env::var(name).ok().map(|v| {
+        let v = v.trim().to_ascii_lowercase();
+        matches!(v.as_str(), "1" | "yes" | "true" | "on")
+    })
+}
+
+impl Config {
+    /// Reads the tunables from the environment.
+    pub fn from_env() -> Config {
+        let ring = var_usize("OXMPI_SHM_RING_BYTES", 64 * 1024)
+            .clamp(4096, 1 << 26)
+            .next_power_of_two();
+        // A ring record may take at most half the ring (see the ring's wrap rule).
+        let max_payload = ring / 2 - 128;
+        Config {
+            shm_eager_limit: var_usize("OXMPI_SHM_EAGER_LIMIT", 16 * 1024).min(max_payload),
+            shm_ring_bytes: ring,
+            shm_no_cma: var_bool("OXMPI_SHM_NO_CMA").unwrap_or(false),
+            shm_chunk_bytes: var_usize("OXMPI_SHM_CHUNK_BYTES", 16 * 1024).clamp(256, max_payload),
+            spin_iters: env::var("OXMPI_SPIN")
+                .ok()
+                .and_then(|v| v.trim().parse().ok())
+                .unwrap_or(u32::MAX),
+            yield_iters: var_usize("OXMPI_YIELD", 200) as u32,
+            oversubscribed: var_bool("OXMPI_OVERSUBSCRIBED"),
+        }
+    }
+
+    /// Spin iterations to use given whether the node is oversubscribed.
+    pub fn effective_spin(&self, oversubscribed: bool) -> u32 {
+        match self.spin_iters {
+            u32::MAX if oversubscribed => 0,
+            u32::MAX => 2000,
+            n => n,
+        }
+    }
+}
+
+impl Default for Config {
+    fn default() -> Self {
+        Config::from_env()
+    }
+}

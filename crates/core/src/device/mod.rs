@@ -1,0 +1,921 @@
+//! The device (MPICH's "abstract device interface"): requests, the matching engine,
+//! the eager / rendezvous / synchronous / cancel protocols, and the progress engine
+//! that drives the transports.
+//!
+//! The device speaks in world ranks, context ids, tags and contiguous byte ranges. It
+//! knows nothing of communicators, datatypes or collectives. Protocol choice:
+//! - `len <= eager limit`: one `Eager` packet carries the data (flag SYNC for
+//!   synchronous mode; the receiver answers `SyncAck` when it matches);
+//! - larger: `Rts` announces the message; the receiver pulls it with one
+//!   `process_vm_readv` and answers `Fin`, or, where cross-memory attach is not
+//!   permitted (or disabled), answers `Cts` and the sender streams `Data` pieces
+//!   through the ring.
+
+pub mod bsend;
+pub mod matching;
+pub mod packet;
+pub mod request;
+
+use crate::config::Config;
+use crate::error::ErrorClass;
+use crate::sys::cma;
+use crate::transport::ring::{Consumer, Producer};
+use crate::transport::shm::ShmNode;
+use crate::transport::Route;
+use bsend::BsendPool;
+use matching::{Envelope, Matcher, Spec};
+use packet::{Header, Kind, FLAG_CANCELLED, FLAG_SYNC, HEADER_BYTES};
+pub use request::{
+    Direction, Finisher, Persistent, RecvArgs, ReqId, Request, RequestTable, SendArgs, SendMode,
+    Status,
+};
+use request::{Op, RecvState, SendState};
+use std::collections::VecDeque;
+use std::sync::Arc;
+
+/// How to reach one world rank.
+#[derive(Clone, Copy, Debug)]
+pub struct Peer {
+    pub route: Route,
+    /// Process id, for cross-memory attach.
+    pub pid: i32,
+}
+
+enum Payload {
+    Empty,
+    /// User memory that stays valid until the owning request completes.
+    Borrowed(*const u8, usize),
+}
+
+impl Payload {
+    fn bytes(&self) -> &[u8] {
+        match self {
+            Payload::Empty => &[],
+            // SAFETY: borrowed payloads point at user buffers that stay valid until the
+            // request completes, which happens only after the packet is written.
+            Payload::Borrowed(p, n) => unsafe { std::slice::from_raw_parts(*p, *n) },
+        }
+    }
+}
+
+struct Outgoing {
+    hdr: Header,
+    payload: Payload,
+    /// A send that completes once this packet is written.
+    completes: Option<ReqId>,
+}
+
+/// A message that arrived before its receive was posted.
+pub(crate) enum Unexpected {
+    Eager { from: u32, hdr: Header, data: Vec<u8> },
+    Rts { from: u32, hdr: Header },
+}
+
+impl Unexpected {
+    fn from(&self) -> u32 {
+        match self {
+            Unexpected::Eager { from, .. } | Unexpected::Rts { from, .. } => *from,
+        }
+    }
+    fn hdr(&self) -> &Header {
+        match self {
+            Unexpected::Eager { hdr, .. } | Unexpected::Rts { hdr, .. } => hdr,
+        }
+    }
+}
+
+/// A rendezvous message being streamed to a receiver that asked for it with `Cts`.
+struct Stream {
+    dest: u32,
+    sreq: ReqId,
+    rreq: u32,
+    buf: *const u8,
+    len: u64,
+    off: u64,
+}
+
+/// The point-to-point engine of one process.
+pub struct Device {
+    me: u32,
+    peers: Vec<Peer>,
+    cfg: Config,
+    reqs: RequestTable,
+    matcher: Matcher<ReqId, Unexpected>,
+    node: Option<Arc<ShmNode>>,
+    producers: Vec<Option<Producer>>,
+    consumers: Vec<Option<Consumer>>,
+    /// World rank of each local rank index.
+    local_world: Vec<u32>,
+    selfq: VecDeque<(Header, Vec<u8>)>,
+    pending: Vec<VecDeque<Outgoing>>,
+    pending_dests: Vec<u32>,
+    streams: Vec<Stream>,
+    cma_ok: bool,
+    /// The attached buffered-send buffer.
+    pub bsend: BsendPool,
+}
+
+// SAFETY: raw pointers inside requests/outgoing packets refer to user buffers whose
+// validity the MPI rules guarantee until completion; the device is only ever used
+// under the runtime's lock.
+unsafe impl Send for Device {}
+
+impl Device {
+    /// A device for world rank `me`. `node` is the shared segment (None when this rank
+    /// has no local peers); `local_world[i]` is the world rank of local index `i`.
+    pub fn new(
+        me: u32,
+        peers: Vec<Peer>,
+        cfg: Config,
+        node: Option<Arc<ShmNode>>,
+        local_world: Vec<u32>,
+    ) -> Device {
+        let nlocal = local_world.len();
+        let mut producers: Vec<Option<Producer>> = (0..nlocal).map(|_| None).collect();
+        let mut consumers: Vec<Option<Consumer>> = (0..nlocal).map(|_| None).collect();
+        if let Some(n) = &node {
+            for i in 0..nlocal {
+                if i != n.local_rank() {
+                    producers[i] = Some(n.producer(i));
+                    consumers[i] = Some(n.consumer(i));
+                }
+            }
+        }
+        let cma_ok = !cfg.shm_no_cma;
+        let npeers = peers.len();
+        Device {
+            me,
+            peers,
+            cfg,
+            reqs: RequestTable::default(),
+            matcher: Matcher::new(),
+            node,
+            producers,
+            consumers,
+            local_world,
+            selfq: VecDeque::new(),
+            pending: (0..npeers).map(|_| VecDeque::new()).collect(),
+            pending_dests: Vec::new(),
+            streams: Vec::new(),
+            cma_ok,
+            bsend: BsendPool::default(),
+        }
+    }
+
+    pub fn world_rank(&self) -> u32 {
+        self.me
+    }
+
+    pub fn world_size(&self) -> u32 {
+        self.peers.len() as u32
+    }
+
+    pub fn config(&self) -> &Config {
+        &self.cfg
+    }
+
+    /// The shared segment, for sleeping on the doorbell outside the runtime lock.
+    pub fn node(&self) -> Option<&Arc<ShmNode>> {
+        self.node.as_ref()
+    }
+
+    pub fn route(&self, world: u32) -> Route {
+        self.peers
+            .get(world as usize)
+            .map_or(Route::Unreachable, |p| p.route)
+    }
+
+    // ----- requests -------------------------------------------------------------
+
+    pub fn request(&self, id: ReqId) -> Option<&Request> {
+        self.reqs.get(id)
+    }
+
+    pub fn request_mut(&mut self, id: ReqId) -> Option<&mut Request> {
+        self.reqs.get_mut(id)
+    }
+
+    /// A request that is already complete with `status` (e.g. `MPI_PROC_NULL`).
+    pub fn complete_request(&mut self, status: Status, direction: Direction) -> ReqId {
+        let mut r = Request::new(Op::Done, direction);
+        r.status = status;
+        r.complete = true;
+        self.reqs.insert(r)
+    }
+
+    /// A persistent request, inactive until started.
+    pub fn persistent_request(&mut self, p: Persistent, direction: Direction) -> ReqId {
+        let mut r = Request::new(Op::Inactive, direction);
+        r.persistent = Some(p);
+        self.reqs.insert(r)
+    }
+
+    /// True when no request exists any more (used at finalize).
+    pub fn live_requests(&self) -> usize {
+        self.reqs.live()
+    }
+
+    /// Takes the final status of a complete request: a non-persistent request is
+    /// released, a persistent one becomes inactive.
+    pub fn finish(&mut self, id: ReqId) -> Status {
+        let Some(r) = self.reqs.get_mut(id) else {
+            return Status::EMPTY;
+        };
+        if matches!(r.op, Op::Inactive) {
+            return Status::EMPTY;
+        }
+        let st = r.status;
+        if r.persistent.is_some() {
+            r.op = Op::Inactive;
+            r.complete = false;
+        } else {
+            self.reqs.remove(id);
+        }
+        st
+    }
+
+    /// `MPI_Request_free`: release now if complete or inactive, else when it completes.
+    pub fn free_request(&mut self, id: ReqId) {
+        let Some(r) = self.reqs.get_mut(id) else {
+            return;
+        };
+        if r.is_complete() || r.is_inactive() {
+            if let Some(slot) = r.bsend_slot.take() {
+                self.bsend.free(slot);
+            }
+            self.reqs.remove(id);
+        } else {
+            r.detached = true;
+            r.persistent = None;
+        }
+    }
+
+    fn complete(&mut self, id: ReqId) {
+        let Some(r) = self.reqs.get_mut(id) else {
+            return;
+        };
+        r.complete = true;
+        r.op = Op::Done;
+        if let Some(fin) = r.finisher.take() {
+            let data = r.scratch.take().unwrap_or_default();
+            let n = (r.status.bytes as usize).min(data.len());
+            if !r.status.cancelled {
+                fin(&data[..n]);
+            }
+        }
+        if r.cancel_pending {
+            return;
+        }
+        if let Some(slot) = r.bsend_slot.take() {
+            self.bsend.free(slot);
+        }
+        if r.detached {
+            self.reqs.remove(id);
+        }
+    }
+
+    // ----- starting operations ---------------------------------------------------
+
+    /// Starts a send. The buffer must stay valid until the request completes.
+    pub fn isend(&mut self, a: SendArgs) -> ReqId {
+        let id = self.reqs.insert(Request::new(
+            Op::Send(a, SendState::Queued),
+            Direction::Send,
+        ));
+        self.launch_send(id, a);
+        id
+    }
+
+    /// Starts a send of bytes packed into `scratch` (a non-contiguous user buffer).
+    pub fn isend_staged(&mut self, mut a: SendArgs, scratch: Vec<u8>) -> ReqId {
+        a.buf = scratch.as_ptr();
+        a.len = scratch.len();
+        let id = self.reqs.insert(Request::new(
+            Op::Send(a, SendState::Queued),
+            Direction::Send,
+        ));
+        self.reqs.get_mut(id).expect("just inserted").scratch = Some(scratch);
+        self.launch_send(id, a);
+        id
+    }
+
+    /// Starts a receive into a scratch buffer of `cap` bytes; `finisher` scatters the
+    /// received bytes to the user buffer on completion.
+    pub fn irecv_staged(&mut self, mut a: RecvArgs, finisher: Finisher) -> ReqId {
+        let mut scratch = vec![0u8; a.cap];
+        a.buf = scratch.as_mut_ptr();
+        let id = self.reqs.insert(Request::new(
+            Op::Recv(a, RecvState::Posted),
+            Direction::Recv,
+        ));
+        let r = self.reqs.get_mut(id).expect("just inserted");
+        r.scratch = Some(scratch);
+        r.finisher = Some(finisher);
+        self.launch_recv(id, a);
+        id
+    }
+
+    /// Restarts an inactive persistent request whose buffer needs staging: like
+    /// [`Device::start`] but with the freshly packed `scratch` (sends) or a scratch of
+    /// the receive capacity and its `finisher` (receives).
+    pub fn start_staged(
+        &mut self,
+        id: ReqId,
+        scratch: Option<Vec<u8>>,
+        finisher: Option<Finisher>,
+    ) -> Result<(), ErrorClass> {
+        let Some(r) = self.reqs.get_mut(id) else {
+            return Err(ErrorClass::Request);
+        };
+        if !matches!(r.op, Op::Inactive) {
+            return Err(ErrorClass::Request);
+        }
+        r.complete = false;
+        r.status = Status::EMPTY;
+        match r.persistent {
+            Some(Persistent::Send(mut a)) => {
+                let data = scratch.unwrap_or_default();
+                a.buf = data.as_ptr();
+                a.len = data.len();
+                r.scratch = Some(data);
+                r.op = Op::Send(a, SendState::Queued);
+                self.launch_send(id, a);
+            }
+            Some(Persistent::Recv(mut a)) => {
+                let mut data = vec![0u8; a.cap];
+                a.buf = data.as_mut_ptr();
+                r.scratch = Some(data);
+                r.finisher = finisher;
+                r.op = Op::Recv(a, RecvState::Posted);
+                self.launch_recv(id, a);
+            }
+            _ => return Err(ErrorClass::Request),
+        }
+        Ok(())
+    }
+
+    fn launch_send(&mut self, id: ReqId, a: SendArgs) {
+        let mut h = Header::new(Kind::Eager);
+        h.src_rank = a.src_rank;
+        h.ctx = a.ctx;
+        h.tag = a.tag;
+        h.len = a.len as u64;
+        h.sreq = id;
+        if a.len <= self.cfg.shm_eager_limit {
+            let sync = a.mode == SendMode::Synchronous;
+            if sync {
+                h.flags = FLAG_SYNC;
+                self.set_send_state(id, SendState::WaitAck);
+            }
+            self.post_packet(
+                a.dest,
+                h,
+                Payload::Borrowed(a.buf, a.len),
+                if sync { None } else { Some(id) },
+            );
+        } else {
+            h.kind = Kind::Rts;
+            h.addr = a.buf as u64;
+            self.set_send_state(id, SendState::WaitFin);
+            self.post_packet(a.dest, h, Payload::Empty, None);
+        }
+    }
+
+    fn set_send_state(&mut self, id: ReqId, s: SendState) {
+        if let Some(Request {
+            op: Op::Send(_, st),
+            ..
+        }) = self.reqs.get_mut(id)
+        {
+            *st = s;
+        }
+    }
+
+    /// Starts a receive. The buffer must stay valid until the request completes.
+    pub fn irecv(&mut self, a: RecvArgs) -> ReqId {
+        let id = self.reqs.insert(Request::new(
+            Op::Recv(a, RecvState::Posted),
+            Direction::Recv,
+        ));
+        self.launch_recv(id, a);
+        id
+    }
+
+    fn launch_recv(&mut self, id: ReqId, a: RecvArgs) {
+        match self.matcher.take_unexpected(a.spec) {
+            Some((_, u)) => self.deliver(id, u),
+            None => self.matcher.post(a.spec, id),
+        }
+    }
+
+    /// `MPI_Start` for a persistent send or receive (buffered sends are started by the
+    /// caller, which packs into the pool and calls [`Device::start_bsend_copy`]).
+    pub fn start(&mut self, id: ReqId) -> Result<(), ErrorClass> {
+        let Some(r) = self.reqs.get_mut(id) else {
+            return Err(ErrorClass::Request);
+        };
+        if !matches!(r.op, Op::Inactive) {
+            return Err(ErrorClass::Request);
+        }
+        r.complete = false;
+        r.status = Status::EMPTY;
+        match r.persistent {
+            Some(Persistent::Send(a)) => {
+                r.op = Op::Send(a, SendState::Queued);
+                self.launch_send(id, a);
+            }
+            Some(Persistent::Recv(a)) => {
+                r.op = Op::Recv(a, RecvState::Posted);
+                self.launch_recv(id, a);
+            }
+            Some(Persistent::ProcNull) => {
+                r.status = Status::proc_null();
+                r.complete = true;
+                r.op = Op::Done;
+            }
+            Some(Persistent::Bsend(_)) | None => return Err(ErrorClass::Request),
+        }
+        Ok(())
+    }
+
+    /// Sends the pool copy of a buffered message: an internal request that frees its
+    /// pool region when the message has left.
+    pub fn start_bsend_copy(&mut self, a: SendArgs, slot: usize) {
+        let id = self.reqs.insert(Request::new(
+            Op::Send(a, SendState::Queued),
+            Direction::Send,
+        ));
+        if let Some(r) = self.reqs.get_mut(id) {
+            r.detached = true;
+            r.bsend_slot = Some(slot);
+        }
+        self.launch_send(id, a);
+    }
+
+    /// Marks a started persistent request as done with `status` (used for buffered
+    /// persistent sends, which complete once copied).
+    pub fn mark_done(&mut self, id: ReqId, status: Status) {
+        if let Some(r) = self.reqs.get_mut(id) {
+            r.status = status;
+            r.complete = true;
+            r.op = Op::Done;
+        }
+    }
+
+    // ----- probing and cancelling --------------------------------------------------
+
+    /// `MPI_Iprobe` on the unexpected queue (call [`Device::progress`] first).
+    pub fn probe(&self, spec: Spec) -> Option<Status> {
+        self.matcher.peek_unexpected(spec).map(|(env, u)| Status {
+            source: env.src,
+            tag: env.tag,
+            error: ErrorClass::Success,
+            bytes: u.hdr().len,
+            cancelled: false,
+        })
+    }
+
+    /// `MPI_Cancel`. Receives still posted are cancelled at once; sends not yet matched
+    /// are cancelled by asking the receiver (the answer arrives through progress).
+    pub fn cancel(&mut self, id: ReqId) {
+        let Some(r) = self.reqs.get(id) else {
+            return;
+        };
+        if r.complete {
+            return;
+        }
+        match r.op {
+            Op::Recv(a, RecvState::Posted) => {
+                if self.matcher.remove_posted(a.spec, |p| *p == id) {
+                    let r = self.reqs.get_mut(id).expect("request exists");
+                    r.status = Status {
+                        cancelled: true,
+                        ..Status::EMPTY
+                    };
+                    self.complete(id);
+                }
+            }
+            Op::Send(a, SendState::Queued) => {
+                // Still in our own queue: take it back without telling anyone.
+                if let Some(q) = self.pending.get_mut(a.dest as usize) {
+                    if let Some(i) = q
+                        .iter()
+                        .position(|o| o.hdr.sreq == id && o.hdr.kind == Kind::Eager)
+                    {
+                        q.remove(i);
+                        let r = self.reqs.get_mut(id).expect("request exists");
+                        r.status.cancelled = true;
+                        self.complete(id);
+                    }
+                }
+            }
+            Op::Send(a, SendState::WaitAck) | Op::Send(a, SendState::WaitFin) => {
+                if r.cancel_pending {
+                    return;
+                }
+                self.reqs.get_mut(id).expect("request exists").cancel_pending = true;
+                let mut h = Header::new(Kind::CancelReq);
+                h.sreq = id;
+                h.ctx = a.ctx;
+                h.src_rank = a.src_rank;
+                self.post_packet(a.dest, h, Payload::Empty, None);
+            }
+            _ => {}
+        }
+    }
+
+    // ----- sending packets ---------------------------------------------------------
+
+    fn try_write(&mut self, dest: u32, hdr: &Header, payload: &[u8]) -> bool {
+        match self.route(dest) {
+            Route::SelfLoop => {
+                self.selfq.push_back((*hdr, payload.to_vec()));
+                true
+            }
+            Route::Shm(j) => {
+                let p = self.producers[j].as_mut().expect("producer for local peer");
+                if p.try_push(&[&hdr.encode(), payload]) {
+                    if let Some(n) = &self.node {
+                        n.notify(j);
+                    }
+                    true
+                } else {
+                    false
+                }
+            }
+            Route::Unreachable => {
+                // The runtime refuses to start operations toward unreachable ranks;
+                // reaching here is an engine bug, reported loudly rather than hanging.
+                panic!("no transport reaches world rank {dest}");
+            }
+        }
+    }
+
+    fn post_packet(&mut self, dest: u32, hdr: Header, payload: Payload, completes: Option<ReqId>) {
+        let d = dest as usize;
+        if self.pending[d].is_empty() && self.try_write(dest, &hdr, payload.bytes()) {
+            if let Some(id) = completes {
+                self.complete(id);
+            }
+            return;
+        }
+        if self.pending[d].is_empty() {
+            self.pending_dests.push(dest);
+        }
+        self.pending[d].push_back(Outgoing {
+            hdr,
+            payload,
+            completes,
+        });
+    }
+
+    /// Writes queued packets in order; returns true if any was written.
+    fn flush_pending(&mut self) -> bool {
+        if self.pending_dests.is_empty() {
+            return false;
+        }
+        let mut did = false;
+        let dests = std::mem::take(&mut self.pending_dests);
+        let mut still = Vec::new();
+        for dest in dests {
+            loop {
+                let Some(o) = self.pending[dest as usize].pop_front() else {
+                    break;
+                };
+                if self.try_write(dest, &o.hdr, o.payload.bytes()) {
+                    did = true;
+                    if let Some(id) = o.completes {
+                        self.complete(id);
+                    }
+                } else {
+                    self.pending[dest as usize].push_front(o);
+                    still.push(dest);
+                    break;
+                }
+            }
+        }
+        self.pending_dests.extend(still);
+        did
+    }
+
+    fn pump_streams(&mut self) -> bool {
+        if self.streams.is_empty() {
+            return false;
+        }
+        let mut did = false;
+        let chunk = self.cfg.shm_chunk_bytes as u64;
+        let mut i = 0;
+        while i < self.streams.len() {
+            let s = &self.streams[i];
+            let (dest, rreq, buf, len, mut off, sreq) = (s.dest, s.rreq, s.buf, s.len, s.off, s.sreq);
+            if self.pending[dest as usize].is_empty() {
+                while off < len {
+                    let n = chunk.min(len - off);
+                    let mut h = Header::new(Kind::Data);
+                    h.rreq = rreq;
+                    h.addr = off;
+                    h.len = n;
+                    // SAFETY: [buf+off, buf+off+n) lies within the send buffer, which
+                    // stays valid until this send completes after its last piece.
+                    let piece = unsafe { std::slice::from_raw_parts(buf.add(off as usize), n as usize) };
+                    if !self.try_write(dest, &h, piece) {
+                        break;
+                    }
+                    off += n;
+                    did = true;
+                }
+            }
+            if off >= len {
+                self.streams.swap_remove(i);
+                self.complete(sreq);
+            } else {
+                self.streams[i].off = off;
+                i += 1;
+            }
+        }
+        did
+    }
+
+    // ----- progress ----------------------------------------------------------------
+
+    /// Polls every transport once, handles what arrived and writes what is queued.
+    /// Returns true if anything happened.
+    pub fn progress(&mut self) -> bool {
+        let mut did = false;
+        while let Some((hdr, data)) = self.selfq.pop_front() {
+            self.handle(self.me, hdr, &data);
+            did = true;
+        }
+        if !self.consumers.is_empty() {
+            let mut consumers = std::mem::take(&mut self.consumers);
+            for (j, c) in consumers.iter_mut().enumerate() {
+                let Some(c) = c else { continue };
+                if !c.has_data() {
+                    continue;
+                }
+                let from = self.local_world[j];
+                let mut n = 0;
+                while let Some(body) = c.peek() {
+                    match Header::decode(body) {
+                        Some(hdr) => {
+                            let payload = &body[HEADER_BYTES..];
+                            self.handle(from, hdr, payload);
+                        }
+                        None => {
+                            crate::runtime::fatal(&format!(
+                                "corrupt packet from rank {from} on shared memory"
+                            ));
+                        }
+                    }
+                    c.pop();
+                    n += 1;
+                    if n % 32 == 0 && c.publish() {
+                        self.wake_local(j);
+                    }
+                }
+                if c.publish() {
+                    self.wake_local(j);
+                }
+                did = true;
+            }
+            self.consumers = consumers;
+        }
+        did |= self.flush_pending();
+        did |= self.pump_streams();
+        did
+    }
+
+    fn wake_local(&self, j: usize) {
+        if let Some(n) = &self.node {
+            n.wake(j);
+        }
+    }
+
+    /// Before sleeping: tells consumers of full rings that this rank waits for space.
+    /// Returns true if space appeared (do not sleep).
+    pub fn announce_blocked_sends(&mut self) -> bool {
+        let mut ready = false;
+        let dests: Vec<u32> = self
+            .pending_dests
+            .iter()
+            .copied()
+            .chain(self.streams.iter().map(|s| s.dest))
+            .collect();
+        for d in dests {
+            match self.route(d) {
+                Route::Shm(j) => {
+                    if let Some(p) = self.producers[j].as_mut() {
+                        ready |= p.announce_waiting();
+                    }
+                }
+                _ => ready = true,
+            }
+        }
+        ready || !self.selfq.is_empty()
+    }
+
+    /// True when some incoming ring has data (checked just before sleeping).
+    pub fn has_incoming(&self) -> bool {
+        !self.selfq.is_empty() || self.consumers.iter().flatten().any(|c| c.has_data())
+    }
+
+    /// True when packets or streams are waiting to be written.
+    pub fn has_outgoing(&self) -> bool {
+        !self.pending_dests.is_empty() || !self.streams.is_empty()
+    }
+
+    // ----- handling arrivals -------------------------------------------------------
+
+    fn handle(&mut self, from: u32, hdr: Header, payload: &[u8]) {
+        match hdr.kind {
+            Kind::Eager | Kind::Rts => {
+                let env = Envelope {
+                    ctx: hdr.ctx,
+                    src: hdr.src_rank,
+                    tag: hdr.tag,
+                };
+                match self.matcher.take_posted(env) {
+                    Some(id) => {
+                        if hdr.kind == Kind::Eager {
+                            self.deliver_eager(id, from, &hdr, payload);
+                        } else {
+                            self.start_pull(id, from, &hdr);
+                        }
+                    }
+                    None => {
+                        let u = if hdr.kind == Kind::Eager {
+                            Unexpected::Eager {
+                                from,
+                                hdr,
+                                data: payload.to_vec(),
+                            }
+                        } else {
+                            Unexpected::Rts { from, hdr }
+                        };
+                        self.matcher.push_unexpected(env, u);
+                    }
+                }
+            }
+            Kind::SyncAck | Kind::Fin => self.complete(hdr.sreq),
+            Kind::Cts => {
+                let Some(Request {
+                    op: Op::Send(a, _), ..
+                }) = self.reqs.get(hdr.sreq)
+                else {
+                    return;
+                };
+                let a = *a;
+                let len = hdr.len.min(a.len as u64);
+                self.set_send_state(hdr.sreq, SendState::Streaming);
+                self.streams.push(Stream {
+                    dest: from,
+                    sreq: hdr.sreq,
+                    rreq: hdr.rreq,
+                    buf: a.buf,
+                    len,
+                    off: 0,
+                });
+            }
+            Kind::Data => self.receive_piece(hdr.rreq, hdr.addr, payload),
+            Kind::CancelReq => {
+                let removed = self.matcher.remove_unexpected(hdr.ctx, hdr.src_rank, |u| {
+                    u.from() == from && u.hdr().sreq == hdr.sreq
+                });
+                let mut h = Header::new(Kind::CancelResp);
+                h.sreq = hdr.sreq;
+                if removed.is_some() {
+                    h.flags = FLAG_CANCELLED;
+                }
+                self.post_packet(from, h, Payload::Empty, None);
+            }
+            Kind::CancelResp => {
+                let Some(r) = self.reqs.get_mut(hdr.sreq) else {
+                    return;
+                };
+                r.cancel_pending = false;
+                if hdr.flags & FLAG_CANCELLED != 0 {
+                    r.status.cancelled = true;
+                    self.complete(hdr.sreq);
+                } else if r.complete {
+                    // The message matched before the cancel arrived and the send has
+                    // already finished; run the completion steps held back meanwhile.
+                    self.complete(hdr.sreq);
+                }
+            }
+        }
+    }
+
+    /// A posted receive meets an unexpected message.
+    fn deliver(&mut self, id: ReqId, u: Unexpected) {
+        match u {
+            Unexpected::Eager { from, hdr, data } => self.deliver_eager(id, from, &hdr, &data),
+            Unexpected::Rts { from, hdr } => self.start_pull(id, from, &hdr),
+        }
+    }
+
+    fn recv_args(&self, id: ReqId) -> RecvArgs {
+        match self.reqs.get(id).map(|r| r.op) {
+            Some(Op::Recv(a, _)) => a,
+            _ => unreachable!("matched request {id} is not a receive"),
+        }
+    }
+
+    fn set_recv_status(&mut self, id: ReqId, hdr: &Header, cap: usize) -> usize {
+        let n = (hdr.len as usize).min(cap);
+        let r = self.reqs.get_mut(id).expect("request exists");
+        r.status = Status {
+            source: hdr.src_rank,
+            tag: hdr.tag,
+            error: if hdr.len as usize > cap {
+                ErrorClass::Truncate
+            } else {
+                ErrorClass::Success
+            },
+            bytes: n as u64,
+            cancelled: false,
+        };
+        n
+    }
+
+    fn deliver_eager(&mut self, id: ReqId, from: u32, hdr: &Header, data: &[u8]) {
+        let a = self.recv_args(id);
+        let n = self.set_recv_status(id, hdr, a.cap).min(data.len());
+        if n > 0 {
+            // SAFETY: the receive buffer holds `cap >= n` bytes (MPI contract checked
+            // by the caller's count/type validation); `data` has at least n bytes.
+            unsafe { std::ptr::copy_nonoverlapping(data.as_ptr(), a.buf, n) };
+        }
+        self.complete(id);
+        if hdr.flags & FLAG_SYNC != 0 {
+            let mut h = Header::new(Kind::SyncAck);
+            h.sreq = hdr.sreq;
+            self.post_packet(from, h, Payload::Empty, None);
+        }
+    }
+
+    fn start_pull(&mut self, id: ReqId, from: u32, hdr: &Header) {
+        let a = self.recv_args(id);
+        let n = self.set_recv_status(id, hdr, a.cap);
+        let mut pulled = false;
+        if n == 0 {
+            pulled = true;
+        } else if from == self.me {
+            // SAFETY: the sender's buffer (our own memory) holds hdr.len >= n bytes and
+            // stays valid until we send Fin; the receive buffer holds cap >= n bytes.
+            unsafe { std::ptr::copy(hdr.addr as *const u8, a.buf, n) };
+            pulled = true;
+        } else if self.cma_ok {
+            let pid = self.peers[from as usize].pid;
+            // SAFETY: the receive buffer holds n bytes; the remote range is checked by
+            // the kernel.
+            match unsafe { cma::read_from(pid, hdr.addr as usize, a.buf, n) } {
+                Ok(()) => pulled = true,
+                Err(_) => self.cma_ok = false,
+            }
+        }
+        if pulled {
+            let mut h = Header::new(Kind::Fin);
+            h.sreq = hdr.sreq;
+            self.complete(id);
+            self.post_packet(from, h, Payload::Empty, None);
+        } else {
+            if let Some(Request {
+                op: Op::Recv(_, st),
+                ..
+            }) = self.reqs.get_mut(id)
+            {
+                *st = RecvState::Streaming {
+                    want: n as u64,
+                    got: 0,
+                };
+            }
+            let mut h = Header::new(Kind::Cts);
+            h.sreq = hdr.sreq;
+            h.rreq = id;
+            h.len = n as u64;
+            self.post_packet(from, h, Payload::Empty, None);
+        }
+    }
+
+    fn receive_piece(&mut self, id: ReqId, off: u64, data: &[u8]) {
+        let Some(Request {
+            op: Op::Recv(a, RecvState::Streaming { want, got }),
+            ..
+        }) = self.reqs.get_mut(id)
+        else {
+            return;
+        };
+        let end = off.saturating_add(data.len() as u64);
+        if end > *want {
+            return;
+        }
+        // SAFETY: [off, end) lies inside the receive buffer (end <= want <= cap).
+        unsafe {
+            std::ptr::copy_nonoverlapping(data.as_ptr(), a.buf.add(off as usize), data.len())
+        };
+        *got += data.len() as u64;
+        if *got >= *want {
+            self.complete(id);
+        }
+    }
+}

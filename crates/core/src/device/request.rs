@@ -1,0 +1,244 @@
+//! Requests: the state of one point-to-point operation from start to completion, kept
+//! in a slab addressed by small integer ids (the C layer encodes them as `MPI_Request`).
+
+use super::matching::Spec;
+use crate::error::ErrorClass;
+
+/// Index of a request in the device's table.
+pub type ReqId = u32;
+
+/// What a completed operation reports (`MPI_Status` without its C layout).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Status {
+    pub source: i32,
+    pub tag: i32,
+    pub error: ErrorClass,
+    /// Bytes received (packed size; the C layer turns it into element counts).
+    pub bytes: u64,
+    pub cancelled: bool,
+}
+
+impl Status {
+    /// The "empty" status of the standard: any source, any tag, no error, zero count.
+    pub const EMPTY: Status = Status {
+        source: super::matching::ANY_SOURCE,
+        tag: super::matching::ANY_TAG,
+        error: ErrorClass::Success,
+        bytes: 0,
+        cancelled: false,
+    };
+
+    /// Status of an operation with `MPI_PROC_NULL`.
+    pub fn proc_null() -> Status {
+        Status {
+            source: crate::PROC_NULL,
+            tag: super::matching::ANY_TAG,
+            ..Status::EMPTY
+        }
+    }
+}
+
+/// Send modes of the standard.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum SendMode {
+    Standard,
+    Synchronous,
+    Ready,
+}
+
+/// Everything needed to (re)start a send.
+#[derive(Clone, Copy, Debug)]
+pub struct SendArgs {
+    /// World rank of the destination.
+    pub dest: u32,
+    pub ctx: u32,
+    /// Sender's rank in the communicator.
+    pub src_rank: i32,
+    pub tag: i32,
+    pub buf: *const u8,
+    pub len: usize,
+    pub mode: SendMode,
+}
+
+/// Everything needed to (re)start a receive.
+#[derive(Clone, Copy, Debug)]
+pub struct RecvArgs {
+    pub spec: Spec,
+    pub buf: *mut u8,
+    /// Capacity of the receive buffer in bytes.
+    pub cap: usize,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum SendState {
+    /// Handed to the transport queue; completes when written.
+    Queued,
+    /// Synchronous eager message written; waiting for the match acknowledgement.
+    WaitAck,
+    /// Rendezvous announced; waiting for the receiver to pull or ask for a stream.
+    WaitFin,
+    /// Streaming pieces to the receiver.
+    Streaming,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum RecvState {
+    /// In the matcher's posted queue.
+    Posted,
+    /// Matched a rendezvous message; pieces arrive until `got == want`.
+    Streaming { want: u64, got: u64 },
+}
+
+/// The operation a request stands for.
+#[derive(Clone, Copy, Debug)]
+pub(crate) enum Op {
+    Send(SendArgs, SendState),
+    Recv(RecvArgs, RecvState),
+    /// Finished (or never had anything to do); the status is final.
+    Done,
+    /// A persistent request between completion and the next start.
+    Inactive,
+}
+
+/// What a persistent request does each time it is started.
+#[derive(Clone, Copy, Debug)]
+pub enum Persistent {
+    Send(SendArgs),
+    Recv(RecvArgs),
+    /// Send or receive with `MPI_PROC_NULL`: completes at once.
+    ProcNull,
+    /// Buffered-mode send: packs into the attached buffer at each start.
+    Bsend(SendArgs),
+}
+
+/// Whether a request stands for a send or a receive (what `MPI_Test_cancelled`,
+/// `MPI_Request_get_status` and error reporting need to know).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Direction {
+    Send,
+    Recv,
+}
+
+/// Runs when a staged receive completes: gets the bytes received into the scratch
+/// buffer and scatters them into the user's buffer.
+pub type Finisher = Box<dyn FnOnce(&[u8]) + Send>;
+
+pub struct Request {
+    pub(crate) op: Op,
+    pub(crate) status: Status,
+    pub(crate) complete: bool,
+    /// A cancel request is travelling to the receiver; the request must not finish
+    /// (nor its id be reused) until the answer arrives.
+    pub(crate) cancel_pending: bool,
+    /// `MPI_Request_free` was called, or the request is internal: release on completion.
+    pub(crate) detached: bool,
+    /// Offset of this send's copy in the attached buffered-send pool.
+    pub(crate) bsend_slot: Option<usize>,
+    pub persistent: Option<Persistent>,
+    pub direction: Direction,
+    /// Bytes staged for a non-contiguous buffer (the transport reads/writes here).
+    pub(crate) scratch: Option<Vec<u8>>,
+    /// For staged receives: scatters the scratch bytes to the user buffer.
+    pub(crate) finisher: Option<Finisher>,
+    /// Opaque tag of the owner (the core stores the communicator index, so errors can
+    /// be reported to its error handler).
+    pub owner: u32,
+    /// The user buffer of a persistent request (re-staged at each start when its type
+    /// is not contiguous).
+    pub persistent_buf: Option<crate::p2p::Buf>,
+}
+
+impl std::fmt::Debug for Request {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Request")
+            .field("op", &self.op)
+            .field("status", &self.status)
+            .field("complete", &self.complete)
+            .field("persistent", &self.persistent)
+            .finish_non_exhaustive()
+    }
+}
+
+impl Request {
+    pub(crate) fn new(op: Op, direction: Direction) -> Request {
+        Request {
+            op,
+            status: Status::EMPTY,
+            complete: false,
+            cancel_pending: false,
+            detached: false,
+            bsend_slot: None,
+            persistent: None,
+            direction,
+            scratch: None,
+            finisher: None,
+            owner: 0,
+            persistent_buf: None,
+        }
+    }
+
+    /// True when waiting on this request would return at once.
+    pub fn is_complete(&self) -> bool {
+        (self.complete && !self.cancel_pending) || matches!(self.op, Op::Inactive)
+    }
+
+    /// True for a persistent request that has not been started (or has completed and
+    /// been waited for).
+    pub fn is_inactive(&self) -> bool {
+        matches!(self.op, Op::Inactive)
+    }
+
+    pub fn status(&self) -> &Status {
+        &self.status
+    }
+}
+
+/// A slab of requests with id reuse.
+#[derive(Default)]
+pub struct RequestTable {
+    slots: Vec<Option<Request>>,
+    free: Vec<ReqId>,
+    live: usize,
+}
+
+impl RequestTable {
+    pub fn insert(&mut self, r: Request) -> ReqId {
+        self.live += 1;
+        if let Some(id) = self.free.pop() {
+            self.slots[id as usize] = Some(r);
+            id
+        } else {
+            self.slots.push(Some(r));
+            (self.slots.len() - 1) as ReqId
+        }
+    }
+
+    pub fn get(&self, id: ReqId) -> Option<&Request> {
+        self.slots.get(id as usize).and_then(|s| s.as_ref())
+    }
+
+    pub fn get_mut(&mut self, id: ReqId) -> Option<&mut Request> {
+        self.slots.get_mut(id as usize).and_then(|s| s.as_mut())
+    }
+
+    pub fn remove(&mut self, id: ReqId) -> Option<Request> {
+        let r = self.slots.get_mut(id as usize)?.take()?;
+        self.free.push(id);
+        self.live -= 1;
+        Some(r)
+    }
+
+    /// Number of requests that exist.
+    pub fn live(&self) -> usize {
+        self.live
+    }
+
+    /// Ids of requests that exist.
+    pub fn ids(&self) -> impl Iterator<Item = ReqId> + '_ {
+        self.slots
+            .iter()
+            .enumerate()
+            .filter(|(_, s)| s.is_some())
+            .map(|(i, _)| i as ReqId)
+    }
+}

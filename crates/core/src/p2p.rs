@@ -1,0 +1,756 @@
+//! MPI point-to-point operations: argument checks, rank and datatype translation, send
+//! modes, buffered sends, completion calls (wait/test and their any/all/some forms),
+//! probe, cancel and persistent requests, on top of the device.
+//!
+//! Error messages here name the argument and the value; the bindings prefix the name of
+//! the call (`MPI_Send: ...`).
+
+use crate::comm::{Comm, CommId};
+use crate::device::matching::Spec;
+use crate::device::{
+    Direction, Finisher, Persistent, RecvArgs, ReqId, SendArgs, SendMode, Status,
+};
+use crate::error::{err, Error, ErrorClass, Result};
+use crate::runtime::{self, Runtime};
+use crate::types::{TypeId, TypeInfo};
+use crate::{ANY_SOURCE, ANY_TAG, PROC_NULL, TAG_UB};
+
+/// A user buffer as MPI describes it: start address, element count, datatype.
+#[derive(Clone, Copy, Debug)]
+pub struct Buf {
+    pub addr: usize,
+    pub count: i32,
+    pub ty: TypeId,
+}
+
+impl Buf {
+    pub fn new<T>(ptr: *const T, count: i32, ty: TypeId) -> Buf {
+        Buf {
+            addr: ptr as usize,
+            count,
+            ty,
+        }
+    }
+}
+
+/// The four send modes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Mode {
+    Standard,
+    Buffered,
+    Synchronous,
+    Ready,
+}
+
+/// A finished request as the completion calls report it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Completion {
+    pub status: Status,
+    /// The request no longer exists (the binding sets the handle to `MPI_REQUEST_NULL`);
+    /// false for persistent requests, which become inactive.
+    pub freed: bool,
+}
+
+// ----- argument checks -------------------------------------------------------------
+
+fn check_count(count: i32) -> Result<usize> {
+    if count < 0 {
+        return err(ErrorClass::Count, format!("invalid count {count} (must be >= 0)"));
+    }
+    Ok(count as usize)
+}
+
+fn check_buffer(b: &Buf, t: &TypeInfo) -> Result<()> {
+    if b.addr == 0 && b.count > 0 && t.size > 0 && t.predefined.is_some() {
+        return err(
+            ErrorClass::Buffer,
+            format!("null buffer with count {} of a non-empty datatype", b.count),
+        );
+    }
+    Ok(())
+}
+
+fn check_send_tag(tag: i32) -> Result<()> {
+    if !(0..=TAG_UB).contains(&tag) {
+        return err(
+            ErrorClass::Tag,
+            format!("invalid tag {tag} (must be between 0 and MPI_TAG_UB = {TAG_UB})"),
+        );
+    }
+    Ok(())
+}
+
+fn check_recv_tag(tag: i32) -> Result<()> {
+    if tag != ANY_TAG && !(0..=TAG_UB).contains(&tag) {
+        return err(
+            ErrorClass::Tag,
+            format!("invalid tag {tag} (must be MPI_ANY_TAG or between 0 and {TAG_UB})"),
+        );
+    }
+    Ok(())
+}
+
+/// Resolves a destination rank: Ok(None) for `MPI_PROC_NULL`.
+fn dest_world(c: &Comm, dest: i32, rt: &Runtime) -> Result<Option<u32>> {
+    if dest == PROC_NULL {
+        return Ok(None);
+    }
+    let g = c.peer_group();
+    match g.world_of(dest) {
+        Some(w) => {
+            if rt.device.route(w) == crate::transport::Route::Unreachable {
+                return err(
+                    ErrorClass::Other,
+                    format!("rank {dest} (world rank {w}) is on another node and no network transport is available"),
+                );
+            }
+            Ok(Some(w))
+        }
+        None => err(
+            ErrorClass::Rank,
+            format!("invalid rank {dest} (communicator size {})", g.size()),
+        ),
+    }
+}
+
+fn check_source(c: &Comm, src: i32) -> Result<()> {
+    if src == ANY_SOURCE || src == PROC_NULL {
+        return Ok(());
+    }
+    let n = c.peer_group().size();
+    if !(0..n).contains(&src) {
+        return err(
+            ErrorClass::Rank,
+            format!("invalid source rank {src} (communicator size {n})"),
+        );
+    }
+    Ok(())
+}
+
+// ----- staging of non-contiguous buffers ---------------------------------------------
+
+fn pack(t: &TypeInfo, b: &Buf, count: usize) -> Vec<u8> {
+    let mut v = vec![0u8; count * t.size];
+    // SAFETY: the caller's buffer holds `count` elements of the type (MPI contract).
+    unsafe { t.pack(b.addr as *const u8, count, &mut v) };
+    v
+}
+
+fn unpacker(t: &TypeInfo, b: &Buf) -> Finisher {
+    let t = t.clone();
+    let base = b.addr;
+    Box::new(move |data: &[u8]| {
+        // SAFETY: the receive buffer holds `count` elements (MPI contract) and `data`
+        // never exceeds count * size bytes (the scratch capacity).
+        unsafe { t.unpack(base as *mut u8, data) }
+    })
+}
+
+// ----- starting operations -------------------------------------------------------------
+
+struct SendPlan {
+    args: SendArgs,
+    staged: Option<Vec<u8>>,
+}
+
+fn plan_send(rt: &Runtime, b: &Buf, dest: i32, tag: i32, comm: CommId, mode: Mode) -> Result<Option<SendPlan>> {
+    let c = rt.comms.get(comm)?;
+    let count = check_count(b.count)?;
+    let t = rt.types.for_comm(b.ty)?;
+    check_buffer(b, t)?;
+    check_send_tag(tag)?;
+    let Some(w) = dest_world(c, dest, rt)? else {
+        return Ok(None);
+    };
+    let len = count
+        .checked_mul(t.size)
+        .ok_or_else(|| Error::new(ErrorClass::Count, format!("message of {count} elements is too large")))?;
+    let staged = (!t.contiguous && len > 0).then(|| pack(t, b, count));
+    Ok(Some(SendPlan {
+        args: SendArgs {
+            dest: w,
+            ctx: c.ctx,
+            src_rank: c.rank,
+            tag,
+            buf: b.addr as *const u8,
+            len,
+            mode: match mode {
+                Mode::Synchronous => SendMode::Synchronous,
+                Mode::Ready => SendMode::Ready,
+                _ => SendMode::Standard,
+            },
+        },
+        staged,
+    }))
+}
+
+fn start_plan(rt: &mut Runtime, p: SendPlan, mode: Mode, comm: CommId) -> Result<ReqId> {
+    let id = if mode == Mode::Buffered {
+        bsend_copy(rt, p)?;
+        rt.device.complete_request(Status::EMPTY, Direction::Send)
+    } else {
+        match p.staged {
+            Some(v) => rt.device.isend_staged(p.args, v),
+            None => rt.device.isend(p.args),
+        }
+    };
+    set_owner(rt, id, comm);
+    Ok(id)
+}
+
+fn set_owner(rt: &mut Runtime, id: ReqId, comm: CommId) {
+    if let Some(r) = rt.device.request_mut(id) {
+        r.owner = comm;
+    }
+}
+
+/// Copies a buffered-mode message into the attached buffer and sends the copy.
+fn bsend_copy(rt: &mut Runtime, p: SendPlan) -> Result<()> {
+    let len = p.args.len;
+    if !rt.device.bsend.is_attached() {
+        return err(
+            ErrorClass::Buffer,
+            format!("buffered send of {len} bytes with no buffer attached (call MPI_Buffer_attach)"),
+        );
+    }
+    let slot = match rt.device.bsend.alloc(len) {
+        Some(s) => s,
+        None => {
+            // Earlier buffered messages may have left meanwhile.
+            rt.device.progress();
+            rt.device.bsend.alloc(len).ok_or_else(|| {
+                Error::new(
+                    ErrorClass::Buffer,
+                    format!(
+                        "attached buffer too small for a buffered send of {len} bytes (plus MPI_BSEND_OVERHEAD) with the messages still pending"
+                    ),
+                )
+            })?
+        }
+    };
+    let dst = rt.device.bsend.addr(slot);
+    let src: &[u8] = match &p.staged {
+        Some(v) => v,
+        // SAFETY: the user buffer holds len bytes (validated count and type).
+        None => unsafe { std::slice::from_raw_parts(p.args.buf, len) },
+    };
+    // SAFETY: the pool region at `dst` has room for len bytes (alloc above).
+    unsafe { std::ptr::copy_nonoverlapping(src.as_ptr(), dst, len) };
+    let mut a = p.args;
+    a.buf = dst;
+    rt.device.start_bsend_copy(a, slot);
+    Ok(())
+}
+
+/// `MPI_Isend`, `MPI_Ibsend`, `MPI_Issend`, `MPI_Irsend`.
+///
+/// # Safety
+/// The buffer must hold `count` elements of the datatype and stay valid (and unmodified)
+/// until the request completes.
+pub unsafe fn isend(b: Buf, dest: i32, tag: i32, comm: CommId, mode: Mode) -> Result<ReqId> {
+    runtime::with(|rt| match plan_send(rt, &b, dest, tag, comm, mode)? {
+        None => {
+            let id = rt.device.complete_request(Status::proc_null(), Direction::Send);
+            Ok(id)
+        }
+        Some(p) => start_plan(rt, p, mode, comm),
+    })
+}
+
+/// `MPI_Send`, `MPI_Bsend`, `MPI_Ssend`, `MPI_Rsend`.
+///
+/// # Safety
+/// The buffer must hold `count` elements of the datatype.
+pub unsafe fn send(b: Buf, dest: i32, tag: i32, comm: CommId, mode: Mode) -> Result<()> {
+    // SAFETY: forwarded contract; the request is waited for before returning.
+    let id = unsafe { isend(b, dest, tag, comm, mode)? };
+    wait(id).map(|_| ())
+}
+
+fn plan_recv(rt: &Runtime, b: &Buf, src: i32, tag: i32, comm: CommId) -> Result<Option<(RecvArgs, Option<Finisher>)>> {
+    let c = rt.comms.get(comm)?;
+    let count = check_count(b.count)?;
+    let t = rt.types.for_comm(b.ty)?;
+    check_buffer(b, t)?;
+    check_recv_tag(tag)?;
+    check_source(c, src)?;
+    if src == PROC_NULL {
+        return Ok(None);
+    }
+    let cap = count
+        .checked_mul(t.size)
+        .ok_or_else(|| Error::new(ErrorClass::Count, format!("receive of {count} elements is too large")))?;
+    let args = RecvArgs {
+        spec: Spec {
+            ctx: c.ctx,
+            src,
+            tag,
+        },
+        buf: b.addr as *mut u8,
+        cap,
+    };
+    let fin = (!t.contiguous && cap > 0).then(|| unpacker(t, b));
+    Ok(Some((args, fin)))
+}
+
+/// `MPI_Irecv`.
+///
+/// # Safety
+/// The buffer must hold `count` elements of the datatype and stay valid until the
+/// request completes.
+pub unsafe fn irecv(b: Buf, src: i32, tag: i32, comm: CommId) -> Result<ReqId> {
+    runtime::with(|rt| {
+        let id = match plan_recv(rt, &b, src, tag, comm)? {
+            None => rt.device.complete_request(Status::proc_null(), Direction::Recv),
+            Some((a, None)) => rt.device.irecv(a),
+            Some((a, Some(f))) => rt.device.irecv_staged(a, f),
+        };
+        set_owner(rt, id, comm);
+        Ok(id)
+    })
+}
+
+/// `MPI_Recv`.
+///
+/// # Safety
+/// The buffer must hold `count` elements of the datatype.
+pub unsafe fn recv(b: Buf, src: i32, tag: i32, comm: CommId) -> Result<Status> {
+    // SAFETY: forwarded contract; the request is waited for before returning.
+    let id = unsafe { irecv(b, src, tag, comm)? };
+    wait(id).map(|c| c.status)
+}
+
+/// `MPI_Send_init` and friends: a persistent send, inactive until started.
+///
+/// # Safety
+/// As for [`isend`], for every start of the request.
+pub unsafe fn send_init(b: Buf, dest: i32, tag: i32, comm: CommId, mode: Mode) -> Result<ReqId> {
+    runtime::with(|rt| {
+        let id = match plan_send(rt, &b, dest, tag, comm, mode)? {
+            None => rt.device.persistent_request(Persistent::ProcNull, Direction::Send),
+            Some(p) => {
+                let kind = if mode == Mode::Buffered {
+                    Persistent::Bsend(p.args)
+                } else {
+                    Persistent::Send(p.args)
+                };
+                rt.device.persistent_request(kind, Direction::Send)
+            }
+        };
+        set_owner(rt, id, comm);
+        rt.device.request_mut(id).expect("just created").persistent_buf = Some(b);
+        Ok(id)
+    })
+}
+
+/// `MPI_Recv_init`.
+///
+/// # Safety
+/// As for [`irecv`], for every start of the request.
+pub unsafe fn recv_init(b: Buf, src: i32, tag: i32, comm: CommId) -> Result<ReqId> {
+    runtime::with(|rt| {
+        let id = match plan_recv(rt, &b, src, tag, comm)? {
+            None => rt.device.persistent_request(Persistent::ProcNull, Direction::Recv),
+            Some((a, _)) => rt.device.persistent_request(Persistent::Recv(a), Direction::Recv),
+        };
+        set_owner(rt, id, comm);
+        rt.device.request_mut(id).expect("just created").persistent_buf = Some(b);
+        Ok(id)
+    })
+}
+
+fn start_one(rt: &mut Runtime, id: ReqId) -> Result<()> {
+    let Some(r) = rt.device.request(id) else {
+        return err(ErrorClass::Request, "invalid request");
+    };
+    let Some(p) = r.persistent else {
+        return err(ErrorClass::Request, "request is not persistent");
+    };
+    if !r.is_inactive() {
+        return err(ErrorClass::Request, "persistent request is already active");
+    }
+    let b = r.persistent_buf;
+    let t = match b {
+        Some(b) => Some(rt.types.for_comm(b.ty)?.clone()),
+        None => None,
+    };
+    let staged = t.as_ref().is_some_and(|t| !t.contiguous) && b.is_some_and(|b| b.count > 0);
+    match p {
+        Persistent::Bsend(a) => {
+            let plan = SendPlan {
+                args: a,
+                staged: staged.then(|| pack(t.as_ref().expect("type"), b.as_ref().expect("buf"), b.expect("buf").count as usize)),
+            };
+            bsend_copy(rt, plan)?;
+            let _ = rt.device.start(id).err(); // Bsend templates are not started by the device
+            rt.device.mark_done(id, Status::EMPTY);
+            Ok(())
+        }
+        Persistent::Send(_) if staged => {
+            let (t, b) = (t.expect("type"), b.expect("buf"));
+            let v = pack(&t, &b, b.count as usize);
+            rt.device.start_staged(id, Some(v), None).map_err(|c| Error::new(c, "cannot start request"))
+        }
+        Persistent::Recv(_) if staged => {
+            let (t, b) = (t.expect("type"), b.expect("buf"));
+            rt.device
+                .start_staged(id, None, Some(unpacker(&t, &b)))
+                .map_err(|c| Error::new(c, "cannot start request"))
+        }
+        _ => rt.device.start(id).map_err(|c| Error::new(c, "cannot start request")),
+    }
+}
+
+/// `MPI_Start`.
+pub fn start(id: ReqId) -> Result<()> {
+    runtime::with(|rt| start_one(rt, id))
+}
+
+/// `MPI_Startall`.
+pub fn startall(ids: &[ReqId]) -> Result<()> {
+    runtime::with(|rt| {
+        for &id in ids {
+            start_one(rt, id)?;
+        }
+        Ok(())
+    })
+}
+
+// ----- completion ----------------------------------------------------------------------
+
+fn check_request(rt: &Runtime, id: ReqId) -> Result<()> {
+    if rt.device.request(id).is_none() {
+        return err(ErrorClass::Request, format!("invalid request (index {id})"));
+    }
+    Ok(())
+}
+
+fn try_finish(rt: &mut Runtime, id: ReqId) -> Option<Completion> {
+    let r = rt.device.request(id)?;
+    if !r.is_complete() {
+        return None;
+    }
+    let freed = r.persistent.is_none();
+    let status = rt.device.finish(id);
+    Some(Completion { status, freed })
+}
+
+/// `MPI_Wait`.
+pub fn wait(id: ReqId) -> Result<Completion> {
+    runtime::with(|rt| check_request(rt, id))?;
+    runtime::block_on(|rt| Ok(try_finish(rt, id)))
+}
+
+/// `MPI_Test`: Some when complete.
+pub fn test(id: ReqId) -> Result<Option<Completion>> {
+    runtime::with(|rt| {
+        check_request(rt, id)?;
+        if let Some(c) = try_finish(rt, id) {
+            return Ok(Some(c));
+        }
+        rt.device.progress();
+        Ok(try_finish(rt, id))
+    })
+}
+
+fn active(rt: &Runtime, id: Option<ReqId>) -> Option<ReqId> {
+    id.filter(|&i| rt.device.request(i).is_some_and(|r| !r.is_inactive()))
+}
+
+fn check_all(rt: &Runtime, ids: &[Option<ReqId>]) -> Result<()> {
+    for id in ids.iter().flatten() {
+        check_request(rt, *id)?;
+    }
+    Ok(())
+}
+
+fn first_done(rt: &mut Runtime, ids: &[Option<ReqId>]) -> Option<(usize, Completion)> {
+    for (i, id) in ids.iter().enumerate() {
+        if let Some(id) = active(rt, *id) {
+            if let Some(c) = try_finish(rt, id) {
+                return Some((i, c));
+            }
+        }
+    }
+    None
+}
+
+/// `MPI_Waitany`: None when every entry is null or inactive.
+pub fn waitany(ids: &[Option<ReqId>]) -> Result<Option<(usize, Completion)>> {
+    runtime::with(|rt| check_all(rt, ids))?;
+    runtime::block_on(|rt| {
+        if ids.iter().all(|id| active(rt, *id).is_none()) {
+            return Ok(Some(None));
+        }
+        Ok(first_done(rt, ids).map(Some))
+    })
+}
+
+/// `MPI_Testany`: (flag, which).
+pub fn testany(ids: &[Option<ReqId>]) -> Result<(bool, Option<(usize, Completion)>)> {
+    runtime::with(|rt| {
+        check_all(rt, ids)?;
+        if ids.iter().all(|id| active(rt, *id).is_none()) {
+            return Ok((true, None));
+        }
+        if let Some(d) = first_done(rt, ids) {
+            return Ok((true, Some(d)));
+        }
+        rt.device.progress();
+        Ok(match first_done(rt, ids) {
+            Some(d) => (true, Some(d)),
+            None => (false, None),
+        })
+    })
+}
+
+fn all_done(rt: &Runtime, ids: &[Option<ReqId>]) -> bool {
+    ids.iter()
+        .all(|id| active(rt, *id).is_none_or(|i| rt.device.request(i).is_some_and(|r| r.is_complete())))
+}
+
+fn finish_all(rt: &mut Runtime, ids: &[Option<ReqId>]) -> Vec<Option<Completion>> {
+    ids.iter()
+        .map(|id| match active(rt, *id) {
+            Some(i) => try_finish(rt, i),
+            None => None,
+        })
+        .collect()
+}
+
+/// `MPI_Waitall`: one entry per request; None for null or inactive entries (their
+/// status is the empty status).
+pub fn waitall(ids: &[Option<ReqId>]) -> Result<Vec<Option<Completion>>> {
+    runtime::with(|rt| check_all(rt, ids))?;
+    runtime::block_on(|rt| Ok(all_done(rt, ids).then(|| finish_all(rt, ids))))
+}
+
+/// `MPI_Testall`: Some(all) when every request is complete, None otherwise (nothing is
+/// released then).
+pub fn testall(ids: &[Option<ReqId>]) -> Result<Option<Vec<Option<Completion>>>> {
+    runtime::with(|rt| {
+        check_all(rt, ids)?;
+        if !all_done(rt, ids) {
+            rt.device.progress();
+        }
+        Ok(all_done(rt, ids).then(|| finish_all(rt, ids)))
+    })
+}
+
+fn some_done(rt: &mut Runtime, ids: &[Option<ReqId>]) -> Vec<(usize, Completion)> {
+    let mut out = Vec::new();
+    for (i, id) in ids.iter().enumerate() {
+        if let Some(id) = active(rt, *id) {
+            if let Some(c) = try_finish(rt, id) {
+                out.push((i, c));
+            }
+        }
+    }
+    out
+}
+
+/// `MPI_Waitsome`: None when every entry is null or inactive (outcount
+/// `MPI_UNDEFINED`), else at least one completion.
+pub fn waitsome(ids: &[Option<ReqId>]) -> Result<Option<Vec<(usize, Completion)>>> {
+    runtime::with(|rt| check_all(rt, ids))?;
+    runtime::block_on(|rt| {
+        if ids.iter().all(|id| active(rt, *id).is_none()) {
+            return Ok(Some(None));
+        }
+        let d = some_done(rt, ids);
+        Ok((!d.is_empty()).then_some(Some(d)))
+    })
+}
+
+/// `MPI_Testsome`: like [`waitsome`] but may return an empty list.
+pub fn testsome(ids: &[Option<ReqId>]) -> Result<Option<Vec<(usize, Completion)>>> {
+    runtime::with(|rt| {
+        check_all(rt, ids)?;
+        if ids.iter().all(|id| active(rt, *id).is_none()) {
+            return Ok(None);
+        }
+        rt.device.progress();
+        Ok(Some(some_done(rt, ids)))
+    })
+}
+
+/// `MPI_Request_get_status`: the status if complete, without releasing the request.
+pub fn request_status(id: ReqId) -> Result<Option<Status>> {
+    runtime::with(|rt| {
+        check_request(rt, id)?;
+        rt.device.progress();
+        let r = rt.device.request(id).expect("checked");
+        if r.is_inactive() {
+            return Ok(Some(Status::EMPTY));
+        }
+        Ok(r.is_complete().then(|| *r.status()))
+    })
+}
+
+/// `MPI_Request_free`.
+pub fn request_free(id: ReqId) -> Result<()> {
+    runtime::with(|rt| {
+        check_request(rt, id)?;
+        rt.device.free_request(id);
+        Ok(())
+    })
+}
+
+/// `MPI_Cancel`.
+pub fn cancel(id: ReqId) -> Result<()> {
+    runtime::with(|rt| {
+        check_request(rt, id)?;
+        rt.device.cancel(id);
+        Ok(())
+    })
+}
+
+/// The communicator a request was started on (for error reporting).
+pub fn request_comm(id: ReqId) -> Option<CommId> {
+    runtime::with(|rt| Ok(rt.device.request(id).map(|r| r.owner))).ok().flatten()
+}
+
+// ----- probe -----------------------------------------------------------------------------
+
+fn probe_spec(rt: &Runtime, src: i32, tag: i32, comm: CommId) -> Result<Option<Spec>> {
+    let c = rt.comms.get(comm)?;
+    check_recv_tag(tag)?;
+    check_source(c, src)?;
+    if src == PROC_NULL {
+        return Ok(None);
+    }
+    Ok(Some(Spec { ctx: c.ctx, src, tag }))
+}
+
+/// `MPI_Iprobe`.
+pub fn iprobe(src: i32, tag: i32, comm: CommId) -> Result<Option<Status>> {
+    runtime::with(|rt| {
+        let Some(spec) = probe_spec(rt, src, tag, comm)? else {
+            return Ok(Some(Status::proc_null()));
+        };
+        rt.device.progress();
+        Ok(rt.device.probe(spec))
+    })
+}
+
+/// `MPI_Probe`.
+pub fn probe(src: i32, tag: i32, comm: CommId) -> Result<Status> {
+    let spec = runtime::with(|rt| probe_spec(rt, src, tag, comm))?;
+    let Some(spec) = spec else {
+        return Ok(Status::proc_null());
+    };
+    runtime::block_on(|rt| Ok(rt.device.probe(spec)))
+}
+
+// ----- buffered-send buffer -----------------------------------------------------------------
+
+/// `MPI_Buffer_attach`.
+pub fn buffer_attach(addr: *mut u8, size: i32) -> Result<()> {
+    runtime::with(|rt| {
+        if size < 0 {
+            return err(ErrorClass::Arg, format!("invalid buffer size {size}"));
+        }
+        if addr.is_null() && size > 0 {
+            return err(ErrorClass::Buffer, "null buffer");
+        }
+        if rt.device.bsend.is_attached() {
+            return err(ErrorClass::Buffer, "a buffer is already attached");
+        }
+        rt.device.bsend.attach(addr, size as usize);
+        Ok(())
+    })
+}
+
+/// `MPI_Buffer_detach`: waits until every buffered message has left, then returns the
+/// buffer.
+pub fn buffer_detach() -> Result<(*mut u8, usize)> {
+    runtime::with(|rt| {
+        if !rt.device.bsend.is_attached() {
+            return err(ErrorClass::Buffer, "no buffer is attached");
+        }
+        Ok(())
+    })?;
+    runtime::block_on(|rt| Ok((!rt.device.bsend.busy()).then(|| rt.device.bsend.detach())))
+}
+
+/// Bytes of a message of `count` elements of `ty` in packed form (`MPI_Pack_size`).
+pub fn pack_size(count: i32, ty: TypeId) -> Result<usize> {
+    runtime::with(|rt| {
+        let count = check_count(count)?;
+        let t = rt.types.get(ty)?;
+        count
+            .checked_mul(t.size)
+            .ok_or_else(|| Error::new(ErrorClass::Count, "size overflows"))
+    })
+}
+
+/// Size in bytes of one element of `ty`.
+pub fn type_size(ty: TypeId) -> Result<usize> {
+    runtime::with(|rt| Ok(rt.types.get(ty)?.size))
+}
+
+/// `MPI_Comm_size` (local group).
+pub fn comm_size(comm: CommId) -> Result<i32> {
+    runtime::with(|rt| Ok(rt.comms.get(comm)?.size()))
+}
+
+/// `MPI_Comm_rank`.
+pub fn comm_rank(comm: CommId) -> Result<i32> {
+    runtime::with(|rt| Ok(rt.comms.get(comm)?.rank))
+}
+
+/// `MPI_Sendrecv`.
+///
+/// # Safety
+/// Both buffers must hold their counts of elements; they must not overlap.
+#[allow(clippy::too_many_arguments)]
+pub unsafe fn sendrecv(
+    sb: Buf,
+    dest: i32,
+    stag: i32,
+    rb: Buf,
+    src: i32,
+    rtag: i32,
+    comm: CommId,
+) -> Result<Status> {
+    // SAFETY: forwarded contract.
+    let r = unsafe { irecv(rb, src, rtag, comm)? };
+    // SAFETY: forwarded contract.
+    let s = match unsafe { isend(sb, dest, stag, comm, Mode::Standard) } {
+        Ok(s) => s,
+        Err(e) => {
+            let _ = cancel(r);
+            let _ = wait(r);
+            return Err(e);
+        }
+    };
+    let done = waitall(&[Some(s), Some(r)])?;
+    Ok(done[1].map(|c| c.status).unwrap_or(Status::EMPTY))
+}
+
+/// `MPI_Sendrecv_replace`: the message is staged through a temporary copy.
+///
+/// # Safety
+/// The buffer must hold `count` elements of the datatype.
+pub unsafe fn sendrecv_replace(b: Buf, dest: i32, stag: i32, src: i32, rtag: i32, comm: CommId) -> Result<Status> {
+    let (len, t) = runtime::with(|rt| {
+        let count = check_count(b.count)?;
+        let t = rt.types.for_comm(b.ty)?.clone();
+        check_buffer(&b, &t)?;
+        Ok((count * t.size, t))
+    })?;
+    let count = b.count as usize;
+    let mut tmp = vec![0u8; len];
+    if len > 0 {
+        // SAFETY: the buffer holds count elements (contract).
+        unsafe { t.pack(b.addr as *const u8, count, &mut tmp) };
+    }
+    let byte = crate::types::TypeId::from(oxmpi_datatype::Predefined::Byte as u32);
+    let sb = Buf {
+        addr: tmp.as_ptr() as usize,
+        count: len as i32,
+        ty: byte,
+    };
+    // SAFETY: `sb` describes `tmp`, which outlives the operation; `b` per contract.
+    unsafe { sendrecv(sb, dest, stag, b, src, rtag, comm) }
+}

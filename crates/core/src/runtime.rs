@@ -1,0 +1,280 @@
+//! The process-wide MPI state and its life cycle: `MPI_Init` builds it, every call runs
+//! under its lock, `MPI_Finalize` tears it down, `MPI_Abort` ends the job.
+//!
+//! Locking rule: the lock is held only inside engine code, never while user code runs
+//! (error handlers, reduction functions, attribute callbacks are called by the bindings
+//! after the engine returns).
+
+use crate::bootstrap::{self, Bootstrap};
+use crate::comm::{Comm, CommTable, Errhandler, Group, SELF, WORLD};
+use crate::config::Config;
+use crate::device::packet::HEADER_BYTES;
+use crate::device::Device;
+use crate::error::{err, ErrorClass, Result};
+use crate::sys;
+use crate::transport::ring;
+use crate::types::TypeTable;
+use oxmpi_pmi::Client;
+use std::sync::{Arc, Mutex, MutexGuard};
+use std::time::{Duration, Instant};
+
+/// Thread support levels, ordered as in the standard.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub enum ThreadLevel {
+    Single = 0,
+    Funneled = 1,
+    Serialized = 2,
+    Multiple = 3,
+}
+
+/// Everything an initialised process owns.
+pub struct Runtime {
+    pub device: Device,
+    pub comms: CommTable,
+    pub types: TypeTable,
+    pub pmi: Option<Client>,
+    pub world_rank: u32,
+    pub world_size: u32,
+    pub appnum: i32,
+    pub universe_size: Option<u32>,
+    pub thread_level: ThreadLevel,
+    pub processor_name: String,
+    pub oversubscribed: bool,
+    start: Instant,
+    main_thread: std::thread::ThreadId,
+}
+
+enum Phase {
+    Before,
+    Running(Box<Runtime>),
+    After,
+}
+
+static STATE: Mutex<Phase> = Mutex::new(Phase::Before);
+
+fn lock() -> MutexGuard<'static, Phase> {
+    STATE.lock().unwrap_or_else(|poison| poison.into_inner())
+}
+
+/// `MPI_Initialized`.
+pub fn initialized() -> bool {
+    !matches!(*lock(), Phase::Before)
+}
+
+/// `MPI_Finalized`.
+pub fn finalized() -> bool {
+    matches!(*lock(), Phase::After)
+}
+
+/// `MPI_Init_thread`: returns the level provided.
+pub fn init(required: ThreadLevel) -> Result<ThreadLevel> {
+    let mut g = lock();
+    match *g {
+        Phase::Running(_) => return err(ErrorClass::Other, "MPI is already initialized"),
+        Phase::After => return err(ErrorClass::Other, "MPI cannot be initialized again after MPI_Finalize"),
+        Phase::Before => {}
+    }
+    let mut cfg = Config::from_env();
+    let boot: Bootstrap = bootstrap::run(&cfg)?;
+    if boot.ring_bytes > 0 {
+        let max = ring::max_body(boot.ring_bytes) - HEADER_BYTES;
+        cfg.shm_eager_limit = cfg.shm_eager_limit.min(max);
+        cfg.shm_chunk_bytes = cfg.shm_chunk_bytes.min(max);
+    }
+    let nlocal = boot.local_world.len();
+    let oversubscribed = cfg
+        .oversubscribed
+        .unwrap_or(nlocal > sys::available_cpus());
+    let provided = required.min(ThreadLevel::Serialized);
+    let world_group = Arc::new(Group::new((0..boot.size).collect()));
+    let self_group = Arc::new(Group::new(vec![boot.rank]));
+    let mut comms = CommTable::default();
+    comms.set(
+        WORLD,
+        Comm {
+            ctx: 0,
+            rank: boot.rank as i32,
+            group: world_group,
+            remote: None,
+            errhandler: Errhandler::Fatal,
+            name: "MPI_COMM_WORLD".into(),
+        },
+    );
+    comms.set(
+        SELF,
+        Comm {
+            ctx: 2,
+            rank: 0,
+            group: self_group,
+            remote: None,
+            errhandler: Errhandler::Fatal,
+            name: "MPI_COMM_SELF".into(),
+        },
+    );
+    let device = Device::new(boot.rank, boot.peers, cfg, boot.node, boot.local_world);
+    *g = Phase::Running(Box::new(Runtime {
+        device,
+        comms,
+        types: TypeTable::default(),
+        pmi: boot.pmi,
+        world_rank: boot.rank,
+        world_size: boot.size,
+        appnum: boot.appnum,
+        universe_size: boot.universe_size,
+        thread_level: provided,
+        processor_name: bootstrap::processor_name(),
+        oversubscribed,
+        start: Instant::now(),
+        main_thread: std::thread::current().id(),
+    }));
+    Ok(provided)
+}
+
+/// Runs `f` on the initialised runtime.
+pub fn with<R>(f: impl FnOnce(&mut Runtime) -> Result<R>) -> Result<R> {
+    let mut g = lock();
+    match &mut *g {
+        Phase::Running(rt) => f(rt),
+        Phase::Before => err(ErrorClass::Other, "MPI has not been initialized (call MPI_Init first)"),
+        Phase::After => err(ErrorClass::Other, "MPI has already been finalized"),
+    }
+}
+
+/// Runs progress and `poll` until `poll` yields a value, blocking politely in between:
+/// spin, then yield the CPU, then sleep on the doorbell that senders ring.
+pub fn block_on<R>(mut poll: impl FnMut(&mut Runtime) -> Result<Option<R>>) -> Result<R> {
+    let mut idle: u32 = 0;
+    loop {
+        let (spin, yields, node) = {
+            let mut g = lock();
+            let rt = match &mut *g {
+                Phase::Running(rt) => rt,
+                Phase::Before => return err(ErrorClass::Other, "MPI has not been initialized"),
+                Phase::After => return err(ErrorClass::Other, "MPI has already been finalized"),
+            };
+            let progressed = rt.device.progress();
+            if let Some(r) = poll(rt)? {
+                return Ok(r);
+            }
+            if progressed {
+                idle = 0;
+                continue;
+            }
+            let cfg = rt.device.config();
+            let spin = cfg.effective_spin(rt.oversubscribed);
+            let yields = cfg.yield_iters;
+            let node = if idle >= spin.saturating_add(yields) {
+                if rt.device.announce_blocked_sends() || rt.device.has_incoming() {
+                    idle = 0;
+                    continue;
+                }
+                rt.device.node().cloned()
+            } else {
+                None
+            };
+            (spin, yields, node)
+        };
+        idle = idle.saturating_add(1);
+        if idle <= spin {
+            std::hint::spin_loop();
+        } else if idle <= spin.saturating_add(yields) {
+            std::thread::yield_now();
+        } else {
+            match node {
+                Some(n) => n.sleep(|| n_has_incoming(&n), Duration::from_millis(100)),
+                None => std::thread::sleep(Duration::from_micros(200)),
+            }
+        }
+    }
+}
+
+fn n_has_incoming(n: &crate::transport::shm::ShmNode) -> bool {
+    n.incoming_pending()
+}
+
+/// `MPI_Finalize`: completes buffered traffic, synchronises with the other ranks and
+/// leaves the job.
+pub fn finalize() -> Result<()> {
+    // Let buffered sends and queued packets drain before leaving.
+    block_on(|rt| {
+        Ok((!rt.device.bsend.busy() && !rt.device.has_outgoing()).then_some(()))
+    })?;
+    let mut g = lock();
+    let phase = std::mem::replace(&mut *g, Phase::After);
+    let Phase::Running(mut rt) = phase else {
+        *g = phase;
+        return err(ErrorClass::Other, "MPI is not initialized");
+    };
+    drop(g);
+    if let Some(pmi) = rt.pmi.as_mut() {
+        // The fence keeps a rank from leaving while a peer may still pull a rendezvous
+        // message out of its memory.
+        pmi.fence()
+            .map_err(|e| crate::error::Error::new(ErrorClass::Other, format!("PMI fence at finalize failed: {e}")))?;
+        pmi.finalize()
+            .map_err(|e| crate::error::Error::new(ErrorClass::Other, format!("PMI finalize failed: {e}")))?;
+    }
+    Ok(())
+}
+
+/// `MPI_Abort`: tells the launcher to end the job with `code`, and exits.
+pub fn abort(code: i32, msg: &str) -> ! {
+    let mut g = lock();
+    if let Phase::Running(rt) = &mut *g {
+        if let Some(pmi) = rt.pmi.as_mut() {
+            pmi.abort(code, msg);
+        }
+    }
+    drop(g);
+    if !msg.is_empty() {
+        eprintln!("{msg}");
+    }
+    std::process::exit(code);
+}
+
+/// Ends the job after an unrecoverable engine failure (never returns).
+pub fn fatal(msg: &str) -> ! {
+    let rank = std::env::var("PMI_RANK").unwrap_or_else(|_| "?".into());
+    let line = format!("oxmpi: rank {rank}: fatal: {msg}");
+    eprintln!("{line}");
+    // Do not take the runtime lock here: fatal may be called with it held.
+    std::process::exit(1);
+}
+
+impl Runtime {
+    /// Seconds since initialisation (`MPI_Wtime`'s clock is global monotonic time).
+    pub fn uptime(&self) -> f64 {
+        self.start.elapsed().as_secs_f64()
+    }
+
+    pub fn is_main_thread(&self) -> bool {
+        std::thread::current().id() == self.main_thread
+    }
+}
+
+/// `MPI_Wtime`: seconds on a monotonic clock.
+pub fn wtime() -> f64 {
+    let mut ts = libc::timespec {
+        tv_sec: 0,
+        tv_nsec: 0,
+    };
+    // SAFETY: clock_gettime writes one timespec to a valid pointer.
+    unsafe { libc::clock_gettime(libc::CLOCK_MONOTONIC, &mut ts) };
+    ts.tv_sec as f64 + ts.tv_nsec as f64 * 1e-9
+}
+
+/// `MPI_Wtick`: resolution of [`wtime`].
+pub fn wtick() -> f64 {
+    let mut ts = libc::timespec {
+        tv_sec: 0,
+        tv_nsec: 0,
+    };
+    // SAFETY: clock_getres writes one timespec to a valid pointer.
+    unsafe { libc::clock_getres(libc::CLOCK_MONOTONIC, &mut ts) };
+    let t = ts.tv_sec as f64 + ts.tv_nsec as f64 * 1e-9;
+    if t > 0.0 {
+        t
+    } else {
+        1e-9
+    }
+}

@@ -1,0 +1,201 @@
+//! The node's shared-memory segment: a ring for each ordered pair of local ranks and a
+//! futex doorbell for each rank.
+//!
+//! Layout: a 4 KiB header page (magic, geometry, attach counter), then one 128-byte
+//! doorbell per local rank, then `nlocal * nlocal` rings (ring `from -> to` at index
+//! `from * nlocal + to`; the diagonal is unused). The lowest world rank of the node
+//! creates and initialises the segment (mode 0600); every rank maps it and the last to
+//! attach removes its name, so nothing is left in `/dev/shm` once the job is running.
+
+use super::ring::{self, Consumer, Producer};
+use crate::sys::{futex, shm};
+use std::io;
+use std::sync::atomic::{fence, AtomicU32, AtomicU64, Ordering};
+use std::time::Duration;
+
+const MAGIC: u64 = 0x6f78_6d70_6973_686d; // "oxmpishm"
+const HEADER_BYTES: usize = 4096;
+const BELL_BYTES: usize = 128;
+
+#[repr(C)]
+struct SegHeader {
+    magic: AtomicU64,
+    nlocal: AtomicU64,
+    ring_cap: AtomicU64,
+    attached: AtomicU32,
+}
+
+/// A rank's doorbell: senders ring it when the rank sleeps waiting for packets.
+#[repr(C)]
+pub struct Doorbell {
+    seq: AtomicU32,
+    sleeping: AtomicU32,
+}
+
+/// This process's view of the node segment.
+pub struct ShmNode {
+    map: shm::Mapping,
+    nlocal: usize,
+    me: usize,
+    ring_cap: usize,
+}
+
+fn segment_bytes(nlocal: usize, ring_cap: usize) -> usize {
+    HEADER_BYTES + nlocal * BELL_BYTES + nlocal * nlocal * ring::ring_bytes(ring_cap)
+}
+
+impl ShmNode {
+    /// Creates and initialises the segment (called by the node's leader).
+    pub fn create(name: &str, nlocal: usize, me: usize, ring_cap: usize) -> io::Result<ShmNode> {
+        let map = shm::create(name, segment_bytes(nlocal, ring_cap))?;
+        let node = ShmNode {
+            map,
+            nlocal,
+            me,
+            ring_cap,
+        };
+        for from in 0..nlocal {
+            for to in 0..nlocal {
+                // SAFETY: ring_base is inside the fresh mapping and 128-byte aligned.
+                unsafe { ring::init(node.ring_base(from, to)) };
+            }
+        }
+        let h = node.header();
+        h.nlocal.store(nlocal as u64, Ordering::Relaxed);
+        h.ring_cap.store(ring_cap as u64, Ordering::Relaxed);
+        h.magic.store(MAGIC, Ordering::Release);
+        Ok(node)
+    }
+
+    /// Maps a segment created by the leader and checks its geometry.
+    pub fn open(name: &str, nlocal: usize, me: usize, ring_cap: usize) -> io::Result<ShmNode> {
+        let map = shm::open(name, segment_bytes(nlocal, ring_cap))?;
+        let node = ShmNode {
+            map,
+            nlocal,
+            me,
+            ring_cap,
+        };
+        let h = node.header();
+        if h.magic.load(Ordering::Acquire) != MAGIC
+            || h.nlocal.load(Ordering::Relaxed) != nlocal as u64
+            || h.ring_cap.load(Ordering::Relaxed) != ring_cap as u64
+        {
+            return Err(io::Error::other(format!(
+                "shared segment {name} does not have the expected layout"
+            )));
+        }
+        Ok(node)
+    }
+
+    /// Counts this rank as attached; true for the last rank to attach (which then
+    /// removes the segment's name).
+    pub fn mark_attached(&self) -> bool {
+        self.header().attached.fetch_add(1, Ordering::AcqRel) + 1 == self.nlocal as u32
+    }
+
+    fn header(&self) -> &SegHeader {
+        // SAFETY: the header page is the start of the mapping, suitably aligned.
+        unsafe { &*(self.map.as_ptr() as *const SegHeader) }
+    }
+
+    fn bell(&self, i: usize) -> &Doorbell {
+        assert!(i < self.nlocal);
+        // SAFETY: doorbell i lies inside the mapping (index checked above), aligned.
+        unsafe { &*(self.map.as_ptr().add(HEADER_BYTES + i * BELL_BYTES) as *const Doorbell) }
+    }
+
+    fn ring_base(&self, from: usize, to: usize) -> *mut u8 {
+        assert!(from < self.nlocal && to < self.nlocal);
+        let off = HEADER_BYTES
+            + self.nlocal * BELL_BYTES
+            + (from * self.nlocal + to) * ring::ring_bytes(self.ring_cap);
+        // SAFETY: off + ring bytes <= segment size by construction of segment_bytes.
+        unsafe { self.map.as_ptr().add(off) }
+    }
+
+    pub fn local_rank(&self) -> usize {
+        self.me
+    }
+
+    pub fn local_size(&self) -> usize {
+        self.nlocal
+    }
+
+    /// The sending end of the ring from this rank to local rank `to`.
+    pub fn producer(&self, to: usize) -> Producer {
+        // SAFETY: the ring was initialised by the leader; this process is its only
+        // producer; the mapping outlives the producer because the device drops its
+        // rings before the node.
+        unsafe { Producer::new(self.ring_base(self.me, to), self.ring_cap) }
+    }
+
+    /// The receiving end of the ring from local rank `from` to this rank.
+    pub fn consumer(&self, from: usize) -> Consumer {
+        // SAFETY: as for `producer`, for the single consumer.
+        unsafe { Consumer::new(self.ring_base(from, self.me), self.ring_cap) }
+    }
+
+    /// True when some ring toward this rank holds unconsumed packets.
+    pub fn incoming_pending(&self) -> bool {
+        (0..self.nlocal)
+            .filter(|&j| j != self.me)
+            // SAFETY: ring_base(j, me) is an initialised ring inside our mapping.
+            .any(|j| unsafe { ring::has_unconsumed(self.ring_base(j, self.me)) })
+    }
+
+    /// After publishing a packet to `to`: wake it if it sleeps.
+    #[inline]
+    pub fn notify(&self, to: usize) {
+        fence(Ordering::SeqCst);
+        let b = self.bell(to);
+        if b.sleeping.load(Ordering::Relaxed) != 0 {
+            b.seq.fetch_add(1, Ordering::SeqCst);
+            futex::wake(&b.seq, 1);
+        }
+    }
+
+    /// Wakes `to` unconditionally (it announced it waits for ring space).
+    pub fn wake(&self, to: usize) {
+        let b = self.bell(to);
+        b.seq.fetch_add(1, Ordering::SeqCst);
+        futex::wake(&b.seq, 1);
+    }
+
+    /// Sleeps on this rank's doorbell unless `has_work` says there is something to do.
+    pub fn sleep(&self, has_work: impl Fn() -> bool, timeout: Duration) {
+        let b = self.bell(self.me);
+        b.sleeping.store(1, Ordering::SeqCst);
+        fence(Ordering::SeqCst);
+        let seen = b.seq.load(Ordering::SeqCst);
+        if !has_work() {
+            futex::wait(&b.seq, seen, timeout);
+        }
+        b.sleeping.store(0, Ordering::Relaxed);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn two_views_exchange_packets() {
+        let name = format!("/oxmpi.unit-{}-shm", std::process::id());
+        let a = ShmNode::create(&name, 2, 0, 4096).unwrap();
+        let b = ShmNode::open(&name, 2, 1, 4096).unwrap();
+        assert!(!a.mark_attached());
+        assert!(b.mark_attached());
+        shm::unlink(&name).unwrap();
+        let mut p = a.producer(1);
+        let mut c = b.consumer(0);
+        assert!(p.try_push(&[b"hello"]));
+        a.notify(1);
+        assert_eq!(c.peek(), Some(&b"hello"[..]));
+        c.pop();
+        c.publish();
+        // Nothing pending: sleep returns after the timeout.
+        b.sleep(|| false, Duration::from_millis(1));
+        assert!(ShmNode::open(&name, 2, 1, 4096).is_err());
+    }
+}
