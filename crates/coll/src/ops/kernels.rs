@@ -1,0 +1,344 @@
+//! The element-wise loops behind `reduce`: one tight loop per (operation, primitive),
+//! written over byte chunks with `from_ne_bytes` so they accept unaligned buffers and
+//! still compile to vector code for the common cases (the compiler sees a fixed-size
+//! load, an arithmetic op and a store per element).
+
+use std::cmp::Ordering;
+
+use oxmpi_datatype::Primitive;
+
+use super::x87::F80;
+use super::PredefinedOp as O;
+use super::PredefinedOp;
+
+/// A fixed-size machine value read from and written to native-endian bytes.
+pub(crate) trait Scalar: Copy {
+    const SIZE: usize;
+    fn load(b: &[u8]) -> Self;
+    fn store(self, b: &mut [u8]);
+}
+
+macro_rules! scalar {
+    ($($t:ty),*) => {$(
+        impl Scalar for $t {
+            const SIZE: usize = std::mem::size_of::<$t>();
+            #[inline(always)]
+            fn load(b: &[u8]) -> Self {
+                let mut a = [0u8; std::mem::size_of::<$t>()];
+                a.copy_from_slice(&b[..std::mem::size_of::<$t>()]);
+                <$t>::from_ne_bytes(a)
+            }
+            #[inline(always)]
+            fn store(self, b: &mut [u8]) {
+                b[..std::mem::size_of::<$t>()].copy_from_slice(&self.to_ne_bytes());
+            }
+        }
+    )*};
+}
+scalar!(i8, i16, i32, i64, u8, u16, u32, u64, f32, f64);
+
+impl Scalar for F80 {
+    const SIZE: usize = 16;
+    #[inline(always)]
+    fn load(b: &[u8]) -> Self {
+        F80::load(b)
+    }
+    #[inline(always)]
+    fn store(self, b: &mut [u8]) {
+        F80::store(self, b)
+    }
+}
+
+/// `inout[k] = f(input[k], inout[k])` over whole elements of `T`.
+#[inline(always)]
+fn zip<T: Scalar>(input: &[u8], inout: &mut [u8], f: impl Fn(T, T) -> T) {
+    for (o, i) in inout
+        .chunks_exact_mut(T::SIZE)
+        .zip(input.chunks_exact(T::SIZE))
+    {
+        f(T::load(i), T::load(o)).store(o);
+    }
+}
+
+/// Integer types: wrapping arithmetic, bitwise and logical operations.
+trait Int: Scalar + Ord + Eq {
+    const ZERO: Self;
+    const ONE: Self;
+    fn wadd(self, o: Self) -> Self;
+    fn wmul(self, o: Self) -> Self;
+    fn and(self, o: Self) -> Self;
+    fn or(self, o: Self) -> Self;
+    fn xor(self, o: Self) -> Self;
+}
+
+macro_rules! int {
+    ($($t:ty),*) => {$(
+        impl Int for $t {
+            const ZERO: Self = 0;
+            const ONE: Self = 1;
+            #[inline(always)] fn wadd(self, o: Self) -> Self { self.wrapping_add(o) }
+            #[inline(always)] fn wmul(self, o: Self) -> Self { self.wrapping_mul(o) }
+            #[inline(always)] fn and(self, o: Self) -> Self { self & o }
+            #[inline(always)] fn or(self, o: Self) -> Self { self | o }
+            #[inline(always)] fn xor(self, o: Self) -> Self { self ^ o }
+        }
+    )*};
+}
+int!(i8, i16, i32, i64, u8, u16, u32, u64);
+
+#[inline(always)]
+fn truth<T: Int>(b: bool) -> T {
+    if b {
+        T::ONE
+    } else {
+        T::ZERO
+    }
+}
+
+fn integer<T: Int>(op: PredefinedOp, input: &[u8], inout: &mut [u8]) {
+    match op {
+        O::Max => zip::<T>(input, inout, |a, b| if a > b { a } else { b }),
+        O::Min => zip::<T>(input, inout, |a, b| if a < b { a } else { b }),
+        O::Sum => zip::<T>(input, inout, T::wadd),
+        O::Prod => zip::<T>(input, inout, T::wmul),
+        O::Band => zip::<T>(input, inout, T::and),
+        O::Bor => zip::<T>(input, inout, T::or),
+        O::Bxor => zip::<T>(input, inout, T::xor),
+        O::Land | O::Lor | O::Lxor => logical::<T>(op, input, inout),
+        O::Minloc | O::Maxloc | O::Replace | O::NoOp => {
+            unreachable!("not an integer operation: {op}")
+        }
+    }
+}
+
+/// Logical operations on an integer-shaped truth value: non-zero is true, results 0/1.
+fn logical<T: Int>(op: PredefinedOp, input: &[u8], inout: &mut [u8]) {
+    match op {
+        O::Land => zip::<T>(input, inout, |a, b| truth(a != T::ZERO && b != T::ZERO)),
+        O::Lor => zip::<T>(input, inout, |a, b| truth(a != T::ZERO || b != T::ZERO)),
+        O::Lxor => zip::<T>(input, inout, |a, b| truth((a != T::ZERO) != (b != T::ZERO))),
+        _ => unreachable!("not a logical operation: {op}"),
+    }
+}
+
+/// Bitwise operations on uninterpreted bytes.
+fn bytes(op: PredefinedOp, input: &[u8], inout: &mut [u8]) {
+    match op {
+        O::Band => zip::<u8>(input, inout, |a, b| a & b),
+        O::Bor => zip::<u8>(input, inout, |a, b| a | b),
+        O::Bxor => zip::<u8>(input, inout, |a, b| a ^ b),
+        _ => unreachable!("not a byte operation: {op}"),
+    }
+}
+
+macro_rules! float_kernel {
+    ($name:ident, $t:ty) => {
+        fn $name(op: PredefinedOp, input: &[u8], inout: &mut [u8]) {
+            match op {
+                O::Max => zip::<$t>(input, inout, |a, b| if a > b { a } else { b }),
+                O::Min => zip::<$t>(input, inout, |a, b| if a < b { a } else { b }),
+                O::Sum => zip::<$t>(input, inout, |a, b| a + b),
+                O::Prod => zip::<$t>(input, inout, |a, b| a * b),
+                _ => unreachable!("not a floating-point operation: {op}"),
+            }
+        }
+    };
+}
+float_kernel!(float32, f32);
+float_kernel!(float64, f64);
+
+fn long_double(op: PredefinedOp, input: &[u8], inout: &mut [u8]) {
+    let gt = |a: F80, b: F80| a.compare(b) == Some(Ordering::Greater);
+    let lt = |a: F80, b: F80| a.compare(b) == Some(Ordering::Less);
+    match op {
+        O::Max => zip::<F80>(input, inout, |a, b| if gt(a, b) { a } else { b }),
+        O::Min => zip::<F80>(input, inout, |a, b| if lt(a, b) { a } else { b }),
+        O::Sum => zip::<F80>(input, inout, F80::add),
+        O::Prod => zip::<F80>(input, inout, F80::mul),
+        _ => unreachable!("not a floating-point operation: {op}"),
+    }
+}
+
+macro_rules! complex_kernel {
+    ($name:ident, $t:ty) => {
+        fn $name(op: PredefinedOp, input: &[u8], inout: &mut [u8]) {
+            const H: usize = std::mem::size_of::<$t>();
+            let pairs = inout.chunks_exact_mut(2 * H).zip(input.chunks_exact(2 * H));
+            match op {
+                O::Sum => {
+                    // Component-wise: the same as a flat real sum.
+                    zip::<$t>(input, inout, |a, b| a + b)
+                }
+                O::Prod => {
+                    for (o, i) in pairs {
+                        let (ar, ai) = (<$t>::load(i), <$t>::load(&i[H..]));
+                        let (br, bi) = (<$t>::load(o), <$t>::load(&o[H..]));
+                        (ar * br - ai * bi).store(o);
+                        (ar * bi + ai * br).store(&mut o[H..]);
+                    }
+                }
+                _ => unreachable!("not a complex operation: {op}"),
+            }
+        }
+    };
+}
+complex_kernel!(complex32, f32);
+complex_kernel!(complex64, f64);
+
+fn complex_long_double(op: PredefinedOp, input: &[u8], inout: &mut [u8]) {
+    for (o, i) in inout.chunks_exact_mut(32).zip(input.chunks_exact(32)) {
+        let (ar, ai) = (F80::load(i), F80::load(&i[16..]));
+        let (br, bi) = (F80::load(o), F80::load(&o[16..]));
+        let (re, im) = match op {
+            O::Sum => (ar.add(br), ai.add(bi)),
+            O::Prod => (ar.mul(br).add(ai.mul(bi).neg()), ar.mul(bi).add(ai.mul(br))),
+            _ => unreachable!("not a complex operation: {op}"),
+        };
+        re.store(o);
+        im.store(&mut o[16..]);
+    }
+}
+
+/// Apply `op` to whole elements of one primitive (every non-pair type).
+pub(super) fn elementwise(op: PredefinedOp, prim: Primitive, input: &[u8], inout: &mut [u8]) {
+    if op == O::Replace {
+        inout.copy_from_slice(input);
+        return;
+    }
+    match prim {
+        Primitive::I8 => integer::<i8>(op, input, inout),
+        Primitive::I16 => integer::<i16>(op, input, inout),
+        Primitive::I32 => integer::<i32>(op, input, inout),
+        Primitive::I64 => integer::<i64>(op, input, inout),
+        Primitive::U8 => integer::<u8>(op, input, inout),
+        Primitive::U16 => integer::<u16>(op, input, inout),
+        Primitive::U32 => integer::<u32>(op, input, inout),
+        Primitive::U64 => integer::<u64>(op, input, inout),
+        Primitive::F32 => float32(op, input, inout),
+        Primitive::F64 => float64(op, input, inout),
+        Primitive::LongDouble => long_double(op, input, inout),
+        Primitive::C32 => complex32(op, input, inout),
+        Primitive::C64 => complex64(op, input, inout),
+        Primitive::CLongDouble => complex_long_double(op, input, inout),
+        Primitive::Bool => logical::<u8>(op, input, inout),
+        Primitive::Logical => logical::<u32>(op, input, inout),
+        Primitive::Byte => bytes(op, input, inout),
+        Primitive::F128 => unreachable!("check_op admits no arithmetic on binary128"),
+    }
+}
+
+/// A value or index of a pair type, compared like C's relational operators.
+trait Ordered: Scalar {
+    fn cmp_c(self, o: Self) -> Option<Ordering>;
+}
+
+macro_rules! ordered {
+    ($($t:ty),*) => {$(
+        impl Ordered for $t {
+            #[inline(always)]
+            fn cmp_c(self, o: Self) -> Option<Ordering> { self.partial_cmp(&o) }
+        }
+    )*};
+}
+ordered!(i16, i32, i64, f32, f64);
+
+impl Ordered for F80 {
+    fn cmp_c(self, o: Self) -> Option<Ordering> {
+        self.compare(o)
+    }
+}
+
+/// Geometry of one pair buffer: element stride and where the index sits in an element.
+#[derive(Clone, Copy)]
+struct PairShape {
+    index_off: usize,
+    stride: usize,
+    count: usize,
+}
+
+fn pair_typed<V: Ordered, I: Ordered>(
+    op: PredefinedOp,
+    shape: PairShape,
+    input: &[u8],
+    inout: &mut [u8],
+) {
+    let PairShape {
+        index_off,
+        stride,
+        count,
+    } = shape;
+    for k in 0..count {
+        let base = k * stride;
+        let (va, ia) = (V::load(&input[base..]), I::load(&input[base + index_off..]));
+        let (vb, ib) = (V::load(&inout[base..]), I::load(&inout[base + index_off..]));
+        let take_input = match op {
+            O::Maxloc => va.cmp_c(vb) == Some(Ordering::Greater),
+            O::Minloc => va.cmp_c(vb) == Some(Ordering::Less),
+            _ => unreachable!("not a pair operation: {op}"),
+        };
+        if take_input {
+            va.store(&mut inout[base..]);
+            ia.store(&mut inout[base + index_off..]);
+        } else if va.cmp_c(vb) == Some(Ordering::Equal) && ia.cmp_c(ib) == Some(Ordering::Less) {
+            // Equal values: the smaller index wins.
+            ia.store(&mut inout[base + index_off..]);
+        }
+    }
+}
+
+fn pair_value<V: Ordered>(
+    op: PredefinedOp,
+    index: Primitive,
+    shape: PairShape,
+    input: &[u8],
+    inout: &mut [u8],
+) {
+    match index {
+        Primitive::I32 => pair_typed::<V, i32>(op, shape, input, inout),
+        Primitive::F32 => pair_typed::<V, f32>(op, shape, input, inout),
+        Primitive::F64 => pair_typed::<V, f64>(op, shape, input, inout),
+        Primitive::I64 => pair_typed::<V, i64>(op, shape, input, inout),
+        Primitive::I16 => pair_typed::<V, i16>(op, shape, input, inout),
+        other => unreachable!("no predefined pair type has a {other:?} index"),
+    }
+}
+
+/// `MINLOC` / `MAXLOC` / `REPLACE` on a pair type (value, index) laid out with
+/// `stride` bytes per element and the index at `index_off`.
+#[allow(clippy::too_many_arguments)]
+pub(super) fn pair(
+    op: PredefinedOp,
+    value: Primitive,
+    index: Primitive,
+    index_off: usize,
+    stride: usize,
+    input: &[u8],
+    inout: &mut [u8],
+    count: usize,
+) {
+    if op == O::Replace {
+        // A byte move of the value and the index; padding stays untouched.
+        let (vs, is) = (value.size(), index.size());
+        for k in 0..count {
+            let base = k * stride;
+            inout[base..base + vs].copy_from_slice(&input[base..base + vs]);
+            let at = base + index_off;
+            inout[at..at + is].copy_from_slice(&input[at..at + is]);
+        }
+        return;
+    }
+    let shape = PairShape {
+        index_off,
+        stride,
+        count,
+    };
+    match value {
+        Primitive::I16 => pair_value::<i16>(op, index, shape, input, inout),
+        Primitive::I32 => pair_value::<i32>(op, index, shape, input, inout),
+        Primitive::I64 => pair_value::<i64>(op, index, shape, input, inout),
+        Primitive::F32 => pair_value::<f32>(op, index, shape, input, inout),
+        Primitive::F64 => pair_value::<f64>(op, index, shape, input, inout),
+        Primitive::LongDouble => pair_value::<F80>(op, index, shape, input, inout),
+        other => unreachable!("no predefined pair type has a {other:?} value"),
+    }
+}
