@@ -1,1 +1,13 @@
-//! The MPI C library: `MPI_*` and `PMPI_*` entry points with MPICH's ABI.
+//! The MPI C library (`libmpi.so.12`): `MPI_*` and `PMPI_*` entry points with MPICH's
+//! ABI, as thin bindings over the oxmpi engine. Each module binds one area; none
+//! implements MPI semantics itself (that is the engine's job).
+
+#![allow(non_snake_case, non_camel_case_types, non_upper_case_globals)]
+
+pub mod convert;
+pub mod env;
+pub mod errhandler;
+pub mod errors;
+pub mod export;
+pub mod handles;
+pub mod p2p;

@@ -1,0 +1,130 @@
+//! Translation between C handles/structs and engine values: communicators, datatypes
+//! and requests by handle, `MPI_Status` in MPICH's layout, and the output-pointer
+//! checks every entry point shares.
+
+use crate::handles::{self, DatatypeRef, MPI_Comm, MPI_Datatype, MPI_Request, MPI_Status};
+use oxmpi_core::comm::CommId;
+use oxmpi_core::device::{ReqId, Status};
+use oxmpi_core::p2p::Buf;
+use oxmpi_core::types::TypeId;
+use oxmpi_core::{Error, ErrorClass, Result};
+
+/// `MPI_STATUS_IGNORE` / `MPI_STATUSES_IGNORE` as MPICH defines them.
+pub const STATUS_IGNORE: usize = 1;
+
+pub fn comm(h: MPI_Comm) -> Result<CommId> {
+    if h == handles::MPI_COMM_NULL {
+        return Err(Error::new(ErrorClass::Comm, "invalid communicator MPI_COMM_NULL"));
+    }
+    handles::comm_index(h)
+        .ok_or_else(|| Error::new(ErrorClass::Comm, format!("invalid communicator handle {h:#x}")))
+}
+
+/// Error-handler target for a communicator argument (falls back to "no object" when
+/// the handle is not a communicator).
+pub fn target(h: MPI_Comm) -> crate::export::Target {
+    match handles::comm_index(h) {
+        Some(c) => crate::export::Target::Comm(c),
+        None => crate::export::Target::None,
+    }
+}
+
+pub fn datatype(h: MPI_Datatype) -> Result<TypeId> {
+    if h == handles::MPI_DATATYPE_NULL {
+        return Err(Error::new(ErrorClass::Type, "invalid datatype MPI_DATATYPE_NULL"));
+    }
+    match handles::datatype_from_handle(h) {
+        Some(DatatypeRef::Predefined(p)) => Ok(p as TypeId),
+        Some(DatatypeRef::Created(i)) => Ok(i),
+        None => Err(Error::new(ErrorClass::Type, format!("invalid datatype handle {h:#x}"))),
+    }
+}
+
+pub fn buf(ptr: *const std::ffi::c_void, count: i32, dt: MPI_Datatype) -> Result<Buf> {
+    Ok(Buf {
+        addr: ptr as usize,
+        count,
+        ty: datatype(dt)?,
+    })
+}
+
+/// A request handle: Ok(None) for `MPI_REQUEST_NULL`.
+pub fn request(h: MPI_Request) -> Result<Option<ReqId>> {
+    if h == handles::MPI_REQUEST_NULL {
+        return Ok(None);
+    }
+    handles::request_index(h)
+        .map(Some)
+        .ok_or_else(|| Error::new(ErrorClass::Request, format!("invalid request handle {h:#x}")))
+}
+
+pub fn request_handle(id: ReqId) -> MPI_Request {
+    handles::request_handle(id)
+}
+
+/// Writes `s` to a status pointer unless it is `MPI_STATUS_IGNORE`. The `MPI_ERROR`
+/// field is written only when `with_error` (multiple-completion calls).
+///
+/// # Safety
+/// `p` must be `MPI_STATUS_IGNORE` or point to a writable `MPI_Status`.
+pub unsafe fn write_status(p: *mut MPI_Status, s: &Status, with_error: bool) {
+    if p.is_null() || p as usize == STATUS_IGNORE {
+        return;
+    }
+    // SAFETY: per the contract p points to a writable status.
+    let st = unsafe { &mut *p };
+    st.MPI_SOURCE = s.source;
+    st.MPI_TAG = s.tag;
+    if with_error {
+        st.MPI_ERROR = s.error as i32;
+    }
+    set_count(st, s.bytes, s.cancelled);
+}
+
+/// Stores a byte count and the cancelled flag the way MPICH's status does.
+pub fn set_count(st: &mut MPI_Status, bytes: u64, cancelled: bool) {
+    st.count_lo = bytes as u32 as i32;
+    st.count_hi_and_cancelled = (((bytes >> 32) as i32) << 1) | cancelled as i32;
+}
+
+/// The byte count stored in a status.
+pub fn get_count(st: &MPI_Status) -> u64 {
+    (st.count_lo as u32 as u64) | (((st.count_hi_and_cancelled as u32 >> 1) as u64) << 32)
+}
+
+pub fn is_cancelled(st: &MPI_Status) -> bool {
+    st.count_hi_and_cancelled & 1 != 0
+}
+
+/// Checks a required output pointer.
+pub fn out<T>(p: *mut T, what: &str) -> Result<*mut T> {
+    if p.is_null() {
+        return Err(Error::new(ErrorClass::Arg, format!("null pointer for {what}")));
+    }
+    Ok(p)
+}
+
+/// Checks a required status pointer (a real status or `MPI_STATUS_IGNORE`).
+pub fn status_ptr(p: *mut MPI_Status) -> Result<*mut MPI_Status> {
+    out(p, "status (use MPI_STATUS_IGNORE to ignore it)")
+}
+
+/// A truncation error for a completed receive.
+pub fn truncation(s: &Status) -> Error {
+    Error::new(
+        ErrorClass::Truncate,
+        format!(
+            "message from rank {} with tag {} is longer than the receive buffer ({} bytes received)",
+            s.source, s.tag, s.bytes
+        ),
+    )
+}
+
+/// Turns a completed status with an error into the error the call reports.
+pub fn status_error(s: &Status) -> Result<()> {
+    match s.error {
+        ErrorClass::Success => Ok(()),
+        ErrorClass::Truncate => Err(truncation(s)),
+        c => Err(Error::new(c, "operation failed")),
+    }
+}

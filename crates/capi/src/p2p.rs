@@ -1,0 +1,538 @@
+//! Point-to-point entry points: blocking and nonblocking sends in all four modes,
+//! receives, completion calls, probe, cancel, persistent requests and the
+//! buffered-send buffer.
+
+use crate::convert::{self, buf, comm, request, request_handle, status_ptr, write_status, STATUS_IGNORE};
+use crate::export::Target;
+use crate::handles::{MPI_Comm, MPI_Datatype, MPI_Request, MPI_Status};
+use crate::mpi_fn;
+use oxmpi_core::device::ReqId;
+use oxmpi_core::p2p::{self, Completion, Mode};
+use oxmpi_core::{Error, ErrorClass, Result, UNDEFINED};
+use std::ffi::c_void;
+use std::os::raw::c_int;
+
+type Ptr = *const c_void;
+type MutPtr = *mut c_void;
+
+unsafe fn send_mode(b: Ptr, n: c_int, dt: MPI_Datatype, dest: c_int, tag: c_int, c: MPI_Comm, mode: Mode) -> Result<()> {
+    // SAFETY: the caller's buffer is valid per the MPI contract.
+    unsafe { p2p::send(buf(b, n, dt)?, dest, tag, comm(c)?, mode) }
+}
+
+unsafe fn isend_mode(
+    b: Ptr,
+    n: c_int,
+    dt: MPI_Datatype,
+    dest: c_int,
+    tag: c_int,
+    c: MPI_Comm,
+    mode: Mode,
+    req: *mut MPI_Request,
+) -> Result<()> {
+    let req = convert::out(req, "request")?;
+    // SAFETY: the caller's buffer stays valid until completion (MPI contract).
+    let id = unsafe { p2p::isend(buf(b, n, dt)?, dest, tag, comm(c)?, mode)? };
+    // SAFETY: req checked non-null; the caller provides writable storage.
+    unsafe { *req = request_handle(id) };
+    Ok(())
+}
+
+unsafe fn init_mode(
+    b: Ptr,
+    n: c_int,
+    dt: MPI_Datatype,
+    dest: c_int,
+    tag: c_int,
+    c: MPI_Comm,
+    mode: Mode,
+    req: *mut MPI_Request,
+) -> Result<()> {
+    let req = convert::out(req, "request")?;
+    // SAFETY: as for isend, for every start.
+    let id = unsafe { p2p::send_init(buf(b, n, dt)?, dest, tag, comm(c)?, mode)? };
+    // SAFETY: req checked non-null.
+    unsafe { *req = request_handle(id) };
+    Ok(())
+}
+
+mpi_fn! { MPI_Send / PMPI_Send (b: Ptr, n: c_int, dt: MPI_Datatype, dest: c_int, tag: c_int, c: MPI_Comm) target(convert::target(c)) {
+    unsafe { send_mode(b, n, dt, dest, tag, c, Mode::Standard) }
+}}
+mpi_fn! { MPI_Bsend / PMPI_Bsend (b: Ptr, n: c_int, dt: MPI_Datatype, dest: c_int, tag: c_int, c: MPI_Comm) target(convert::target(c)) {
+    unsafe { send_mode(b, n, dt, dest, tag, c, Mode::Buffered) }
+}}
+mpi_fn! { MPI_Ssend / PMPI_Ssend (b: Ptr, n: c_int, dt: MPI_Datatype, dest: c_int, tag: c_int, c: MPI_Comm) target(convert::target(c)) {
+    unsafe { send_mode(b, n, dt, dest, tag, c, Mode::Synchronous) }
+}}
+mpi_fn! { MPI_Rsend / PMPI_Rsend (b: Ptr, n: c_int, dt: MPI_Datatype, dest: c_int, tag: c_int, c: MPI_Comm) target(convert::target(c)) {
+    unsafe { send_mode(b, n, dt, dest, tag, c, Mode::Ready) }
+}}
+mpi_fn! { MPI_Isend / PMPI_Isend (b: Ptr, n: c_int, dt: MPI_Datatype, dest: c_int, tag: c_int, c: MPI_Comm, r: *mut MPI_Request) target(convert::target(c)) {
+    unsafe { isend_mode(b, n, dt, dest, tag, c, Mode::Standard, r) }
+}}
+mpi_fn! { MPI_Ibsend / PMPI_Ibsend (b: Ptr, n: c_int, dt: MPI_Datatype, dest: c_int, tag: c_int, c: MPI_Comm, r: *mut MPI_Request) target(convert::target(c)) {
+    unsafe { isend_mode(b, n, dt, dest, tag, c, Mode::Buffered, r) }
+}}
+mpi_fn! { MPI_Issend / PMPI_Issend (b: Ptr, n: c_int, dt: MPI_Datatype, dest: c_int, tag: c_int, c: MPI_Comm, r: *mut MPI_Request) target(convert::target(c)) {
+    unsafe { isend_mode(b, n, dt, dest, tag, c, Mode::Synchronous, r) }
+}}
+mpi_fn! { MPI_Irsend / PMPI_Irsend (b: Ptr, n: c_int, dt: MPI_Datatype, dest: c_int, tag: c_int, c: MPI_Comm, r: *mut MPI_Request) target(convert::target(c)) {
+    unsafe { isend_mode(b, n, dt, dest, tag, c, Mode::Ready, r) }
+}}
+mpi_fn! { MPI_Send_init / PMPI_Send_init (b: Ptr, n: c_int, dt: MPI_Datatype, dest: c_int, tag: c_int, c: MPI_Comm, r: *mut MPI_Request) target(convert::target(c)) {
+    unsafe { init_mode(b, n, dt, dest, tag, c, Mode::Standard, r) }
+}}
+mpi_fn! { MPI_Bsend_init / PMPI_Bsend_init (b: Ptr, n: c_int, dt: MPI_Datatype, dest: c_int, tag: c_int, c: MPI_Comm, r: *mut MPI_Request) target(convert::target(c)) {
+    unsafe { init_mode(b, n, dt, dest, tag, c, Mode::Buffered, r) }
+}}
+mpi_fn! { MPI_Ssend_init / PMPI_Ssend_init (b: Ptr, n: c_int, dt: MPI_Datatype, dest: c_int, tag: c_int, c: MPI_Comm, r: *mut MPI_Request) target(convert::target(c)) {
+    unsafe { init_mode(b, n, dt, dest, tag, c, Mode::Synchronous, r) }
+}}
+mpi_fn! { MPI_Rsend_init / PMPI_Rsend_init (b: Ptr, n: c_int, dt: MPI_Datatype, dest: c_int, tag: c_int, c: MPI_Comm, r: *mut MPI_Request) target(convert::target(c)) {
+    unsafe { init_mode(b, n, dt, dest, tag, c, Mode::Ready, r) }
+}}
+
+mpi_fn! { MPI_Recv / PMPI_Recv (b: MutPtr, n: c_int, dt: MPI_Datatype, src: c_int, tag: c_int, c: MPI_Comm, st: *mut MPI_Status) target(convert::target(c)) {
+    let st = status_ptr(st)?;
+    // SAFETY: the caller's buffer holds n elements (MPI contract).
+    let s = unsafe { p2p::recv(buf(b, n, dt)?, src, tag, comm(c)?)? };
+    // SAFETY: st is a valid status pointer or MPI_STATUS_IGNORE.
+    unsafe { write_status(st, &s, false) };
+    convert::status_error(&s)
+}}
+
+mpi_fn! { MPI_Irecv / PMPI_Irecv (b: MutPtr, n: c_int, dt: MPI_Datatype, src: c_int, tag: c_int, c: MPI_Comm, r: *mut MPI_Request) target(convert::target(c)) {
+    let r = convert::out(r, "request")?;
+    // SAFETY: the buffer stays valid until completion (MPI contract).
+    let id = unsafe { p2p::irecv(buf(b, n, dt)?, src, tag, comm(c)?)? };
+    // SAFETY: r checked non-null.
+    unsafe { *r = request_handle(id) };
+    Ok(())
+}}
+
+mpi_fn! { MPI_Recv_init / PMPI_Recv_init (b: MutPtr, n: c_int, dt: MPI_Datatype, src: c_int, tag: c_int, c: MPI_Comm, r: *mut MPI_Request) target(convert::target(c)) {
+    let r = convert::out(r, "request")?;
+    // SAFETY: as for irecv, for every start.
+    let id = unsafe { p2p::recv_init(buf(b, n, dt)?, src, tag, comm(c)?)? };
+    // SAFETY: r checked non-null.
+    unsafe { *r = request_handle(id) };
+    Ok(())
+}}
+
+mpi_fn! { MPI_Sendrecv / PMPI_Sendrecv (sb: Ptr, sn: c_int, sdt: MPI_Datatype, dest: c_int, stag: c_int,
+        rb: MutPtr, rn: c_int, rdt: MPI_Datatype, src: c_int, rtag: c_int, c: MPI_Comm, st: *mut MPI_Status) target(convert::target(c)) {
+    let st = status_ptr(st)?;
+    // SAFETY: both buffers are valid per the MPI contract.
+    let s = unsafe { p2p::sendrecv(buf(sb, sn, sdt)?, dest, stag, buf(rb, rn, rdt)?, src, rtag, comm(c)?)? };
+    // SAFETY: st valid or ignore.
+    unsafe { write_status(st, &s, false) };
+    convert::status_error(&s)
+}}
+
+mpi_fn! { MPI_Sendrecv_replace / PMPI_Sendrecv_replace (b: MutPtr, n: c_int, dt: MPI_Datatype, dest: c_int, stag: c_int,
+        src: c_int, rtag: c_int, c: MPI_Comm, st: *mut MPI_Status) target(convert::target(c)) {
+    let st = status_ptr(st)?;
+    // SAFETY: the buffer is valid per the MPI contract.
+    let s = unsafe { p2p::sendrecv_replace(buf(b, n, dt)?, dest, stag, src, rtag, comm(c)?)? };
+    // SAFETY: st valid or ignore.
+    unsafe { write_status(st, &s, false) };
+    convert::status_error(&s)
+}}
+
+/// The error handler target of a request (its communicator).
+fn req_target(r: *mut MPI_Request) -> Target {
+    if r.is_null() {
+        return Target::None;
+    }
+    // SAFETY: r is non-null and points to the caller's request handle.
+    let h = unsafe { *r };
+    match request(h).ok().flatten().and_then(p2p::request_comm) {
+        Some(c) => Target::Comm(c),
+        None => Target::None,
+    }
+}
+
+/// Applies a completion to the caller's handle: freed requests become MPI_REQUEST_NULL.
+unsafe fn settle(r: *mut MPI_Request, c: &Completion) {
+    if c.freed {
+        // SAFETY: r points to the caller's handle (checked by the callers).
+        unsafe { *r = crate::handles::MPI_REQUEST_NULL };
+    }
+}
+
+mpi_fn! { MPI_Wait / PMPI_Wait (r: *mut MPI_Request, st: *mut MPI_Status) target(req_target(r)) {
+    let r = convert::out(r, "request")?;
+    let st = status_ptr(st)?;
+    // SAFETY: r checked non-null.
+    let Some(id) = request(unsafe { *r })? else {
+        // SAFETY: st valid or ignore.
+        unsafe { write_status(st, &oxmpi_core::device::Status::EMPTY, false) };
+        return Ok(());
+    };
+    let c = p2p::wait(id)?;
+    // SAFETY: r and st checked above.
+    unsafe {
+        settle(r, &c);
+        write_status(st, &c.status, false);
+    }
+    convert::status_error(&c.status)
+}}
+
+mpi_fn! { MPI_Test / PMPI_Test (r: *mut MPI_Request, flag: *mut c_int, st: *mut MPI_Status) target(req_target(r)) {
+    let r = convert::out(r, "request")?;
+    let flag = convert::out(flag, "flag")?;
+    let st = status_ptr(st)?;
+    // SAFETY: r checked non-null.
+    let Some(id) = request(unsafe { *r })? else {
+        // SAFETY: flag and st checked.
+        unsafe {
+            *flag = 1;
+            write_status(st, &oxmpi_core::device::Status::EMPTY, false);
+        }
+        return Ok(());
+    };
+    match p2p::test(id)? {
+        Some(c) => {
+            // SAFETY: pointers checked above.
+            unsafe {
+                *flag = 1;
+                settle(r, &c);
+                write_status(st, &c.status, false);
+            }
+            convert::status_error(&c.status)
+        }
+        None => {
+            // SAFETY: flag checked.
+            unsafe { *flag = 0 };
+            Ok(())
+        }
+    }
+}}
+
+/// Reads `n` request handles.
+unsafe fn read_requests(n: c_int, rs: *mut MPI_Request) -> Result<Vec<Option<ReqId>>> {
+    if n < 0 {
+        return Err(Error::new(ErrorClass::Count, format!("invalid count {n}")));
+    }
+    if n > 0 && rs.is_null() {
+        return Err(Error::new(ErrorClass::Arg, "null array of requests"));
+    }
+    (0..n as usize)
+        // SAFETY: the array holds n handles (MPI contract).
+        .map(|i| request(unsafe { *rs.add(i) }))
+        .collect()
+}
+
+fn statuses_ptr(st: *mut MPI_Status) -> Result<*mut MPI_Status> {
+    convert::out(st, "array of statuses (use MPI_STATUSES_IGNORE to ignore them)")
+}
+
+/// Status slot `i` of an array, or the ignore marker.
+fn nth(st: *mut MPI_Status, i: usize) -> *mut MPI_Status {
+    if st as usize == STATUS_IGNORE {
+        st
+    } else {
+        // SAFETY: callers pass arrays of the request count (MPI contract).
+        unsafe { st.add(i) }
+    }
+}
+
+mpi_fn! { MPI_Waitany / PMPI_Waitany (n: c_int, rs: *mut MPI_Request, index: *mut c_int, st: *mut MPI_Status) target(Target::None) {
+    // SAFETY: rs holds n handles.
+    let ids = unsafe { read_requests(n, rs)? };
+    let index = convert::out(index, "index")?;
+    let st = status_ptr(st)?;
+    match p2p::waitany(&ids)? {
+        None => {
+            // SAFETY: pointers checked.
+            unsafe {
+                *index = UNDEFINED;
+                write_status(st, &oxmpi_core::device::Status::EMPTY, false);
+            }
+            Ok(())
+        }
+        Some((i, c)) => {
+            // SAFETY: i < n; pointers checked.
+            unsafe {
+                *index = i as c_int;
+                settle(rs.add(i), &c);
+                write_status(st, &c.status, false);
+            }
+            convert::status_error(&c.status)
+        }
+    }
+}}
+
+mpi_fn! { MPI_Testany / PMPI_Testany (n: c_int, rs: *mut MPI_Request, index: *mut c_int, flag: *mut c_int, st: *mut MPI_Status) target(Target::None) {
+    // SAFETY: rs holds n handles.
+    let ids = unsafe { read_requests(n, rs)? };
+    let index = convert::out(index, "index")?;
+    let flag = convert::out(flag, "flag")?;
+    let st = status_ptr(st)?;
+    let (f, which) = p2p::testany(&ids)?;
+    // SAFETY: pointers checked; i < n.
+    unsafe {
+        *flag = f as c_int;
+        *index = UNDEFINED;
+        match which {
+            Some((i, c)) => {
+                *index = i as c_int;
+                settle(rs.add(i), &c);
+                write_status(st, &c.status, false);
+                return convert::status_error(&c.status);
+            }
+            None if f => write_status(st, &oxmpi_core::device::Status::EMPTY, false),
+            None => {}
+        }
+    }
+    Ok(())
+}}
+
+/// Writes the results of a wait/test-all and reports `MPI_ERR_IN_STATUS` when any
+/// request failed.
+unsafe fn report_all(rs: *mut MPI_Request, st: *mut MPI_Status, done: &[Option<Completion>]) -> Result<()> {
+    let failed = done.iter().flatten().any(|c| c.status.error != ErrorClass::Success);
+    for (i, c) in done.iter().enumerate() {
+        let s = c.map(|c| c.status).unwrap_or(oxmpi_core::device::Status::EMPTY);
+        // SAFETY: i < n for both arrays (MPI contract).
+        unsafe {
+            if let Some(c) = c {
+                settle(rs.add(i), c);
+            }
+            write_status(nth(st, i), &s, failed);
+        }
+    }
+    if failed {
+        return Err(Error::new(
+            ErrorClass::InStatus,
+            "one or more requests failed; see the MPI_ERROR field of their statuses",
+        ));
+    }
+    Ok(())
+}
+
+mpi_fn! { MPI_Waitall / PMPI_Waitall (n: c_int, rs: *mut MPI_Request, st: *mut MPI_Status) target(Target::None) {
+    // SAFETY: rs holds n handles.
+    let ids = unsafe { read_requests(n, rs)? };
+    let st = statuses_ptr(st)?;
+    let done = p2p::waitall(&ids)?;
+    // SAFETY: arrays of n entries.
+    unsafe { report_all(rs, st, &done) }
+}}
+
+mpi_fn! { MPI_Testall / PMPI_Testall (n: c_int, rs: *mut MPI_Request, flag: *mut c_int, st: *mut MPI_Status) target(Target::None) {
+    // SAFETY: rs holds n handles.
+    let ids = unsafe { read_requests(n, rs)? };
+    let flag = convert::out(flag, "flag")?;
+    let st = statuses_ptr(st)?;
+    match p2p::testall(&ids)? {
+        Some(done) => {
+            // SAFETY: flag checked; arrays of n entries.
+            unsafe {
+                *flag = 1;
+                report_all(rs, st, &done)
+            }
+        }
+        None => {
+            // SAFETY: flag checked.
+            unsafe { *flag = 0 };
+            Ok(())
+        }
+    }
+}}
+
+/// Writes the results of a wait/test-some.
+unsafe fn report_some(
+    rs: *mut MPI_Request,
+    outcount: *mut c_int,
+    indices: *mut c_int,
+    st: *mut MPI_Status,
+    done: Option<Vec<(usize, Completion)>>,
+) -> Result<()> {
+    let Some(done) = done else {
+        // SAFETY: outcount checked by the caller.
+        unsafe { *outcount = UNDEFINED };
+        return Ok(());
+    };
+    let failed = done.iter().any(|(_, c)| c.status.error != ErrorClass::Success);
+    // SAFETY: outcount checked; indices/statuses hold n entries and done.len() <= n.
+    unsafe {
+        *outcount = done.len() as c_int;
+        for (k, (i, c)) in done.iter().enumerate() {
+            *indices.add(k) = *i as c_int;
+            settle(rs.add(*i), c);
+            write_status(nth(st, k), &c.status, failed);
+        }
+    }
+    if failed {
+        return Err(Error::new(
+            ErrorClass::InStatus,
+            "one or more requests failed; see the MPI_ERROR field of their statuses",
+        ));
+    }
+    Ok(())
+}
+
+mpi_fn! { MPI_Waitsome / PMPI_Waitsome (n: c_int, rs: *mut MPI_Request, outcount: *mut c_int, indices: *mut c_int, st: *mut MPI_Status) target(Target::None) {
+    // SAFETY: rs holds n handles.
+    let ids = unsafe { read_requests(n, rs)? };
+    let outcount = convert::out(outcount, "outcount")?;
+    if n > 0 {
+        convert::out(indices, "array of indices")?;
+    }
+    let st = statuses_ptr(st)?;
+    let done = p2p::waitsome(&ids)?;
+    // SAFETY: arrays of n entries.
+    unsafe { report_some(rs, outcount, indices, st, done) }
+}}
+
+mpi_fn! { MPI_Testsome / PMPI_Testsome (n: c_int, rs: *mut MPI_Request, outcount: *mut c_int, indices: *mut c_int, st: *mut MPI_Status) target(Target::None) {
+    // SAFETY: rs holds n handles.
+    let ids = unsafe { read_requests(n, rs)? };
+    let outcount = convert::out(outcount, "outcount")?;
+    if n > 0 {
+        convert::out(indices, "array of indices")?;
+    }
+    let st = statuses_ptr(st)?;
+    let done = p2p::testsome(&ids)?;
+    // SAFETY: arrays of n entries.
+    unsafe { report_some(rs, outcount, indices, st, done) }
+}}
+
+mpi_fn! { MPI_Request_free / PMPI_Request_free (r: *mut MPI_Request) target(req_target(r)) {
+    let r = convert::out(r, "request")?;
+    // SAFETY: r checked non-null.
+    let Some(id) = request(unsafe { *r })? else {
+        return Err(Error::new(ErrorClass::Request, "cannot free MPI_REQUEST_NULL"));
+    };
+    p2p::request_free(id)?;
+    // SAFETY: r checked.
+    unsafe { *r = crate::handles::MPI_REQUEST_NULL };
+    Ok(())
+}}
+
+mpi_fn! { MPI_Request_get_status / PMPI_Request_get_status (r: MPI_Request, flag: *mut c_int, st: *mut MPI_Status) target(Target::None) {
+    let flag = convert::out(flag, "flag")?;
+    let st = status_ptr(st)?;
+    let s = match request(r)? {
+        None => Some(oxmpi_core::device::Status::EMPTY),
+        Some(id) => p2p::request_status(id)?,
+    };
+    // SAFETY: pointers checked.
+    unsafe {
+        *flag = s.is_some() as c_int;
+        if let Some(s) = s {
+            write_status(st, &s, false);
+        }
+    }
+    Ok(())
+}}
+
+mpi_fn! { MPI_Cancel / PMPI_Cancel (r: *mut MPI_Request) target(req_target(r)) {
+    let r = convert::out(r, "request")?;
+    // SAFETY: r checked non-null.
+    let Some(id) = request(unsafe { *r })? else {
+        return Err(Error::new(ErrorClass::Request, "cannot cancel MPI_REQUEST_NULL"));
+    };
+    p2p::cancel(id)
+}}
+
+mpi_fn! { MPI_Test_cancelled / PMPI_Test_cancelled (st: *const MPI_Status, flag: *mut c_int) target(Target::None) {
+    let flag = convert::out(flag, "flag")?;
+    if st.is_null() || st as usize == STATUS_IGNORE {
+        return Err(Error::new(ErrorClass::Arg, "status must be a real status, not null or MPI_STATUS_IGNORE"));
+    }
+    // SAFETY: st points to a status (checked above), flag non-null.
+    unsafe { *flag = convert::is_cancelled(&*st) as c_int };
+    Ok(())
+}}
+
+mpi_fn! { MPI_Start / PMPI_Start (r: *mut MPI_Request) target(req_target(r)) {
+    let r = convert::out(r, "request")?;
+    // SAFETY: r checked non-null.
+    let Some(id) = request(unsafe { *r })? else {
+        return Err(Error::new(ErrorClass::Request, "cannot start MPI_REQUEST_NULL"));
+    };
+    p2p::start(id)
+}}
+
+mpi_fn! { MPI_Startall / PMPI_Startall (n: c_int, rs: *mut MPI_Request) target(Target::None) {
+    // SAFETY: rs holds n handles.
+    let ids = unsafe { read_requests(n, rs)? };
+    let ids: Vec<ReqId> = ids
+        .into_iter()
+        .map(|i| i.ok_or_else(|| Error::new(ErrorClass::Request, "cannot start MPI_REQUEST_NULL")))
+        .collect::<Result<_>>()?;
+    p2p::startall(&ids)
+}}
+
+mpi_fn! { MPI_Iprobe / PMPI_Iprobe (src: c_int, tag: c_int, c: MPI_Comm, flag: *mut c_int, st: *mut MPI_Status) target(convert::target(c)) {
+    let flag = convert::out(flag, "flag")?;
+    let st = status_ptr(st)?;
+    let s = p2p::iprobe(src, tag, comm(c)?)?;
+    // SAFETY: pointers checked.
+    unsafe {
+        *flag = s.is_some() as c_int;
+        if let Some(s) = s {
+            write_status(st, &s, false);
+        }
+    }
+    Ok(())
+}}
+
+mpi_fn! { MPI_Probe / PMPI_Probe (src: c_int, tag: c_int, c: MPI_Comm, st: *mut MPI_Status) target(convert::target(c)) {
+    let st = status_ptr(st)?;
+    let s = p2p::probe(src, tag, comm(c)?)?;
+    // SAFETY: st checked.
+    unsafe { write_status(st, &s, false) };
+    Ok(())
+}}
+
+mpi_fn! { MPI_Get_count / PMPI_Get_count (st: *const MPI_Status, dt: MPI_Datatype, count: *mut c_int) target(Target::None) {
+    let count = convert::out(count, "count")?;
+    if st.is_null() || st as usize == STATUS_IGNORE {
+        return Err(Error::new(ErrorClass::Arg, "status must be a real status, not null or MPI_STATUS_IGNORE"));
+    }
+    let size = p2p::type_size(convert::datatype(dt)?)? as u64;
+    // SAFETY: st points to a status (checked).
+    let bytes = convert::get_count(unsafe { &*st });
+    let n = if size == 0 {
+        0
+    } else if bytes % size != 0 || bytes / size > i32::MAX as u64 {
+        UNDEFINED
+    } else {
+        (bytes / size) as c_int
+    };
+    // SAFETY: count checked.
+    unsafe { *count = n };
+    Ok(())
+}}
+
+mpi_fn! { MPI_Buffer_attach / PMPI_Buffer_attach (b: MutPtr, size: c_int) target(Target::None) {
+    p2p::buffer_attach(b as *mut u8, size)
+}}
+
+mpi_fn! { MPI_Buffer_detach / PMPI_Buffer_detach (b: MutPtr, size: *mut c_int) target(Target::None) {
+    let bp = convert::out(b as *mut *mut c_void, "buffer address")?;
+    let size = convert::out(size, "size")?;
+    let (p, n) = p2p::buffer_detach()?;
+    // SAFETY: both pointers checked; MPI passes the address of a pointer as void*.
+    unsafe {
+        *bp = p as *mut c_void;
+        *size = n as c_int;
+    }
+    Ok(())
+}}
+
+mpi_fn! { MPI_Pack_size / PMPI_Pack_size (n: c_int, dt: MPI_Datatype, c: MPI_Comm, size: *mut c_int) target(convert::target(c)) {
+    let size = convert::out(size, "size")?;
+    comm(c)?;
+    let bytes = p2p::pack_size(n, convert::datatype(dt)?)?;
+    if bytes > i32::MAX as usize {
+        return Err(Error::new(ErrorClass::Count, format!("packed size {bytes} does not fit in an int")));
+    }
+    // SAFETY: size checked.
+    unsafe { *size = bytes as c_int };
+    Ok(())
+}}
