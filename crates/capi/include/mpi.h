@@ -612,7 +612,7 @@ extern MPI_F08_status *MPI_F08_STATUSES_IGNORE;
 /* ======================================================================
  * Functions
  *
- * Every function returns MPI_SUCCESS or an error class (unless the error
+ * Every function returns MPI_SUCCESS or an error code (unless the error
  * handler of the object involved aborts the job), except MPI_Wtime,
  * MPI_Wtick, MPI_Aint_add, MPI_Aint_diff, MPI_File_c2f and MPI_File_f2c.
  * Names ending in _c are the MPI-4 large-count variants.
