@@ -4,7 +4,9 @@
 //! reductions ([`schedule`]) that the core executes over its point-to-point device,
 //! chosen by one decision table ([`decision`]).
 
+pub mod decision;
 pub mod ops;
+pub mod schedule;
 
 pub use ops::{
     check_collective_op, check_op, op_valid, reduce_local, reduce_packed, Layout, OpError,
