@@ -4,6 +4,7 @@
 
 #![allow(non_snake_case, non_camel_case_types, non_upper_case_globals)]
 
+pub mod abi;
 pub mod convert;
 pub mod env;
 pub mod errhandler;
