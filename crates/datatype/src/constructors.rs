@@ -130,6 +130,7 @@ impl Datatype {
         let mut acc = Acc::new();
         for (i, ((&bl, &d), t)) in blocklengths.iter().zip(displacements).zip(types).enumerate() {
             check_nonneg(&format!("array_of_blocklengths[{i}]"), bl)?;
+            acc.note(t.layout());
             acc.add(t.layout(), d, 1, 0, bl)?;
         }
         let kind = Kind::Struct {
@@ -152,6 +153,7 @@ fn indexed_layout(bls: &[i64], disps: &[i64], old: &Layout, in_extents: bool) ->
     check_len("array_of_displacements", disps.len(), bls.len())?;
     let ext = old.extent();
     let mut acc = Acc::new();
+    acc.note(old);
     for (i, (&bl, &d)) in bls.iter().zip(disps).enumerate() {
         check_nonneg(&format!("array_of_blocklengths[{i}]"), bl)?;
         let disp = if in_extents {

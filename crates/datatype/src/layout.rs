@@ -164,10 +164,15 @@ impl Acc {
         Acc { align: 1, sig: Signature::EMPTY, ..Acc::default() }
     }
 
+    /// Records a component type that may contribute no replicas (for the depth).
+    pub fn note(&mut self, child: &Layout) {
+        self.depth = self.depth.max(child.depth + 1);
+    }
+
     /// Adds `nblocks` blocks, the j-th at byte displacement `disp + j * stride`, each of
     /// `bl` consecutive copies of `child` (spaced by the child's extent).
     pub fn add(&mut self, child: &Layout, disp: i64, nblocks: i64, stride: i64, bl: i64) -> Result<()> {
-        self.depth = self.depth.max(child.depth + 1);
+        self.note(child);
         if nblocks == 0 || bl == 0 {
             return Ok(());
         }
@@ -204,7 +209,8 @@ impl Acc {
     }
 
     /// The finished layout; `pad` applies the struct alignment rule to the upper bound.
-    pub fn finish(self, pad: bool) -> Result<Layout> {
+    pub fn finish(mut self, pad: bool) -> Result<Layout> {
+        self.depth = self.depth.max(1);
         if self.depth > MAX_DEPTH {
             return Err(Error::TooDeep { depth: self.depth });
         }
