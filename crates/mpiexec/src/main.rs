@@ -1,2 +1,260 @@
-//! `mpiexec`: starts an MPI job and serves PMI to its ranks.
-fn main() {}
+//! `mpiexec`: starts an MPI job on this machine and serves PMI to its ranks.
+//!
+//! This file wires the pieces: [`args`] parses the command line, [`launch`] starts the
+//! ranks, [`job`] runs the event loop, [`outcome`] decides the message and exit status,
+//! [`shm`] removes leftover shared-memory files. A multi-host proxy mode will start the
+//! same [`job`] loop on each host with the PMI server relayed to the head node.
+
+mod args;
+mod job;
+mod launch;
+mod outcome;
+mod output;
+mod shm;
+mod signals;
+
+use args::{LaunchSpec, Request};
+use job::{Job, JobOptions, RankProc};
+use launch::{JobIdentity, RankLaunch};
+use outcome::Cause;
+use oxmpi_pmi::{JobConfig, Server};
+use std::ffi::OsString;
+use std::path::Path;
+
+fn main() {
+    let mut args = Vec::new();
+    for a in std::env::args_os().skip(1) {
+        match a.into_string() {
+            Ok(s) => args.push(s),
+            Err(a) => {
+                eprintln!("mpiexec: argument {a:?} is not valid UTF-8");
+                std::process::exit(2);
+            }
+        }
+    }
+    std::process::exit(run(&args));
+}
+
+fn usage_error(msg: &str) -> i32 {
+    eprintln!("mpiexec: {msg}");
+    eprintln!("mpiexec: try 'mpiexec --help' for usage");
+    2
+}
+
+fn run(args: &[String]) -> i32 {
+    ensure_standard_fds();
+    match args::parse(args) {
+        Err(e) => usage_error(&e.0),
+        Ok(Request::Help) => {
+            print!("{}", args::HELP);
+            0
+        }
+        Ok(Request::Version) => {
+            println!("mpiexec (oxmpi) {}", env!("CARGO_PKG_VERSION"));
+            0
+        }
+        Ok(Request::Run(spec)) => launch_job(spec),
+    }
+}
+
+/// Makes sure descriptors 0, 1 and 2 are open, so that sockets and pipes created later
+/// never take those numbers.
+fn ensure_standard_fds() {
+    for fd in 0..3 {
+        // SAFETY: F_GETFD only queries the descriptor table.
+        if unsafe { libc::fcntl(fd, libc::F_GETFD) } < 0 {
+            let flags = if fd == 0 {
+                libc::O_RDONLY
+            } else {
+                libc::O_WRONLY
+            };
+            // SAFETY: the path is a NUL-terminated literal; open returns the lowest free
+            // descriptor, which is `fd` here.
+            unsafe { libc::open(c"/dev/null".as_ptr(), flags) };
+        }
+    }
+}
+
+fn random_hex(bytes: usize) -> String {
+    let mut buf = vec![0u8; bytes];
+    if getrandom::getrandom(&mut buf).is_err() {
+        // No entropy source: fall back to time and pid (uniqueness, not secrecy).
+        let t = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map(|d| d.as_nanos())
+            .unwrap_or(0);
+        for (i, b) in buf.iter_mut().enumerate() {
+            *b = (t >> ((i % 16) * 8)) as u8 ^ (std::process::id() >> (i % 4)) as u8;
+        }
+    }
+    buf.iter().map(|b| format!("{b:02x}")).collect()
+}
+
+/// Raises the soft open-file limit to the hard one; returns the original limit for the
+/// ranks, and the usable count.
+fn raise_nofile() -> (Option<libc::rlimit>, u64) {
+    let mut lim = libc::rlimit {
+        rlim_cur: 0,
+        rlim_max: 0,
+    };
+    // SAFETY: getrlimit writes into the struct passed by pointer.
+    if unsafe { libc::getrlimit(libc::RLIMIT_NOFILE, &mut lim) } != 0 {
+        return (None, 1024);
+    }
+    let original = lim;
+    let mut raised = lim;
+    raised.rlim_cur = lim.rlim_max;
+    // SAFETY: setrlimit reads the struct passed by pointer.
+    if lim.rlim_cur < lim.rlim_max && unsafe { libc::setrlimit(libc::RLIMIT_NOFILE, &raised) } == 0
+    {
+        (Some(original), raised.rlim_cur)
+    } else {
+        (None, lim.rlim_cur)
+    }
+}
+
+fn env_flag(name: &str) -> bool {
+    std::env::var(name).is_ok_and(|v| !v.is_empty() && v != "0")
+}
+
+fn launch_job(mut spec: LaunchSpec) -> i32 {
+    let verbose = spec.verbose || env_flag("OXMPI_MPIEXEC_VERBOSE");
+    if spec.timeout_secs.is_none() {
+        if let Ok(v) = std::env::var("MPIEXEC_TIMEOUT") {
+            match v.trim().parse::<u64>() {
+                Ok(s) if s > 0 => spec.timeout_secs = Some(s),
+                _ => {
+                    return usage_error(&format!(
+                        "MPIEXEC_TIMEOUT={v:?} is not a positive number of seconds"
+                    ))
+                }
+            }
+        }
+    }
+    let path = std::env::var_os("PATH");
+    let mut resolved = Vec::new();
+    for app in &spec.apps {
+        match launch::resolve_program(&app.program, path.as_ref()) {
+            Ok(p) => resolved.push(p),
+            Err(e) => return usage_error(&e),
+        }
+        if let Some(d) = &app.wdir {
+            if !d.is_dir() {
+                return usage_error(&format!("-wdir {}: not a directory", d.display()));
+            }
+        }
+    }
+    let size = spec.size();
+    let (child_nofile, nofile) = raise_nofile();
+    if 4 * size + 32 > nofile {
+        return usage_error(&format!(
+            "{size} ranks need about {} open files, but the limit is {nofile}",
+            4 * size + 32
+        ));
+    }
+    let size = size as u32;
+    let kvsname = format!("oxmpi-{}-{}", std::process::id(), random_hex(8));
+    let ident = JobIdentity {
+        kvsname: kvsname.clone(),
+        secret: random_hex(16),
+        size,
+    };
+    let mut cfg = JobConfig::new(kvsname.clone(), size);
+    cfg.appnums = spec
+        .apps
+        .iter()
+        .enumerate()
+        .flat_map(|(i, a)| std::iter::repeat(i as i32).take(a.nprocs as usize))
+        .collect();
+    let mut server = match Server::new(cfg) {
+        Ok(s) => s,
+        Err(e) => return usage_error(&e),
+    };
+    let sigfd = match signals::install() {
+        Ok(fd) => fd,
+        Err(e) => {
+            eprintln!("mpiexec: cannot set up signal handling: {e}");
+            return 1;
+        }
+    };
+    let own_env: Vec<(OsString, OsString)> = std::env::vars_os().collect();
+    let mut conns = Vec::new();
+    for r in 0..size {
+        match server.add_connection(Some(r)) {
+            Ok(c) => conns.push(c),
+            Err(e) => {
+                eprintln!("mpiexec: internal error: {e}");
+                return 1;
+            }
+        }
+    }
+    let mut job = Job::new(
+        server,
+        sigfd,
+        None,
+        JobOptions {
+            timeout_secs: spec.timeout_secs,
+            verbose,
+        },
+    );
+    if verbose {
+        eprintln!(
+            "mpiexec(verbose): job {kvsname}: {size} ranks, {} application(s)",
+            spec.apps.len()
+        );
+    }
+    let mut rank = 0u32;
+    'spawn: for (app, path) in spec.apps.iter().zip(&resolved) {
+        let env = launch::rank_env(&spec, app, &own_env);
+        for _ in 0..app.nprocs {
+            let l = RankLaunch {
+                rank,
+                app,
+                resolved: path,
+                pgid: job.pgid(),
+                stdin_pipe: rank == 0,
+            };
+            match launch::spawn_rank(&ident, &l, &env, child_nofile) {
+                Ok(st) => {
+                    if verbose {
+                        eprintln!(
+                            "mpiexec(verbose): rank {rank}: pid {} {}",
+                            st.pid,
+                            path.display()
+                        );
+                    }
+                    if rank == 0 {
+                        job.set_stdin(st.stdin);
+                    }
+                    job.add_rank(RankProc::new(
+                        rank,
+                        st.pid,
+                        conns[rank as usize],
+                        st.pmi,
+                        st.stdout,
+                        st.stderr,
+                        spec.label,
+                    ));
+                }
+                Err(e) => {
+                    job.fail(Cause::LaunchFailed {
+                        rank,
+                        program: app.program.clone(),
+                        error: e.to_string(),
+                    });
+                    break 'spawn;
+                }
+            }
+            rank += 1;
+        }
+    }
+    let cause = job.run();
+    let removed = shm::remove_leftovers(Path::new("/dev/shm"), &kvsname);
+    if verbose && !removed.is_empty() {
+        eprintln!(
+            "mpiexec(verbose): removed /dev/shm files: {}",
+            removed.join(" ")
+        );
+    }
+    cause.map_or(0, |c| c.exit_code())
+}

@@ -292,7 +292,11 @@ impl Client {
 
     /// The `initack` handshake of a `PMI_PORT` connection: returns (rank, size).
     fn initack(&mut self, id: i64) -> Result<(u32, u32), PmiError> {
-        let ack = self.request(Wire::V1, Message::new("initack").with("pmiid", id), "initack")?;
+        let ack = self.request(
+            Wire::V1,
+            Message::new("initack").with("pmiid", id),
+            "initack",
+        )?;
         check_rc(&ack)?;
         let mut rank: Option<u32> = ack.get_num("rank")?;
         let mut size: Option<u32> = ack.get_num("size")?;
@@ -323,7 +327,9 @@ impl Client {
         }
         match (rank, size) {
             (Some(r), Some(s)) => Ok((r, s)),
-            _ => Err(PmiError::Protocol("initack did not give rank and size".into())),
+            _ => Err(PmiError::Protocol(
+                "initack did not give rank and size".into(),
+            )),
         }
     }
 
@@ -381,7 +387,9 @@ impl Client {
             )?,
             PmiVersion::V2 => self.request(
                 Wire::V2,
-                Message::new("kvs-put").with("key", key).with("value", value),
+                Message::new("kvs-put")
+                    .with("key", key)
+                    .with("value", value),
                 "kvs-put-response",
             )?,
         };
@@ -678,14 +686,7 @@ fn write_all_nosignal(fd: RawFd, mut bytes: &[u8]) -> io::Result<()> {
     while !bytes.is_empty() {
         let n = if use_send {
             // SAFETY: bytes points to bytes.len() readable bytes.
-            unsafe {
-                libc::send(
-                    fd,
-                    bytes.as_ptr().cast(),
-                    bytes.len(),
-                    libc::MSG_NOSIGNAL,
-                )
-            }
+            unsafe { libc::send(fd, bytes.as_ptr().cast(), bytes.len(), libc::MSG_NOSIGNAL) }
         } else {
             // SAFETY: as above.
             unsafe { libc::write(fd, bytes.as_ptr().cast(), bytes.len()) }

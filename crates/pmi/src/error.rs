@@ -38,7 +38,11 @@ pub enum PmiError {
     /// The process manager sent something this client cannot understand.
     Protocol(String),
     /// The process manager answered a request with an error.
-    Server { cmd: String, rc: String, msg: String },
+    Server {
+        cmd: String,
+        rc: String,
+        msg: String,
+    },
     /// `get` found no value for the key.
     KeyNotFound { key: String },
     /// A caller-supplied key or value is unusable (too long, bad characters, ...).

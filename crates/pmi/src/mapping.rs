@@ -56,7 +56,10 @@ pub fn parse_process_mapping(s: &str, size: u32) -> Result<Vec<u32>, PmiError> {
     if blocks.is_empty() {
         return Err(bad("no blocks"));
     }
-    let placed_per_round: u64 = blocks.iter().map(|b| u64::from(b[1]) * u64::from(b[2])).sum();
+    let placed_per_round: u64 = blocks
+        .iter()
+        .map(|b| u64::from(b[1]) * u64::from(b[2]))
+        .sum();
     if placed_per_round == 0 {
         return Err(bad("the blocks place no ranks"));
     }
@@ -64,7 +67,9 @@ pub fn parse_process_mapping(s: &str, size: u32) -> Result<Vec<u32>, PmiError> {
     'outer: loop {
         for &[first, count, ppn] in &blocks {
             for n in 0..count {
-                let node = first.checked_add(n).ok_or_else(|| bad("node id overflow"))?;
+                let node = first
+                    .checked_add(n)
+                    .ok_or_else(|| bad("node id overflow"))?;
                 for _ in 0..ppn {
                     if nodes.len() == size as usize {
                         break 'outer;

@@ -54,9 +54,8 @@ impl Message {
 
     /// The value of `key`, or an error naming the command and the missing attribute.
     pub fn require(&self, key: &str) -> Result<&str, CodecError> {
-        self.get(key).ok_or_else(|| {
-            CodecError::new(format!("cmd={} lacks the attribute {key:?}", self.cmd))
-        })
+        self.get(key)
+            .ok_or_else(|| CodecError::new(format!("cmd={} lacks the attribute {key:?}", self.cmd)))
     }
 
     /// `key` parsed as a number; `Ok(None)` when absent, an error when present but invalid.
@@ -74,9 +73,8 @@ impl Message {
 
     /// `key` parsed as a number, required.
     pub fn require_num<T: FromStr>(&self, key: &str) -> Result<T, CodecError> {
-        self.get_num(key)?.ok_or_else(|| {
-            CodecError::new(format!("cmd={} lacks the attribute {key:?}", self.cmd))
-        })
+        self.get_num(key)?
+            .ok_or_else(|| CodecError::new(format!("cmd={} lacks the attribute {key:?}", self.cmd)))
     }
 
     /// `key` as a PMI boolean (`TRUE`/`FALSE`, any case; also `1`/`0`, `yes`/`no`).

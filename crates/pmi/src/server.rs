@@ -140,7 +140,10 @@ impl Server {
         }
         if cfg.kvsname.is_empty()
             || cfg.kvsname.len() > MAX_KVSNAME_LEN
-            || !cfg.kvsname.bytes().all(|b| b.is_ascii_graphic() && b != b';' && b != b'=' && b != b'\\')
+            || !cfg
+                .kvsname
+                .bytes()
+                .all(|b| b.is_ascii_graphic() && b != b';' && b != b'=' && b != b'\\')
         {
             return Err(format!("unusable KVS name {:?}", cfg.kvsname));
         }
@@ -319,9 +322,8 @@ impl Server {
     }
 
     fn claim_rank(&mut self, conn: ConnId, rank: i64, cmd: &str) -> Option<u32> {
-        let ok = rank >= 0
-            && rank < i64::from(self.cfg.size)
-            && self.rank_conn[rank as usize].is_none();
+        let ok =
+            rank >= 0 && rank < i64::from(self.cfg.size) && self.rank_conn[rank as usize].is_none();
         if !ok {
             self.protocol_error(
                 conn,
@@ -453,15 +455,30 @@ impl Server {
                     return;
                 };
                 let appnum = self.cfg.appnums[rank as usize];
-                self.reply(conn, Wire::V1, Message::new("appnum").with("appnum", appnum), None);
+                self.reply(
+                    conn,
+                    Wire::V1,
+                    Message::new("appnum").with("appnum", appnum),
+                    None,
+                );
             }
             "get_my_kvsname" => {
                 let name = self.cfg.kvsname.clone();
-                self.reply(conn, Wire::V1, Message::new("my_kvsname").with("kvsname", name), None);
+                self.reply(
+                    conn,
+                    Wire::V1,
+                    Message::new("my_kvsname").with("kvsname", name),
+                    None,
+                );
             }
             "get_universe_size" => {
                 let n = self.cfg.universe_size;
-                self.reply(conn, Wire::V1, Message::new("universe_size").with("size", n), None);
+                self.reply(
+                    conn,
+                    Wire::V1,
+                    Message::new("universe_size").with("size", n),
+                    None,
+                );
             }
             "put" => {
                 if self.need_rank(conn, &cmd).is_none() {
@@ -476,7 +493,9 @@ impl Server {
                     Ok(()) => self.store(false, key, value),
                 };
                 let m = match resp {
-                    Ok(()) => Message::new("put_result").with("rc", 0).with("msg", "success"),
+                    Ok(()) => Message::new("put_result")
+                        .with("rc", 0)
+                        .with("msg", "success"),
                     Err(why) => Message::new("put_result").with("rc", -1).with("msg", why),
                 };
                 self.reply(conn, Wire::V1, m, None);
@@ -546,7 +565,11 @@ impl Server {
                         None => return,
                     },
                     (None, None) => {
-                        return self.bad_request(conn, &msg, "pmirank missing on a connection of unknown rank")
+                        return self.bad_request(
+                            conn,
+                            &msg,
+                            "pmirank missing on a connection of unknown rank",
+                        )
                     }
                 };
                 let m = Message::new("fullinit-response")
@@ -604,7 +627,12 @@ impl Server {
                     Err(e) => return self.bad_request(conn, &msg, e),
                 };
                 let v = self.job_attr(&key).or_else(|| self.kvs.get(&key).cloned());
-                self.reply(conn, Wire::V2, found_response("info-getjobattr-response", v), thrid);
+                self.reply(
+                    conn,
+                    Wire::V2,
+                    found_response("info-getjobattr-response", v),
+                    thrid,
+                );
             }
             "info-putnodeattr" => {
                 let (key, value) = match (msg.require("key"), msg.require("value")) {
@@ -629,18 +657,31 @@ impl Server {
                 if v.is_none() && msg.get_bool("wait") == Some(true) {
                     let c = &mut self.conns[conn];
                     if c.pending_nodeattr.len() >= MAX_PENDING_NODEATTR {
-                        return self.protocol_error(conn, "too many waiting info-getnodeattr requests".into());
+                        return self.protocol_error(
+                            conn,
+                            "too many waiting info-getnodeattr requests".into(),
+                        );
                     }
                     c.pending_nodeattr.push((key, thrid.map(str::to_owned)));
                 } else {
-                    self.reply(conn, Wire::V2, found_response("info-getnodeattr-response", v), thrid);
+                    self.reply(
+                        conn,
+                        Wire::V2,
+                        found_response("info-getnodeattr-response", v),
+                        thrid,
+                    );
                 }
             }
             "finalize" => {
                 let Some(rank) = self.need_rank(conn, &cmd) else {
                     return;
                 };
-                self.reply(conn, Wire::V2, Message::new("finalize-response").with("rc", 0), thrid);
+                self.reply(
+                    conn,
+                    Wire::V2,
+                    Message::new("finalize-response").with("rc", 0),
+                    thrid,
+                );
                 self.mark_finalized(conn, rank);
             }
             "abort" => self.abort(conn, &msg, &["message", "msg", "error_msg"]),
@@ -684,7 +725,11 @@ impl Server {
         if value.len() > MAX_VALUE_LEN {
             return Err(format!("value_longer_than_{MAX_VALUE_LEN}"));
         }
-        if key.bytes().chain(value.bytes()).any(|b| b < 0x20 || b == 0x7f) {
+        if key
+            .bytes()
+            .chain(value.bytes())
+            .any(|b| b < 0x20 || b == 0x7f)
+        {
             return Err("control_characters_in_key_or_value".into());
         }
         let map = if node_attr {
@@ -753,7 +798,11 @@ impl Server {
     }
 
     fn enter_fence(&mut self, conn: ConnId, wire: Wire, thrid: Option<String>) {
-        let cmd = if wire == Wire::V2 { "kvs-fence" } else { "barrier_in" };
+        let cmd = if wire == Wire::V2 {
+            "kvs-fence"
+        } else {
+            "barrier_in"
+        };
         let Some(rank) = self.need_rank(conn, cmd) else {
             return;
         };
@@ -773,7 +822,12 @@ impl Server {
                     continue;
                 }
                 match w {
-                    Wire::V2 => self.reply(c, w, Message::new("kvs-fence-response").with("rc", 0), t.as_deref()),
+                    Wire::V2 => self.reply(
+                        c,
+                        w,
+                        Message::new("kvs-fence-response").with("rc", 0),
+                        t.as_deref(),
+                    ),
                     _ => self.reply(c, w, Message::new("barrier_out"), None),
                 }
             }
@@ -858,12 +912,22 @@ mod tests {
             assert_eq!(c.one(&mut s, Wire::V1).get("size"), Some("3"));
             c.send1(&mut s, "cmd=get_appnum");
             assert_eq!(c.one(&mut s, Wire::V1).get("appnum"), Some("0"));
-            c.send1(&mut s, &format!("cmd=put kvsname=kvs-test key=card{r} value=v{r}"));
+            c.send1(
+                &mut s,
+                &format!("cmd=put kvsname=kvs-test key=card{r} value=v{r}"),
+            );
             assert_eq!(c.one(&mut s, Wire::V1).get("rc"), Some("0"));
         }
         let ev = events(&mut s);
         assert_eq!(ev.len(), 3);
-        assert!(matches!(ev[2], Event::Initialized { rank: 2, version: PmiVersion::V1, .. }));
+        assert!(matches!(
+            ev[2],
+            Event::Initialized {
+                rank: 2,
+                version: PmiVersion::V1,
+                ..
+            }
+        ));
         // Fence: nobody is released until the last rank enters.
         sims[0].send1(&mut s, "cmd=barrier_in");
         sims[1].send1(&mut s, "cmd=barrier_in");
@@ -884,7 +948,10 @@ mod tests {
             c.send1(&mut s, "cmd=get kvsname=kvs-test key=nothing");
             assert_eq!(c.one(&mut s, Wire::V1).get("rc"), Some("-1"));
             c.send1(&mut s, "cmd=get kvsname=kvs-test key=PMI_process_mapping");
-            assert_eq!(c.one(&mut s, Wire::V1).get("value"), Some("(vector,(0,1,3))"));
+            assert_eq!(
+                c.one(&mut s, Wire::V1).get("value"),
+                Some("(vector,(0,1,3))")
+            );
             c.send1(&mut s, "cmd=finalize");
             assert_eq!(c.one(&mut s, Wire::V1).cmd(), "finalize_ack");
         }
@@ -904,13 +971,23 @@ mod tests {
         // b: PMI-1 init asking for version 2, then PMI-2 frames.
         b.send1(&mut s, "cmd=init pmi_version=2 pmi_subversion=0");
         assert_eq!(b.one(&mut s, Wire::V1).get("pmi_version"), Some("2"));
-        b.send2(&mut s, Message::new("fullinit").with("pmirank", 1).with("threaded", "FALSE"));
+        b.send2(
+            &mut s,
+            Message::new("fullinit")
+                .with("pmirank", 1)
+                .with("threaded", "FALSE"),
+        );
         let m = b.one(&mut s, Wire::V2);
         assert_eq!(m.cmd(), "fullinit-response");
         assert_eq!(m.get("rank"), Some("1"));
         assert_eq!(m.get("size"), Some("2"));
         assert_eq!(m.get("appnum"), Some("1"));
-        b.send2(&mut s, Message::new("kvs-put").with("key", "kb").with("value", "x;y"));
+        b.send2(
+            &mut s,
+            Message::new("kvs-put")
+                .with("key", "kb")
+                .with("value", "x;y"),
+        );
         assert_eq!(b.one(&mut s, Wire::V2).get("rc"), Some("0"));
         a.send1(&mut s, "cmd=put kvsname=mixed key=ka value=hello\\ world");
         a.one(&mut s, Wire::V1);
@@ -923,21 +1000,39 @@ mod tests {
         assert_eq!(f.get("thrid"), Some("0x1234"));
         a.send1(&mut s, "cmd=get kvsname=mixed key=kb");
         assert_eq!(a.one(&mut s, Wire::V1).get("value"), Some("x;y"));
-        b.send2(&mut s, Message::new("kvs-get").with("jobid", "mixed").with("key", "ka"));
+        b.send2(
+            &mut s,
+            Message::new("kvs-get")
+                .with("jobid", "mixed")
+                .with("key", "ka"),
+        );
         let g = b.one(&mut s, Wire::V2);
         assert_eq!(g.get("found"), Some("TRUE"));
         assert_eq!(g.get("value"), Some("hello world"));
         b.send2(&mut s, Message::new("kvs-get").with("key", "none"));
         assert_eq!(b.one(&mut s, Wire::V2).get("found"), Some("FALSE"));
-        b.send2(&mut s, Message::new("info-getjobattr").with("key", "PMI_process_mapping"));
-        assert_eq!(b.one(&mut s, Wire::V2).get("value"), Some("(vector,(0,1,2))"));
+        b.send2(
+            &mut s,
+            Message::new("info-getjobattr").with("key", "PMI_process_mapping"),
+        );
+        assert_eq!(
+            b.one(&mut s, Wire::V2).get("value"),
+            Some("(vector,(0,1,2))")
+        );
         b.send2(&mut s, Message::new("job-getid"));
         assert_eq!(b.one(&mut s, Wire::V2).get("jobid"), Some("mixed"));
         b.send2(&mut s, Message::new("finalize"));
         assert_eq!(b.one(&mut s, Wire::V2).cmd(), "finalize-response");
         let ev = events(&mut s);
-        assert!(ev.contains(&Event::Finalized { conn: b.conn, rank: 1 }));
-        assert!(ev.contains(&Event::Initialized { conn: b.conn, rank: 1, version: PmiVersion::V2 }));
+        assert!(ev.contains(&Event::Finalized {
+            conn: b.conn,
+            rank: 1
+        }));
+        assert!(ev.contains(&Event::Initialized {
+            conn: b.conn,
+            rank: 1,
+            version: PmiVersion::V2
+        }));
     }
 
     #[test]
@@ -973,13 +1068,28 @@ mod tests {
         let a = Sim::new(&mut s, Some(0));
         let b = Sim::new(&mut s, Some(1));
         a.send1(&mut s, "cmd=abort exitcode=7 message=it\\ broke");
-        b.send2(&mut s, Message::new("abort").with("isworld", "TRUE").with("msg", "m2"));
+        b.send2(
+            &mut s,
+            Message::new("abort")
+                .with("isworld", "TRUE")
+                .with("msg", "m2"),
+        );
         let ev = events(&mut s);
         assert_eq!(
             ev,
             vec![
-                Event::Aborted { conn: a.conn, rank: Some(0), code: 7, message: "it broke".into() },
-                Event::Aborted { conn: b.conn, rank: Some(1), code: 1, message: "m2".into() },
+                Event::Aborted {
+                    conn: a.conn,
+                    rank: Some(0),
+                    code: 7,
+                    message: "it broke".into()
+                },
+                Event::Aborted {
+                    conn: b.conn,
+                    rank: Some(1),
+                    code: 1,
+                    message: "m2".into()
+                },
             ]
         );
         assert!(s.rank_state(0).unwrap().aborted);
@@ -1031,7 +1141,9 @@ mod tests {
         c.one(&mut s, Wire::V1);
         c.send2(&mut s, Message::new("name-lookup").with("name", "x"));
         assert_eq!(c.one(&mut s, Wire::V2).get("rc"), Some("-1"));
-        assert!(events(&mut s).iter().all(|e| !matches!(e, Event::ProtocolError { .. })));
+        assert!(events(&mut s)
+            .iter()
+            .all(|e| !matches!(e, Event::ProtocolError { .. })));
     }
 
     #[test]
@@ -1057,7 +1169,10 @@ mod tests {
         let c = Sim::new(&mut s, Some(0));
         c.send1(&mut s, "cmd=barrier_in");
         c.send1(&mut s, "cmd=barrier_in");
-        assert!(matches!(events(&mut s)[..], [Event::ProtocolError { rank: Some(0), .. }]));
+        assert!(matches!(
+            events(&mut s)[..],
+            [Event::ProtocolError { rank: Some(0), .. }]
+        ));
     }
 
     #[test]
@@ -1070,9 +1185,19 @@ mod tests {
         }
         a.recv_all(&mut s, Wire::V2);
         b.recv_all(&mut s, Wire::V2);
-        a.send2(&mut s, Message::new("info-getnodeattr").with("key", "shm").with("wait", "TRUE"));
+        a.send2(
+            &mut s,
+            Message::new("info-getnodeattr")
+                .with("key", "shm")
+                .with("wait", "TRUE"),
+        );
         assert!(a.recv_all(&mut s, Wire::V2).is_empty());
-        b.send2(&mut s, Message::new("info-putnodeattr").with("key", "shm").with("value", "seg1"));
+        b.send2(
+            &mut s,
+            Message::new("info-putnodeattr")
+                .with("key", "shm")
+                .with("value", "seg1"),
+        );
         assert_eq!(b.one(&mut s, Wire::V2).get("rc"), Some("0"));
         let m = a.one(&mut s, Wire::V2);
         assert_eq!(m.get("found"), Some("TRUE"));
@@ -1084,7 +1209,10 @@ mod tests {
         let mut s = Server::new(JobConfig::new("j", 1)).unwrap();
         let c = Sim::new(&mut s, None);
         c.send1(&mut s, "cmd=barrier_in");
-        assert!(matches!(events(&mut s)[..], [Event::ProtocolError { rank: None, .. }]));
+        assert!(matches!(
+            events(&mut s)[..],
+            [Event::ProtocolError { rank: None, .. }]
+        ));
     }
 
     #[test]

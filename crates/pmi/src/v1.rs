@@ -158,10 +158,9 @@ pub fn parse_mcmd(block: &[u8]) -> Result<Message, CodecError> {
         if line.is_empty() {
             continue;
         }
-        let eq = line
-            .iter()
-            .position(|&b| b == b'=')
-            .ok_or_else(|| CodecError::new(format!("mcmd line without '=': {:?}", preview(line))))?;
+        let eq = line.iter().position(|&b| b == b'=').ok_or_else(|| {
+            CodecError::new(format!("mcmd line without '=': {:?}", preview(line)))
+        })?;
         let key = utf8(line[..eq].to_vec(), "attribute name")?;
         check_attr_name(&key)?;
         if line.contains(&0) {

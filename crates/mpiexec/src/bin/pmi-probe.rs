@@ -1,4 +1,4 @@
-//! `pmi-probe`: a small PMI test program (used by the mpiexec integration tests and to
+//! `pmi-probe`: a small PMI client test program (used by the mpiexec integration tests and to
 //! check the client against other process managers such as MPICH's Hydra).
 //!
 //! Default behaviour: initialize PMI from the environment, put a value, fence, read every
@@ -116,7 +116,10 @@ fn main() {
             let bytes = decode_value(&v).unwrap_or_else(|e| fail("decode", e));
             let expected: Vec<u8> = (0..=255u8).map(|b| b ^ (r as u8)).collect();
             if bytes != expected {
-                fail("binary value", format!("rank {r}'s value did not round-trip"));
+                fail(
+                    "binary value",
+                    format!("rank {r}'s value did not round-trip"),
+                );
             }
             got.push(format!("{r}:bin{}", bytes.len()));
         } else {
