@@ -7,9 +7,24 @@ use crate::datatype::Datatype;
 use crate::program::{Node, NodeKind, Program};
 
 enum Frame<'a> {
-    Repeat { child: &'a Node, at: i64, stride: i64, next: u64, count: u64 },
-    Seq { items: &'a [Node], at: i64, next: usize },
-    Blocks { disps: &'a [i64], starts: &'a [u64], at: i64, next: usize },
+    Repeat {
+        child: &'a Node,
+        at: i64,
+        stride: i64,
+        next: u64,
+        count: u64,
+    },
+    Seq {
+        items: &'a [Node],
+        at: i64,
+        next: usize,
+    },
+    Blocks {
+        disps: &'a [i64],
+        starts: &'a [u64],
+        at: i64,
+        next: usize,
+    },
 }
 
 /// Iterator of `(displacement from base, length)` pieces; see [`Datatype::blocks`].
@@ -54,25 +69,47 @@ impl<'a> BlockIter<'a> {
             let at = origin.wrapping_add(node.disp);
             match &node.kind {
                 NodeKind::Block => return (at.wrapping_add(skip as i64), node.size - skip),
-                NodeKind::Repeat { count, stride, child } => {
+                NodeKind::Repeat {
+                    count,
+                    stride,
+                    child,
+                } => {
                     let k = skip / child.size;
-                    self.stack.push(Frame::Repeat { child, at, stride: *stride, next: k + 1, count: *count });
+                    self.stack.push(Frame::Repeat {
+                        child,
+                        at,
+                        stride: *stride,
+                        next: k + 1,
+                        count: *count,
+                    });
                     origin = at.wrapping_add((k as i64).wrapping_mul(*stride));
                     skip %= child.size;
                     node = child;
                 }
                 NodeKind::Seq { items, starts } => {
                     let i = starts[..items.len()].partition_point(|&s| s <= skip) - 1;
-                    self.stack.push(Frame::Seq { items, at, next: i + 1 });
+                    self.stack.push(Frame::Seq {
+                        items,
+                        at,
+                        next: i + 1,
+                    });
                     skip -= starts[i];
                     origin = at;
                     node = &items[i];
                 }
                 NodeKind::Blocks { disps, starts } => {
                     let i = starts[..disps.len()].partition_point(|&s| s <= skip) - 1;
-                    self.stack.push(Frame::Blocks { disps, starts, at, next: i + 1 });
+                    self.stack.push(Frame::Blocks {
+                        disps,
+                        starts,
+                        at,
+                        next: i + 1,
+                    });
                     let off = skip - starts[i];
-                    return (at.wrapping_add(disps[i]).wrapping_add(off as i64), starts[i + 1] - starts[i] - off);
+                    return (
+                        at.wrapping_add(disps[i]).wrapping_add(off as i64),
+                        starts[i + 1] - starts[i] - off,
+                    );
                 }
             }
         }
@@ -91,7 +128,13 @@ impl<'a> BlockIter<'a> {
                 return Some(self.seek(root, origin, 0));
             };
             match top {
-                Frame::Repeat { child, at, stride, next, count } => {
+                Frame::Repeat {
+                    child,
+                    at,
+                    stride,
+                    next,
+                    count,
+                } => {
                     if *next < *count {
                         let origin = at.wrapping_add((*next as i64).wrapping_mul(*stride));
                         *next += 1;
@@ -107,7 +150,12 @@ impl<'a> BlockIter<'a> {
                         return Some(self.seek(&items[i], at, 0));
                     }
                 }
-                Frame::Blocks { disps, starts, at, next } => {
+                Frame::Blocks {
+                    disps,
+                    starts,
+                    at,
+                    next,
+                } => {
                     if *next < disps.len() {
                         let i = *next;
                         *next += 1;

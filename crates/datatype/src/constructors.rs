@@ -27,7 +27,11 @@ fn check_nonneg(arg: &str, v: i64) -> Result<()> {
 
 fn check_len(arg: &str, len: usize, expected: usize) -> Result<()> {
     if len != expected {
-        Err(Error::LengthMismatch { arg: arg.to_string(), len, expected })
+        Err(Error::LengthMismatch {
+            arg: arg.to_string(),
+            len,
+            expected,
+        })
     } else {
         Ok(())
     }
@@ -45,7 +49,13 @@ impl Datatype {
         let l = old.layout();
         let mut acc = Acc::new();
         acc.add(l, 0, 1, 0, count)?;
-        Ok(Datatype::new(Kind::Contiguous { count, old: old.clone() }, acc.finish(false)?))
+        Ok(Datatype::new(
+            Kind::Contiguous {
+                count,
+                old: old.clone(),
+            },
+            acc.finish(false)?,
+        ))
     }
 
     /// `MPI_Type_vector`: `count` blocks of `blocklength` copies of `old`, block starts
@@ -57,7 +67,12 @@ impl Datatype {
         let stride_bytes = scaled(stride, l.extent(), "stride")?;
         let mut acc = Acc::new();
         acc.add(l, 0, count, stride_bytes, blocklength)?;
-        let kind = Kind::Vector { count, blocklength, stride, old: old.clone() };
+        let kind = Kind::Vector {
+            count,
+            blocklength,
+            stride,
+            old: old.clone(),
+        };
         Ok(Datatype::new(kind, acc.finish(false)?))
     }
 
@@ -67,13 +82,22 @@ impl Datatype {
         check_nonneg("blocklength", blocklength)?;
         let mut acc = Acc::new();
         acc.add(old.layout(), 0, count, stride, blocklength)?;
-        let kind = Kind::Hvector { count, blocklength, stride, old: old.clone() };
+        let kind = Kind::Hvector {
+            count,
+            blocklength,
+            stride,
+            old: old.clone(),
+        };
         Ok(Datatype::new(kind, acc.finish(false)?))
     }
 
     /// `MPI_Type_indexed`: block i has `blocklengths[i]` copies of `old` at
     /// `displacements[i]` extents of `old`.
-    pub fn indexed(blocklengths: &[i64], displacements: &[i64], old: &Datatype) -> Result<Datatype> {
+    pub fn indexed(
+        blocklengths: &[i64],
+        displacements: &[i64],
+        old: &Datatype,
+    ) -> Result<Datatype> {
         let layout = indexed_layout(blocklengths, displacements, old.layout(), true)?;
         let kind = Kind::Indexed {
             blocklengths: blocklengths.into(),
@@ -84,7 +108,11 @@ impl Datatype {
     }
 
     /// `MPI_Type_create_hindexed`: like [`indexed`](Self::indexed) with byte displacements.
-    pub fn hindexed(blocklengths: &[i64], displacements: &[i64], old: &Datatype) -> Result<Datatype> {
+    pub fn hindexed(
+        blocklengths: &[i64],
+        displacements: &[i64],
+        old: &Datatype,
+    ) -> Result<Datatype> {
         let layout = indexed_layout(blocklengths, displacements, old.layout(), false)?;
         let kind = Kind::Hindexed {
             blocklengths: blocklengths.into(),
@@ -95,7 +123,11 @@ impl Datatype {
     }
 
     /// `MPI_Type_create_indexed_block`: blocks of equal length at displacements in extents.
-    pub fn indexed_block(blocklength: i64, displacements: &[i64], old: &Datatype) -> Result<Datatype> {
+    pub fn indexed_block(
+        blocklength: i64,
+        displacements: &[i64],
+        old: &Datatype,
+    ) -> Result<Datatype> {
         check_nonneg("blocklength", blocklength)?;
         let bls = vec![blocklength; displacements.len()];
         let layout = indexed_layout(&bls, displacements, old.layout(), true)?;
@@ -108,7 +140,11 @@ impl Datatype {
     }
 
     /// `MPI_Type_create_hindexed_block`: blocks of equal length at byte displacements.
-    pub fn hindexed_block(blocklength: i64, displacements: &[i64], old: &Datatype) -> Result<Datatype> {
+    pub fn hindexed_block(
+        blocklength: i64,
+        displacements: &[i64],
+        old: &Datatype,
+    ) -> Result<Datatype> {
         check_nonneg("blocklength", blocklength)?;
         let bls = vec![blocklength; displacements.len()];
         let layout = indexed_layout(&bls, displacements, old.layout(), false)?;
@@ -124,11 +160,24 @@ impl Datatype {
     /// `blocklengths[i]` copies of `types[i]` at byte displacement `displacements[i]`.
     /// `MPI_LB` / `MPI_UB` entries set explicit bounds. Without an explicit upper bound
     /// the extent is rounded up to the largest alignment of the components.
-    pub fn create_struct(blocklengths: &[i64], displacements: &[i64], types: &[Datatype]) -> Result<Datatype> {
-        check_len("array_of_displacements", displacements.len(), blocklengths.len())?;
+    pub fn create_struct(
+        blocklengths: &[i64],
+        displacements: &[i64],
+        types: &[Datatype],
+    ) -> Result<Datatype> {
+        check_len(
+            "array_of_displacements",
+            displacements.len(),
+            blocklengths.len(),
+        )?;
         check_len("array_of_types", types.len(), blocklengths.len())?;
         let mut acc = Acc::new();
-        for (i, ((&bl, &d), t)) in blocklengths.iter().zip(displacements).zip(types).enumerate() {
+        for (i, ((&bl, &d), t)) in blocklengths
+            .iter()
+            .zip(displacements)
+            .zip(types)
+            .enumerate()
+        {
             check_nonneg(&format!("array_of_blocklengths[{i}]"), bl)?;
             acc.note(t.layout());
             acc.add(t.layout(), d, 1, 0, bl)?;
@@ -145,7 +194,14 @@ impl Datatype {
     /// `lb + extent` (sticky markers; `extent` may be zero or negative).
     pub fn resized(old: &Datatype, lb: i64, extent: i64) -> Result<Datatype> {
         let layout = old.layout().resized(lb, extent)?;
-        Ok(Datatype::new(Kind::Resized { lb, extent, old: old.clone() }, layout))
+        Ok(Datatype::new(
+            Kind::Resized {
+                lb,
+                extent,
+                old: old.clone(),
+            },
+            layout,
+        ))
     }
 }
 

@@ -73,15 +73,52 @@ impl Distribution {
 pub(crate) enum Kind {
     Named(Predefined),
     Dup(Datatype),
-    Contiguous { count: i64, old: Datatype },
-    Vector { count: i64, blocklength: i64, stride: i64, old: Datatype },
-    Hvector { count: i64, blocklength: i64, stride: i64, old: Datatype },
-    Indexed { blocklengths: Box<[i64]>, displacements: Box<[i64]>, old: Datatype },
-    Hindexed { blocklengths: Box<[i64]>, displacements: Box<[i64]>, old: Datatype },
-    IndexedBlock { blocklength: i64, displacements: Box<[i64]>, old: Datatype },
-    HindexedBlock { blocklength: i64, displacements: Box<[i64]>, old: Datatype },
-    Struct { blocklengths: Box<[i64]>, displacements: Box<[i64]>, types: Box<[Datatype]> },
-    Resized { lb: i64, extent: i64, old: Datatype },
+    Contiguous {
+        count: i64,
+        old: Datatype,
+    },
+    Vector {
+        count: i64,
+        blocklength: i64,
+        stride: i64,
+        old: Datatype,
+    },
+    Hvector {
+        count: i64,
+        blocklength: i64,
+        stride: i64,
+        old: Datatype,
+    },
+    Indexed {
+        blocklengths: Box<[i64]>,
+        displacements: Box<[i64]>,
+        old: Datatype,
+    },
+    Hindexed {
+        blocklengths: Box<[i64]>,
+        displacements: Box<[i64]>,
+        old: Datatype,
+    },
+    IndexedBlock {
+        blocklength: i64,
+        displacements: Box<[i64]>,
+        old: Datatype,
+    },
+    HindexedBlock {
+        blocklength: i64,
+        displacements: Box<[i64]>,
+        old: Datatype,
+    },
+    Struct {
+        blocklengths: Box<[i64]>,
+        displacements: Box<[i64]>,
+        types: Box<[Datatype]>,
+    },
+    Resized {
+        lb: i64,
+        extent: i64,
+        old: Datatype,
+    },
     /// `expansion` is the equivalent type built from simpler constructors.
     Subarray {
         sizes: Box<[i64]>,
@@ -300,7 +337,9 @@ impl Datatype {
     /// The compiled program, compiling on first use (also for uncommitted types, so that
     /// pack/unpack of an uncommitted type is well defined rather than a crash).
     pub(crate) fn program(&self) -> &Program {
-        self.0.program.get_or_init(|| Arc::new(program::compile(self)))
+        self.0
+            .program
+            .get_or_init(|| Arc::new(program::compile(self)))
     }
 
     /// Follows `Dup` links to the type that was actually constructed.

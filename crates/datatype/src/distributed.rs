@@ -15,8 +15,12 @@ fn overflow(what: &str) -> Error {
 /// of a row of `size` elements; bounds are [0, size * extent(t)].
 fn subarray_dim(size: i64, subsize: i64, start: i64, t: &Datatype) -> Result<Datatype> {
     let ext = t.layout().extent();
-    let disp = start.checked_mul(ext).ok_or_else(|| overflow("subarray start offset"))?;
-    let row = size.checked_mul(ext).ok_or_else(|| overflow("subarray row extent"))?;
+    let disp = start
+        .checked_mul(ext)
+        .ok_or_else(|| overflow("subarray start offset"))?;
+    let row = size
+        .checked_mul(ext)
+        .ok_or_else(|| overflow("subarray row extent"))?;
     let block = Datatype::hindexed_block(subsize, &[disp], t)?;
     Datatype::resized(&block, 0, row)
 }
@@ -32,14 +36,24 @@ fn cyclic(darg: i64, gsize: i64, r: i64, psize: i64, t: &Datatype) -> Result<Dat
     if r < left_over {
         count += 1;
     }
-    let cycle = psize.checked_mul(darg).ok_or_else(|| overflow("psize * darg"))?;
+    let cycle = psize
+        .checked_mul(darg)
+        .ok_or_else(|| overflow("psize * darg"))?;
     let num_in_last_cyclic = gsize % cycle;
-    let mut darg_last = if num_in_last_cyclic == 0 { darg } else { num_in_last_cyclic - darg * r };
+    let mut darg_last = if num_in_last_cyclic == 0 {
+        darg
+    } else {
+        num_in_last_cyclic - darg * r
+    };
     if darg_last > darg || darg_last <= 0 {
         darg_last = darg;
     }
-    let first = (r * darg).checked_mul(ext).ok_or_else(|| overflow("darray block offset"))?;
-    let stride = cycle.checked_mul(ext).ok_or_else(|| overflow("darray block stride"))?;
+    let first = (r * darg)
+        .checked_mul(ext)
+        .ok_or_else(|| overflow("darray block offset"))?;
+    let stride = cycle
+        .checked_mul(ext)
+        .ok_or_else(|| overflow("darray block stride"))?;
     let body = if count == 0 {
         Datatype::contiguous(0, t)?
     } else if darg_last == darg {
@@ -55,13 +69,19 @@ fn cyclic(darg: i64, gsize: i64, r: i64, psize: i64, t: &Datatype) -> Result<Dat
             .ok_or_else(|| overflow("darray last block offset"))?;
         Datatype::create_struct(&[1, 1], &[first, last_disp], &[full, last])?
     };
-    let ub = gsize.checked_mul(ext).ok_or_else(|| overflow("darray extent"))?;
+    let ub = gsize
+        .checked_mul(ext)
+        .ok_or_else(|| overflow("darray extent"))?;
     Datatype::resized(&body, 0, ub)
 }
 
 fn check_positive(arg: String, v: i64) -> Result<()> {
     if v <= 0 {
-        Err(Error::InvalidArg { arg, value: v, expected: "positive".into() })
+        Err(Error::InvalidArg {
+            arg,
+            value: v,
+            expected: "positive".into(),
+        })
     } else {
         Ok(())
     }
@@ -73,7 +93,11 @@ fn check_ndims(ndims: usize, arrays: &[(&str, usize)]) -> Result<()> {
     }
     for &(arg, len) in arrays {
         if len != ndims {
-            return Err(Error::LengthMismatch { arg: arg.to_string(), len, expected: ndims });
+            return Err(Error::LengthMismatch {
+                arg: arg.to_string(),
+                len,
+                expected: ndims,
+            });
         }
     }
     Ok(())
@@ -99,7 +123,13 @@ impl Datatype {
         old: &Datatype,
     ) -> Result<Datatype> {
         let n = sizes.len();
-        check_ndims(n, &[("array_of_subsizes", subsizes.len()), ("array_of_starts", starts.len())])?;
+        check_ndims(
+            n,
+            &[
+                ("array_of_subsizes", subsizes.len()),
+                ("array_of_starts", starts.len()),
+            ],
+        )?;
         for i in 0..n {
             check_positive(format!("array_of_sizes[{i}]"), sizes[i])?;
             if subsizes[i] < 0 || subsizes[i] > sizes[i] {
@@ -216,9 +246,11 @@ impl Datatype {
         for i in dims_fastest_first(n, order) {
             let (darg, r, p) = match distribs[i] {
                 Distribution::None => (gsizes[i], 0, 1),
-                Distribution::Block if dargs[i] == dflt => {
-                    (gsizes[i] / psizes[i] + i64::from(gsizes[i] % psizes[i] != 0), coords[i], psizes[i])
-                }
+                Distribution::Block if dargs[i] == dflt => (
+                    gsizes[i] / psizes[i] + i64::from(gsizes[i] % psizes[i] != 0),
+                    coords[i],
+                    psizes[i],
+                ),
                 Distribution::Cyclic if dargs[i] == dflt => (1, coords[i], psizes[i]),
                 _ => (dargs[i], coords[i], psizes[i]),
             };

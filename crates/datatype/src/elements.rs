@@ -39,18 +39,40 @@ fn prefix(t: &Datatype, rem: u64) -> u64 {
         Kind::Dup(old) | Kind::Resized { old, .. } => prefix(old, rem),
         Kind::Subarray { expansion, .. } | Kind::Darray { expansion, .. } => prefix(expansion, rem),
         Kind::Contiguous { count, old } => rep(old, *count as u64, rem),
-        Kind::Vector { count, blocklength, old, .. } | Kind::Hvector { count, blocklength, old, .. } => {
-            rep(old, (*count as u64) * (*blocklength as u64), rem)
+        Kind::Vector {
+            count,
+            blocklength,
+            old,
+            ..
         }
+        | Kind::Hvector {
+            count,
+            blocklength,
+            old,
+            ..
+        } => rep(old, (*count as u64) * (*blocklength as u64), rem),
         // The packed stream of any indexed type is just its blocks' copies of `old`.
-        Kind::Indexed { blocklengths, old, .. } | Kind::Hindexed { blocklengths, old, .. } => {
-            rep(old, blocklengths.iter().map(|&b| b as u64).sum(), rem)
+        Kind::Indexed {
+            blocklengths, old, ..
         }
-        Kind::IndexedBlock { blocklength, displacements, old }
-        | Kind::HindexedBlock { blocklength, displacements, old } => {
-            rep(old, *blocklength as u64 * displacements.len() as u64, rem)
+        | Kind::Hindexed {
+            blocklengths, old, ..
+        } => rep(old, blocklengths.iter().map(|&b| b as u64).sum(), rem),
+        Kind::IndexedBlock {
+            blocklength,
+            displacements,
+            old,
         }
-        Kind::Struct { blocklengths, types, .. } => {
+        | Kind::HindexedBlock {
+            blocklength,
+            displacements,
+            old,
+        } => rep(old, *blocklength as u64 * displacements.len() as u64, rem),
+        Kind::Struct {
+            blocklengths,
+            types,
+            ..
+        } => {
             let mut rem = rem;
             let mut e = 0u64;
             for (&b, ty) in blocklengths.iter().zip(types.iter()) {

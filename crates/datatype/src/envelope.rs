@@ -82,7 +82,10 @@ impl Combiner {
 
     /// The combiner with an MPICH value, if any.
     pub fn from_mpich(value: i32) -> Option<Combiner> {
-        Combiner::ALL.iter().copied().find(|c| c.combiner_mpich_value() == value)
+        Combiner::ALL
+            .iter()
+            .copied()
+            .find(|c| c.combiner_mpich_value() == value)
     }
 
     /// The constant's name, e.g. `"MPI_COMBINER_VECTOR"`.
@@ -171,49 +174,95 @@ impl Datatype {
             Kind::Subarray { sizes, .. } => (3 * sizes.len() + 2, 0, 1),
             Kind::Darray { gsizes, .. } => (4 * gsizes.len() + 4, 0, 1),
         };
-        Envelope { combiner: self.combiner(), num_integers: ni, num_addresses: na, num_datatypes: nd }
+        Envelope {
+            combiner: self.combiner(),
+            num_integers: ni,
+            num_addresses: na,
+            num_datatypes: nd,
+        }
     }
 
     /// `MPI_Type_get_contents`; `None` for predefined types (the standard makes that
     /// call erroneous).
     pub fn contents(&self) -> Option<Contents> {
         let len = |v: &[i64]| v.len() as i64;
-        let (integers, addresses, datatypes): (Vec<i64>, Vec<i64>, Vec<Datatype>) = match self.kind() {
+        let (integers, addresses, datatypes): (Vec<i64>, Vec<i64>, Vec<Datatype>) = match self
+            .kind()
+        {
             Kind::Named(_) => return None,
             Kind::Dup(old) => (vec![], vec![], vec![old.clone()]),
             Kind::Contiguous { count, old } => (vec![*count], vec![], vec![old.clone()]),
-            Kind::Vector { count, blocklength, stride, old } => {
-                (vec![*count, *blocklength, *stride], vec![], vec![old.clone()])
-            }
-            Kind::Hvector { count, blocklength, stride, old } => {
-                (vec![*count, *blocklength], vec![*stride], vec![old.clone()])
-            }
-            Kind::Indexed { blocklengths, displacements, old } => {
+            Kind::Vector {
+                count,
+                blocklength,
+                stride,
+                old,
+            } => (
+                vec![*count, *blocklength, *stride],
+                vec![],
+                vec![old.clone()],
+            ),
+            Kind::Hvector {
+                count,
+                blocklength,
+                stride,
+                old,
+            } => (vec![*count, *blocklength], vec![*stride], vec![old.clone()]),
+            Kind::Indexed {
+                blocklengths,
+                displacements,
+                old,
+            } => {
                 let mut ints = vec![len(blocklengths)];
                 ints.extend_from_slice(blocklengths);
                 ints.extend_from_slice(displacements);
                 (ints, vec![], vec![old.clone()])
             }
-            Kind::Hindexed { blocklengths, displacements, old } => {
+            Kind::Hindexed {
+                blocklengths,
+                displacements,
+                old,
+            } => {
                 let mut ints = vec![len(blocklengths)];
                 ints.extend_from_slice(blocklengths);
                 (ints, displacements.to_vec(), vec![old.clone()])
             }
-            Kind::IndexedBlock { blocklength, displacements, old } => {
+            Kind::IndexedBlock {
+                blocklength,
+                displacements,
+                old,
+            } => {
                 let mut ints = vec![len(displacements), *blocklength];
                 ints.extend_from_slice(displacements);
                 (ints, vec![], vec![old.clone()])
             }
-            Kind::HindexedBlock { blocklength, displacements, old } => {
-                (vec![len(displacements), *blocklength], displacements.to_vec(), vec![old.clone()])
-            }
-            Kind::Struct { blocklengths, displacements, types } => {
+            Kind::HindexedBlock {
+                blocklength,
+                displacements,
+                old,
+            } => (
+                vec![len(displacements), *blocklength],
+                displacements.to_vec(),
+                vec![old.clone()],
+            ),
+            Kind::Struct {
+                blocklengths,
+                displacements,
+                types,
+            } => {
                 let mut ints = vec![len(blocklengths)];
                 ints.extend_from_slice(blocklengths);
                 (ints, displacements.to_vec(), types.to_vec())
             }
             Kind::Resized { lb, extent, old } => (vec![], vec![*lb, *extent], vec![old.clone()]),
-            Kind::Subarray { sizes, subsizes, starts, order, old, .. } => {
+            Kind::Subarray {
+                sizes,
+                subsizes,
+                starts,
+                order,
+                old,
+                ..
+            } => {
                 let mut ints = vec![len(sizes)];
                 ints.extend_from_slice(sizes);
                 ints.extend_from_slice(subsizes);
@@ -221,7 +270,17 @@ impl Datatype {
                 ints.push(i64::from(order.mpich_value()));
                 (ints, vec![], vec![old.clone()])
             }
-            Kind::Darray { size, rank, gsizes, distribs, dargs, psizes, order, old, .. } => {
+            Kind::Darray {
+                size,
+                rank,
+                gsizes,
+                distribs,
+                dargs,
+                psizes,
+                order,
+                old,
+                ..
+            } => {
                 let mut ints = vec![*size, *rank, len(gsizes)];
                 ints.extend_from_slice(gsizes);
                 ints.extend(distribs.iter().map(|d| i64::from(d.mpich_value())));
@@ -231,6 +290,10 @@ impl Datatype {
                 (ints, vec![], vec![old.clone()])
             }
         };
-        Some(Contents { integers, addresses, datatypes })
+        Some(Contents {
+            integers,
+            addresses,
+            datatypes,
+        })
     }
 }

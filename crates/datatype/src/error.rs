@@ -37,9 +37,17 @@ pub enum Error {
     /// A count argument is negative.
     NegativeCount { arg: String, value: i64 },
     /// An argument is out of its valid range (negative block length, bad subarray box, ...).
-    InvalidArg { arg: String, value: i64, expected: String },
+    InvalidArg {
+        arg: String,
+        value: i64,
+        expected: String,
+    },
     /// Parallel argument arrays have different lengths.
-    LengthMismatch { arg: String, len: usize, expected: usize },
+    LengthMismatch {
+        arg: String,
+        len: usize,
+        expected: usize,
+    },
     /// An unknown value for an enumerated argument (order, distribution).
     UnknownValue { arg: String, value: i64 },
     /// `rank` outside `0..size` in `MPI_Type_create_darray`.
@@ -74,11 +82,18 @@ impl Error {
     }
 
     pub(crate) fn count(arg: impl Into<String>, value: i64) -> Error {
-        Error::NegativeCount { arg: arg.into(), value }
+        Error::NegativeCount {
+            arg: arg.into(),
+            value,
+        }
     }
 
     pub(crate) fn arg(arg: impl Into<String>, value: i64, expected: impl Into<String>) -> Error {
-        Error::InvalidArg { arg: arg.into(), value, expected: expected.into() }
+        Error::InvalidArg {
+            arg: arg.into(),
+            value,
+            expected: expected.into(),
+        }
     }
 
     pub(crate) fn overflow(what: impl Into<String>) -> Error {
@@ -92,7 +107,11 @@ impl fmt::Display for Error {
             Error::NegativeCount { arg, value } => {
                 write!(f, "{arg} must be non-negative, got {value}")
             }
-            Error::InvalidArg { arg, value, expected } => {
+            Error::InvalidArg {
+                arg,
+                value,
+                expected,
+            } => {
                 write!(f, "{arg} must be {expected}, got {value}")
             }
             Error::LengthMismatch { arg, len, expected } => {
@@ -113,7 +132,11 @@ impl fmt::Display for Error {
                 write!(f, "buffer holds {available} bytes but {needed} are needed")
             }
             Error::Conversion { ty, detail } => {
-                write!(f, "{} value {detail} has no external32 representation", ty.name())
+                write!(
+                    f,
+                    "{} value {detail} has no external32 representation",
+                    ty.name()
+                )
             }
         }
     }

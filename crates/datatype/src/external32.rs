@@ -39,9 +39,21 @@ impl Scalar {
 
 use Scalar::{Byte, LongDouble, Quad, Swap};
 
-const LONG: Scalar = Scalar::Resize { native: 8, ext: 4, signed: true };
-const ULONG: Scalar = Scalar::Resize { native: 8, ext: 4, signed: false };
-const WCHAR: Scalar = Scalar::Resize { native: 4, ext: 2, signed: false };
+const LONG: Scalar = Scalar::Resize {
+    native: 8,
+    ext: 4,
+    signed: true,
+};
+const ULONG: Scalar = Scalar::Resize {
+    native: 8,
+    ext: 4,
+    signed: false,
+};
+const WCHAR: Scalar = Scalar::Resize {
+    native: 4,
+    ext: 2,
+    signed: false,
+};
 
 /// The scalars of one element of `p`, with their native byte offsets.
 fn scalars(p: Predefined) -> &'static [(usize, Scalar)] {
@@ -85,11 +97,19 @@ fn scalars(p: Predefined) -> &'static [(usize, Scalar)] {
         | P::Real8 => &[(0, Swap(8))],
         P::LongDouble => &[(0, LongDouble)],
         P::Real16 => &[(0, Quad)],
-        P::Complex | P::Complex8 | P::CFloatComplex | P::CxxFloatComplex | P::FloatInt | P::TwoInt
-        | P::TwoInteger | P::TwoReal => &[(0, Swap(4)), (4, Swap(4))],
-        P::DoubleComplex | P::Complex16 | P::CDoubleComplex | P::CxxDoubleComplex | P::TwoDoublePrecision => {
-            &[(0, Swap(8)), (8, Swap(8))]
-        }
+        P::Complex
+        | P::Complex8
+        | P::CFloatComplex
+        | P::CxxFloatComplex
+        | P::FloatInt
+        | P::TwoInt
+        | P::TwoInteger
+        | P::TwoReal => &[(0, Swap(4)), (4, Swap(4))],
+        P::DoubleComplex
+        | P::Complex16
+        | P::CDoubleComplex
+        | P::CxxDoubleComplex
+        | P::TwoDoublePrecision => &[(0, Swap(8)), (8, Swap(8))],
         // Fortran COMPLEX*32 is a pair of REAL*16 (binary128) values.
         P::Complex32 => &[(0, Quad), (16, Quad)],
         P::CLongDoubleComplex | P::CxxLongDoubleComplex => &[(0, LongDouble), (16, LongDouble)],
@@ -133,7 +153,11 @@ pub(crate) fn x87_to_binary128(mant: u64, sign_exp: u16) -> u128 {
     let frac = u128::from(mant & !(1u64 << 63)) << 49;
     let nan = sign | (0x7fffu128 << 112) | (1u128 << 111) | frac;
     if exp == 0x7fff {
-        return if int_bit == 1 && frac == 0 { sign | (0x7fffu128 << 112) } else { nan };
+        return if int_bit == 1 && frac == 0 {
+            sign | (0x7fffu128 << 112)
+        } else {
+            nan
+        };
     }
     if exp == 0 {
         // Denormal (or pseudo-denormal, int bit set): value = mant * 2^(-16382-63),
@@ -163,13 +187,21 @@ pub(crate) fn binary128_to_x87(q: u128) -> (u64, u16) {
         // Subnormal: same scale as an x87 denormal with 49 fewer fraction bits.
         let m = shift_round(frac, 49);
         // Rounding up to 2^63 gives the smallest normal number.
-        return if m >> 63 == 1 { (m as u64, sign | 1) } else { (m as u64, sign) };
+        return if m >> 63 == 1 {
+            (m as u64, sign | 1)
+        } else {
+            (m as u64, sign)
+        };
     }
     let m = shift_round(frac | (1u128 << 112), 49);
     if m >> 64 == 1 {
         // Carried out of the significand: 1.0 * 2^(exp + 1).
         let e = exp + 1;
-        return if e == 0x7fff { (1 << 63, sign | 0x7fff) } else { (1 << 63, sign | e) };
+        return if e == 0x7fff {
+            (1 << 63, sign | 0x7fff)
+        } else {
+            (1 << 63, sign | e)
+        };
     }
     (m as u64, sign | exp)
 }
@@ -200,10 +232,20 @@ unsafe fn encode(p: Predefined, s: Scalar, at: usize, out: &mut [u8]) -> Result<
     // SAFETY (all reads below): the caller guarantees the native scalar is readable.
     match s {
         Scalar::Byte => out[0] = unsafe { read::<1>(at) }[0],
-        Scalar::Swap(2) => out.copy_from_slice(&u16::from_ne_bytes(unsafe { read(at) }).to_be_bytes()),
-        Scalar::Swap(4) => out.copy_from_slice(&u32::from_ne_bytes(unsafe { read(at) }).to_be_bytes()),
-        Scalar::Swap(_) => out.copy_from_slice(&u64::from_ne_bytes(unsafe { read(at) }).to_be_bytes()),
-        Scalar::Resize { native, ext, signed } => {
+        Scalar::Swap(2) => {
+            out.copy_from_slice(&u16::from_ne_bytes(unsafe { read(at) }).to_be_bytes())
+        }
+        Scalar::Swap(4) => {
+            out.copy_from_slice(&u32::from_ne_bytes(unsafe { read(at) }).to_be_bytes())
+        }
+        Scalar::Swap(_) => {
+            out.copy_from_slice(&u64::from_ne_bytes(unsafe { read(at) }).to_be_bytes())
+        }
+        Scalar::Resize {
+            native,
+            ext,
+            signed,
+        } => {
             let v: i128 = match (native, signed) {
                 (8, true) => i64::from_ne_bytes(unsafe { read(at) }).into(),
                 (8, false) => u64::from_ne_bytes(unsafe { read(at) }).into(),
@@ -225,7 +267,9 @@ unsafe fn encode(p: Predefined, s: Scalar, at: usize, out: &mut [u8]) -> Result<
             let be = v.to_be_bytes();
             out.copy_from_slice(&be[16 - ext as usize..]);
         }
-        Scalar::Quad => out.copy_from_slice(&u128::from_ne_bytes(unsafe { read(at) }).to_be_bytes()),
+        Scalar::Quad => {
+            out.copy_from_slice(&u128::from_ne_bytes(unsafe { read(at) }).to_be_bytes())
+        }
         Scalar::LongDouble => {
             let raw: [u8; 16] = unsafe { read(at) };
             out.copy_from_slice(&long_double_to_binary128(raw).to_be_bytes());
@@ -251,9 +295,17 @@ unsafe fn decode(s: Scalar, inp: &[u8], at: usize) {
             let v = u64::from_be_bytes(inp[..8].try_into().expect("8 bytes"));
             unsafe { write(at, v.to_ne_bytes()) }
         }
-        Scalar::Resize { native, ext, signed } => {
+        Scalar::Resize {
+            native,
+            ext,
+            signed,
+        } => {
             let ext = ext as usize;
-            let mut be = if signed && inp[0] & 0x80 != 0 { [0xffu8; 16] } else { [0u8; 16] };
+            let mut be = if signed && inp[0] & 0x80 != 0 {
+                [0xffu8; 16]
+            } else {
+                [0u8; 16]
+            };
             be[16 - ext..].copy_from_slice(&inp[..ext]);
             let v = i128::from_be_bytes(be);
             if native == 8 {
@@ -305,7 +357,8 @@ pub fn pack_external_size(ty: &Datatype, count: usize) -> Option<usize> {
 }
 
 fn needed(ty: &Datatype, count: usize) -> Result<usize> {
-    pack_external_size(ty, count).ok_or_else(|| Error::overflow(format!("external32 size of {count} elements")))
+    pack_external_size(ty, count)
+        .ok_or_else(|| Error::overflow(format!("external32 size of {count} elements")))
 }
 
 /// `MPI_Pack_external("external32", ...)`: converts `count` elements of `ty` at `base`
@@ -317,10 +370,18 @@ fn needed(ty: &Datatype, count: usize) -> Result<usize> {
 /// # Safety
 /// The type map of the `count` elements at `base` (absolute when `base` is null) must
 /// be readable.
-pub unsafe fn pack_external(ty: &Datatype, base: *const u8, count: usize, out: &mut [u8]) -> Result<usize> {
+pub unsafe fn pack_external(
+    ty: &Datatype,
+    base: *const u8,
+    count: usize,
+    out: &mut [u8],
+) -> Result<usize> {
     let need = needed(ty, count)?;
     if out.len() < need {
-        return Err(Error::Truncate { needed: need as u64, available: out.len() as u64 });
+        return Err(Error::Truncate {
+            needed: need as u64,
+            available: out.len() as u64,
+        });
     }
     let base = base as usize;
     let ext = ty.layout().extent();
@@ -348,10 +409,18 @@ pub unsafe fn pack_external(ty: &Datatype, base: *const u8, count: usize, out: &
 /// # Safety
 /// The type map of the `count` elements at `base` (absolute when `base` is null) must
 /// be writable.
-pub unsafe fn unpack_external(ty: &Datatype, base: *mut u8, count: usize, input: &[u8]) -> Result<usize> {
+pub unsafe fn unpack_external(
+    ty: &Datatype,
+    base: *mut u8,
+    count: usize,
+    input: &[u8],
+) -> Result<usize> {
     let need = needed(ty, count)?;
     if input.len() < need {
-        return Err(Error::Truncate { needed: need as u64, available: input.len() as u64 });
+        return Err(Error::Truncate {
+            needed: need as u64,
+            available: input.len() as u64,
+        });
     }
     let base = base as usize;
     let ext = ty.layout().extent();
@@ -391,8 +460,14 @@ mod tests {
 
     #[test]
     fn binary128_of_simple_values() {
-        assert_eq!(x87_to_binary128(x87_of_f64(1.0).0, x87_of_f64(1.0).1), 0x3fffu128 << 112);
-        assert_eq!(x87_to_binary128(x87_of_f64(2.0).0, x87_of_f64(2.0).1), 0x4000u128 << 112);
+        assert_eq!(
+            x87_to_binary128(x87_of_f64(1.0).0, x87_of_f64(1.0).1),
+            0x3fffu128 << 112
+        );
+        assert_eq!(
+            x87_to_binary128(x87_of_f64(2.0).0, x87_of_f64(2.0).1),
+            0x4000u128 << 112
+        );
         let (m, e) = x87_of_f64(-1.5);
         assert_eq!(x87_to_binary128(m, e), (0xbfffu128 << 112) | (1u128 << 111));
         assert_eq!(x87_to_binary128(0, 0x8000), 1u128 << 127); // -0.0
@@ -400,7 +475,10 @@ mod tests {
         let nan = x87_to_binary128(0xc000_0000_0000_0000, 0x7fff);
         assert_eq!(nan >> 112, 0x7fff);
         assert_ne!(nan & ((1u128 << 112) - 1), 0);
-        assert_eq!(x87_to_binary128(0x4000_0000_0000_0000, 0x3fff) >> 112, 0x7fff); // unnormal -> NaN
+        assert_eq!(
+            x87_to_binary128(0x4000_0000_0000_0000, 0x3fff) >> 112,
+            0x7fff
+        ); // unnormal -> NaN
     }
 
     #[test]
@@ -415,7 +493,11 @@ mod tests {
             (0xc123_4567_89ab_cdef, 0x4abc),
         ];
         for (m, e) in samples {
-            assert_eq!(binary128_to_x87(x87_to_binary128(m, e)), (m, e), "{m:x} {e:x}");
+            assert_eq!(
+                binary128_to_x87(x87_to_binary128(m, e)),
+                (m, e),
+                "{m:x} {e:x}"
+            );
         }
         // A pseudo-denormal reads as the equal smallest normal number.
         assert_eq!(binary128_to_x87(x87_to_binary128(1 << 63, 0)), (1 << 63, 1));
@@ -427,13 +509,25 @@ mod tests {
         // 1 + 2^-64: exactly half an x87 ulp above 1 -> ties to even (1.0).
         assert_eq!(binary128_to_x87(one | (1u128 << 48)), (1 << 63, 0x3fff));
         // Slightly more than half -> rounds up.
-        assert_eq!(binary128_to_x87(one | (1u128 << 48) | 1), ((1 << 63) | 1, 0x3fff));
+        assert_eq!(
+            binary128_to_x87(one | (1u128 << 48) | 1),
+            ((1 << 63) | 1, 0x3fff)
+        );
         // 1 + 3 * 2^-64: half above an odd significand -> rounds up to even.
-        assert_eq!(binary128_to_x87(one | (3u128 << 48)), ((1 << 63) | 2, 0x3fff));
+        assert_eq!(
+            binary128_to_x87(one | (3u128 << 48)),
+            ((1 << 63) | 2, 0x3fff)
+        );
         // All-ones fraction rounds up into the next binade.
-        assert_eq!(binary128_to_x87(one | ((1u128 << 112) - 1)), (1 << 63, 0x4000));
+        assert_eq!(
+            binary128_to_x87(one | ((1u128 << 112) - 1)),
+            (1 << 63, 0x4000)
+        );
         // The largest binary128 overflows to infinity.
-        assert_eq!(binary128_to_x87((0x7ffeu128 << 112) | ((1u128 << 112) - 1)), (1 << 63, 0x7fff));
+        assert_eq!(
+            binary128_to_x87((0x7ffeu128 << 112) | ((1u128 << 112) - 1)),
+            (1 << 63, 0x7fff)
+        );
         // A binary128 subnormal far below x87's range flushes to zero.
         assert_eq!(binary128_to_x87(1), (0, 0));
     }
@@ -461,11 +555,21 @@ mod tests {
             assert_eq!(size_of(p), n, "{}", p.name());
         }
         for p in Predefined::ALL {
-            let native: usize = scalars(*p).iter().map(|(o, s)| o + match s {
-                Scalar::Resize { native, .. } => *native as usize,
-                other => other.ext_size(),
-            }).max().unwrap_or(0);
-            assert!(native <= p.extent(), "{} scalars exceed the element", p.name());
+            let native: usize = scalars(*p)
+                .iter()
+                .map(|(o, s)| {
+                    o + match s {
+                        Scalar::Resize { native, .. } => *native as usize,
+                        other => other.ext_size(),
+                    }
+                })
+                .max()
+                .unwrap_or(0);
+            assert!(
+                native <= p.extent(),
+                "{} scalars exceed the element",
+                p.name()
+            );
         }
     }
 }

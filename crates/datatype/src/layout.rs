@@ -74,7 +74,9 @@ impl Layout {
             elements: prims.len() as i64,
             ext32: external32::size_of(p) as i64,
             depth: 0,
-            sig: prims.iter().fold(Signature::EMPTY, |s, &q| s.then(Signature::of(q))),
+            sig: prims
+                .iter()
+                .fold(Signature::EMPTY, |s, &q| s.then(Signature::of(q))),
         }
     }
 
@@ -109,7 +111,10 @@ impl Layout {
         if depth > MAX_DEPTH {
             return Err(Error::TooDeep { depth });
         }
-        Ok(Layout { depth, ..self.clone() })
+        Ok(Layout {
+            depth,
+            ..self.clone()
+        })
     }
 
     /// The layout of `MPI_Type_create_resized(self, lb, extent)`.
@@ -121,16 +126,25 @@ impl Layout {
         if depth > MAX_DEPTH {
             return Err(Error::TooDeep { depth });
         }
-        Ok(Layout { slb: Some(lb), sub: Some(ub), nlb: None, nub: None, depth, ..self.clone() })
+        Ok(Layout {
+            slb: Some(lb),
+            sub: Some(ub),
+            nlb: None,
+            nub: None,
+            depth,
+            ..self.clone()
+        })
     }
 }
 
 fn mul(a: i64, b: i64, what: &str) -> Result<i64> {
-    a.checked_mul(b).ok_or_else(|| Error::overflow(format!("{what} ({a} * {b})")))
+    a.checked_mul(b)
+        .ok_or_else(|| Error::overflow(format!("{what} ({a} * {b})")))
 }
 
 fn add(a: i64, b: i64, what: &str) -> Result<i64> {
-    a.checked_add(b).ok_or_else(|| Error::overflow(format!("{what} ({a} + {b})")))
+    a.checked_add(b)
+        .ok_or_else(|| Error::overflow(format!("{what} ({a} + {b})")))
 }
 
 fn min_opt(a: Option<i64>, b: i64) -> Option<i64> {
@@ -161,7 +175,11 @@ pub(crate) struct Acc {
 
 impl Acc {
     pub fn new() -> Acc {
-        Acc { align: 1, sig: Signature::EMPTY, ..Acc::default() }
+        Acc {
+            align: 1,
+            sig: Signature::EMPTY,
+            ..Acc::default()
+        }
     }
 
     /// Records a component type that may contribute no replicas (for the depth).
@@ -171,20 +189,47 @@ impl Acc {
 
     /// Adds `nblocks` blocks, the j-th at byte displacement `disp + j * stride`, each of
     /// `bl` consecutive copies of `child` (spaced by the child's extent).
-    pub fn add(&mut self, child: &Layout, disp: i64, nblocks: i64, stride: i64, bl: i64) -> Result<()> {
+    pub fn add(
+        &mut self,
+        child: &Layout,
+        disp: i64,
+        nblocks: i64,
+        stride: i64,
+        bl: i64,
+    ) -> Result<()> {
         self.note(child);
         if nblocks == 0 || bl == 0 {
             return Ok(());
         }
         self.any = true;
         let copies = mul(nblocks, bl, "number of replicas")?;
-        self.size = add(self.size, mul(copies, child.size, "type size")?, "type size")?;
-        self.elements = add(self.elements, mul(copies, child.elements, "element count")?, "element count")?;
-        self.ext32 = add(self.ext32, mul(copies, child.ext32, "external32 size")?, "external32 size")?;
+        self.size = add(
+            self.size,
+            mul(copies, child.size, "type size")?,
+            "type size",
+        )?;
+        self.elements = add(
+            self.elements,
+            mul(copies, child.elements, "element count")?,
+            "element count",
+        )?;
+        self.ext32 = add(
+            self.ext32,
+            mul(copies, child.ext32, "external32 size")?,
+            "external32 size",
+        )?;
         let span_blocks = mul(nblocks - 1, stride, "block displacement")?;
         let span_in = mul(bl - 1, child.extent(), "block length times extent")?;
-        let lo = add(add(disp, span_blocks.min(0), "displacement")?, span_in.min(0), "displacement")?;
-        let hi = add(add(disp, span_blocks.max(0), "displacement")?, span_in.max(0), "displacement")?;
+        let lo = add(
+            add(disp, span_blocks.min(0), "displacement")?,
+            span_in.min(0),
+            "displacement",
+        )?;
+        let hi = add(
+            add(disp, span_blocks.max(0), "displacement")?,
+            span_in.max(0),
+            "displacement",
+        )?;
         if child.slb.is_some() || child.nlb.is_some() {
             let cand = add(lo, child.lb(), "lower bound")?;
             self.nlb = min_opt(self.nlb, cand);
@@ -248,7 +293,8 @@ impl Acc {
             .checked_sub(l.lb())
             .ok_or_else(|| Error::overflow(format!("extent ({} - {})", l.ub(), l.lb())))?;
         if let (Some(a), Some(b)) = (l.tlb, l.tub) {
-            b.checked_sub(a).ok_or_else(|| Error::overflow("true extent"))?;
+            b.checked_sub(a)
+                .ok_or_else(|| Error::overflow("true extent"))?;
         }
         Ok(l)
     }

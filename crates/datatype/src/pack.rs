@@ -137,7 +137,15 @@ unsafe fn repeat<D: Dir>(
         let len = cs as usize;
         let full = (count - k).min(((avail - done) / len) as u64);
         // SAFETY: the `full` blocks are inside the caller's ranges.
-        unsafe { strided::<D>(offset(origin(k), child.disp), stride, buf.add(done), len, full as usize) };
+        unsafe {
+            strided::<D>(
+                offset(origin(k), child.disp),
+                stride,
+                buf.add(done),
+                len,
+                full as usize,
+            )
+        };
         done += full as usize * len;
         k += full;
         if k < count && done < avail {
@@ -166,7 +174,11 @@ unsafe fn walk<D: Dir>(node: &Node, origin: usize, skip: u64, buf: *mut u8, avai
             unsafe { D::copy(at.wrapping_add(skip as usize), buf, n) };
             n
         }
-        NodeKind::Repeat { count, stride, child } => {
+        NodeKind::Repeat {
+            count,
+            stride,
+            child,
+        } => {
             // SAFETY: forwarded caller contract.
             unsafe { repeat::<D>(*count, *stride, child, at, skip, buf, avail) }
         }
@@ -189,7 +201,13 @@ unsafe fn walk<D: Dir>(node: &Node, origin: usize, skip: u64, buf: *mut u8, avai
             while i < disps.len() && done < avail {
                 let n = ((starts[i + 1] - starts[i] - s) as usize).min(avail - done);
                 // SAFETY: a piece of block i, inside the caller's ranges.
-                unsafe { D::copy(offset(at, disps[i]).wrapping_add(s as usize), buf.add(done), n) };
+                unsafe {
+                    D::copy(
+                        offset(at, disps[i]).wrapping_add(s as usize),
+                        buf.add(done),
+                        n,
+                    )
+                };
                 done += n;
                 s = 0;
                 i += 1;
@@ -199,7 +217,14 @@ unsafe fn walk<D: Dir>(node: &Node, origin: usize, skip: u64, buf: *mut u8, avai
     }
 }
 
-unsafe fn transfer<D: Dir>(prog: &Program, base: usize, count: usize, from: usize, buf: *mut u8, len: usize) -> usize {
+unsafe fn transfer<D: Dir>(
+    prog: &Program,
+    base: usize,
+    count: usize,
+    from: usize,
+    buf: *mut u8,
+    len: usize,
+) -> usize {
     let total = (count as u64).saturating_mul(prog.size);
     let from = from as u64;
     if from >= total {
@@ -227,9 +252,24 @@ unsafe fn transfer<D: Dir>(prog: &Program, base: usize, count: usize, from: usiz
 /// Every byte the type map of the `count` elements describes, at `base` plus its
 /// displacement (absolute addresses when `base` is null, as with `MPI_BOTTOM`), must be
 /// readable and must not overlap `out`.
-pub unsafe fn pack(ty: &Datatype, base: *const u8, count: usize, offset: usize, out: &mut [u8]) -> usize {
+pub unsafe fn pack(
+    ty: &Datatype,
+    base: *const u8,
+    count: usize,
+    offset: usize,
+    out: &mut [u8],
+) -> usize {
     // SAFETY: forwarded caller contract; `out` is a valid writable slice.
-    unsafe { transfer::<Gather>(ty.program(), base as usize, count, offset, out.as_mut_ptr(), out.len()) }
+    unsafe {
+        transfer::<Gather>(
+            ty.program(),
+            base as usize,
+            count,
+            offset,
+            out.as_mut_ptr(),
+            out.len(),
+        )
+    }
 }
 
 /// Unpacks bytes `offset..offset + input.len()` of the packed stream of `count`
@@ -240,9 +280,15 @@ pub unsafe fn pack(ty: &Datatype, base: *const u8, count: usize, offset: usize, 
 /// Every byte the type map of the `count` elements describes, at `base` plus its
 /// displacement (absolute when `base` is null), must be writable and must not overlap
 /// `input`.
-pub unsafe fn unpack(ty: &Datatype, base: *mut u8, count: usize, offset: usize, input: &[u8]) -> usize {
+pub unsafe fn unpack(
+    ty: &Datatype,
+    base: *mut u8,
+    count: usize,
+    offset: usize,
+    input: &[u8],
+) -> usize {
     let buf = input.as_ptr() as *mut u8; // only read through (Scatter)
-    // SAFETY: forwarded caller contract; `input` is a valid readable slice.
+                                         // SAFETY: forwarded caller contract; `input` is a valid readable slice.
     unsafe { transfer::<Scatter>(ty.program(), base as usize, count, offset, buf, input.len()) }
 }
 

@@ -246,13 +246,31 @@ mod tests {
 
     #[test]
     fn pair_layouts_match_c_structs() {
-        assert_eq!((Predefined::FloatInt.size(), Predefined::FloatInt.extent()), (8, 8));
-        assert_eq!((Predefined::DoubleInt.size(), Predefined::DoubleInt.extent()), (12, 16));
-        assert_eq!((Predefined::LongInt.size(), Predefined::LongInt.extent()), (12, 16));
-        assert_eq!((Predefined::ShortInt.size(), Predefined::ShortInt.extent()), (6, 8));
-        assert_eq!((Predefined::TwoInt.size(), Predefined::TwoInt.extent()), (8, 8));
         assert_eq!(
-            (Predefined::LongDoubleInt.size(), Predefined::LongDoubleInt.extent()),
+            (Predefined::FloatInt.size(), Predefined::FloatInt.extent()),
+            (8, 8)
+        );
+        assert_eq!(
+            (Predefined::DoubleInt.size(), Predefined::DoubleInt.extent()),
+            (12, 16)
+        );
+        assert_eq!(
+            (Predefined::LongInt.size(), Predefined::LongInt.extent()),
+            (12, 16)
+        );
+        assert_eq!(
+            (Predefined::ShortInt.size(), Predefined::ShortInt.extent()),
+            (6, 8)
+        );
+        assert_eq!(
+            (Predefined::TwoInt.size(), Predefined::TwoInt.extent()),
+            (8, 8)
+        );
+        assert_eq!(
+            (
+                Predefined::LongDoubleInt.size(),
+                Predefined::LongDoubleInt.extent()
+            ),
             (20, 32)
         );
         assert_eq!(Predefined::ShortInt.offsets(), vec![0, 4]);

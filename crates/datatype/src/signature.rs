@@ -37,13 +37,23 @@ impl Default for Signature {
 
 impl Signature {
     /// The empty sequence.
-    pub const EMPTY: Signature = Signature { hash: 0, pow: 1, elements: 0, bytes: 0 };
+    pub const EMPTY: Signature = Signature {
+        hash: 0,
+        pow: 1,
+        elements: 0,
+        bytes: 0,
+    };
 
     /// A single primitive element.
     pub fn of(p: Primitive) -> Signature {
         // Distinct non-zero symbols per primitive.
         let symbol = (p as u64 + 1).wrapping_mul(0x9e37_79b9_7f4a_7c15) % P;
-        Signature { hash: symbol.max(1), pow: BASE, elements: 1, bytes: p.size() as u64 }
+        Signature {
+            hash: symbol.max(1),
+            pow: BASE,
+            elements: 1,
+            bytes: p.size() as u64,
+        }
     }
 
     /// This sequence followed by `other`.

@@ -31,49 +31,95 @@ where
         Kind::Named(p) if p.category() == Category::Marker => Ok(()),
         Kind::Named(p) => f(*p, disp),
         Kind::Dup(old) | Kind::Resized { old, .. } => for_each_leaf(old, disp, f),
-        Kind::Subarray { expansion, .. } | Kind::Darray { expansion, .. } => for_each_leaf(expansion, disp, f),
+        Kind::Subarray { expansion, .. } | Kind::Darray { expansion, .. } => {
+            for_each_leaf(expansion, disp, f)
+        }
         Kind::Contiguous { count, old } => rep(old, *count, disp, f),
-        Kind::Vector { count, blocklength, stride, old } => {
+        Kind::Vector {
+            count,
+            blocklength,
+            stride,
+            old,
+        } => {
             let step = stride.wrapping_mul(old.layout().extent());
             for i in 0..*count {
-                rep(old, *blocklength, disp.wrapping_add(i.wrapping_mul(step)), f)?;
+                rep(
+                    old,
+                    *blocklength,
+                    disp.wrapping_add(i.wrapping_mul(step)),
+                    f,
+                )?;
             }
             Ok(())
         }
-        Kind::Hvector { count, blocklength, stride, old } => {
+        Kind::Hvector {
+            count,
+            blocklength,
+            stride,
+            old,
+        } => {
             for i in 0..*count {
-                rep(old, *blocklength, disp.wrapping_add(i.wrapping_mul(*stride)), f)?;
+                rep(
+                    old,
+                    *blocklength,
+                    disp.wrapping_add(i.wrapping_mul(*stride)),
+                    f,
+                )?;
             }
             Ok(())
         }
-        Kind::Indexed { blocklengths, displacements, old } => {
+        Kind::Indexed {
+            blocklengths,
+            displacements,
+            old,
+        } => {
             let ext = old.layout().extent();
             for (&b, &d) in blocklengths.iter().zip(displacements.iter()) {
                 rep(old, b, disp.wrapping_add(d.wrapping_mul(ext)), f)?;
             }
             Ok(())
         }
-        Kind::Hindexed { blocklengths, displacements, old } => {
+        Kind::Hindexed {
+            blocklengths,
+            displacements,
+            old,
+        } => {
             for (&b, &d) in blocklengths.iter().zip(displacements.iter()) {
                 rep(old, b, disp.wrapping_add(d), f)?;
             }
             Ok(())
         }
-        Kind::IndexedBlock { blocklength, displacements, old } => {
+        Kind::IndexedBlock {
+            blocklength,
+            displacements,
+            old,
+        } => {
             let ext = old.layout().extent();
             for &d in displacements.iter() {
                 rep(old, *blocklength, disp.wrapping_add(d.wrapping_mul(ext)), f)?;
             }
             Ok(())
         }
-        Kind::HindexedBlock { blocklength, displacements, old } => {
+        Kind::HindexedBlock {
+            blocklength,
+            displacements,
+            old,
+        } => {
             for &d in displacements.iter() {
                 rep(old, *blocklength, disp.wrapping_add(d), f)?;
             }
             Ok(())
         }
-        Kind::Struct { blocklengths, displacements, types } => {
-            for ((&b, &d), ty) in blocklengths.iter().zip(displacements.iter()).zip(types.iter()) {
+        Kind::Struct {
+            blocklengths,
+            displacements,
+            types,
+        } => {
+            for ((&b, &d), ty) in blocklengths
+                .iter()
+                .zip(displacements.iter())
+                .zip(types.iter())
+            {
                 rep(ty, b, disp.wrapping_add(d), f)?;
             }
             Ok(())

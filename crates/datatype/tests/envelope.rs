@@ -12,13 +12,19 @@ fn check(ty: &Datatype, combiner: Combiner, ints: &[i64], addrs: &[i64], types: 
     let env = ty.envelope();
     assert_eq!(env.combiner, combiner);
     assert_eq!(ty.combiner(), combiner);
-    assert_eq!((env.num_integers, env.num_addresses, env.num_datatypes), (ints.len(), addrs.len(), types.len()));
+    assert_eq!(
+        (env.num_integers, env.num_addresses, env.num_datatypes),
+        (ints.len(), addrs.len(), types.len())
+    );
     let c = ty.contents().expect("derived type has contents");
     assert_eq!(c.integers, ints);
     assert_eq!(c.addresses, addrs);
     assert_eq!(c.datatypes.len(), types.len());
     for (got, want) in c.datatypes.iter().zip(types) {
-        assert!(Datatype::ptr_eq(got, want), "contents returned another type object");
+        assert!(
+            Datatype::ptr_eq(got, want),
+            "contents returned another type object"
+        );
     }
 }
 
@@ -27,7 +33,15 @@ fn named_types_have_no_contents() {
     for p in [P::Int, P::DoubleInt, P::Lb, P::CxxLongDoubleComplex] {
         let ty = t(p);
         let env = ty.envelope();
-        assert_eq!((env.combiner, env.num_integers, env.num_addresses, env.num_datatypes), (Combiner::Named, 0, 0, 0));
+        assert_eq!(
+            (
+                env.combiner,
+                env.num_integers,
+                env.num_addresses,
+                env.num_datatypes
+            ),
+            (Combiner::Named, 0, 0, 0)
+        );
         assert!(ty.contents().is_none());
         assert_eq!(ty.as_predefined(), Some(p));
     }
@@ -38,9 +52,27 @@ fn every_combiner() {
     let int = t(P::Int);
     let dbl = t(P::Double);
     check(&int.dup(), Combiner::Dup, &[], &[], &[&int]);
-    check(&Datatype::contiguous(5, &int).unwrap(), Combiner::Contiguous, &[5], &[], &[&int]);
-    check(&Datatype::vector(3, 2, -4, &int).unwrap(), Combiner::Vector, &[3, 2, -4], &[], &[&int]);
-    check(&Datatype::hvector(3, 2, -40, &int).unwrap(), Combiner::Hvector, &[3, 2], &[-40], &[&int]);
+    check(
+        &Datatype::contiguous(5, &int).unwrap(),
+        Combiner::Contiguous,
+        &[5],
+        &[],
+        &[&int],
+    );
+    check(
+        &Datatype::vector(3, 2, -4, &int).unwrap(),
+        Combiner::Vector,
+        &[3, 2, -4],
+        &[],
+        &[&int],
+    );
+    check(
+        &Datatype::hvector(3, 2, -40, &int).unwrap(),
+        Combiner::Hvector,
+        &[3, 2],
+        &[-40],
+        &[&int],
+    );
     check(
         &Datatype::indexed(&[1, 0, 3], &[7, -2, 9], &int).unwrap(),
         Combiner::Indexed,
@@ -71,13 +103,24 @@ fn every_combiner() {
     );
     let lb = t(P::Lb);
     check(
-        &Datatype::create_struct(&[1, 2, 1], &[-8, 0, 24], &[lb.clone(), int.clone(), dbl.clone()]).unwrap(),
+        &Datatype::create_struct(
+            &[1, 2, 1],
+            &[-8, 0, 24],
+            &[lb.clone(), int.clone(), dbl.clone()],
+        )
+        .unwrap(),
         Combiner::Struct,
         &[3, 1, 2, 1],
         &[-8, 0, 24],
         &[&lb, &int, &dbl],
     );
-    check(&Datatype::resized(&int, -4, 12).unwrap(), Combiner::Resized, &[], &[-4, 12], &[&int]);
+    check(
+        &Datatype::resized(&int, -4, 12).unwrap(),
+        Combiner::Resized,
+        &[],
+        &[-4, 12],
+        &[&int],
+    );
     check(
         &Datatype::subarray(&[4, 5], &[2, 3], &[1, 0], Order::Fortran, &dbl).unwrap(),
         Combiner::Subarray,

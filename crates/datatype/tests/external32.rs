@@ -4,7 +4,9 @@
 mod common;
 
 use common::{desc, flatten_n, Arena};
-use oxmpi_datatype::{pack_external, pack_external_size, unpack_external, Datatype, ErrorClass, Predefined as P};
+use oxmpi_datatype::{
+    pack_external, pack_external_size, unpack_external, Datatype, ErrorClass, Predefined as P,
+};
 use proptest::prelude::*;
 
 fn packed<T: Copy>(p: P, vals: &[T]) -> Vec<u8> {
@@ -28,18 +30,36 @@ fn unpacked<T: Copy + Default>(p: P, bytes: &[u8], count: usize) -> Vec<T> {
 
 #[test]
 fn integers_are_big_endian_with_standard_sizes() {
-    assert_eq!(packed(P::Int, &[1i32, -2]), [0, 0, 0, 1, 0xff, 0xff, 0xff, 0xfe]);
+    assert_eq!(
+        packed(P::Int, &[1i32, -2]),
+        [0, 0, 0, 1, 0xff, 0xff, 0xff, 0xfe]
+    );
     // MPI_LONG is 4 bytes in external32.
-    assert_eq!(packed(P::Long, &[1i64, -2]), [0, 0, 0, 1, 0xff, 0xff, 0xff, 0xfe]);
-    assert_eq!(unpacked::<i64>(P::Long, &[0, 0, 0, 1, 0xff, 0xff, 0xff, 0xfe], 2), [1, -2]);
-    assert_eq!(packed(P::UnsignedLong, &[0xfffe_fffdu64]), [0xff, 0xfe, 0xff, 0xfd]);
-    assert_eq!(unpacked::<u64>(P::UnsignedLong, &[0xff, 0xfe, 0xff, 0xfd], 1), [0xfffe_fffd]);
+    assert_eq!(
+        packed(P::Long, &[1i64, -2]),
+        [0, 0, 0, 1, 0xff, 0xff, 0xff, 0xfe]
+    );
+    assert_eq!(
+        unpacked::<i64>(P::Long, &[0, 0, 0, 1, 0xff, 0xff, 0xff, 0xfe], 2),
+        [1, -2]
+    );
+    assert_eq!(
+        packed(P::UnsignedLong, &[0xfffe_fffdu64]),
+        [0xff, 0xfe, 0xff, 0xfd]
+    );
+    assert_eq!(
+        unpacked::<u64>(P::UnsignedLong, &[0xff, 0xfe, 0xff, 0xfd], 1),
+        [0xfffe_fffd]
+    );
     assert_eq!(
         packed(P::LongLongInt, &[1i64, -2]),
         [0, 0, 0, 0, 0, 0, 0, 1, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xfe]
     );
     assert_eq!(packed(P::Short, &[0x1234i16]), [0x12, 0x34]);
-    assert_eq!(packed(P::Aint, &[0x0102_0304_0506_0708i64]), [1, 2, 3, 4, 5, 6, 7, 8]);
+    assert_eq!(
+        packed(P::Aint, &[0x0102_0304_0506_0708i64]),
+        [1, 2, 3, 4, 5, 6, 7, 8]
+    );
     assert_eq!(packed(P::CBool, &[1u8, 0]), [1, 0]);
     // MPI_WCHAR is 2 bytes; Linux wchar_t is 4.
     assert_eq!(packed(P::Wchar, &[0x20ACi32]), [0x20, 0xAC]);
@@ -48,10 +68,20 @@ fn integers_are_big_endian_with_standard_sizes() {
 
 #[test]
 fn floats_and_complex() {
-    assert_eq!(packed(P::Float, &[1.0f32, 2.0]), [0x3f, 0x80, 0, 0, 0x40, 0, 0, 0]);
+    assert_eq!(
+        packed(P::Float, &[1.0f32, 2.0]),
+        [0x3f, 0x80, 0, 0, 0x40, 0, 0, 0]
+    );
     assert_eq!(packed(P::Double, &[-2.0f64]), [0xc0, 0, 0, 0, 0, 0, 0, 0]);
-    assert_eq!(packed(P::CFloatComplex, &[[1.0f32, 2.0]]), [0x3f, 0x80, 0, 0, 0x40, 0, 0, 0]);
-    let back: Vec<[f64; 2]> = unpacked(P::CDoubleComplex, &packed(P::CDoubleComplex, &[[1.5f64, -0.25]]), 1);
+    assert_eq!(
+        packed(P::CFloatComplex, &[[1.0f32, 2.0]]),
+        [0x3f, 0x80, 0, 0, 0x40, 0, 0, 0]
+    );
+    let back: Vec<[f64; 2]> = unpacked(
+        P::CDoubleComplex,
+        &packed(P::CDoubleComplex, &[[1.5f64, -0.25]]),
+        1,
+    );
     assert_eq!(back, [[1.5, -0.25]]);
     // REAL*16 is binary128 already: only the byte order changes.
     let q: u128 = 0x3fff_8000_0000_0000_0000_0000_0000_0001;
@@ -97,10 +127,14 @@ fn conversion_and_size_errors() {
     // SAFETY: one long.
     let e = unsafe { pack_external(&long, v.as_ptr().cast(), 1, &mut out) }.unwrap_err();
     assert_eq!(e.class(), ErrorClass::ErrConversion);
-    assert!(e.to_string().contains("MPI_LONG") && e.to_string().contains("1099511627776"), "{e}");
+    assert!(
+        e.to_string().contains("MPI_LONG") && e.to_string().contains("1099511627776"),
+        "{e}"
+    );
     let w = [0x1F600i32];
     // SAFETY: one wchar_t.
-    let e = unsafe { pack_external(&Datatype::from(P::Wchar), w.as_ptr().cast(), 1, &mut out) }.unwrap_err();
+    let e = unsafe { pack_external(&Datatype::from(P::Wchar), w.as_ptr().cast(), 1, &mut out) }
+        .unwrap_err();
     assert_eq!(e.class(), ErrorClass::ErrConversion);
     // Too small an output buffer, too short an input.
     let ints = [1i32, 2, 3];
@@ -109,7 +143,10 @@ fn conversion_and_size_errors() {
     // SAFETY: three ints.
     let e = unsafe { pack_external(&int, ints.as_ptr().cast(), 3, &mut small) }.unwrap_err();
     assert_eq!(e.class(), ErrorClass::ErrTruncate);
-    assert!(e.to_string().contains("11") && e.to_string().contains("12"), "{e}");
+    assert!(
+        e.to_string().contains("11") && e.to_string().contains("12"),
+        "{e}"
+    );
     let mut dst = [0i32; 3];
     // SAFETY: three ints.
     let e = unsafe { unpack_external(&int, dst.as_mut_ptr().cast(), 3, &small) }.unwrap_err();
@@ -120,7 +157,12 @@ fn conversion_and_size_errors() {
 #[test]
 fn derived_types_pack_without_padding() {
     // struct { char; double; } with its padding, two elements.
-    let s = Datatype::create_struct(&[1, 1], &[0, 8], &[Datatype::from(P::Char), Datatype::from(P::Double)]).unwrap();
+    let s = Datatype::create_struct(
+        &[1, 1],
+        &[0, 8],
+        &[Datatype::from(P::Char), Datatype::from(P::Double)],
+    )
+    .unwrap();
     assert_eq!(pack_external_size(&s, 2), Some(18));
     let mut mem = [0u8; 32];
     mem[0] = b'a';
@@ -129,8 +171,14 @@ fn derived_types_pack_without_padding() {
     mem[24..32].copy_from_slice(&2.0f64.to_ne_bytes());
     let mut out = [0u8; 18];
     // SAFETY: two elements of extent 16 fit in `mem`.
-    assert_eq!(unsafe { pack_external(&s, mem.as_ptr(), 2, &mut out) }.unwrap(), 18);
-    assert_eq!(out, [b'a', 0x3f, 0xf0, 0, 0, 0, 0, 0, 0, b'b', 0x40, 0, 0, 0, 0, 0, 0, 0]);
+    assert_eq!(
+        unsafe { pack_external(&s, mem.as_ptr(), 2, &mut out) }.unwrap(),
+        18
+    );
+    assert_eq!(
+        out,
+        [b'a', 0x3f, 0xf0, 0, 0, 0, 0, 0, 0, b'b', 0x40, 0, 0, 0, 0, 0, 0, 0]
+    );
     let mut back = [0u8; 32];
     // SAFETY: as above.
     unsafe { unpack_external(&s, back.as_mut_ptr(), 2, &out) }.unwrap();

@@ -11,7 +11,9 @@ fn t(p: P) -> Datatype {
 }
 
 /// (size, lb, extent, true_lb, true_extent)
-fn shape(t: &Datatype) -> (usize, isize, isize, isize, isize) {
+type Shape = (usize, isize, isize, isize, isize);
+
+fn shape(t: &Datatype) -> Shape {
     (t.size(), t.lb(), t.extent(), t.true_lb(), t.true_extent())
 }
 
@@ -45,27 +47,60 @@ fn predefined_types() {
 fn struct_padding_matches_c_and_mpich() {
     // Values measured with MPICH 4.0.2 on x86-64 (same as the C compiler's sizeof).
     let c = || t(P::Char);
-    let cases: Vec<(Datatype, (usize, isize, isize, isize, isize))> = vec![
+    let cases: Vec<(Datatype, Shape)> = vec![
         (st(&[(1, 0, c()), (1, 8, t(P::Double))]), (9, 0, 16, 0, 16)),
         (st(&[(1, 0, t(P::Double)), (1, 8, c())]), (9, 0, 16, 0, 9)),
-        (st(&[(1, 0, c()), (1, 16, t(P::LongDouble))]), (17, 0, 32, 0, 32)),
-        (st(&[(1, 0, c()), (1, 8, t(P::CDoubleComplex))]), (17, 0, 24, 0, 24)),
-        (st(&[(1, 0, c()), (1, 4, t(P::CFloatComplex))]), (9, 0, 12, 0, 12)),
-        (st(&[(1, 0, c()), (1, 16, t(P::CLongDoubleComplex))]), (33, 0, 48, 0, 48)),
-        (st(&[(1, 0, c()), (1, 8, t(P::DoubleInt))]), (13, 0, 24, 0, 20)),
-        (st(&[(1, 0, c()), (1, 16, t(P::LongDoubleInt))]), (21, 0, 48, 0, 36)),
-        (st(&[(1, 0, c()), (1, 4, t(P::ShortInt))]), (7, 0, 12, 0, 12)),
+        (
+            st(&[(1, 0, c()), (1, 16, t(P::LongDouble))]),
+            (17, 0, 32, 0, 32),
+        ),
+        (
+            st(&[(1, 0, c()), (1, 8, t(P::CDoubleComplex))]),
+            (17, 0, 24, 0, 24),
+        ),
+        (
+            st(&[(1, 0, c()), (1, 4, t(P::CFloatComplex))]),
+            (9, 0, 12, 0, 12),
+        ),
+        (
+            st(&[(1, 0, c()), (1, 16, t(P::CLongDoubleComplex))]),
+            (33, 0, 48, 0, 48),
+        ),
+        (
+            st(&[(1, 0, c()), (1, 8, t(P::DoubleInt))]),
+            (13, 0, 24, 0, 20),
+        ),
+        (
+            st(&[(1, 0, c()), (1, 16, t(P::LongDoubleInt))]),
+            (21, 0, 48, 0, 36),
+        ),
+        (
+            st(&[(1, 0, c()), (1, 4, t(P::ShortInt))]),
+            (7, 0, 12, 0, 12),
+        ),
         // Negative displacement.
         (st(&[(1, -4, t(P::Int)), (1, 4, c())]), (5, -4, 12, -4, 9)),
         // Explicit markers: no padding after an upper bound.
-        (st(&[(1, 0, t(P::Double)), (1, 9, t(P::Ub))]), (8, 0, 9, 0, 8)),
+        (
+            st(&[(1, 0, t(P::Double)), (1, 9, t(P::Ub))]),
+            (8, 0, 9, 0, 8),
+        ),
         (st(&[(1, -3, t(P::Lb)), (1, 0, c())]), (1, -3, 4, 0, 1)),
         // A struct inside a struct keeps its padded extent.
-        (st(&[(1, 0, double_char()), (1, 16, c())]), (10, 0, 24, 0, 17)),
+        (
+            st(&[(1, 0, double_char()), (1, 16, c())]),
+            (10, 0, 24, 0, 17),
+        ),
         // Components listed out of order.
         (st(&[(1, 8, c()), (1, 0, t(P::Double))]), (9, 0, 16, 0, 9)),
         // A zero-count type still contributes its bounds [0, 0], not data.
-        (st(&[(1, 100, Datatype::contiguous(0, &t(P::Int)).unwrap()), (1, 0, t(P::Int))]), (4, 0, 100, 0, 4)),
+        (
+            st(&[
+                (1, 100, Datatype::contiguous(0, &t(P::Int)).unwrap()),
+                (1, 0, t(P::Int)),
+            ]),
+            (4, 0, 100, 0, 4),
+        ),
     ];
     for (i, (ty, want)) in cases.into_iter().enumerate() {
         assert_eq!(shape(&ty), want, "case {i}");
@@ -102,7 +137,10 @@ fn standard_examples() {
     let oldtype = double_char();
     assert_eq!(shape(&oldtype), (9, 0, 16, 0, 9));
     // MPI_TYPE_CONTIGUOUS(3, oldtype): extent 48.
-    assert_eq!(shape(&Datatype::contiguous(3, &oldtype).unwrap()), (27, 0, 48, 0, 41));
+    assert_eq!(
+        shape(&Datatype::contiguous(3, &oldtype).unwrap()),
+        (27, 0, 48, 0, 41)
+    );
     // MPI_TYPE_VECTOR(2, 3, 4, oldtype): blocks at 0 and 64, three copies each.
     let v = Datatype::vector(2, 3, 4, &oldtype).unwrap();
     assert_eq!(shape(&v), (54, 0, 112, 0, 105));
@@ -120,7 +158,11 @@ fn standard_examples() {
     let disps: Vec<i64> = flatten(&x).iter().map(|e| e.disp).collect();
     assert_eq!(disps, vec![64, 72, 80, 88, 96, 104, 0, 8]);
     // MPI_TYPE_CREATE_STRUCT(3, B = (2, 1, 3), D = (0, 16, 26), T = (MPI_FLOAT, type1, MPI_CHAR)).
-    let s = st(&[(2, 0, t(P::Float)), (1, 16, oldtype.clone()), (3, 26, t(P::Char))]);
+    let s = st(&[
+        (2, 0, t(P::Float)),
+        (1, 16, oldtype.clone()),
+        (3, 26, t(P::Char)),
+    ]);
     assert_eq!(shape(&s), (20, 0, 32, 0, 29));
     let disps: Vec<i64> = flatten(&s).iter().map(|e| e.disp).collect();
     assert_eq!(disps, vec![0, 4, 16, 24, 26, 27, 28]);
@@ -133,20 +175,47 @@ fn standard_examples() {
 #[test]
 fn other_constructors() {
     let int = t(P::Int);
-    assert_eq!(shape(&Datatype::indexed_block(2, &[5, -1], &int).unwrap()), (16, -4, 32, -4, 32));
-    assert_eq!(shape(&Datatype::hindexed_block(2, &[5, -1], &int).unwrap()), (16, -1, 14, -1, 14));
+    assert_eq!(
+        shape(&Datatype::indexed_block(2, &[5, -1], &int).unwrap()),
+        (16, -4, 32, -4, 32)
+    );
+    assert_eq!(
+        shape(&Datatype::hindexed_block(2, &[5, -1], &int).unwrap()),
+        (16, -1, 14, -1, 14)
+    );
     // MPICH does not pad hindexed: doubles at 0 and 3 give extent 11.
-    assert_eq!(shape(&Datatype::hindexed(&[1, 1], &[0, 3], &t(P::Double)).unwrap()), (16, 0, 11, 0, 11));
-    assert_eq!(shape(&Datatype::hindexed(&[0, 2], &[-50, 8], &int).unwrap()), (8, 8, 8, 8, 8));
+    assert_eq!(
+        shape(&Datatype::hindexed(&[1, 1], &[0, 3], &t(P::Double)).unwrap()),
+        (16, 0, 11, 0, 11)
+    );
+    assert_eq!(
+        shape(&Datatype::hindexed(&[0, 2], &[-50, 8], &int).unwrap()),
+        (8, 8, 8, 8, 8)
+    );
     // Zero-length types.
-    assert_eq!(shape(&Datatype::contiguous(0, &int).unwrap()), (0, 0, 0, 0, 0));
-    assert_eq!(shape(&Datatype::vector(3, 0, 2, &int).unwrap()), (0, 0, 0, 0, 0));
-    assert_eq!(shape(&Datatype::indexed(&[], &[], &int).unwrap()), (0, 0, 0, 0, 0));
-    assert_eq!(shape(&Datatype::create_struct(&[], &[], &[]).unwrap()), (0, 0, 0, 0, 0));
+    assert_eq!(
+        shape(&Datatype::contiguous(0, &int).unwrap()),
+        (0, 0, 0, 0, 0)
+    );
+    assert_eq!(
+        shape(&Datatype::vector(3, 0, 2, &int).unwrap()),
+        (0, 0, 0, 0, 0)
+    );
+    assert_eq!(
+        shape(&Datatype::indexed(&[], &[], &int).unwrap()),
+        (0, 0, 0, 0, 0)
+    );
+    assert_eq!(
+        shape(&Datatype::create_struct(&[], &[], &[]).unwrap()),
+        (0, 0, 0, 0, 0)
+    );
     // Negative extent from resized, replicated (measured on MPICH 4.0.2).
     let r = Datatype::resized(&int, 0, -8).unwrap();
     assert_eq!(shape(&r), (4, 0, -8, 0, 4));
-    assert_eq!(shape(&Datatype::contiguous(3, &r).unwrap()), (12, -16, 8, -16, 20));
+    assert_eq!(
+        shape(&Datatype::contiguous(3, &r).unwrap()),
+        (12, -16, 8, -16, 20)
+    );
     // Dup keeps everything and the commit state.
     let v = Datatype::vector(3, 2, 5, &int).unwrap();
     assert!(!v.dup().is_committed());
@@ -159,7 +228,12 @@ fn other_constructors() {
     assert_eq!(d.as_predefined(), None);
     // Alignment is the largest of the components.
     assert_eq!(double_char().alignment(), 8);
-    assert_eq!(Datatype::contiguous(2, &t(P::LongDouble)).unwrap().alignment(), 16);
+    assert_eq!(
+        Datatype::contiguous(2, &t(P::LongDouble))
+            .unwrap()
+            .alignment(),
+        16
+    );
 }
 
 fn ints_of(t: &Datatype, count: usize) -> Vec<i64> {
@@ -179,8 +253,18 @@ fn subarray_layouts() {
     assert_eq!(s.extent(), 48);
     // Standard example (MPI 4.1 section 5.1.3): a 100x100 Fortran array, the 25x75
     // box at (0, 25): extent 100*100 doubles, 25*75 doubles of data.
-    let s = Datatype::subarray(&[100, 100], &[25, 75], &[0, 25], Order::Fortran, &t(P::Double)).unwrap();
-    assert_eq!((s.size(), s.lb(), s.extent(), s.true_lb()), (25 * 75 * 8, 0, 80_000, 25 * 100 * 8));
+    let s = Datatype::subarray(
+        &[100, 100],
+        &[25, 75],
+        &[0, 25],
+        Order::Fortran,
+        &t(P::Double),
+    )
+    .unwrap();
+    assert_eq!(
+        (s.size(), s.lb(), s.extent(), s.true_lb()),
+        (25 * 75 * 8, 0, 80_000, 25 * 100 * 8)
+    );
     // Lower bound 0 even when the old type has another one.
     let r = Datatype::resized(&int, -4, 8).unwrap();
     let s = Datatype::subarray(&[4], &[2], &[1], Order::C, &r).unwrap();
@@ -196,15 +280,45 @@ fn darray_layouts() {
     let dflt = i64::from(mpich::DISTRIBUTE_DFLT_DARG);
     // 1-D block over 4 processes, 10 elements: ranks own 3, 3, 3, 1.
     for (rank, want) in [(0, vec![0, 1, 2]), (1, vec![3, 4, 5]), (3, vec![9])] {
-        let d = Datatype::darray(4, rank, &[10], &[Distribution::Block], &[dflt], &[4], Order::C, &int).unwrap();
+        let d = Datatype::darray(
+            4,
+            rank,
+            &[10],
+            &[Distribution::Block],
+            &[dflt],
+            &[4],
+            Order::C,
+            &int,
+        )
+        .unwrap();
         assert_eq!(ints_of(&d, 10), want, "rank {rank}");
         assert_eq!((d.lb(), d.extent()), (0, 40));
     }
     // 1-D cyclic(2) over 3 processes, 11 elements: rank 1 owns 2,3, 8,9.
-    let d = Datatype::darray(3, 1, &[11], &[Distribution::Cyclic], &[2], &[3], Order::C, &int).unwrap();
+    let d = Datatype::darray(
+        3,
+        1,
+        &[11],
+        &[Distribution::Cyclic],
+        &[2],
+        &[3],
+        Order::C,
+        &int,
+    )
+    .unwrap();
     assert_eq!(ints_of(&d, 11), vec![2, 3, 8, 9]);
     // rank 2 owns 4,5 and the short last block 10.
-    let d = Datatype::darray(3, 2, &[11], &[Distribution::Cyclic], &[2], &[3], Order::C, &int).unwrap();
+    let d = Datatype::darray(
+        3,
+        2,
+        &[11],
+        &[Distribution::Cyclic],
+        &[2],
+        &[3],
+        Order::C,
+        &int,
+    )
+    .unwrap();
     assert_eq!(ints_of(&d, 11), vec![4, 5, 10]);
     // 2-D: 4x6 C array, rows block over 2, columns cyclic over 3; rank 4 = grid (1, 1):
     // rows 2..4, columns 1 and 4.
@@ -236,6 +350,16 @@ fn darray_layouts() {
     // Columns 2.. (j >= 2) of a column-major 2x3 array: elements 4, 5.
     assert_eq!(ints_of(&d, 6), vec![4, 5]);
     // A process that owns nothing.
-    let d = Datatype::darray(4, 3, &[2], &[Distribution::Block], &[dflt], &[4], Order::C, &int).unwrap();
+    let d = Datatype::darray(
+        4,
+        3,
+        &[2],
+        &[Distribution::Block],
+        &[dflt],
+        &[4],
+        Order::C,
+        &int,
+    )
+    .unwrap();
     assert_eq!((d.size(), d.extent()), (0, 8));
 }

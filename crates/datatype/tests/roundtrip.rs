@@ -16,7 +16,10 @@ const GUARD_BYTE: u8 = 0xA5;
 
 /// Splits `0..total` at the given cut points (taken modulo total).
 fn pieces(total: usize, cuts: &[usize]) -> Vec<(usize, usize)> {
-    let mut pts: Vec<usize> = cuts.iter().map(|c| if total == 0 { 0 } else { c % (total + 1) }).collect();
+    let mut pts: Vec<usize> = cuts
+        .iter()
+        .map(|c| if total == 0 { 0 } else { c % (total + 1) })
+        .collect();
     pts.push(0);
     pts.push(total);
     pts.sort_unstable();

@@ -17,7 +17,12 @@ pub struct Entry {
 
 fn named(p: Predefined, disp: i64, out: &mut Vec<Entry>) {
     for (o, q) in p.offsets().into_iter().zip(p.primitives()) {
-        out.push(Entry { disp: disp + o as i64, len: q.size(), prim: *q, pred: p });
+        out.push(Entry {
+            disp: disp + o as i64,
+            len: q.size(),
+            prim: *q,
+            pred: p,
+        });
     }
 }
 
@@ -108,8 +113,8 @@ pub fn flatten_at(t: &Datatype, disp: i64, out: &mut Vec<Entry>) {
             }
         }
         Combiner::HindexedBlock => {
-            for i in 0..ints[0] as usize {
-                rep(old, ints[1], disp + addrs[i], out);
+            for a in &addrs[..ints[0] as usize] {
+                rep(old, ints[1], disp + a, out);
             }
         }
         Combiner::Struct => {
@@ -131,8 +136,10 @@ pub fn flatten_at(t: &Datatype, disp: i64, out: &mut Vec<Entry>) {
         Combiner::Darray => {
             let (size, rank, n) = (ints[0], ints[1], ints[2] as usize);
             let gsizes = &ints[3..3 + n];
-            let distribs: Vec<Distribution> =
-                ints[3 + n..3 + 2 * n].iter().map(|&d| Distribution::from_mpich(d as i32).unwrap()).collect();
+            let distribs: Vec<Distribution> = ints[3 + n..3 + 2 * n]
+                .iter()
+                .map(|&d| Distribution::from_mpich(d as i32).unwrap())
+                .collect();
             let dargs = &ints[3 + 2 * n..3 + 3 * n];
             let psizes = &ints[3 + 3 * n..3 + 4 * n];
             let order = Order::from_mpich(ints[3 + 4 * n] as i32).unwrap();
@@ -149,7 +156,11 @@ pub fn flatten_at(t: &Datatype, disp: i64, out: &mut Vec<Entry>) {
             let keep = |d: usize, i: i64| match distribs[d] {
                 Distribution::None => true,
                 Distribution::Block => {
-                    let b = if dargs[d] == dflt { (gsizes[d] + psizes[d] - 1) / psizes[d] } else { dargs[d] };
+                    let b = if dargs[d] == dflt {
+                        (gsizes[d] + psizes[d] - 1) / psizes[d]
+                    } else {
+                        dargs[d]
+                    };
                     i / b == coords[d]
                 }
                 Distribution::Cyclic => {
@@ -177,7 +188,10 @@ pub fn flatten_n(t: &Datatype, count: usize) -> Vec<Entry> {
     let ext = t.extent() as i64;
     let mut v = Vec::new();
     for e in 0..count as i64 {
-        v.extend(one.iter().map(|x| Entry { disp: x.disp + e * ext, ..*x }));
+        v.extend(one.iter().map(|x| Entry {
+            disp: x.disp + e * ext,
+            ..*x
+        }));
     }
     v
 }
@@ -194,9 +208,17 @@ pub const GUARD: usize = 16;
 impl Arena {
     pub fn for_map(map: &[Entry], fill: impl Fn(usize) -> u8) -> Arena {
         let lo = map.iter().map(|e| e.disp).min().unwrap_or(0).min(0);
-        let hi = map.iter().map(|e| e.disp + e.len as i64).max().unwrap_or(0).max(0);
+        let hi = map
+            .iter()
+            .map(|e| e.disp + e.len as i64)
+            .max()
+            .unwrap_or(0)
+            .max(0);
         let len = (hi - lo) as usize + 2 * GUARD;
-        Arena { bytes: (0..len).map(fill).collect(), base: (GUARD as i64 - lo) as usize }
+        Arena {
+            bytes: (0..len).map(fill).collect(),
+            base: (GUARD as i64 - lo) as usize,
+        }
     }
 
     pub fn ptr(&self) -> *const u8 {
@@ -278,7 +300,10 @@ impl Desc {
             Desc::Subarray(dims, c_order, d) => {
                 let sizes: Vec<i64> = dims.iter().map(|x| x.0).collect();
                 let subsizes: Vec<i64> = dims.iter().map(|x| x.1.min(x.0)).collect();
-                let starts: Vec<i64> = dims.iter().map(|x| x.2 % (x.0 - x.1.min(x.0) + 1)).collect();
+                let starts: Vec<i64> = dims
+                    .iter()
+                    .map(|x| x.2 % (x.0 - x.1.min(x.0) + 1))
+                    .collect();
                 let order = if *c_order { Order::C } else { Order::Fortran };
                 Datatype::subarray(&sizes, &subsizes, &starts, order, &d.build()?).ok()?
             }
@@ -294,19 +319,34 @@ impl Desc {
                         0 => (Distribution::Block, dflt),
                         1 => (Distribution::Cyclic, dflt),
                         2 => (Distribution::Cyclic, x.2),
-                        3 => (Distribution::Block, x.2.max((gsizes[i] + psizes[i] - 1) / psizes[i])),
+                        3 => (
+                            Distribution::Block,
+                            x.2.max((gsizes[i] + psizes[i] - 1) / psizes[i]),
+                        ),
                         _ => (Distribution::None, dflt),
                     };
                     distribs.push(dist);
                     dargs.push(darg);
                 }
-                let psizes: Vec<i64> =
-                    psizes.iter().zip(&distribs).map(|(&p, d)| if *d == Distribution::None { 1 } else { p }).collect();
+                let psizes: Vec<i64> = psizes
+                    .iter()
+                    .zip(&distribs)
+                    .map(|(&p, d)| if *d == Distribution::None { 1 } else { p })
+                    .collect();
                 let size2: i64 = psizes.iter().product();
                 let _ = size;
                 let order = if *c_order { Order::C } else { Order::Fortran };
-                Datatype::darray(size2, rank_seed % size2, &gsizes, &distribs, &dargs, &psizes, order, &d.build()?)
-                    .ok()?
+                Datatype::darray(
+                    size2,
+                    rank_seed % size2,
+                    &gsizes,
+                    &distribs,
+                    &dargs,
+                    &psizes,
+                    order,
+                    &d.build()?,
+                )
+                .ok()?
             }
         })
     }
@@ -345,17 +385,29 @@ pub fn desc() -> impl Strategy<Value = Desc> {
             (cnt(5), b()).prop_map(|(n, d)| Desc::Contiguous(n, d)),
             (cnt(4), cnt(3), -3i64..4, b()).prop_map(|(c, bl, s, d)| Desc::Vector(c, bl, s, d)),
             (cnt(4), cnt(3), -64i64..64, b()).prop_map(|(c, bl, s, d)| Desc::Hvector(c, bl, s, d)),
-            (prop::collection::vec((cnt(3), -4i64..6), 1..4), b()).prop_map(|(v, d)| Desc::Indexed(v, d)),
-            (prop::collection::vec((cnt(3), -64i64..64), 1..4), b()).prop_map(|(v, d)| Desc::Hindexed(v, d)),
-            (cnt(3), prop::collection::vec(-4i64..6, 1..4), b()).prop_map(|(bl, v, d)| Desc::IndexedBlock(bl, v, d)),
+            (prop::collection::vec((cnt(3), -4i64..6), 1..4), b())
+                .prop_map(|(v, d)| Desc::Indexed(v, d)),
+            (prop::collection::vec((cnt(3), -64i64..64), 1..4), b())
+                .prop_map(|(v, d)| Desc::Hindexed(v, d)),
+            (cnt(3), prop::collection::vec(-4i64..6, 1..4), b())
+                .prop_map(|(bl, v, d)| Desc::IndexedBlock(bl, v, d)),
             (cnt(3), prop::collection::vec(-64i64..64, 1..4), b())
                 .prop_map(|(bl, v, d)| Desc::HindexedBlock(bl, v, d)),
             prop::collection::vec((cnt(3), -64i64..64, inner.clone()), 1..4).prop_map(Desc::Struct),
             (-32i64..32, -16i64..48, b()).prop_map(|(lb, e, d)| Desc::Resized(lb, e, d)),
             b().prop_map(Desc::Dup),
-            (prop::collection::vec((1i64..4, 0i64..4, 0i64..4), 1..3), any::<bool>(), b())
+            (
+                prop::collection::vec((1i64..4, 0i64..4, 0i64..4), 1..3),
+                any::<bool>(),
+                b()
+            )
                 .prop_map(|(v, c, d)| Desc::Subarray(v, c, d)),
-            (0i64..16, prop::collection::vec((1i64..6, 0u8..5, 1i64..3, 1i64..3), 1..3), any::<bool>(), b())
+            (
+                0i64..16,
+                prop::collection::vec((1i64..6, 0u8..5, 1i64..3, 1i64..3), 1..3),
+                any::<bool>(),
+                b()
+            )
                 .prop_map(|(r, v, c, d)| Desc::Darray(r, v, c, d)),
         ]
     })
