@@ -78,6 +78,10 @@ pub(super) fn binomial(b: &mut Schedule, n: usize, r: usize, root: usize, io: Io
         b.reduce(whole(acc, bytes), whole(x, bytes));
         acc = x;
     }
+    if result_here {
+        // Only an in-place root with a single child ends outside `output`.
+        b.copy(whole(acc, bytes), whole(output, bytes));
+    }
     b.next_round();
     if v != 0 {
         b.send(real(v - lowbit(v)), whole(acc, bytes));
