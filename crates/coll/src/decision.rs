@@ -191,7 +191,8 @@ impl Tuning {
                 *t.threshold_mut(i) = parse_size(&value).ok_or_else(|| TuningError {
                     var: var.to_string(),
                     value: value.clone(),
-                    reason: "expected a non-negative integer, optionally with a k, m or g suffix".into(),
+                    reason: "expected a non-negative integer, optionally with a k, m or g suffix"
+                        .into(),
                 })?;
             }
         }
@@ -202,16 +203,25 @@ impl Tuning {
                 if v == "auto" || v.is_empty() {
                     continue;
                 }
-                let algo = Algorithm::ALL.iter().copied().find(|a| a.collective() == coll && a.name() == v);
+                let algo = Algorithm::ALL
+                    .iter()
+                    .copied()
+                    .find(|a| a.collective() == coll && a.name() == v);
                 match algo {
                     Some(a) => t.forced[slot(coll)] = Some(a),
                     None => {
-                        let known: Vec<&str> =
-                            Algorithm::ALL.iter().filter(|a| a.collective() == coll).map(|a| a.name()).collect();
+                        let known: Vec<&str> = Algorithm::ALL
+                            .iter()
+                            .filter(|a| a.collective() == coll)
+                            .map(|a| a.name())
+                            .collect();
                         return Err(TuningError {
                             var,
                             value,
-                            reason: format!("unknown algorithm; expected auto or one of {}", known.join(", ")),
+                            reason: format!(
+                                "unknown algorithm; expected auto or one of {}",
+                                known.join(", ")
+                            ),
                         });
                     }
                 }
@@ -244,7 +254,11 @@ pub fn choose(t: &Tuning, spec: &Spec<'_>, size: u32) -> Algorithm {
 
 fn automatic(t: &Tuning, spec: &Spec<'_>, n: usize) -> Algorithm {
     use Algorithm as A;
-    let pof2 = if n == 0 { 1 } else { 1usize << (usize::BITS - 1 - n.leading_zeros()) };
+    let pof2 = if n == 0 {
+        1
+    } else {
+        1usize << (usize::BITS - 1 - n.leading_zeros())
+    };
     match *spec {
         Spec::Barrier => A::BarrierDissemination,
         Spec::Bcast { bytes, .. } => {
@@ -254,7 +268,9 @@ fn automatic(t: &Tuning, spec: &Spec<'_>, n: usize) -> Algorithm {
                 A::BcastScatterRingAllgather
             }
         }
-        Spec::Reduce { elems, commutative, .. } => {
+        Spec::Reduce {
+            elems, commutative, ..
+        } => {
             let bytes = elems.count.saturating_mul(elems.elem_size);
             if commutative && bytes >= t.reduce_short_msg && elems.count >= pof2 {
                 A::ReduceRabenseifner
@@ -262,7 +278,9 @@ fn automatic(t: &Tuning, spec: &Spec<'_>, n: usize) -> Algorithm {
                 A::ReduceBinomial
             }
         }
-        Spec::Allreduce { elems, commutative, .. } => {
+        Spec::Allreduce {
+            elems, commutative, ..
+        } => {
             let bytes = elems.count.saturating_mul(elems.elem_size);
             if !commutative {
                 if bytes >= t.allreduce_long_msg {
@@ -278,8 +296,13 @@ fn automatic(t: &Tuning, spec: &Spec<'_>, n: usize) -> Algorithm {
                 A::AllreduceRecursiveDoubling
             }
         }
-        Spec::ReduceScatterBlock { elems, commutative, .. } => {
-            let total = elems.count.saturating_mul(elems.elem_size).saturating_mul(n);
+        Spec::ReduceScatterBlock {
+            elems, commutative, ..
+        } => {
+            let total = elems
+                .count
+                .saturating_mul(elems.elem_size)
+                .saturating_mul(n);
             if !commutative {
                 A::ReduceScatterBlockReduceScatterv
             } else if total >= t.reduce_scatter_long_msg {
@@ -288,8 +311,16 @@ fn automatic(t: &Tuning, spec: &Spec<'_>, n: usize) -> Algorithm {
                 A::ReduceScatterBlockRecursiveHalving
             }
         }
-        Spec::ReduceScatter { counts, elem_size, commutative, .. } => {
-            let total = counts.iter().fold(0usize, |a, &c| a.saturating_add(c)).saturating_mul(elem_size);
+        Spec::ReduceScatter {
+            counts,
+            elem_size,
+            commutative,
+            ..
+        } => {
+            let total = counts
+                .iter()
+                .fold(0usize, |a, &c| a.saturating_add(c))
+                .saturating_mul(elem_size);
             if !commutative {
                 A::ReduceScatterReduceScatterv
             } else if total >= t.reduce_scatter_long_msg {
@@ -351,7 +382,11 @@ fn automatic(t: &Tuning, spec: &Spec<'_>, n: usize) -> Algorithm {
 }
 
 /// Chooses the algorithm and builds this rank's schedule in one call.
-pub fn plan(t: &Tuning, spec: &Spec<'_>, me: Member) -> Result<(Algorithm, Schedule), ScheduleError> {
+pub fn plan(
+    t: &Tuning,
+    spec: &Spec<'_>,
+    me: Member,
+) -> Result<(Algorithm, Schedule), ScheduleError> {
     let algo = choose(t, spec, me.size);
     build(spec, me, algo).map(|s| (algo, s))
 }
@@ -371,46 +406,97 @@ mod tests {
         };
         let t = Tuning::from_lookup(env).unwrap();
         assert_eq!(t.bcast_short_msg, 65536);
-        assert_eq!(t.forced(Collective::Allreduce), Some(Algorithm::AllreduceRing));
-        let spec = Spec::Allreduce { elems: Elems::new(10, 8), commutative: true, in_place: false };
+        assert_eq!(
+            t.forced(Collective::Allreduce),
+            Some(Algorithm::AllreduceRing)
+        );
+        let spec = Spec::Allreduce {
+            elems: Elems::new(10, 8),
+            commutative: true,
+            in_place: false,
+        };
         assert_eq!(choose(&t, &spec, 5), Algorithm::AllreduceRing);
         // Unsuitable forced choice (ring needs commutativity) falls back to the table.
-        let nc = Spec::Allreduce { elems: Elems::new(10, 8), commutative: false, in_place: false };
+        let nc = Spec::Allreduce {
+            elems: Elems::new(10, 8),
+            commutative: false,
+            in_place: false,
+        };
         assert_eq!(choose(&t, &nc, 5), Algorithm::AllreduceRecursiveDoubling);
 
-        let bad = Tuning::from_lookup(|k| (k == "OXMPI_COLL_GATHER_ALGO").then(|| "tree".to_string())).unwrap_err();
+        let bad =
+            Tuning::from_lookup(|k| (k == "OXMPI_COLL_GATHER_ALGO").then(|| "tree".to_string()))
+                .unwrap_err();
         assert_eq!(bad.var, "OXMPI_COLL_GATHER_ALGO");
         assert!(bad.to_string().contains("binomial, linear"), "{bad}");
-        let bad = Tuning::from_lookup(|k| (k == "OXMPI_COLL_ALLGATHER_LONG_MSG").then(|| "-5".to_string())).unwrap_err();
-        assert!(bad.to_string().starts_with("OXMPI_COLL_ALLGATHER_LONG_MSG=\"-5\""), "{bad}");
+        let bad = Tuning::from_lookup(|k| {
+            (k == "OXMPI_COLL_ALLGATHER_LONG_MSG").then(|| "-5".to_string())
+        })
+        .unwrap_err();
+        assert!(
+            bad.to_string()
+                .starts_with("OXMPI_COLL_ALLGATHER_LONG_MSG=\"-5\""),
+            "{bad}"
+        );
     }
 
     #[test]
     fn table_choices() {
         let t = Tuning::default();
         let e = |count| Elems::new(count, 8);
-        let ar = |count, commutative| Spec::Allreduce { elems: e(count), commutative, in_place: false };
-        assert_eq!(choose(&t, &ar(4, true), 8), Algorithm::AllreduceRecursiveDoubling);
-        assert_eq!(choose(&t, &ar(4096, true), 8), Algorithm::AllreduceRabenseifner);
+        let ar = |count, commutative| Spec::Allreduce {
+            elems: e(count),
+            commutative,
+            in_place: false,
+        };
+        assert_eq!(
+            choose(&t, &ar(4, true), 8),
+            Algorithm::AllreduceRecursiveDoubling
+        );
+        assert_eq!(
+            choose(&t, &ar(4096, true), 8),
+            Algorithm::AllreduceRabenseifner
+        );
         assert_eq!(choose(&t, &ar(1 << 20, true), 6), Algorithm::AllreduceRing);
-        assert_eq!(choose(&t, &ar(1 << 20, true), 8), Algorithm::AllreduceRabenseifner);
-        assert_eq!(choose(&t, &ar(4096, false), 8), Algorithm::AllreduceRecursiveDoubling);
-        assert_eq!(choose(&t, &ar(1 << 20, false), 8), Algorithm::AllreduceReduceBcast);
-        let ag = |bytes| Spec::Allgather { bytes, in_place: false };
+        assert_eq!(
+            choose(&t, &ar(1 << 20, true), 8),
+            Algorithm::AllreduceRabenseifner
+        );
+        assert_eq!(
+            choose(&t, &ar(4096, false), 8),
+            Algorithm::AllreduceRecursiveDoubling
+        );
+        assert_eq!(
+            choose(&t, &ar(1 << 20, false), 8),
+            Algorithm::AllreduceReduceBcast
+        );
+        let ag = |bytes| Spec::Allgather {
+            bytes,
+            in_place: false,
+        };
         assert_eq!(choose(&t, &ag(8), 8), Algorithm::AllgatherRecursiveDoubling);
         assert_eq!(choose(&t, &ag(8), 7), Algorithm::AllgatherBruck);
         assert_eq!(choose(&t, &ag(1 << 20), 8), Algorithm::AllgatherRing);
         let bc = |bytes| Spec::Bcast { root: 0, bytes };
         assert_eq!(choose(&t, &bc(100), 16), Algorithm::BcastBinomial);
-        assert_eq!(choose(&t, &bc(1 << 20), 16), Algorithm::BcastScatterRingAllgather);
+        assert_eq!(
+            choose(&t, &bc(1 << 20), 16),
+            Algorithm::BcastScatterRingAllgather
+        );
         assert_eq!(choose(&t, &bc(1 << 20), 4), Algorithm::BcastBinomial);
-        let a2a = |bytes| Spec::Alltoall { bytes, in_place: false };
+        let a2a = |bytes| Spec::Alltoall {
+            bytes,
+            in_place: false,
+        };
         assert_eq!(choose(&t, &a2a(8), 16), Algorithm::AlltoallBruck);
         assert_eq!(choose(&t, &a2a(8), 4), Algorithm::AlltoallLinear);
         assert_eq!(choose(&t, &a2a(1 << 20), 4), Algorithm::AlltoallPairwise);
         for a in Algorithm::ALL {
             assert!(Tuning::algo_var(a.collective()).starts_with("OXMPI_COLL_"));
         }
-        assert_eq!(Tuning::algo_var(Collective::ReduceScatterBlock), "OXMPI_COLL_REDUCE_SCATTER_BLOCK_ALGO");
+        assert_eq!(
+            Tuning::algo_var(Collective::ReduceScatterBlock),
+            "OXMPI_COLL_REDUCE_SCATTER_BLOCK_ALGO"
+        );
     }
 }

@@ -9,7 +9,9 @@ use oxmpi_coll::decision::{self, Tuning};
 use oxmpi_coll::schedule::{build, Algorithm, Block, Elems, Member, Schedule, Spec};
 use sim::{Bufs, OpFn, Rng};
 
-const SIZES: [usize; 20] = [1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 32, 33, 64];
+const SIZES: [usize; 20] = [
+    1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 32, 33, 64,
+];
 const SENTINEL: u8 = 0xEE;
 
 fn byte(rank: usize, k: usize, salt: u64) -> u8 {
@@ -31,7 +33,9 @@ struct TestOp {
 }
 
 fn words(b: &[u8]) -> Vec<u64> {
-    b.chunks(8).map(|c| u64::from_ne_bytes(c.try_into().unwrap())).collect()
+    b.chunks(8)
+        .map(|c| u64::from_ne_bytes(c.try_into().unwrap()))
+        .collect()
 }
 
 fn unwords(w: &[u64]) -> Vec<u8> {
@@ -40,21 +44,40 @@ fn unwords(w: &[u64]) -> Vec<u8> {
 
 fn sum_i64(a: &[u8], b: &[u8]) -> Vec<u8> {
     let (a, b) = (words(a), words(b));
-    unwords(&a.iter().zip(&b).map(|(x, y)| (*x as i64).wrapping_add(*y as i64) as u64).collect::<Vec<_>>())
+    unwords(
+        &a.iter()
+            .zip(&b)
+            .map(|(x, y)| (*x as i64).wrapping_add(*y as i64) as u64)
+            .collect::<Vec<_>>(),
+    )
 }
 
 fn matmul(a: &[u8], b: &[u8]) -> Vec<u8> {
     let (a, b) = (words(a), words(b));
     let mut out = Vec::with_capacity(a.len());
     for (x, y) in a.chunks(4).zip(b.chunks(4)) {
-        let m = |i: usize, j: usize| x[2 * i].wrapping_mul(y[j]).wrapping_add(x[2 * i + 1].wrapping_mul(y[2 + j]));
+        let m = |i: usize, j: usize| {
+            x[2 * i]
+                .wrapping_mul(y[j])
+                .wrapping_add(x[2 * i + 1].wrapping_mul(y[2 + j]))
+        };
         out.extend([m(0, 0), m(0, 1), m(1, 0), m(1, 1)]);
     }
     unwords(&out)
 }
 
-const SUM: TestOp = TestOp { name: "sum_i64", elem: 8, commutative: true, combine: sum_i64 };
-const MATMUL: TestOp = TestOp { name: "matmul2x2", elem: 32, commutative: false, combine: matmul };
+const SUM: TestOp = TestOp {
+    name: "sum_i64",
+    elem: 8,
+    commutative: true,
+    combine: sum_i64,
+};
+const MATMUL: TestOp = TestOp {
+    name: "matmul2x2",
+    elem: 32,
+    commutative: false,
+    combine: matmul,
+};
 
 impl TestOp {
     fn apply(self) -> impl Fn(&[u8], &mut [u8]) {
@@ -80,6 +103,7 @@ fn no_op(_: &[u8], _: &mut [u8]) {
 }
 
 /// Builds, validates and runs the schedules of all ranks.
+#[allow(clippy::too_many_arguments)]
 fn simulate<'a>(
     ctx: &str,
     n: usize,
@@ -92,20 +116,30 @@ fn simulate<'a>(
 ) -> (Vec<Bufs>, sim::Trace) {
     let scheds: Vec<Schedule> = (0..n)
         .map(|r| {
-            build(&spec(r), Member { rank: r as u32, size: n as u32 }, algo)
-                .unwrap_or_else(|e| panic!("{ctx}: rank {r}: build failed: {e}"))
+            build(
+                &spec(r),
+                Member {
+                    rank: r as u32,
+                    size: n as u32,
+                },
+                algo,
+            )
+            .unwrap_or_else(|e| panic!("{ctx}: rank {r}: build failed: {e}"))
         })
         .collect();
     for (r, s) in scheds.iter().enumerate() {
         s.validate(bufs[r].send.len(), bufs[r].recv.len(), elem)
             .unwrap_or_else(|e| panic!("{ctx}: rank {r}: {e}\n{s}"));
     }
-    let trace = sim::run(&scheds, &mut bufs, op, seed, seed % 3 == 0).unwrap_or_else(|e| panic!("{ctx}: {e}"));
+    let trace = sim::run(&scheds, &mut bufs, op, seed, seed % 3 == 0)
+        .unwrap_or_else(|e| panic!("{ctx}: {e}"));
     (bufs, trace)
 }
 
 fn seed_of(parts: &[usize]) -> u64 {
-    parts.iter().fold(0x1234_5678u64, |h, &p| h.wrapping_mul(0x100_0000_01b3).wrapping_add(p as u64 + 1))
+    parts.iter().fold(0x1234_5678u64, |h, &p| {
+        h.wrapping_mul(0x100_0000_01b3).wrapping_add(p as u64 + 1)
+    })
 }
 
 #[test]
@@ -123,13 +157,19 @@ fn barrier_synchronises() {
         );
         let last_in = trace.entered.iter().max().unwrap();
         let first_out = trace.finished.iter().min().unwrap();
-        assert!(n == 1 || last_in < first_out, "barrier n={n}: a rank left before all entered");
+        assert!(
+            n == 1 || last_in < first_out,
+            "barrier n={n}: a rank left before all entered"
+        );
     }
 }
 
 #[test]
 fn bcast() {
-    for algo in [Algorithm::BcastBinomial, Algorithm::BcastScatterRingAllgather] {
+    for algo in [
+        Algorithm::BcastBinomial,
+        Algorithm::BcastScatterRingAllgather,
+    ] {
         for n in SIZES {
             for root in 0..n {
                 for bytes in [0, 1, 5, 100, 1000] {
@@ -138,12 +178,28 @@ fn bcast() {
                     let bufs = (0..n)
                         .map(|r| Bufs {
                             send: vec![],
-                            recv: if r == root { want.clone() } else { vec![SENTINEL; bytes] },
+                            recv: if r == root {
+                                want.clone()
+                            } else {
+                                vec![SENTINEL; bytes]
+                            },
                             tmp: vec![],
                         })
                         .collect();
-                    let spec = |_| Spec::Bcast { root: root as u32, bytes };
-                    let (out, _) = simulate(&ctx, n, algo, spec, bufs, &no_op, 0, seed_of(&[n, root, bytes]));
+                    let spec = |_| Spec::Bcast {
+                        root: root as u32,
+                        bytes,
+                    };
+                    let (out, _) = simulate(
+                        &ctx,
+                        n,
+                        algo,
+                        spec,
+                        bufs,
+                        &no_op,
+                        0,
+                        seed_of(&[n, root, bytes]),
+                    );
                     for (r, b) in out.iter().enumerate() {
                         assert_eq!(b.recv, want, "{ctx}: rank {r}");
                     }
@@ -169,7 +225,10 @@ fn reduce() {
             for root in 0..n {
                 for count in [0, 1, 5, 37] {
                     for in_place in [false, true] {
-                        let ctx = format!("{algo} {} n={n} root={root} count={count} in_place={in_place}", op.name);
+                        let ctx = format!(
+                            "{algo} {} n={n} root={root} count={count} in_place={in_place}",
+                            op.name
+                        );
                         let inputs = reduction_inputs(n, count, op, 2);
                         let bytes = count * op.elem;
                         let bufs = (0..n)
@@ -195,8 +254,16 @@ fn reduce() {
                             in_place: in_place && r == root,
                         };
                         let f = op.apply();
-                        let (out, _) =
-                            simulate(&ctx, n, algo, spec, bufs, &f, op.elem, seed_of(&[n, root, count, in_place as usize]));
+                        let (out, _) = simulate(
+                            &ctx,
+                            n,
+                            algo,
+                            spec,
+                            bufs,
+                            &f,
+                            op.elem,
+                            seed_of(&[n, root, count, in_place as usize]),
+                        );
                         let want = if count == 0 { vec![] } else { op.fold(&inputs) };
                         assert_eq!(out[root].recv, want, "{ctx}");
                     }
@@ -207,6 +274,7 @@ fn reduce() {
 }
 
 /// Runs an all-ranks reduction whose input is a whole vector and returns each rank's Recv.
+#[allow(clippy::too_many_arguments)]
 fn all_ranks<'a>(
     ctx: &str,
     n: usize,
@@ -224,7 +292,11 @@ fn all_ranks<'a>(
             if in_place {
                 recv[..inputs[r].len()].copy_from_slice(&inputs[r]);
             }
-            Bufs { send: if in_place { vec![] } else { inputs[r].clone() }, recv, tmp: vec![] }
+            Bufs {
+                send: if in_place { vec![] } else { inputs[r].clone() },
+                recv,
+                tmp: vec![],
+            }
         })
         .collect();
     let f = op.apply();
@@ -252,9 +324,23 @@ fn allreduce() {
                 for in_place in [false, true] {
                     let ctx = format!("{algo} {} n={n} count={count} in_place={in_place}", op.name);
                     let inputs = reduction_inputs(n, count, op, 3);
-                    let spec = |_| Spec::Allreduce { elems: Elems::new(count, op.elem), commutative: op.commutative, in_place };
+                    let spec = |_| Spec::Allreduce {
+                        elems: Elems::new(count, op.elem),
+                        commutative: op.commutative,
+                        in_place,
+                    };
                     let seed = seed_of(&[n, count, in_place as usize, algo as usize]);
-                    let out = all_ranks(&ctx, n, algo, op, &inputs, count * op.elem, in_place, spec, seed);
+                    let out = all_ranks(
+                        &ctx,
+                        n,
+                        algo,
+                        op,
+                        &inputs,
+                        count * op.elem,
+                        in_place,
+                        spec,
+                        seed,
+                    );
                     let want = if count == 0 { vec![] } else { op.fold(&inputs) };
                     for (r, got) in out.iter().enumerate() {
                         assert_eq!(*got, want, "{ctx}: rank {r}");
@@ -265,19 +351,48 @@ fn allreduce() {
     }
 }
 
-fn check_reduce_scatter(n: usize, algo: Algorithm, op: TestOp, counts: &[usize], block: bool, in_place: bool) {
+fn check_reduce_scatter(
+    n: usize,
+    algo: Algorithm,
+    op: TestOp,
+    counts: &[usize],
+    block: bool,
+    in_place: bool,
+) {
     let total: usize = counts.iter().sum();
-    let ctx = format!("{algo} {} n={n} counts={counts:?} in_place={in_place}", op.name);
+    let ctx = format!(
+        "{algo} {} n={n} counts={counts:?} in_place={in_place}",
+        op.name
+    );
     let inputs = reduction_inputs(n, total, op, 4);
     let spec = |_| {
         if block {
-            Spec::ReduceScatterBlock { elems: Elems::new(counts[0], op.elem), commutative: op.commutative, in_place }
+            Spec::ReduceScatterBlock {
+                elems: Elems::new(counts[0], op.elem),
+                commutative: op.commutative,
+                in_place,
+            }
         } else {
-            Spec::ReduceScatter { counts, elem_size: op.elem, commutative: op.commutative, in_place }
+            Spec::ReduceScatter {
+                counts,
+                elem_size: op.elem,
+                commutative: op.commutative,
+                in_place,
+            }
         }
     };
     let seed = seed_of(&[n, total, in_place as usize, algo as usize]);
-    let out = all_ranks(&ctx, n, algo, op, &inputs, counts.iter().max().unwrap() * op.elem, in_place, spec, seed);
+    let out = all_ranks(
+        &ctx,
+        n,
+        algo,
+        op,
+        &inputs,
+        counts.iter().max().unwrap() * op.elem,
+        in_place,
+        spec,
+        seed,
+    );
     if total == 0 {
         return;
     }
@@ -328,22 +443,45 @@ fn reduce_scatter() {
 fn scan_and_exscan() {
     for op in [SUM, MATMUL] {
         for exclusive in [false, true] {
-            let algo = if exclusive { Algorithm::ExscanRecursiveDoubling } else { Algorithm::ScanRecursiveDoubling };
+            let algo = if exclusive {
+                Algorithm::ExscanRecursiveDoubling
+            } else {
+                Algorithm::ScanRecursiveDoubling
+            };
             for n in SIZES {
                 for count in [0, 1, 5] {
                     for in_place in [false, true] {
-                        let ctx = format!("{algo} {} n={n} count={count} in_place={in_place}", op.name);
+                        let ctx =
+                            format!("{algo} {} n={n} count={count} in_place={in_place}", op.name);
                         let inputs = reduction_inputs(n, count, op, 5);
                         let elems = Elems::new(count, op.elem);
                         let spec = |_| {
                             if exclusive {
-                                Spec::Exscan { elems, commutative: op.commutative, in_place }
+                                Spec::Exscan {
+                                    elems,
+                                    commutative: op.commutative,
+                                    in_place,
+                                }
                             } else {
-                                Spec::Scan { elems, commutative: op.commutative, in_place }
+                                Spec::Scan {
+                                    elems,
+                                    commutative: op.commutative,
+                                    in_place,
+                                }
                             }
                         };
                         let seed = seed_of(&[n, count, in_place as usize, exclusive as usize]);
-                        let out = all_ranks(&ctx, n, algo, op, &inputs, count * op.elem, in_place, spec, seed);
+                        let out = all_ranks(
+                            &ctx,
+                            n,
+                            algo,
+                            op,
+                            &inputs,
+                            count * op.elem,
+                            in_place,
+                            spec,
+                            seed,
+                        );
                         for (r, got) in out.iter().enumerate() {
                             let want = if count == 0 {
                                 vec![]
@@ -374,7 +512,10 @@ fn irregular(n: usize, salt: usize) -> (Vec<Block>, usize) {
     let mut blocks = vec![Block::default(); n];
     let mut at = 3;
     for i in (0..n).rev() {
-        blocks[i] = Block { off: at, len: lens[i] };
+        blocks[i] = Block {
+            off: at,
+            len: lens[i],
+        };
         at += lens[i] + 2;
     }
     (blocks, at)
@@ -387,18 +528,32 @@ fn gather_and_gatherv() {
             for in_place in [false, true] {
                 for algo in [Algorithm::GatherBinomial, Algorithm::GatherLinear] {
                     for bytes in [0, 1, 13] {
-                        let ctx = format!("{algo} n={n} root={root} bytes={bytes} in_place={in_place}");
+                        let ctx =
+                            format!("{algo} n={n} root={root} bytes={bytes} in_place={in_place}");
                         let ip = |r: usize| in_place && r == root;
                         let bufs = (0..n)
                             .map(|r| {
-                                let mut recv = if r == root { vec![SENTINEL; n * bytes] } else { vec![] };
+                                let mut recv = if r == root {
+                                    vec![SENTINEL; n * bytes]
+                                } else {
+                                    vec![]
+                                };
                                 if ip(r) {
-                                    recv[r * bytes..(r + 1) * bytes].copy_from_slice(&data(r, bytes, 6));
+                                    recv[r * bytes..(r + 1) * bytes]
+                                        .copy_from_slice(&data(r, bytes, 6));
                                 }
-                                Bufs { send: if ip(r) { vec![] } else { data(r, bytes, 6) }, recv, tmp: vec![] }
+                                Bufs {
+                                    send: if ip(r) { vec![] } else { data(r, bytes, 6) },
+                                    recv,
+                                    tmp: vec![],
+                                }
                             })
                             .collect();
-                        let spec = |r: usize| Spec::Gather { root: root as u32, bytes, in_place: ip(r) };
+                        let spec = |r: usize| Spec::Gather {
+                            root: root as u32,
+                            bytes,
+                            in_place: ip(r),
+                        };
                         let seed = seed_of(&[n, root, bytes, in_place as usize]);
                         let (out, _) = simulate(&ctx, n, algo, spec, bufs, &no_op, 0, seed);
                         let want: Vec<u8> = (0..n).flat_map(|r| data(r, bytes, 6)).collect();
@@ -414,16 +569,26 @@ fn gather_and_gatherv() {
                 }
                 let bufs = (0..n)
                     .map(|r| {
-                        let recv = if ip(r) {
-                            let mut v = vec![SENTINEL; len];
-                            v[blocks[r].off..blocks[r].off + blocks[r].len].copy_from_slice(&data(r, blocks[r].len, 7));
-                            v
-                        } else if r == root {
-                            vec![SENTINEL; len]
-                        } else {
-                            vec![]
-                        };
-                        Bufs { send: if ip(r) { vec![] } else { data(r, blocks[r].len, 7) }, recv, tmp: vec![] }
+                        let recv =
+                            if ip(r) {
+                                let mut v = vec![SENTINEL; len];
+                                v[blocks[r].off..blocks[r].off + blocks[r].len]
+                                    .copy_from_slice(&data(r, blocks[r].len, 7));
+                                v
+                            } else if r == root {
+                                vec![SENTINEL; len]
+                            } else {
+                                vec![]
+                            };
+                        Bufs {
+                            send: if ip(r) {
+                                vec![]
+                            } else {
+                                data(r, blocks[r].len, 7)
+                            },
+                            recv,
+                            tmp: vec![],
+                        }
                     })
                     .collect();
                 let spec = |r: usize| Spec::Gatherv {
@@ -432,7 +597,16 @@ fn gather_and_gatherv() {
                     recv: if r == root { &blocks } else { &[] },
                     in_place: ip(r),
                 };
-                let (out, _) = simulate(&ctx, n, Algorithm::GathervLinear, spec, bufs, &no_op, 0, seed_of(&[n, root]));
+                let (out, _) = simulate(
+                    &ctx,
+                    n,
+                    Algorithm::GathervLinear,
+                    spec,
+                    bufs,
+                    &no_op,
+                    0,
+                    seed_of(&[n, root]),
+                );
                 assert_eq!(out[root].recv, want, "{ctx}");
             }
         }
@@ -446,7 +620,8 @@ fn scatter_and_scatterv() {
             for in_place in [false, true] {
                 for algo in [Algorithm::ScatterBinomial, Algorithm::ScatterLinear] {
                     for bytes in [0, 1, 13] {
-                        let ctx = format!("{algo} n={n} root={root} bytes={bytes} in_place={in_place}");
+                        let ctx =
+                            format!("{algo} n={n} root={root} bytes={bytes} in_place={in_place}");
                         let ip = |r: usize| in_place && r == root;
                         let all = data(root, n * bytes, 8);
                         let bufs = (0..n)
@@ -456,12 +631,20 @@ fn scatter_and_scatterv() {
                                 tmp: vec![],
                             })
                             .collect();
-                        let spec = |r: usize| Spec::Scatter { root: root as u32, bytes, in_place: ip(r) };
+                        let spec = |r: usize| Spec::Scatter {
+                            root: root as u32,
+                            bytes,
+                            in_place: ip(r),
+                        };
                         let seed = seed_of(&[n, root, bytes, in_place as usize]);
                         let (out, _) = simulate(&ctx, n, algo, spec, bufs, &no_op, 0, seed);
                         for (r, b) in out.iter().enumerate() {
                             if !ip(r) {
-                                assert_eq!(b.recv, all[r * bytes..(r + 1) * bytes], "{ctx}: rank {r}");
+                                assert_eq!(
+                                    b.recv,
+                                    all[r * bytes..(r + 1) * bytes],
+                                    "{ctx}: rank {r}"
+                                );
                             }
                         }
                     }
@@ -473,7 +656,11 @@ fn scatter_and_scatterv() {
                 let bufs = (0..n)
                     .map(|r| Bufs {
                         send: if r == root { all.clone() } else { vec![] },
-                        recv: if ip(r) { vec![] } else { vec![SENTINEL; blocks[r].len] },
+                        recv: if ip(r) {
+                            vec![]
+                        } else {
+                            vec![SENTINEL; blocks[r].len]
+                        },
                         tmp: vec![],
                     })
                     .collect();
@@ -483,10 +670,23 @@ fn scatter_and_scatterv() {
                     recv_bytes: blocks[r].len,
                     in_place: ip(r),
                 };
-                let (out, _) = simulate(&ctx, n, Algorithm::ScattervLinear, spec, bufs, &no_op, 0, seed_of(&[n, root, 1]));
+                let (out, _) = simulate(
+                    &ctx,
+                    n,
+                    Algorithm::ScattervLinear,
+                    spec,
+                    bufs,
+                    &no_op,
+                    0,
+                    seed_of(&[n, root, 1]),
+                );
                 for (r, b) in out.iter().enumerate() {
                     if !ip(r) {
-                        assert_eq!(b.recv, all[blocks[r].off..blocks[r].off + blocks[r].len], "{ctx}: rank {r}");
+                        assert_eq!(
+                            b.recv,
+                            all[blocks[r].off..blocks[r].off + blocks[r].len],
+                            "{ctx}: rank {r}"
+                        );
                     }
                 }
             }
@@ -498,7 +698,11 @@ fn scatter_and_scatterv() {
 fn allgather_and_allgatherv() {
     for n in SIZES {
         for in_place in [false, true] {
-            for algo in [Algorithm::AllgatherRecursiveDoubling, Algorithm::AllgatherBruck, Algorithm::AllgatherRing] {
+            for algo in [
+                Algorithm::AllgatherRecursiveDoubling,
+                Algorithm::AllgatherBruck,
+                Algorithm::AllgatherRing,
+            ] {
                 if algo == Algorithm::AllgatherRecursiveDoubling && !n.is_power_of_two() {
                     continue;
                 }
@@ -509,13 +713,27 @@ fn allgather_and_allgatherv() {
                         .map(|r| {
                             let mut recv = vec![SENTINEL; n * bytes];
                             if in_place {
-                                recv[r * bytes..(r + 1) * bytes].copy_from_slice(&data(r, bytes, 10));
+                                recv[r * bytes..(r + 1) * bytes]
+                                    .copy_from_slice(&data(r, bytes, 10));
                             }
-                            Bufs { send: if in_place { vec![] } else { data(r, bytes, 10) }, recv, tmp: vec![] }
+                            Bufs {
+                                send: if in_place { vec![] } else { data(r, bytes, 10) },
+                                recv,
+                                tmp: vec![],
+                            }
                         })
                         .collect();
                     let spec = |_| Spec::Allgather { bytes, in_place };
-                    let (out, _) = simulate(&ctx, n, algo, spec, bufs, &no_op, 0, seed_of(&[n, bytes, in_place as usize]));
+                    let (out, _) = simulate(
+                        &ctx,
+                        n,
+                        algo,
+                        spec,
+                        bufs,
+                        &no_op,
+                        0,
+                        seed_of(&[n, bytes, in_place as usize]),
+                    );
                     for (r, b) in out.iter().enumerate() {
                         assert_eq!(b.recv, want, "{ctx}: rank {r}");
                     }
@@ -534,11 +752,27 @@ fn allgather_and_allgatherv() {
                     if in_place {
                         recv[b.off..b.off + b.len].copy_from_slice(&data(r, b.len, 11));
                     }
-                    Bufs { send: if in_place { vec![] } else { data(r, b.len, 11) }, recv, tmp: vec![] }
+                    Bufs {
+                        send: if in_place { vec![] } else { data(r, b.len, 11) },
+                        recv,
+                        tmp: vec![],
+                    }
                 })
                 .collect();
-            let spec = |_| Spec::Allgatherv { blocks: &blocks, in_place };
-            let (out, _) = simulate(&ctx, n, Algorithm::AllgathervRing, spec, bufs, &no_op, 0, seed_of(&[n, 5]));
+            let spec = |_| Spec::Allgatherv {
+                blocks: &blocks,
+                in_place,
+            };
+            let (out, _) = simulate(
+                &ctx,
+                n,
+                Algorithm::AllgathervRing,
+                spec,
+                bufs,
+                &no_op,
+                0,
+                seed_of(&[n, 5]),
+            );
             for (r, b) in out.iter().enumerate() {
                 assert_eq!(b.recv, want, "{ctx}: rank {r}");
             }
@@ -550,22 +784,42 @@ fn allgather_and_allgatherv() {
 fn alltoall_and_alltoallv() {
     for n in SIZES {
         for in_place in [false, true] {
-            for algo in [Algorithm::AlltoallBruck, Algorithm::AlltoallLinear, Algorithm::AlltoallPairwise] {
+            for algo in [
+                Algorithm::AlltoallBruck,
+                Algorithm::AlltoallLinear,
+                Algorithm::AlltoallPairwise,
+            ] {
                 for bytes in [0, 1, 7] {
                     let ctx = format!("{algo} n={n} bytes={bytes} in_place={in_place}");
                     // Rank r's block for rank j is data(r * n + j).
-                    let outgoing = |r: usize| -> Vec<u8> { (0..n).flat_map(|j| data(r * n + j, bytes, 12)).collect() };
+                    let outgoing = |r: usize| -> Vec<u8> {
+                        (0..n).flat_map(|j| data(r * n + j, bytes, 12)).collect()
+                    };
                     let bufs = (0..n)
                         .map(|r| Bufs {
                             send: if in_place { vec![] } else { outgoing(r) },
-                            recv: if in_place { outgoing(r) } else { vec![SENTINEL; n * bytes] },
+                            recv: if in_place {
+                                outgoing(r)
+                            } else {
+                                vec![SENTINEL; n * bytes]
+                            },
                             tmp: vec![],
                         })
                         .collect();
                     let spec = |_| Spec::Alltoall { bytes, in_place };
-                    let (out, _) = simulate(&ctx, n, algo, spec, bufs, &no_op, 0, seed_of(&[n, bytes, in_place as usize]));
+                    let (out, _) = simulate(
+                        &ctx,
+                        n,
+                        algo,
+                        spec,
+                        bufs,
+                        &no_op,
+                        0,
+                        seed_of(&[n, bytes, in_place as usize]),
+                    );
                     for (r, b) in out.iter().enumerate() {
-                        let want: Vec<u8> = (0..n).flat_map(|j| data(j * n + r, bytes, 12)).collect();
+                        let want: Vec<u8> =
+                            (0..n).flat_map(|j| data(j * n + r, bytes, 12)).collect();
                         assert_eq!(b.recv, want, "{ctx}: rank {r}");
                     }
                 }
@@ -578,7 +832,11 @@ fn alltoall_and_alltoallv() {
                     let mut at = 1;
                     let mut blocks = vec![Block::default(); n];
                     for k in (0..n).rev() {
-                        let l = if outgoing || in_place { len(r, k) } else { len(k, r) };
+                        let l = if outgoing || in_place {
+                            len(r, k)
+                        } else {
+                            len(k, r)
+                        };
                         let l = if in_place { len(r, k) } else { l };
                         blocks[k] = Block { off: at, len: l };
                         at += l + 1;
@@ -592,7 +850,10 @@ fn alltoall_and_alltoallv() {
                         let mut at = 1;
                         let mut blocks = vec![Block::default(); n];
                         for (k, b) in blocks.iter_mut().enumerate() {
-                            *b = Block { off: at, len: sym(r, k) };
+                            *b = Block {
+                                off: at,
+                                len: sym(r, k),
+                            };
                             at += sym(r, k) + 1;
                         }
                         (blocks, at)
@@ -603,16 +864,32 @@ fn alltoall_and_alltoallv() {
                             let (blocks, total) = &lays[r];
                             let mut recv = vec![SENTINEL; *total];
                             for (j, b) in blocks.iter().enumerate() {
-                                recv[b.off..b.off + b.len].copy_from_slice(&data(r * n + j, b.len, 13));
+                                recv[b.off..b.off + b.len].copy_from_slice(&data(
+                                    r * n + j,
+                                    b.len,
+                                    13,
+                                ));
                             }
-                            Bufs { send: vec![], recv, tmp: vec![] }
+                            Bufs {
+                                send: vec![],
+                                recv,
+                                tmp: vec![],
+                            }
                         })
                         .collect();
-                    let spec = |r: usize| Spec::Alltoallv { send: &[], recv: &lays[r].0, in_place: true };
+                    let spec = |r: usize| Spec::Alltoallv {
+                        send: &[],
+                        recv: &lays[r].0,
+                        in_place: true,
+                    };
                     let (out, _) = simulate(&ctx, n, algo, spec, bufs, &no_op, 0, seed_of(&[n, 9]));
                     for (r, b) in out.iter().enumerate() {
                         for (j, blk) in lays[r].0.iter().enumerate() {
-                            assert_eq!(b.recv[blk.off..blk.off + blk.len], data(j * n + r, blk.len, 13)[..], "{ctx}: {j}->{r}");
+                            assert_eq!(
+                                b.recv[blk.off..blk.off + blk.len],
+                                data(j * n + r, blk.len, 13)[..],
+                                "{ctx}: {j}->{r}"
+                            );
                         }
                     }
                     continue;
@@ -626,15 +903,27 @@ fn alltoall_and_alltoallv() {
                         for (j, b) in blocks.iter().enumerate() {
                             send[b.off..b.off + b.len].copy_from_slice(&data(r * n + j, b.len, 14));
                         }
-                        Bufs { send, recv: vec![SENTINEL; recvs[r].1], tmp: vec![] }
+                        Bufs {
+                            send,
+                            recv: vec![SENTINEL; recvs[r].1],
+                            tmp: vec![],
+                        }
                     })
                     .collect();
-                let spec = |r: usize| Spec::Alltoallv { send: &sends[r].0, recv: &recvs[r].0, in_place: false };
+                let spec = |r: usize| Spec::Alltoallv {
+                    send: &sends[r].0,
+                    recv: &recvs[r].0,
+                    in_place: false,
+                };
                 let (out, _) = simulate(&ctx, n, algo, spec, bufs, &no_op, 0, seed_of(&[n, 10]));
                 for (r, b) in out.iter().enumerate() {
                     let mut want = vec![SENTINEL; recvs[r].1];
                     for (j, blk) in recvs[r].0.iter().enumerate() {
-                        want[blk.off..blk.off + blk.len].copy_from_slice(&data(j * n + r, blk.len, 14));
+                        want[blk.off..blk.off + blk.len].copy_from_slice(&data(
+                            j * n + r,
+                            blk.len,
+                            14,
+                        ));
                     }
                     assert_eq!(b.recv, want, "{ctx}: rank {r}");
                 }
@@ -648,25 +937,77 @@ fn decision_always_builds() {
     let t = Tuning::default();
     let counts = [3usize; 64];
     for n in SIZES {
-        for (count, commutative) in [(0, true), (1, false), (100_000, true), (100_000, false), (4, true)] {
+        for (count, commutative) in [
+            (0, true),
+            (1, false),
+            (100_000, true),
+            (100_000, false),
+            (4, true),
+        ] {
             let e = Elems::new(count, 8);
             let specs = [
                 Spec::Barrier,
-                Spec::Bcast { root: 0, bytes: count * 8 },
-                Spec::Reduce { root: (n - 1) as u32, elems: e, commutative, in_place: false },
-                Spec::Allreduce { elems: e, commutative, in_place: true },
-                Spec::ReduceScatterBlock { elems: e, commutative, in_place: false },
-                Spec::ReduceScatter { counts: &counts[..n], elem_size: 8, commutative, in_place: false },
-                Spec::Scan { elems: e, commutative, in_place: false },
-                Spec::Gather { root: 0, bytes: count, in_place: false },
-                Spec::Scatter { root: 0, bytes: count, in_place: false },
-                Spec::Allgather { bytes: count, in_place: false },
-                Spec::Alltoall { bytes: count % 1000, in_place: false },
+                Spec::Bcast {
+                    root: 0,
+                    bytes: count * 8,
+                },
+                Spec::Reduce {
+                    root: (n - 1) as u32,
+                    elems: e,
+                    commutative,
+                    in_place: false,
+                },
+                Spec::Allreduce {
+                    elems: e,
+                    commutative,
+                    in_place: true,
+                },
+                Spec::ReduceScatterBlock {
+                    elems: e,
+                    commutative,
+                    in_place: false,
+                },
+                Spec::ReduceScatter {
+                    counts: &counts[..n],
+                    elem_size: 8,
+                    commutative,
+                    in_place: false,
+                },
+                Spec::Scan {
+                    elems: e,
+                    commutative,
+                    in_place: false,
+                },
+                Spec::Gather {
+                    root: 0,
+                    bytes: count,
+                    in_place: false,
+                },
+                Spec::Scatter {
+                    root: 0,
+                    bytes: count,
+                    in_place: false,
+                },
+                Spec::Allgather {
+                    bytes: count,
+                    in_place: false,
+                },
+                Spec::Alltoall {
+                    bytes: count % 1000,
+                    in_place: false,
+                },
             ];
             for spec in specs {
                 for rank in [0, n - 1] {
-                    let (algo, s) = decision::plan(&t, &spec, Member { rank: rank as u32, size: n as u32 })
-                        .unwrap_or_else(|e| panic!("{spec:?} n={n}: {e}"));
+                    let (algo, s) = decision::plan(
+                        &t,
+                        &spec,
+                        Member {
+                            rank: rank as u32,
+                            size: n as u32,
+                        },
+                    )
+                    .unwrap_or_else(|e| panic!("{spec:?} n={n}: {e}"));
                     assert_eq!(algo.collective(), spec.collective());
                     assert!(s.validate(usize::MAX / 2, usize::MAX / 2, 8).is_ok());
                 }
@@ -678,24 +1019,74 @@ fn decision_always_builds() {
 #[test]
 fn bad_specs_are_rejected() {
     let me = Member { rank: 0, size: 4 };
-    let err = build(&Spec::Bcast { root: 4, bytes: 8 }, me, Algorithm::BcastBinomial).unwrap_err();
+    let err = build(
+        &Spec::Bcast { root: 4, bytes: 8 },
+        me,
+        Algorithm::BcastBinomial,
+    )
+    .unwrap_err();
     assert_eq!(err.to_string(), "invalid root 4 (communicator size 4)");
-    let err = build(&Spec::Barrier, Member { rank: 4, size: 4 }, Algorithm::BarrierDissemination).unwrap_err();
+    let err = build(
+        &Spec::Barrier,
+        Member { rank: 4, size: 4 },
+        Algorithm::BarrierDissemination,
+    )
+    .unwrap_err();
     assert!(err.to_string().contains("rank 4"));
-    let nc = Spec::Allreduce { elems: Elems::new(8, 8), commutative: false, in_place: false };
+    let nc = Spec::Allreduce {
+        elems: Elems::new(8, 8),
+        commutative: false,
+        in_place: false,
+    };
     let err = build(&nc, me, Algorithm::AllreduceRing).unwrap_err();
     assert!(err.to_string().contains("commutative"), "{err}");
-    let err = build(&Spec::Allgather { bytes: 1, in_place: false }, Member { rank: 0, size: 6 }, Algorithm::AllgatherRecursiveDoubling)
-        .unwrap_err();
+    let err = build(
+        &Spec::Allgather {
+            bytes: 1,
+            in_place: false,
+        },
+        Member { rank: 0, size: 6 },
+        Algorithm::AllgatherRecursiveDoubling,
+    )
+    .unwrap_err();
     assert!(err.to_string().contains("power-of-two"), "{err}");
-    let err = build(&Spec::Bcast { root: 0, bytes: 8 }, me, Algorithm::GatherLinear).unwrap_err();
+    let err = build(
+        &Spec::Bcast { root: 0, bytes: 8 },
+        me,
+        Algorithm::GatherLinear,
+    )
+    .unwrap_err();
     assert!(err.to_string().contains("different collective"), "{err}");
-    let red = Spec::Reduce { root: 1, elems: Elems::new(1, 8), commutative: true, in_place: true };
-    assert!(build(&red, me, Algorithm::ReduceBinomial).is_err(), "in place at a non-root");
-    let gv = Spec::Gatherv { root: 0, send_bytes: 1, recv: &[Block { off: 0, len: 1 }], in_place: false };
-    assert!(matches!(build(&gv, me, Algorithm::GathervLinear), Err(oxmpi_coll::schedule::ScheduleError::BadLength { .. })));
-    let huge = Spec::Allreduce { elems: Elems::new(usize::MAX, 8), commutative: true, in_place: false };
+    let red = Spec::Reduce {
+        root: 1,
+        elems: Elems::new(1, 8),
+        commutative: true,
+        in_place: true,
+    };
+    assert!(
+        build(&red, me, Algorithm::ReduceBinomial).is_err(),
+        "in place at a non-root"
+    );
+    let gv = Spec::Gatherv {
+        root: 0,
+        send_bytes: 1,
+        recv: &[Block { off: 0, len: 1 }],
+        in_place: false,
+    };
+    assert!(matches!(
+        build(&gv, me, Algorithm::GathervLinear),
+        Err(oxmpi_coll::schedule::ScheduleError::BadLength { .. })
+    ));
+    let huge = Spec::Allreduce {
+        elems: Elems::new(usize::MAX, 8),
+        commutative: true,
+        in_place: false,
+    };
     assert!(build(&huge, me, Algorithm::AllreduceRing).is_err());
-    let zero_elem = Spec::Allreduce { elems: Elems::new(3, 0), commutative: true, in_place: false };
+    let zero_elem = Spec::Allreduce {
+        elems: Elems::new(3, 0),
+        commutative: true,
+        in_place: false,
+    };
     assert!(build(&zero_elem, me, Algorithm::AllreduceRing).is_err());
 }

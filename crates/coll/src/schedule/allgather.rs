@@ -12,11 +12,18 @@ fn own_block(b: &mut Schedule, input: Option<BufRef>, dst: Region) {
 }
 
 /// Recursive doubling: in step `k` exchange the `2^k` blocks held with rank `r ^ 2^k`.
-pub(super) fn recursive_doubling(b: &mut Schedule, n: usize, r: usize, bytes: usize, input: Option<BufRef>) {
+pub(super) fn recursive_doubling(
+    b: &mut Schedule,
+    n: usize,
+    r: usize,
+    bytes: usize,
+    input: Option<BufRef>,
+) {
     if bytes == 0 {
         return;
     }
-    let blocks = |first: usize, count: usize| Region::new(BufRef::Recv, first * bytes, count * bytes);
+    let blocks =
+        |first: usize, count: usize| Region::new(BufRef::Recv, first * bytes, count * bytes);
     own_block(b, input, blocks(r, 1));
     let mut mask = 1;
     while mask < n {
@@ -35,9 +42,21 @@ pub(super) fn bruck(b: &mut Schedule, n: usize, r: usize, bytes: usize, input: O
     if bytes == 0 {
         return;
     }
-    let w = if r == 0 { BufRef::Recv } else { b.tmp(n * bytes) };
-    let at = |buf: BufRef, first: usize, count: usize| Region::new(buf, first * bytes, count * bytes);
-    b.copy(at(input.unwrap_or(BufRef::Recv), if input.is_some() { 0 } else { r }, 1), at(w, 0, 1));
+    let w = if r == 0 {
+        BufRef::Recv
+    } else {
+        b.tmp(n * bytes)
+    };
+    let at =
+        |buf: BufRef, first: usize, count: usize| Region::new(buf, first * bytes, count * bytes);
+    b.copy(
+        at(
+            input.unwrap_or(BufRef::Recv),
+            if input.is_some() { 0 } else { r },
+            1,
+        ),
+        at(w, 0, 1),
+    );
     let mut k = 1;
     while k < n {
         let count = k.min(n - k);
@@ -57,7 +76,12 @@ pub(super) fn ring(b: &mut Schedule, n: usize, r: usize, bytes: usize, input: Op
     if bytes == 0 {
         return;
     }
-    let blocks: Vec<Block> = (0..n).map(|i| Block { off: i * bytes, len: bytes }).collect();
+    let blocks: Vec<Block> = (0..n)
+        .map(|i| Block {
+            off: i * bytes,
+            len: bytes,
+        })
+        .collect();
     ringv(b, n, r, &blocks, input);
 }
 

@@ -12,7 +12,10 @@ fn source(b: &mut Schedule, total: usize, in_place: bool) -> BufRef {
         return BufRef::Send;
     }
     let t = b.tmp(total);
-    b.copy(Region::new(BufRef::Recv, 0, total), Region::new(t, 0, total));
+    b.copy(
+        Region::new(BufRef::Recv, 0, total),
+        Region::new(t, 0, total),
+    );
     t
 }
 
@@ -59,7 +62,8 @@ pub(super) fn bruck(b: &mut Schedule, n: usize, r: usize, bytes: usize, in_place
         return;
     }
     let input = if in_place { BufRef::Recv } else { BufRef::Send };
-    let at = |buf: BufRef, first: usize, count: usize| Region::new(buf, first * bytes, count * bytes);
+    let at =
+        |buf: BufRef, first: usize, count: usize| Region::new(buf, first * bytes, count * bytes);
     let w = b.tmp(n * bytes);
     b.copy(at(input, r, n - r), at(w, 0, n - r));
     b.copy(at(input, 0, r), at(w, n - r, r));
@@ -124,7 +128,10 @@ pub(super) fn alltoallv(
     };
     if !in_place {
         let own = recv[r].len.min(send[r].len);
-        b.copy(Region::new(src, send[r].off, own), Region::new(BufRef::Recv, recv[r].off, own));
+        b.copy(
+            Region::new(src, send[r].off, own),
+            Region::new(BufRef::Recv, recv[r].off, own),
+        );
     }
     for k in 1..n {
         let (to, from) = ((r + k) % n, (r + n - k) % n);

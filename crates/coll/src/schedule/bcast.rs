@@ -16,14 +16,25 @@ pub(super) fn barrier_dissemination(b: &mut Schedule, n: usize, r: usize) {
 
 /// Binomial-tree broadcast of `buf[0..bytes]`: receive from the parent, then send to
 /// all children at once (largest subtree first).
-pub(super) fn binomial(b: &mut Schedule, n: usize, r: usize, root: usize, buf: BufRef, bytes: usize) {
+pub(super) fn binomial(
+    b: &mut Schedule,
+    n: usize,
+    r: usize,
+    root: usize,
+    buf: BufRef,
+    bytes: usize,
+) {
     if bytes == 0 || n == 1 {
         return;
     }
     let all = Region::new(buf, 0, bytes);
     let v = (r + n - root) % n;
     let real = |x: usize| (x + root) % n;
-    let mut mask = if v == 0 { n.next_power_of_two() } else { lowbit(v) };
+    let mut mask = if v == 0 {
+        n.next_power_of_two()
+    } else {
+        lowbit(v)
+    };
     if v != 0 {
         b.recv(real(v - mask), all);
         b.next_round();
@@ -40,7 +51,14 @@ pub(super) fn binomial(b: &mut Schedule, n: usize, r: usize, root: usize, buf: B
 
 /// Scatter the buffer's `n` chunks down a binomial tree (relative rank `v` gets chunk
 /// `v`), then circulate them round a ring so every rank has all chunks.
-pub(super) fn scatter_ring_allgather(b: &mut Schedule, n: usize, r: usize, root: usize, buf: BufRef, bytes: usize) {
+pub(super) fn scatter_ring_allgather(
+    b: &mut Schedule,
+    n: usize,
+    r: usize,
+    root: usize,
+    buf: BufRef,
+    bytes: usize,
+) {
     if bytes == 0 || n == 1 {
         return;
     }
@@ -52,7 +70,11 @@ pub(super) fn scatter_ring_allgather(b: &mut Schedule, n: usize, r: usize, root:
     };
     let v = (r + n - root) % n;
     let real = |x: usize| (x + root) % n;
-    let mut mask = if v == 0 { n.next_power_of_two() } else { lowbit(v) };
+    let mut mask = if v == 0 {
+        n.next_power_of_two()
+    } else {
+        lowbit(v)
+    };
     if v != 0 {
         b.recv(real(v - mask), span(v, (v + mask).min(n)));
         b.next_round();

@@ -72,7 +72,11 @@ impl Region {
 
     /// The sub-region `[off, off + len)` relative to this one.
     pub const fn sub(self, off: usize, len: usize) -> Region {
-        Region { buf: self.buf, off: self.off + off, len }
+        Region {
+            buf: self.buf,
+            off: self.off + off,
+            len,
+        }
     }
 
     /// True when both regions are in the same buffer and share at least one byte.
@@ -144,7 +148,11 @@ impl Schedule {
 
     /// Round `i` (panics if `i >= round_count()`).
     pub fn round(&self, i: usize) -> Round<'_> {
-        let start = if i == 0 { Bounds::default() } else { self.rounds[i - 1] };
+        let start = if i == 0 {
+            Bounds::default()
+        } else {
+            self.rounds[i - 1]
+        };
         let end = self.rounds[i];
         Round {
             recvs: &self.recvs[start.recv_end as usize..end.recv_end as usize],
@@ -191,7 +199,12 @@ impl Schedule {
     /// Checks the structural promises of the contract against buffer sizes: every
     /// region within its buffer, `Send` never written, no overlaps inside a round or a
     /// local step, reductions on whole elements. For tests and the core's debug builds.
-    pub fn validate(&self, send_len: usize, recv_len: usize, elem_size: usize) -> Result<(), String> {
+    pub fn validate(
+        &self,
+        send_len: usize,
+        recv_len: usize,
+        elem_size: usize,
+    ) -> Result<(), String> {
         let size_of = |b: BufRef| match b {
             BufRef::Send => Some(send_len),
             BufRef::Recv => Some(recv_len),
@@ -232,7 +245,9 @@ impl Schedule {
                     return Err(format!("round {i}: bad local step {l:?}"));
                 }
                 if matches!(l, Local::Reduce { .. }) && elem_size > 0 && src.len % elem_size != 0 {
-                    return Err(format!("round {i}: {l:?} is not whole elements of {elem_size} bytes"));
+                    return Err(format!(
+                        "round {i}: {l:?} is not whole elements of {elem_size} bytes"
+                    ));
                 }
             }
         }
@@ -256,7 +271,11 @@ impl Schedule {
     }
 
     fn open_bounds(&self) -> Bounds {
-        Bounds { recv_end: self.recvs.len() as u32, send_end: self.sends.len() as u32, local_end: self.locals.len() as u32 }
+        Bounds {
+            recv_end: self.recvs.len() as u32,
+            send_end: self.sends.len() as u32,
+            local_end: self.locals.len() as u32,
+        }
     }
 
     fn last_closed(&self) -> Bounds {
@@ -282,7 +301,10 @@ impl Schedule {
     pub(crate) fn recv(&mut self, peer: usize, region: Region) {
         if region.len > 0 {
             self.before_comm();
-            self.recvs.push(Xfer { peer: peer as u32, region });
+            self.recvs.push(Xfer {
+                peer: peer as u32,
+                region,
+            });
         }
     }
 
@@ -290,20 +312,29 @@ impl Schedule {
     pub(crate) fn send(&mut self, peer: usize, region: Region) {
         if region.len > 0 {
             self.before_comm();
-            self.sends.push(Xfer { peer: peer as u32, region });
+            self.sends.push(Xfer {
+                peer: peer as u32,
+                region,
+            });
         }
     }
 
     /// A zero-length receive (pure synchronisation).
     pub(crate) fn recv_signal(&mut self, peer: usize) {
         self.before_comm();
-        self.recvs.push(Xfer { peer: peer as u32, region: Region::new(BufRef::Recv, 0, 0) });
+        self.recvs.push(Xfer {
+            peer: peer as u32,
+            region: Region::new(BufRef::Recv, 0, 0),
+        });
     }
 
     /// A zero-length send (pure synchronisation).
     pub(crate) fn send_signal(&mut self, peer: usize) {
         self.before_comm();
-        self.sends.push(Xfer { peer: peer as u32, region: Region::new(BufRef::Recv, 0, 0) });
+        self.sends.push(Xfer {
+            peer: peer as u32,
+            region: Region::new(BufRef::Recv, 0, 0),
+        });
     }
 
     /// `dst = src` (skipped when empty or when both name the same bytes).
@@ -335,13 +366,25 @@ impl fmt::Display for Schedule {
         for (i, r) in self.rounds().enumerate() {
             write!(f, "round {i}:")?;
             for x in r.recvs {
-                write!(f, " recv<{} {:?}[{}+{}]", x.peer, x.region.buf, x.region.off, x.region.len)?;
+                write!(
+                    f,
+                    " recv<{} {:?}[{}+{}]",
+                    x.peer, x.region.buf, x.region.off, x.region.len
+                )?;
             }
             for x in r.sends {
-                write!(f, " send>{} {:?}[{}+{}]", x.peer, x.region.buf, x.region.off, x.region.len)?;
+                write!(
+                    f,
+                    " send>{} {:?}[{}+{}]",
+                    x.peer, x.region.buf, x.region.off, x.region.len
+                )?;
             }
             for l in r.locals {
-                let name = if matches!(l, Local::Copy { .. }) { "copy" } else { "reduce" };
+                let name = if matches!(l, Local::Copy { .. }) {
+                    "copy"
+                } else {
+                    "reduce"
+                };
                 let (Local::Copy { src, dst } | Local::Reduce { src, dst }) = *l;
                 write!(
                     f,

@@ -42,8 +42,20 @@ impl Lazy {
 /// Otherwise it is rooted at rank 0, where each node's accumulator covers a contiguous
 /// ascending rank range and a child's range follows it (`acc op child`), then rank 0
 /// sends the result to `root`. Receive buffers alternate so no copy is ever needed.
-pub(super) fn binomial(b: &mut Schedule, n: usize, r: usize, root: usize, io: Io, commutative: bool) {
-    let Io { input, output, bytes, .. } = io;
+pub(super) fn binomial(
+    b: &mut Schedule,
+    n: usize,
+    r: usize,
+    root: usize,
+    io: Io,
+    commutative: bool,
+) {
+    let Io {
+        input,
+        output,
+        bytes,
+        ..
+    } = io;
     if bytes == 0 {
         return;
     }
@@ -51,11 +63,22 @@ pub(super) fn binomial(b: &mut Schedule, n: usize, r: usize, root: usize, io: Io
         b.copy(whole(input, bytes), whole(output, bytes));
         return;
     }
-    let (base, hop) = if commutative { (root, false) } else { (0, root != 0) };
+    let (base, hop) = if commutative {
+        (root, false)
+    } else {
+        (0, root != 0)
+    };
     let v = (r + n - base) % n;
     let real = |x: usize| (x + base) % n;
-    let top = if v == 0 { n.next_power_of_two() } else { lowbit(v) };
-    let children: Vec<usize> = (0..top.trailing_zeros()).map(|i| v + (1 << i)).filter(|&c| c < n).collect();
+    let top = if v == 0 {
+        n.next_power_of_two()
+    } else {
+        lowbit(v)
+    };
+    let children: Vec<usize> = (0..top.trailing_zeros())
+        .map(|i| v + (1 << i))
+        .filter(|&c| c < n)
+        .collect();
     let k = children.len();
     let result_here = v == 0 && r == root;
     let (mut t1, mut t2) = (Lazy(None), Lazy(None));
@@ -63,7 +86,11 @@ pub(super) fn binomial(b: &mut Schedule, n: usize, r: usize, root: usize, io: Io
     for (i, &child) in children.iter().enumerate() {
         let x = if result_here {
             // Alternate backwards from the last receive, which lands in `output`.
-            let x = if (k - 1 - i) % 2 == 0 { output } else { t1.get(b, bytes) };
+            let x = if (k - 1 - i) % 2 == 0 {
+                output
+            } else {
+                t1.get(b, bytes)
+            };
             if x == acc {
                 t2.get(b, bytes)
             } else {
@@ -120,7 +147,11 @@ fn halving(
     while mask > 0 {
         let mid = lo + mask;
         let peer = to_real(newrank ^ mask);
-        let (keep, give) = if newrank & mask == 0 { ((lo, mid), (mid, hi)) } else { ((mid, hi), (lo, mid)) };
+        let (keep, give) = if newrank & mask == 0 {
+            ((lo, mid), (mid, hi))
+        } else {
+            ((mid, hi), (lo, mid))
+        };
         let src = if cur_is_w { w } else { input };
         b.send(peer, range(src, give.0, give.1));
         let kept = range(w, keep.0, keep.1);
@@ -155,8 +186,20 @@ fn fold_in(b: &mut Schedule, from: usize, input: BufRef, w: BufRef, bytes: usize
 
 /// Rabenseifner's reduce: reduce-scatter by recursive halving, then a binomial gather
 /// of the segments to the root. Commutative operations only.
-pub(super) fn rabenseifner_reduce(b: &mut Schedule, n: usize, r: usize, root: usize, io: Io, count: usize) {
-    let Io { input, output, bytes, elem_size } = io;
+pub(super) fn rabenseifner_reduce(
+    b: &mut Schedule,
+    n: usize,
+    r: usize,
+    root: usize,
+    io: Io,
+    count: usize,
+) {
+    let Io {
+        input,
+        output,
+        bytes,
+        elem_size,
+    } = io;
     if bytes == 0 {
         return;
     }
@@ -191,7 +234,10 @@ pub(super) fn rabenseifner_reduce(b: &mut Schedule, n: usize, r: usize, root: us
     let span = |lo: usize, hi: usize| Region::new(w, seg[lo], seg[hi.min(pof2)] - seg[lo]);
     let mut mask = 1;
     while mask < pof2 && newrank & mask == 0 {
-        b.recv(to_real(newrank + mask), span(newrank + mask, newrank + 2 * mask));
+        b.recv(
+            to_real(newrank + mask),
+            span(newrank + mask, newrank + 2 * mask),
+        );
         mask <<= 1;
     }
     b.next_round();
@@ -204,7 +250,12 @@ pub(super) fn rabenseifner_reduce(b: &mut Schedule, n: usize, r: usize, root: us
 /// Rabenseifner's allreduce: recursive-halving reduce-scatter, then recursive-doubling
 /// allgather of the segments. Commutative operations only.
 pub(super) fn rabenseifner_allreduce(b: &mut Schedule, n: usize, r: usize, io: Io, count: usize) {
-    let Io { input, output, bytes, elem_size } = io;
+    let Io {
+        input,
+        output,
+        bytes,
+        elem_size,
+    } = io;
     if bytes == 0 {
         return;
     }
@@ -252,8 +303,19 @@ pub(super) fn rabenseifner_allreduce(b: &mut Schedule, n: usize, r: usize, io: I
 
 /// Recursive-doubling allreduce, correct for any operation: each exchange combines
 /// with the partner's block on the correct side (lower ranks on the left).
-pub(super) fn allreduce_recursive_doubling(b: &mut Schedule, n: usize, r: usize, io: Io, commutative: bool) {
-    let Io { input, output: out, bytes, .. } = io;
+pub(super) fn allreduce_recursive_doubling(
+    b: &mut Schedule,
+    n: usize,
+    r: usize,
+    io: Io,
+    commutative: bool,
+) {
+    let Io {
+        input,
+        output: out,
+        bytes,
+        ..
+    } = io;
     if bytes == 0 {
         return;
     }
@@ -317,7 +379,12 @@ pub(super) fn allreduce_recursive_doubling(b: &mut Schedule, n: usize, r: usize,
 /// Ring allreduce: ring reduce-scatter (rank `r` ends with block `r`), then ring
 /// allgather. `2 (n - 1)` rounds, each moving `1/n` of the vector. Commutative only.
 pub(super) fn allreduce_ring(b: &mut Schedule, n: usize, r: usize, io: Io, count: usize) {
-    let Io { input, output, bytes, elem_size } = io;
+    let Io {
+        input,
+        output,
+        bytes,
+        elem_size,
+    } = io;
     if bytes == 0 {
         return;
     }
@@ -383,7 +450,8 @@ pub(super) fn reduce_scatter(
         return;
     }
     match algo {
-        Algorithm::ReduceScatterRecursiveHalving | Algorithm::ReduceScatterBlockRecursiveHalving => {
+        Algorithm::ReduceScatterRecursiveHalving
+        | Algorithm::ReduceScatterBlockRecursiveHalving => {
             let pof2 = pof2_floor(n);
             let rem = n - pof2;
             if r < 2 * rem && r % 2 == 0 {
@@ -402,9 +470,27 @@ pub(super) fn reduce_scatter(
                 r - rem
             };
             let first_real = |p: usize| if p < rem { 2 * p } else { p + rem };
-            let seg: Vec<usize> = (0..=pof2).map(|p| if p == pof2 { total } else { displ[first_real(p)] }).collect();
+            let seg: Vec<usize> = (0..=pof2)
+                .map(|p| {
+                    if p == pof2 {
+                        total
+                    } else {
+                        displ[first_real(p)]
+                    }
+                })
+                .collect();
             let to_real = move |p: usize| if p < rem { 2 * p + 1 } else { p + rem };
-            halving(b, newrank, pof2, &seg, &to_real, input, w, r < 2 * rem, &mut t);
+            halving(
+                b,
+                newrank,
+                pof2,
+                &seg,
+                &to_real,
+                input,
+                w,
+                r < 2 * rem,
+                &mut t,
+            );
             if r < 2 * rem {
                 b.send(r - 1, block(w, r - 1));
             }
@@ -435,10 +521,20 @@ pub(super) fn reduce_scatter(
         }
         _ => {
             let result = if r == 0 { b.tmp(total) } else { BufRef::Recv };
-            let io = Io { input, output: result, bytes: total, elem_size };
+            let io = Io {
+                input,
+                output: result,
+                bytes: total,
+                elem_size,
+            };
             binomial(b, n, r, 0, io, commutative);
             b.next_round();
-            let blocks: Vec<Block> = (0..n).map(|i| Block { off: displ[i], len: displ[i + 1] - displ[i] }).collect();
+            let blocks: Vec<Block> = (0..n)
+                .map(|i| Block {
+                    off: displ[i],
+                    len: displ[i + 1] - displ[i],
+                })
+                .collect();
             rooted::scatterv(b, n, r, 0, result, &blocks, mine.len, Some(BufRef::Recv));
         }
     }

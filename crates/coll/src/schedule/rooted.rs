@@ -41,7 +41,8 @@ pub(super) fn gather(
     if bytes == 0 {
         return;
     }
-    let at = |buf: BufRef, block: usize, blocks: usize| Region::new(buf, block * bytes, blocks * bytes);
+    let at =
+        |buf: BufRef, block: usize, blocks: usize| Region::new(buf, block * bytes, blocks * bytes);
     let v = (r + n - root) % n;
     let real = |x: usize| (x + root) % n;
     if v == 0 {
@@ -111,7 +112,8 @@ pub(super) fn scatter(
     if bytes == 0 {
         return;
     }
-    let at = |buf: BufRef, block: usize, blocks: usize| Region::new(buf, block * bytes, blocks * bytes);
+    let at =
+        |buf: BufRef, block: usize, blocks: usize| Region::new(buf, block * bytes, blocks * bytes);
     let v = (r + n - root) % n;
     let real = |x: usize| (x + root) % n;
     if v == 0 {
@@ -182,7 +184,10 @@ pub(super) fn gatherv(
         return;
     }
     if !in_place {
-        b.copy(Region::new(BufRef::Send, 0, send_bytes), Region::new(BufRef::Recv, recv[r].off, send_bytes));
+        b.copy(
+            Region::new(BufRef::Send, 0, send_bytes),
+            Region::new(BufRef::Recv, recv[r].off, send_bytes),
+        );
     }
     for i in (1..n).map(|k| (r + k) % n) {
         b.recv(i, Region::new(BufRef::Recv, recv[i].off, recv[i].len));
@@ -204,7 +209,10 @@ pub(super) fn scatterv(
     out: Option<BufRef>,
 ) {
     if r != root {
-        b.recv(root, Region::new(out.unwrap_or(BufRef::Recv), 0, recv_bytes));
+        b.recv(
+            root,
+            Region::new(out.unwrap_or(BufRef::Recv), 0, recv_bytes),
+        );
         b.next_round();
         return;
     }
@@ -212,7 +220,10 @@ pub(super) fn scatterv(
         b.send(i, Region::new(send, blocks[i].off, blocks[i].len));
     }
     if let Some(out) = out {
-        b.copy(Region::new(send, blocks[r].off, recv_bytes), Region::new(out, 0, recv_bytes));
+        b.copy(
+            Region::new(send, blocks[r].off, recv_bytes),
+            Region::new(out, 0, recv_bytes),
+        );
     }
     b.next_round();
 }

@@ -43,31 +43,75 @@ pub enum Spec<'a> {
     Bcast { root: u32, bytes: usize },
     /// `MPI_Reduce`: input `Send` (`Recv` at an in-place root); result in `Recv` at the
     /// root only (other ranks' `Recv` is never touched). `in_place` only at the root.
-    Reduce { root: u32, elems: Elems, commutative: bool, in_place: bool },
+    Reduce {
+        root: u32,
+        elems: Elems,
+        commutative: bool,
+        in_place: bool,
+    },
     /// `MPI_Allreduce`: input `Send` (`Recv` when in place); result in `Recv`.
-    Allreduce { elems: Elems, commutative: bool, in_place: bool },
+    Allreduce {
+        elems: Elems,
+        commutative: bool,
+        in_place: bool,
+    },
     /// `MPI_Reduce_scatter_block`: input `size * elems.count` elements in `Send` (`Recv`
     /// when in place); result `elems.count` elements at the start of `Recv`.
-    ReduceScatterBlock { elems: Elems, commutative: bool, in_place: bool },
+    ReduceScatterBlock {
+        elems: Elems,
+        commutative: bool,
+        in_place: bool,
+    },
     /// `MPI_Reduce_scatter`: `counts[i]` elements go to rank `i`; input is all of them
     /// in `Send` (`Recv` when in place); result `counts[rank]` elements at `Recv` start.
-    ReduceScatter { counts: &'a [usize], elem_size: usize, commutative: bool, in_place: bool },
+    ReduceScatter {
+        counts: &'a [usize],
+        elem_size: usize,
+        commutative: bool,
+        in_place: bool,
+    },
     /// `MPI_Scan`: input `Send` (`Recv` when in place); result in `Recv`.
-    Scan { elems: Elems, commutative: bool, in_place: bool },
+    Scan {
+        elems: Elems,
+        commutative: bool,
+        in_place: bool,
+    },
     /// `MPI_Exscan`: like `Scan`; rank 0's `Recv` is not touched.
-    Exscan { elems: Elems, commutative: bool, in_place: bool },
+    Exscan {
+        elems: Elems,
+        commutative: bool,
+        in_place: bool,
+    },
     /// `MPI_Gather`: `bytes` from each rank's `Send` into the root's `Recv` at
     /// `rank * bytes`. An in-place root's own block is already in place.
-    Gather { root: u32, bytes: usize, in_place: bool },
+    Gather {
+        root: u32,
+        bytes: usize,
+        in_place: bool,
+    },
     /// `MPI_Gatherv`: `send_bytes` from `Send`; at the root `recv[i]` is rank `i`'s block
     /// in `Recv` (other ranks pass an empty slice).
-    Gatherv { root: u32, send_bytes: usize, recv: &'a [Block], in_place: bool },
+    Gatherv {
+        root: u32,
+        send_bytes: usize,
+        recv: &'a [Block],
+        in_place: bool,
+    },
     /// `MPI_Scatter`: the root's `Send` holds `size * bytes`; each rank receives `bytes`
     /// into `Recv`. An in-place root keeps its block where it is.
-    Scatter { root: u32, bytes: usize, in_place: bool },
+    Scatter {
+        root: u32,
+        bytes: usize,
+        in_place: bool,
+    },
     /// `MPI_Scatterv`: at the root `send[i]` is rank `i`'s block in `Send` (others pass
     /// an empty slice); each rank receives `recv_bytes` into `Recv`.
-    Scatterv { root: u32, send: &'a [Block], recv_bytes: usize, in_place: bool },
+    Scatterv {
+        root: u32,
+        send: &'a [Block],
+        recv_bytes: usize,
+        in_place: bool,
+    },
     /// `MPI_Allgather`: `bytes` from `Send` into everyone's `Recv` at `rank * bytes`
     /// (in place: already there).
     Allgather { bytes: usize, in_place: bool },
@@ -80,7 +124,11 @@ pub enum Spec<'a> {
     /// `MPI_Alltoallv` (and `MPI_Alltoallw` once the core packs each peer's block):
     /// `send[i]` in `Send` goes to rank `i`, `recv[j]` in `Recv` comes from rank `j`.
     /// In place, the data sent to `i` is `recv[i]` of `Recv` and `send` is ignored.
-    Alltoallv { send: &'a [Block], recv: &'a [Block], in_place: bool },
+    Alltoallv {
+        send: &'a [Block],
+        recv: &'a [Block],
+        in_place: bool,
+    },
 }
 
 /// The collective operations, for the decision table.
@@ -263,13 +311,24 @@ pub enum ScheduleError {
     /// `root >= size` (`MPI_ERR_ROOT`).
     BadRoot { root: u32, size: u32 },
     /// A per-rank array has the wrong length.
-    BadLength { what: &'static str, expected: usize, got: usize },
+    BadLength {
+        what: &'static str,
+        expected: usize,
+        got: usize,
+    },
     /// The algorithm cannot run this call.
-    Unsuitable { algorithm: Algorithm, reason: &'static str },
+    Unsuitable {
+        algorithm: Algorithm,
+        reason: &'static str,
+    },
     /// `MPI_IN_PLACE` where the collective does not allow it (e.g. a non-root of `MPI_Reduce`).
     InPlaceNotAllowed { collective: Collective },
     /// The root's own send and receive sizes differ.
-    SizeMismatch { what: &'static str, send: usize, recv: usize },
+    SizeMismatch {
+        what: &'static str,
+        send: usize,
+        recv: usize,
+    },
     /// A byte size overflows `usize`, or a reduction has elements of size 0.
     BadSize { what: &'static str },
 }
@@ -277,17 +336,37 @@ pub enum ScheduleError {
 impl fmt::Display for ScheduleError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
-            ScheduleError::BadMember { rank, size } => write!(f, "rank {rank} is not in a communicator of size {size}"),
-            ScheduleError::BadRoot { root, size } => write!(f, "invalid root {root} (communicator size {size})"),
-            ScheduleError::BadLength { what, expected, got } => {
-                write!(f, "{what} has {got} entries, the communicator needs {expected}")
+            ScheduleError::BadMember { rank, size } => {
+                write!(f, "rank {rank} is not in a communicator of size {size}")
             }
-            ScheduleError::Unsuitable { algorithm, reason } => write!(f, "{algorithm} cannot run this call: {reason}"),
+            ScheduleError::BadRoot { root, size } => {
+                write!(f, "invalid root {root} (communicator size {size})")
+            }
+            ScheduleError::BadLength {
+                what,
+                expected,
+                got,
+            } => {
+                write!(
+                    f,
+                    "{what} has {got} entries, the communicator needs {expected}"
+                )
+            }
+            ScheduleError::Unsuitable { algorithm, reason } => {
+                write!(f, "{algorithm} cannot run this call: {reason}")
+            }
             ScheduleError::InPlaceNotAllowed { collective } => {
-                write!(f, "{}: MPI_IN_PLACE is not allowed on this rank", collective.name())
+                write!(
+                    f,
+                    "{}: MPI_IN_PLACE is not allowed on this rank",
+                    collective.name()
+                )
             }
             ScheduleError::SizeMismatch { what, send, recv } => {
-                write!(f, "{what}: the root sends itself {send} bytes but receives {recv}")
+                write!(
+                    f,
+                    "{what}: the root sends itself {send} bytes but receives {recv}"
+                )
             }
             ScheduleError::BadSize { what } => write!(f, "{what}: size out of range"),
         }
@@ -300,7 +379,9 @@ fn bytes_of(e: Elems, what: &'static str) -> Result<usize, ScheduleError> {
     if e.count > 0 && e.elem_size == 0 {
         return Err(ScheduleError::BadSize { what });
     }
-    e.count.checked_mul(e.elem_size).ok_or(ScheduleError::BadSize { what })
+    e.count
+        .checked_mul(e.elem_size)
+        .ok_or(ScheduleError::BadSize { what })
 }
 
 fn mul(a: usize, b: usize, what: &'static str) -> Result<usize, ScheduleError> {
@@ -309,7 +390,11 @@ fn mul(a: usize, b: usize, what: &'static str) -> Result<usize, ScheduleError> {
 
 fn blocks_len(blocks: &[Block], n: usize, what: &'static str) -> Result<(), ScheduleError> {
     if blocks.len() != n {
-        return Err(ScheduleError::BadLength { what, expected: n, got: blocks.len() });
+        return Err(ScheduleError::BadLength {
+            what,
+            expected: n,
+            got: blocks.len(),
+        });
     }
     if blocks.iter().any(|b| b.off.checked_add(b.len).is_none()) {
         return Err(ScheduleError::BadSize { what });
@@ -321,16 +406,25 @@ fn blocks_len(blocks: &[Block], n: usize, what: &'static str) -> Result<(), Sche
 pub fn build(spec: &Spec<'_>, me: Member, algo: Algorithm) -> Result<Schedule, ScheduleError> {
     let (n, r) = (me.size as usize, me.rank as usize);
     if n == 0 || r >= n {
-        return Err(ScheduleError::BadMember { rank: me.rank, size: me.size });
+        return Err(ScheduleError::BadMember {
+            rank: me.rank,
+            size: me.size,
+        });
     }
     if let Some(reason) = algo.unsuitable(spec, me.size) {
-        return Err(ScheduleError::Unsuitable { algorithm: algo, reason });
+        return Err(ScheduleError::Unsuitable {
+            algorithm: algo,
+            reason,
+        });
     }
     let root_ok = |root: u32| {
         if (root as usize) < n {
             Ok(root as usize)
         } else {
-            Err(ScheduleError::BadRoot { root, size: me.size })
+            Err(ScheduleError::BadRoot {
+                root,
+                size: me.size,
+            })
         }
     };
     let input = |in_place: bool| if in_place { BufRef::Recv } else { BufRef::Send };
@@ -341,33 +435,60 @@ pub fn build(spec: &Spec<'_>, me: Member, algo: Algorithm) -> Result<Schedule, S
         Spec::Bcast { root, bytes } => {
             let root = root_ok(root)?;
             match algo {
-                Algorithm::BcastBinomial => bcast::binomial(&mut b, n, r, root, BufRef::Recv, bytes),
+                Algorithm::BcastBinomial => {
+                    bcast::binomial(&mut b, n, r, root, BufRef::Recv, bytes)
+                }
                 _ => bcast::scatter_ring_allgather(&mut b, n, r, root, BufRef::Recv, bytes),
             }
         }
-        Spec::Reduce { root, elems, commutative, in_place } => {
+        Spec::Reduce {
+            root,
+            elems,
+            commutative,
+            in_place,
+        } => {
             let root = root_ok(root)?;
             if in_place && r != root {
                 return Err(ScheduleError::InPlaceNotAllowed { collective: coll });
             }
             let bytes = bytes_of(elems, coll.name())?;
-            let io = reduce::Io { input: input(in_place), output: BufRef::Recv, bytes, elem_size: elems.elem_size };
+            let io = reduce::Io {
+                input: input(in_place),
+                output: BufRef::Recv,
+                bytes,
+                elem_size: elems.elem_size,
+            };
             match algo {
                 Algorithm::ReduceBinomial => reduce::binomial(&mut b, n, r, root, io, commutative),
                 _ => reduce::rabenseifner_reduce(&mut b, n, r, root, io, elems.count),
             }
         }
-        Spec::Allreduce { elems, commutative, in_place } => {
+        Spec::Allreduce {
+            elems,
+            commutative,
+            in_place,
+        } => {
             let bytes = bytes_of(elems, coll.name())?;
-            let io = reduce::Io { input: input(in_place), output: BufRef::Recv, bytes, elem_size: elems.elem_size };
+            let io = reduce::Io {
+                input: input(in_place),
+                output: BufRef::Recv,
+                bytes,
+                elem_size: elems.elem_size,
+            };
             match algo {
-                Algorithm::AllreduceRecursiveDoubling => reduce::allreduce_recursive_doubling(&mut b, n, r, io, commutative),
-                Algorithm::AllreduceRabenseifner => reduce::rabenseifner_allreduce(&mut b, n, r, io, elems.count),
+                Algorithm::AllreduceRecursiveDoubling => {
+                    reduce::allreduce_recursive_doubling(&mut b, n, r, io, commutative)
+                }
+                Algorithm::AllreduceRabenseifner => {
+                    reduce::rabenseifner_allreduce(&mut b, n, r, io, elems.count)
+                }
                 Algorithm::AllreduceRing => reduce::allreduce_ring(&mut b, n, r, io, elems.count),
                 _ => {
                     reduce::binomial(&mut b, n, r, 0, io, commutative);
                     b.next_round();
-                    if bytes < crate::decision::DEFAULT_BCAST_SHORT_MSG || n < crate::decision::DEFAULT_BCAST_MIN_PROCS {
+                    if bytes < crate::decision::DEFAULT_BCAST_SHORT_MSG
+                        || n < crate::decision::DEFAULT_BCAST_MIN_PROCS
+                    {
                         bcast::binomial(&mut b, n, r, 0, BufRef::Recv, bytes);
                     } else {
                         bcast::scatter_ring_allgather(&mut b, n, r, 0, BufRef::Recv, bytes);
@@ -375,35 +496,95 @@ pub fn build(spec: &Spec<'_>, me: Member, algo: Algorithm) -> Result<Schedule, S
                 }
             }
         }
-        Spec::ReduceScatterBlock { elems, commutative, in_place } => {
+        Spec::ReduceScatterBlock {
+            elems,
+            commutative,
+            in_place,
+        } => {
             let total = mul(elems.count, n, coll.name())?;
             bytes_of(Elems::new(total, elems.elem_size), coll.name())?;
             let counts = vec![elems.count; n];
-            reduce::reduce_scatter(&mut b, n, r, &counts, elems.elem_size, input(in_place), commutative, algo);
+            reduce::reduce_scatter(
+                &mut b,
+                n,
+                r,
+                &counts,
+                elems.elem_size,
+                input(in_place),
+                commutative,
+                algo,
+            );
         }
-        Spec::ReduceScatter { counts, elem_size, commutative, in_place } => {
+        Spec::ReduceScatter {
+            counts,
+            elem_size,
+            commutative,
+            in_place,
+        } => {
             if counts.len() != n {
-                return Err(ScheduleError::BadLength { what: "recvcounts", expected: n, got: counts.len() });
+                return Err(ScheduleError::BadLength {
+                    what: "recvcounts",
+                    expected: n,
+                    got: counts.len(),
+                });
             }
-            let total = counts.iter().try_fold(0usize, |a, &c| a.checked_add(c)).ok_or(ScheduleError::BadSize { what: coll.name() })?;
+            let total = counts
+                .iter()
+                .try_fold(0usize, |a, &c| a.checked_add(c))
+                .ok_or(ScheduleError::BadSize { what: coll.name() })?;
             bytes_of(Elems::new(total, elem_size), coll.name())?;
-            reduce::reduce_scatter(&mut b, n, r, counts, elem_size, input(in_place), commutative, algo);
+            reduce::reduce_scatter(
+                &mut b,
+                n,
+                r,
+                counts,
+                elem_size,
+                input(in_place),
+                commutative,
+                algo,
+            );
         }
-        Spec::Scan { elems, commutative, in_place } | Spec::Exscan { elems, commutative, in_place } => {
+        Spec::Scan {
+            elems,
+            commutative,
+            in_place,
+        }
+        | Spec::Exscan {
+            elems,
+            commutative,
+            in_place,
+        } => {
             let bytes = bytes_of(elems, coll.name())?;
             let exclusive = coll == Collective::Exscan;
             scan::recursive_doubling(&mut b, n, r, input(in_place), bytes, commutative, exclusive);
         }
-        Spec::Gather { root, bytes, in_place } => {
+        Spec::Gather {
+            root,
+            bytes,
+            in_place,
+        } => {
             let root = root_ok(root)?;
             if in_place && r != root {
                 return Err(ScheduleError::InPlaceNotAllowed { collective: coll });
             }
             mul(bytes, n, coll.name())?;
             let linear = algo == Algorithm::GatherLinear;
-            rooted::gather(&mut b, n, r, root, bytes, input(in_place), BufRef::Recv, linear);
+            rooted::gather(
+                &mut b,
+                n,
+                r,
+                root,
+                bytes,
+                input(in_place),
+                BufRef::Recv,
+                linear,
+            );
         }
-        Spec::Scatter { root, bytes, in_place } => {
+        Spec::Scatter {
+            root,
+            bytes,
+            in_place,
+        } => {
             let root = root_ok(root)?;
             if in_place && r != root {
                 return Err(ScheduleError::InPlaceNotAllowed { collective: coll });
@@ -413,7 +594,12 @@ pub fn build(spec: &Spec<'_>, me: Member, algo: Algorithm) -> Result<Schedule, S
             let out = if in_place { None } else { Some(BufRef::Recv) };
             rooted::scatter(&mut b, n, r, root, bytes, BufRef::Send, out, linear);
         }
-        Spec::Gatherv { root, send_bytes, recv, in_place } => {
+        Spec::Gatherv {
+            root,
+            send_bytes,
+            recv,
+            in_place,
+        } => {
             let root = root_ok(root)?;
             if in_place && r != root {
                 return Err(ScheduleError::InPlaceNotAllowed { collective: coll });
@@ -421,12 +607,21 @@ pub fn build(spec: &Spec<'_>, me: Member, algo: Algorithm) -> Result<Schedule, S
             if r == root {
                 blocks_len(recv, n, "recvcounts/displs")?;
                 if !in_place && recv[r].len != send_bytes {
-                    return Err(ScheduleError::SizeMismatch { what: coll.name(), send: send_bytes, recv: recv[r].len });
+                    return Err(ScheduleError::SizeMismatch {
+                        what: coll.name(),
+                        send: send_bytes,
+                        recv: recv[r].len,
+                    });
                 }
             }
             rooted::gatherv(&mut b, n, r, root, send_bytes, recv, in_place);
         }
-        Spec::Scatterv { root, send, recv_bytes, in_place } => {
+        Spec::Scatterv {
+            root,
+            send,
+            recv_bytes,
+            in_place,
+        } => {
             let root = root_ok(root)?;
             if in_place && r != root {
                 return Err(ScheduleError::InPlaceNotAllowed { collective: coll });
@@ -434,7 +629,11 @@ pub fn build(spec: &Spec<'_>, me: Member, algo: Algorithm) -> Result<Schedule, S
             if r == root {
                 blocks_len(send, n, "sendcounts/displs")?;
                 if !in_place && send[r].len != recv_bytes {
-                    return Err(ScheduleError::SizeMismatch { what: coll.name(), send: send[r].len, recv: recv_bytes });
+                    return Err(ScheduleError::SizeMismatch {
+                        what: coll.name(),
+                        send: send[r].len,
+                        recv: recv_bytes,
+                    });
                 }
             }
             let out = if in_place { None } else { Some(BufRef::Recv) };
@@ -444,7 +643,9 @@ pub fn build(spec: &Spec<'_>, me: Member, algo: Algorithm) -> Result<Schedule, S
             mul(bytes, n, coll.name())?;
             let input = if in_place { None } else { Some(BufRef::Send) };
             match algo {
-                Algorithm::AllgatherRecursiveDoubling => allgather::recursive_doubling(&mut b, n, r, bytes, input),
+                Algorithm::AllgatherRecursiveDoubling => {
+                    allgather::recursive_doubling(&mut b, n, r, bytes, input)
+                }
                 Algorithm::AllgatherBruck => allgather::bruck(&mut b, n, r, bytes, input),
                 _ => allgather::ring(&mut b, n, r, bytes, input),
             }
@@ -462,7 +663,11 @@ pub fn build(spec: &Spec<'_>, me: Member, algo: Algorithm) -> Result<Schedule, S
                 _ => alltoall::pairwise(&mut b, n, r, bytes, in_place),
             }
         }
-        Spec::Alltoallv { send, recv, in_place } => {
+        Spec::Alltoallv {
+            send,
+            recv,
+            in_place,
+        } => {
             if !in_place {
                 blocks_len(send, n, "sendcounts/sdispls")?;
             }

@@ -92,16 +92,30 @@ pub struct Trace {
 }
 
 /// Runs one collective. `bufs[i].tmp` is (re)allocated from the schedule, filled with junk.
-pub fn run(scheds: &[Schedule], bufs: &mut [Bufs], op: &OpFn, seed: u64, eager: bool) -> Result<Trace, String> {
+pub fn run(
+    scheds: &[Schedule],
+    bufs: &mut [Bufs],
+    op: &OpFn,
+    seed: u64,
+    eager: bool,
+) -> Result<Trace, String> {
     let n = scheds.len();
     let mut rng = Rng(seed);
     for (i, (s, b)) in scheds.iter().zip(bufs.iter_mut()).enumerate() {
-        b.tmp = s.tmp_sizes().iter().map(|&len| (0..len).map(|k| (k * 31 + i * 7 + 0x5a) as u8).collect()).collect();
+        b.tmp = s
+            .tmp_sizes()
+            .iter()
+            .map(|&len| (0..len).map(|k| (k * 31 + i * 7 + 0x5a) as u8).collect())
+            .collect();
     }
     let mut st: Vec<RankState> = (0..n).map(|_| RankState::default()).collect();
     let mut sends: Vec<VecDeque<PendingSend>> = (0..n * n).map(|_| VecDeque::new()).collect();
     let mut recvs: Vec<VecDeque<PendingRecv>> = (0..n * n).map(|_| VecDeque::new()).collect();
-    let mut trace = Trace { entered: vec![usize::MAX; n], finished: vec![0; n], messages: 0 };
+    let mut trace = Trace {
+        entered: vec![usize::MAX; n],
+        finished: vec![0; n],
+        messages: 0,
+    };
     for (i, s) in scheds.iter().enumerate() {
         if s.round_count() == 0 {
             st[i].done = true;
@@ -120,7 +134,12 @@ pub fn run(scheds: &[Schedule], bufs: &mut [Bufs], op: &OpFn, seed: u64, eager: 
             }
             let stuck: Vec<String> = (0..n)
                 .filter(|&i| !st[i].done)
-                .map(|i| format!("rank {i} in round {} ({} outstanding)", st[i].round, st[i].outstanding))
+                .map(|i| {
+                    format!(
+                        "rank {i} in round {} ({} outstanding)",
+                        st[i].round, st[i].outstanding
+                    )
+                })
                 .collect();
             return Err(format!("deadlock: {}", stuck.join("; ")));
         }
@@ -146,10 +165,18 @@ pub fn run(scheds: &[Schedule], bufs: &mut [Bufs], op: &OpFn, seed: u64, eager: 
                 if !eager {
                     st[me].outstanding += 1;
                 }
-                sends[me * n + peer].push_back(PendingSend { from: me, region: x.region, data });
+                sends[me * n + peer].push_back(PendingSend {
+                    from: me,
+                    region: x.region,
+                    data,
+                });
             }
             // Match everything that can be matched now.
-            let mut pairs: Vec<usize> = round.recvs.iter().map(|x| x.peer as usize * n + me).collect();
+            let mut pairs: Vec<usize> = round
+                .recvs
+                .iter()
+                .map(|x| x.peer as usize * n + me)
+                .collect();
             pairs.extend(round.sends.iter().map(|x| me * n + x.peer as usize));
             for p in pairs {
                 while !sends[p].is_empty() && !recvs[p].is_empty() {
@@ -195,7 +222,8 @@ pub fn run(scheds: &[Schedule], bufs: &mut [Bufs], op: &OpFn, seed: u64, eager: 
             }
         }
     }
-    let left: usize = sends.iter().map(|q| q.len()).sum::<usize>() + recvs.iter().map(|q| q.len()).sum::<usize>();
+    let left: usize =
+        sends.iter().map(|q| q.len()).sum::<usize>() + recvs.iter().map(|q| q.len()).sum::<usize>();
     if left > 0 {
         return Err(format!("{left} messages left unmatched"));
     }
