@@ -172,6 +172,23 @@ fn exit_codes() {
         "{m:?}"
     );
 
+    // A rank that ignores SIGTERM is killed after the grace period.
+    let o = run(&[
+        "-n",
+        "1",
+        "sh",
+        "-c",
+        "exit 4",
+        ":",
+        "-n",
+        "1",
+        "sh",
+        "-c",
+        "trap '' TERM; sleep 60",
+    ]);
+    assert_eq!(code(&o), 4);
+    assert_eq!(own_messages(&o).len(), 1);
+
     let o = run(&["-n", "1", "sh", "-c", "kill -9 $$"]);
     assert_eq!(code(&o), 137);
     let m = own_messages(&o);

@@ -58,6 +58,8 @@ pub struct Client {
     spawned: bool,
     finalized: bool,
     registered_fd: Option<RawFd>,
+    max_key: usize,
+    max_value: usize,
 }
 
 fn env_err(var: &'static str, value: &str, reason: impl Into<String>) -> PmiError {
@@ -178,6 +180,8 @@ impl Client {
             spawned: params.spawned,
             finalized: false,
             registered_fd: None,
+            max_key: MAX_KEY_LEN,
+            max_value: MAX_VALUE_LEN,
         };
         c.handshake(params)?;
         Ok(c)
@@ -192,6 +196,8 @@ impl Client {
         }
         match self.version {
             PmiVersion::V1 => {
+                let r = rank.ok_or_else(|| env_err("PMI_RANK", "", "not set"))?;
+                let s = size.ok_or_else(|| env_err("PMI_SIZE", "", "not set"))?;
                 let resp = self.request(
                     Wire::V1,
                     Message::new("init")
@@ -206,10 +212,17 @@ impl Client {
                         resp.get("pmi_version").unwrap_or("")
                     )));
                 }
-                self.rank = rank.ok_or_else(|| env_err("PMI_RANK", "", "not set"))?;
-                self.size = size.ok_or_else(|| env_err("PMI_SIZE", "", "not set"))?;
+                self.rank = r;
+                self.size = s;
                 let maxes = self.request(Wire::V1, Message::new("get_maxes"), "maxes")?;
                 check_rc(&maxes)?;
+                // Respect smaller limits of the server; never exceed our own.
+                if let Some(k) = maxes.get_num::<usize>("keylen_max")?.filter(|&k| k > 0) {
+                    self.max_key = self.max_key.min(k);
+                }
+                if let Some(v) = maxes.get_num::<usize>("vallen_max")?.filter(|&v| v > 0) {
+                    self.max_value = self.max_value.min(v);
+                }
                 let appnum = self.request(Wire::V1, Message::new("get_appnum"), "appnum")?;
                 check_rc(&appnum)?;
                 self.appnum = appnum.require_num("appnum")?;
@@ -368,14 +381,26 @@ impl Client {
         self.spawned
     }
 
-    /// Stores `value` under `key`. Keys have 1 to [`MAX_KEY_LEN`] and values 1 to
-    /// [`MAX_VALUE_LEN`] printable ASCII characters other than space, `=`, `;` and `\`
+    /// Longest key [`Client::put`] and [`Client::get`] accept: [`MAX_KEY_LEN`], or less if
+    /// the process manager said so.
+    pub fn max_key_len(&self) -> usize {
+        self.max_key
+    }
+
+    /// Longest value [`Client::put`] accepts: [`MAX_VALUE_LEN`], or less if the process
+    /// manager said so.
+    pub fn max_value_len(&self) -> usize {
+        self.max_value
+    }
+
+    /// Stores `value` under `key`. Keys have 1 to [`Client::max_key_len`] and values 1 to
+    /// [`Client::max_value_len`] printable ASCII characters other than space, `=`, `;` and `\`
     /// (use [`crate::encode_value`] for anything else). Other ranks see it after the next
     /// [`Client::fence`].
     pub fn put(&mut self, key: &str, value: &str) -> Result<(), PmiError> {
         self.live()?;
-        check_token("key", key, MAX_KEY_LEN)?;
-        check_token("value", value, MAX_VALUE_LEN)?;
+        check_token("key", key, self.max_key)?;
+        check_token("value", value, self.max_value)?;
         let resp = match self.version {
             PmiVersion::V1 => self.request(
                 Wire::V1,
@@ -411,7 +436,7 @@ impl Client {
     /// The value stored under `key` by any rank of the job.
     pub fn get(&mut self, key: &str) -> Result<String, PmiError> {
         self.live()?;
-        check_token("key", key, MAX_KEY_LEN)?;
+        check_token("key", key, self.max_key)?;
         match self.version {
             PmiVersion::V1 => {
                 let resp = self.request(
@@ -454,7 +479,7 @@ impl Client {
     /// `Ok(None)` if it has none by that name.
     pub fn job_attr(&mut self, key: &str) -> Result<Option<String>, PmiError> {
         self.live()?;
-        check_token("key", key, MAX_KEY_LEN)?;
+        check_token("key", key, self.max_key)?;
         match self.version {
             PmiVersion::V1 => match self.get(key) {
                 Ok(v) => Ok(Some(v)),
