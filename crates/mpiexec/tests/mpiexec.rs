@@ -586,3 +586,61 @@ fn hydra_runs_the_probe() {
         2
     );
 }
+
+/// A program built with MPICH's own compiler wrapper uses MPICH's PMI-1 client: it must
+/// start, exchange addresses through our PMI server, communicate and abort correctly.
+#[test]
+fn mpich_program_runs_under_our_mpiexec() {
+    let have_mpicc = Command::new("mpicc.mpich")
+        .arg("-show")
+        .output()
+        .is_ok_and(|o| o.status.success());
+    if !have_mpicc {
+        eprintln!("SKIPPED mpich_program_runs_under_our_mpiexec: mpicc.mpich is not installed");
+        return;
+    }
+    let dir = std::env::temp_dir().join(format!("oxmpi-mpich-prog-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let src = dir.join("hello.c");
+    std::fs::write(
+        &src,
+        r#"#include <mpi.h>
+#include <stdio.h>
+int main(int argc, char **argv) {
+    int rank, size, sum = 0;
+    MPI_Init(&argc, &argv);
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    MPI_Comm_size(MPI_COMM_WORLD, &size);
+    MPI_Allreduce(&rank, &sum, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
+    if (argc > 1 && rank == 1) MPI_Abort(MPI_COMM_WORLD, 5);
+    MPI_Barrier(MPI_COMM_WORLD);
+    printf("rank %d of %d sum %d\n", rank, size, sum);
+    MPI_Finalize();
+    return 0;
+}
+"#,
+    )
+    .unwrap();
+    let exe = dir.join("hello");
+    let st = Command::new("mpicc.mpich")
+        .arg("-o")
+        .arg(&exe)
+        .arg(&src)
+        .status()
+        .unwrap();
+    assert!(st.success(), "mpicc.mpich failed");
+    let exe = exe.to_str().unwrap().to_owned();
+    let o = run(&["--timeout", "60", "-n", "4", &exe]);
+    assert_eq!(code(&o), 0, "{}", text(&o.stderr));
+    let out = text(&o.stdout);
+    for r in 0..4 {
+        assert!(out.contains(&format!("rank {r} of 4 sum 6\n")), "{out}");
+    }
+    let o = run(&["--timeout", "60", "-n", "3", &exe, "abort"]);
+    assert_eq!(code(&o), 5, "{}", text(&o.stderr));
+    assert_eq!(
+        own_messages(&o),
+        ["mpiexec: rank 1 called MPI_Abort(code 5); terminating the job"]
+    );
+    std::fs::remove_dir_all(&dir).unwrap();
+}
