@@ -213,6 +213,49 @@ fn reduction_inputs(n: usize, count: usize, op: TestOp, salt: u64) -> Vec<Vec<u8
     (0..n).map(|r| data(r, count * op.elem, salt)).collect()
 }
 
+fn check_reduce(
+    algo: Algorithm,
+    op: TestOp,
+    n: usize,
+    root: usize,
+    count: usize,
+    in_place: bool,
+    seed: u64,
+) {
+    let ctx = format!(
+        "{algo} {} n={n} root={root} count={count} in_place={in_place}",
+        op.name
+    );
+    let inputs = reduction_inputs(n, count, op, seed);
+    let bytes = count * op.elem;
+    let bufs = (0..n)
+        .map(|r| {
+            let ip = in_place && r == root;
+            Bufs {
+                send: if ip { vec![] } else { inputs[r].clone() },
+                recv: if ip {
+                    inputs[r].clone()
+                } else if r == root {
+                    vec![SENTINEL; bytes]
+                } else {
+                    vec![]
+                },
+                tmp: vec![],
+            }
+        })
+        .collect();
+    let spec = |r: usize| Spec::Reduce {
+        root: root as u32,
+        elems: Elems::new(count, op.elem),
+        commutative: op.commutative,
+        in_place: in_place && r == root,
+    };
+    let f = op.apply();
+    let (out, _) = simulate(&ctx, n, algo, spec, bufs, &f, op.elem, seed);
+    let want = if count == 0 { vec![] } else { op.fold(&inputs) };
+    assert_eq!(out[root].recv, want, "{ctx}");
+}
+
 #[test]
 fn reduce() {
     let cases = [
@@ -225,47 +268,15 @@ fn reduce() {
             for root in 0..n {
                 for count in [0, 1, 5, 37] {
                     for in_place in [false, true] {
-                        let ctx = format!(
-                            "{algo} {} n={n} root={root} count={count} in_place={in_place}",
-                            op.name
-                        );
-                        let inputs = reduction_inputs(n, count, op, 2);
-                        let bytes = count * op.elem;
-                        let bufs = (0..n)
-                            .map(|r| {
-                                let ip = in_place && r == root;
-                                Bufs {
-                                    send: if ip { vec![] } else { inputs[r].clone() },
-                                    recv: if ip {
-                                        inputs[r].clone()
-                                    } else if r == root {
-                                        vec![SENTINEL; bytes]
-                                    } else {
-                                        vec![]
-                                    },
-                                    tmp: vec![],
-                                }
-                            })
-                            .collect();
-                        let spec = |r: usize| Spec::Reduce {
-                            root: root as u32,
-                            elems: Elems::new(count, op.elem),
-                            commutative: op.commutative,
-                            in_place: in_place && r == root,
-                        };
-                        let f = op.apply();
-                        let (out, _) = simulate(
-                            &ctx,
-                            n,
+                        check_reduce(
                             algo,
-                            spec,
-                            bufs,
-                            &f,
-                            op.elem,
+                            op,
+                            n,
+                            root,
+                            count,
+                            in_place,
                             seed_of(&[n, root, count, in_place as usize]),
                         );
-                        let want = if count == 0 { vec![] } else { op.fold(&inputs) };
-                        assert_eq!(out[root].recv, want, "{ctx}");
                     }
                 }
             }
@@ -304,17 +315,43 @@ fn all_ranks<'a>(
     out.into_iter().map(|b| b.recv).collect()
 }
 
+fn check_allreduce(algo: Algorithm, op: TestOp, n: usize, count: usize, in_place: bool, seed: u64) {
+    let ctx = format!("{algo} {} n={n} count={count} in_place={in_place}", op.name);
+    let inputs = reduction_inputs(n, count, op, seed);
+    let spec = |_| Spec::Allreduce {
+        elems: Elems::new(count, op.elem),
+        commutative: op.commutative,
+        in_place,
+    };
+    let out = all_ranks(
+        &ctx,
+        n,
+        algo,
+        op,
+        &inputs,
+        count * op.elem,
+        in_place,
+        spec,
+        seed,
+    );
+    let want = if count == 0 { vec![] } else { op.fold(&inputs) };
+    for (r, got) in out.iter().enumerate() {
+        assert_eq!(*got, want, "{ctx}: rank {r}");
+    }
+}
+
+const ALLREDUCE_CASES: [(Algorithm, TestOp); 6] = [
+    (Algorithm::AllreduceRecursiveDoubling, SUM),
+    (Algorithm::AllreduceRecursiveDoubling, MATMUL),
+    (Algorithm::AllreduceRabenseifner, SUM),
+    (Algorithm::AllreduceRing, SUM),
+    (Algorithm::AllreduceReduceBcast, SUM),
+    (Algorithm::AllreduceReduceBcast, MATMUL),
+];
+
 #[test]
 fn allreduce() {
-    let cases = [
-        (Algorithm::AllreduceRecursiveDoubling, SUM),
-        (Algorithm::AllreduceRecursiveDoubling, MATMUL),
-        (Algorithm::AllreduceRabenseifner, SUM),
-        (Algorithm::AllreduceRing, SUM),
-        (Algorithm::AllreduceReduceBcast, SUM),
-        (Algorithm::AllreduceReduceBcast, MATMUL),
-    ];
-    for (algo, op) in cases {
+    for (algo, op) in ALLREDUCE_CASES {
         for n in SIZES {
             // 2000 sums (16000 bytes) make reduce_bcast use the scatter-ring broadcast.
             for count in [0, 1, 5, 37, 2000] {
@@ -322,29 +359,14 @@ fn allreduce() {
                     continue;
                 }
                 for in_place in [false, true] {
-                    let ctx = format!("{algo} {} n={n} count={count} in_place={in_place}", op.name);
-                    let inputs = reduction_inputs(n, count, op, 3);
-                    let spec = |_| Spec::Allreduce {
-                        elems: Elems::new(count, op.elem),
-                        commutative: op.commutative,
-                        in_place,
-                    };
-                    let seed = seed_of(&[n, count, in_place as usize, algo as usize]);
-                    let out = all_ranks(
-                        &ctx,
-                        n,
+                    check_allreduce(
                         algo,
                         op,
-                        &inputs,
-                        count * op.elem,
+                        n,
+                        count,
                         in_place,
-                        spec,
-                        seed,
+                        seed_of(&[n, count, in_place as usize, algo as usize]),
                     );
-                    let want = if count == 0 { vec![] } else { op.fold(&inputs) };
-                    for (r, got) in out.iter().enumerate() {
-                        assert_eq!(*got, want, "{ctx}: rank {r}");
-                    }
                 }
             }
         }
@@ -358,13 +380,14 @@ fn check_reduce_scatter(
     counts: &[usize],
     block: bool,
     in_place: bool,
+    seed: u64,
 ) {
     let total: usize = counts.iter().sum();
     let ctx = format!(
         "{algo} {} n={n} counts={counts:?} in_place={in_place}",
         op.name
     );
-    let inputs = reduction_inputs(n, total, op, 4);
+    let inputs = reduction_inputs(n, total, op, seed);
     let spec = |_| {
         if block {
             Spec::ReduceScatterBlock {
@@ -423,17 +446,41 @@ fn reduce_scatter() {
         for in_place in [false, true] {
             for (algo, op) in block_cases {
                 for count in [0, 1, 3] {
-                    check_reduce_scatter(n, algo, op, &vec![count; n], true, in_place);
+                    check_reduce_scatter(
+                        n,
+                        algo,
+                        op,
+                        &vec![count; n],
+                        true,
+                        in_place,
+                        seed_of(&[n, count, algo as usize]),
+                    );
                 }
             }
             for (algo, op) in v_cases {
                 for salt in 0..3 {
                     let counts: Vec<usize> = (0..n).map(|i| (i * 7 + salt * 3 + 1) % 5).collect();
-                    check_reduce_scatter(n, algo, op, &counts, false, in_place);
+                    check_reduce_scatter(
+                        n,
+                        algo,
+                        op,
+                        &counts,
+                        false,
+                        in_place,
+                        seed_of(&[n, salt, algo as usize]),
+                    );
                 }
                 let mut one = vec![0; n];
                 one[n / 2] = 3;
-                check_reduce_scatter(n, algo, op, &one, false, in_place);
+                check_reduce_scatter(
+                    n,
+                    algo,
+                    op,
+                    &one,
+                    false,
+                    in_place,
+                    seed_of(&[n, 99, algo as usize]),
+                );
             }
         }
     }
@@ -1089,4 +1136,43 @@ fn bad_specs_are_rejected() {
         in_place: false,
     };
     assert!(build(&zero_elem, me, Algorithm::AllreduceRing).is_err());
+}
+
+proptest::proptest! {
+    #![proptest_config(proptest::prelude::ProptestConfig { cases: 96, ..Default::default() })]
+
+    /// Random sizes, roots, counts and interleavings for the reductions, where most
+    /// of the index arithmetic lives.
+    #[test]
+    fn random_reductions(
+        n in 1usize..=40,
+        count in 0usize..=70,
+        root_pick in 0usize..1000,
+        which in 0usize..13,
+        in_place: bool,
+        seed: u64,
+    ) {
+        let root = root_pick % n;
+        match which {
+            0..=5 => {
+                let (algo, op) = ALLREDUCE_CASES[which];
+                check_allreduce(algo, op, n, count, in_place, seed);
+            }
+            6 => check_reduce(Algorithm::ReduceBinomial, MATMUL, n, root, count, in_place, seed),
+            7 => check_reduce(Algorithm::ReduceRabenseifner, SUM, n, root, count, in_place, seed),
+            _ => {
+                let algo = [
+                    Algorithm::ReduceScatterRecursiveHalving,
+                    Algorithm::ReduceScatterRing,
+                    Algorithm::ReduceScatterReduceScatterv,
+                    Algorithm::ReduceScatterReduceScatterv,
+                    Algorithm::ReduceScatterRing,
+                ][which - 8];
+                let op = if which == 11 { MATMUL } else { SUM };
+                let mut rng = Rng(seed);
+                let counts: Vec<usize> = (0..n).map(|_| rng.below(count % 6 + 1)).collect();
+                check_reduce_scatter(n, algo, op, &counts, false, in_place, seed);
+            }
+        }
+    }
 }

@@ -42,7 +42,9 @@ mod rooted;
 mod scan;
 mod spec;
 
-pub use spec::{build, Algorithm, Block, Collective, Elems, Member, ScheduleError, Spec};
+pub use spec::{
+    build, build_into, Algorithm, Block, Collective, Elems, Member, ScheduleError, Spec,
+};
 
 use std::fmt;
 
@@ -134,6 +136,15 @@ impl Schedule {
     /// An empty schedule (nothing to do).
     pub fn new() -> Schedule {
         Schedule::default()
+    }
+
+    /// Empties the schedule, keeping its allocations.
+    pub fn clear(&mut self) {
+        self.recvs.clear();
+        self.sends.clear();
+        self.locals.clear();
+        self.rounds.clear();
+        self.tmp.clear();
     }
 
     /// Number of rounds.
@@ -351,12 +362,6 @@ impl Schedule {
         if src.len > 0 {
             self.locals.push(Local::Reduce { src, dst });
         }
-    }
-
-    /// Closes the last round; the schedule is ready to run.
-    pub(crate) fn finish(mut self) -> Schedule {
-        self.next_round();
-        self
     }
 }
 

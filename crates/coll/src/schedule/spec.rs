@@ -403,7 +403,33 @@ fn blocks_len(blocks: &[Block], n: usize, what: &'static str) -> Result<(), Sche
 }
 
 /// Builds the schedule of `algo` for this rank's view `spec` of a collective call.
+/// A schedule depends only on `(spec, me, algo)`, so callers may cache it under that key.
 pub fn build(spec: &Spec<'_>, me: Member, algo: Algorithm) -> Result<Schedule, ScheduleError> {
+    let mut s = Schedule::new();
+    build_into(spec, me, algo, &mut s)?;
+    Ok(s)
+}
+
+/// Like [`build`], reusing `out`'s allocations (its previous content is discarded; on
+/// error it is left empty).
+pub fn build_into(
+    spec: &Spec<'_>,
+    me: Member,
+    algo: Algorithm,
+    out: &mut Schedule,
+) -> Result<(), ScheduleError> {
+    out.clear();
+    generate(spec, me, algo, out)?;
+    out.next_round();
+    Ok(())
+}
+
+fn generate(
+    spec: &Spec<'_>,
+    me: Member,
+    algo: Algorithm,
+    b: &mut Schedule,
+) -> Result<(), ScheduleError> {
     let (n, r) = (me.size as usize, me.rank as usize);
     if n == 0 || r >= n {
         return Err(ScheduleError::BadMember {
@@ -429,16 +455,13 @@ pub fn build(spec: &Spec<'_>, me: Member, algo: Algorithm) -> Result<Schedule, S
     };
     let input = |in_place: bool| if in_place { BufRef::Recv } else { BufRef::Send };
     let coll = spec.collective();
-    let mut b = Schedule::new();
     match *spec {
-        Spec::Barrier => super::bcast::barrier_dissemination(&mut b, n, r),
+        Spec::Barrier => super::bcast::barrier_dissemination(b, n, r),
         Spec::Bcast { root, bytes } => {
             let root = root_ok(root)?;
             match algo {
-                Algorithm::BcastBinomial => {
-                    bcast::binomial(&mut b, n, r, root, BufRef::Recv, bytes)
-                }
-                _ => bcast::scatter_ring_allgather(&mut b, n, r, root, BufRef::Recv, bytes),
+                Algorithm::BcastBinomial => bcast::binomial(b, n, r, root, BufRef::Recv, bytes),
+                _ => bcast::scatter_ring_allgather(b, n, r, root, BufRef::Recv, bytes),
             }
         }
         Spec::Reduce {
@@ -459,8 +482,8 @@ pub fn build(spec: &Spec<'_>, me: Member, algo: Algorithm) -> Result<Schedule, S
                 elem_size: elems.elem_size,
             };
             match algo {
-                Algorithm::ReduceBinomial => reduce::binomial(&mut b, n, r, root, io, commutative),
-                _ => reduce::rabenseifner_reduce(&mut b, n, r, root, io, elems.count),
+                Algorithm::ReduceBinomial => reduce::binomial(b, n, r, root, io, commutative),
+                _ => reduce::rabenseifner_reduce(b, n, r, root, io, elems.count),
             }
         }
         Spec::Allreduce {
@@ -477,21 +500,21 @@ pub fn build(spec: &Spec<'_>, me: Member, algo: Algorithm) -> Result<Schedule, S
             };
             match algo {
                 Algorithm::AllreduceRecursiveDoubling => {
-                    reduce::allreduce_recursive_doubling(&mut b, n, r, io, commutative)
+                    reduce::allreduce_recursive_doubling(b, n, r, io, commutative)
                 }
                 Algorithm::AllreduceRabenseifner => {
-                    reduce::rabenseifner_allreduce(&mut b, n, r, io, elems.count)
+                    reduce::rabenseifner_allreduce(b, n, r, io, elems.count)
                 }
-                Algorithm::AllreduceRing => reduce::allreduce_ring(&mut b, n, r, io, elems.count),
+                Algorithm::AllreduceRing => reduce::allreduce_ring(b, n, r, io, elems.count),
                 _ => {
-                    reduce::binomial(&mut b, n, r, 0, io, commutative);
+                    reduce::binomial(b, n, r, 0, io, commutative);
                     b.next_round();
                     if bytes < crate::decision::DEFAULT_BCAST_SHORT_MSG
                         || n < crate::decision::DEFAULT_BCAST_MIN_PROCS
                     {
-                        bcast::binomial(&mut b, n, r, 0, BufRef::Recv, bytes);
+                        bcast::binomial(b, n, r, 0, BufRef::Recv, bytes);
                     } else {
-                        bcast::scatter_ring_allgather(&mut b, n, r, 0, BufRef::Recv, bytes);
+                        bcast::scatter_ring_allgather(b, n, r, 0, BufRef::Recv, bytes);
                     }
                 }
             }
@@ -505,7 +528,7 @@ pub fn build(spec: &Spec<'_>, me: Member, algo: Algorithm) -> Result<Schedule, S
             bytes_of(Elems::new(total, elems.elem_size), coll.name())?;
             let counts = vec![elems.count; n];
             reduce::reduce_scatter(
-                &mut b,
+                b,
                 n,
                 r,
                 &counts,
@@ -534,7 +557,7 @@ pub fn build(spec: &Spec<'_>, me: Member, algo: Algorithm) -> Result<Schedule, S
                 .ok_or(ScheduleError::BadSize { what: coll.name() })?;
             bytes_of(Elems::new(total, elem_size), coll.name())?;
             reduce::reduce_scatter(
-                &mut b,
+                b,
                 n,
                 r,
                 counts,
@@ -556,7 +579,7 @@ pub fn build(spec: &Spec<'_>, me: Member, algo: Algorithm) -> Result<Schedule, S
         } => {
             let bytes = bytes_of(elems, coll.name())?;
             let exclusive = coll == Collective::Exscan;
-            scan::recursive_doubling(&mut b, n, r, input(in_place), bytes, commutative, exclusive);
+            scan::recursive_doubling(b, n, r, input(in_place), bytes, commutative, exclusive);
         }
         Spec::Gather {
             root,
@@ -569,16 +592,7 @@ pub fn build(spec: &Spec<'_>, me: Member, algo: Algorithm) -> Result<Schedule, S
             }
             mul(bytes, n, coll.name())?;
             let linear = algo == Algorithm::GatherLinear;
-            rooted::gather(
-                &mut b,
-                n,
-                r,
-                root,
-                bytes,
-                input(in_place),
-                BufRef::Recv,
-                linear,
-            );
+            rooted::gather(b, n, r, root, bytes, input(in_place), BufRef::Recv, linear);
         }
         Spec::Scatter {
             root,
@@ -592,7 +606,7 @@ pub fn build(spec: &Spec<'_>, me: Member, algo: Algorithm) -> Result<Schedule, S
             mul(bytes, n, coll.name())?;
             let linear = algo == Algorithm::ScatterLinear;
             let out = if in_place { None } else { Some(BufRef::Recv) };
-            rooted::scatter(&mut b, n, r, root, bytes, BufRef::Send, out, linear);
+            rooted::scatter(b, n, r, root, bytes, BufRef::Send, out, linear);
         }
         Spec::Gatherv {
             root,
@@ -614,7 +628,7 @@ pub fn build(spec: &Spec<'_>, me: Member, algo: Algorithm) -> Result<Schedule, S
                     });
                 }
             }
-            rooted::gatherv(&mut b, n, r, root, send_bytes, recv, in_place);
+            rooted::gatherv(b, n, r, root, send_bytes, recv, in_place);
         }
         Spec::Scatterv {
             root,
@@ -637,30 +651,30 @@ pub fn build(spec: &Spec<'_>, me: Member, algo: Algorithm) -> Result<Schedule, S
                 }
             }
             let out = if in_place { None } else { Some(BufRef::Recv) };
-            rooted::scatterv(&mut b, n, r, root, BufRef::Send, send, recv_bytes, out);
+            rooted::scatterv(b, n, r, root, BufRef::Send, send, recv_bytes, out);
         }
         Spec::Allgather { bytes, in_place } => {
             mul(bytes, n, coll.name())?;
             let input = if in_place { None } else { Some(BufRef::Send) };
             match algo {
                 Algorithm::AllgatherRecursiveDoubling => {
-                    allgather::recursive_doubling(&mut b, n, r, bytes, input)
+                    allgather::recursive_doubling(b, n, r, bytes, input)
                 }
-                Algorithm::AllgatherBruck => allgather::bruck(&mut b, n, r, bytes, input),
-                _ => allgather::ring(&mut b, n, r, bytes, input),
+                Algorithm::AllgatherBruck => allgather::bruck(b, n, r, bytes, input),
+                _ => allgather::ring(b, n, r, bytes, input),
             }
         }
         Spec::Allgatherv { blocks, in_place } => {
             blocks_len(blocks, n, "recvcounts/displs")?;
             let input = if in_place { None } else { Some(BufRef::Send) };
-            allgather::ringv(&mut b, n, r, blocks, input);
+            allgather::ringv(b, n, r, blocks, input);
         }
         Spec::Alltoall { bytes, in_place } => {
             mul(bytes, n, coll.name())?;
             match algo {
-                Algorithm::AlltoallBruck => alltoall::bruck(&mut b, n, r, bytes, in_place),
-                Algorithm::AlltoallLinear => alltoall::linear(&mut b, n, r, bytes, in_place),
-                _ => alltoall::pairwise(&mut b, n, r, bytes, in_place),
+                Algorithm::AlltoallBruck => alltoall::bruck(b, n, r, bytes, in_place),
+                Algorithm::AlltoallLinear => alltoall::linear(b, n, r, bytes, in_place),
+                _ => alltoall::pairwise(b, n, r, bytes, in_place),
             }
         }
         Spec::Alltoallv {
@@ -673,8 +687,8 @@ pub fn build(spec: &Spec<'_>, me: Member, algo: Algorithm) -> Result<Schedule, S
             }
             blocks_len(recv, n, "recvcounts/rdispls")?;
             let pairwise = algo == Algorithm::AlltoallvPairwise;
-            alltoall::alltoallv(&mut b, n, r, send, recv, in_place, pairwise);
+            alltoall::alltoallv(b, n, r, send, recv, in_place, pairwise);
         }
     }
-    Ok(b.finish())
+    Ok(())
 }
