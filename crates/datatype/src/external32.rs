@@ -383,6 +383,9 @@ pub unsafe fn pack_external(
             available: out.len() as u64,
         });
     }
+    if need == 0 {
+        return Ok(0);
+    }
     let base = base as usize;
     let ext = ty.layout().extent();
     let mut pos = 0usize;
@@ -421,6 +424,9 @@ pub unsafe fn unpack_external(
             needed: need as u64,
             available: input.len() as u64,
         });
+    }
+    if need == 0 {
+        return Ok(0);
     }
     let base = base as usize;
     let ext = ty.layout().extent();

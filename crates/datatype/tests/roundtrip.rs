@@ -32,8 +32,6 @@ fn small_enough(t: &Datatype) -> bool {
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig { cases: 400, ..ProptestConfig::default() })]
-
     #[test]
     fn pack_unpack_match_reference(d in desc(), count in 0usize..4, cuts in prop::collection::vec(0usize..5000, 0..4)) {
         let Some(t) = d.build() else { return Ok(()) };
