@@ -277,16 +277,17 @@ pub fn reduce(
 ) -> Result<(), OpError> {
     check_op(op, ty)?;
     let size = ty.size();
+    let pair = ty.category() == Category::Pair;
     let (stride, span) = match layout {
         // The last element needs only up to the end of its last primitive.
-        Layout::Extent => {
+        Layout::Extent if pair => {
             let last = ty.offsets().last().copied().unwrap_or(0);
             (
                 ty.extent(),
                 last + ty.primitives().last().map_or(0, |p| p.size()),
             )
         }
-        Layout::Packed => (size, size),
+        Layout::Extent | Layout::Packed => (size, size),
     };
     let needed = match count {
         0 => 0,
@@ -319,7 +320,7 @@ pub fn reduce(
     let input = &input[..needed];
     let inout = &mut inout[..needed];
     let prims = ty.primitives();
-    if ty.category() == Category::Pair {
+    if pair {
         let index_off = match layout {
             Layout::Extent => ty.offsets()[1],
             Layout::Packed => prims[0].size(),

@@ -87,12 +87,23 @@ pub(super) fn scatter_ring_allgather(
         mask >>= 1;
     }
     b.next_round();
+    // Ring allgather. A rank skips the chunks its scatter subtree already gave it (the
+    // root receives nothing), and its left neighbour skips sending them.
+    let holds = |v: usize, c: usize| {
+        let sub = if v == 0 { n } else { lowbit(v).min(n - v) };
+        c >= v && c < v + sub
+    };
     let (left, right) = ((r + n - 1) % n, (r + 1) % n);
+    let next = (v + 1) % n;
     for s in 0..n - 1 {
         let out = (v + n - s) % n;
         let inc = (v + 2 * n - s - 1) % n;
-        b.recv(left, span(inc, inc + 1));
-        b.send(right, span(out, out + 1));
+        if !holds(v, inc) {
+            b.recv(left, span(inc, inc + 1));
+        }
+        if !holds(next, out) {
+            b.send(right, span(out, out + 1));
+        }
         b.next_round();
     }
 }
