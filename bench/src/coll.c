@@ -1,0 +1,175 @@
+/*
+ * coll.c - collective latency (OSU osu_<collective> methodology):
+ *   coll OP [options]   OP = allreduce | bcast | reduce | allgather | alltoall | barrier
+ * For each size every rank times each call separately with MPI_Wtime and
+ * calls MPI_Barrier (untimed) between calls, so calls do not pipeline.
+ * Each rank's mean latency is then combined over ranks: "avg" is the mean
+ * over ranks of the per-rank means (OSU's reported "Avg Latency"), "min"
+ * and "max" the smallest and largest per-rank mean. The driver uses avg.
+ * Sizes: allreduce/reduce use MPI_FLOAT with MPI_SUM (count = bytes / 4);
+ * bcast uses MPI_CHAR; allgather and alltoall count the bytes each rank
+ * sends to each rank (OSU convention). Roots are rank 0. Barrier has one
+ * line with size 0.
+ */
+#include "common.h"
+
+enum op { OP_ALLREDUCE, OP_BCAST, OP_REDUCE, OP_ALLGATHER, OP_ALLTOALL, OP_BARRIER };
+static const char *op_names[] = {"allreduce", "bcast", "reduce", "allgather", "alltoall",
+                                 "barrier"};
+
+struct ctx {
+    enum op op;
+    int rank, nranks;
+    unsigned char *sbuf, *rbuf;
+};
+
+static void call_once(const struct ctx *c, long size)
+{
+    switch (c->op) {
+    case OP_ALLREDUCE:
+        MPI_Allreduce(c->sbuf, c->rbuf, (int)(size / 4), MPI_FLOAT, MPI_SUM, MPI_COMM_WORLD);
+        break;
+    case OP_REDUCE:
+        MPI_Reduce(c->sbuf, c->rbuf, (int)(size / 4), MPI_FLOAT, MPI_SUM, 0, MPI_COMM_WORLD);
+        break;
+    case OP_BCAST:
+        MPI_Bcast(c->sbuf, (int)size, MPI_CHAR, 0, MPI_COMM_WORLD);
+        break;
+    case OP_ALLGATHER:
+        MPI_Allgather(c->sbuf, (int)size, MPI_CHAR, c->rbuf, (int)size, MPI_CHAR, MPI_COMM_WORLD);
+        break;
+    case OP_ALLTOALL:
+        MPI_Alltoall(c->sbuf, (int)size, MPI_CHAR, c->rbuf, (int)size, MPI_CHAR, MPI_COMM_WORLD);
+        break;
+    case OP_BARRIER:
+        MPI_Barrier(MPI_COMM_WORLD);
+        break;
+    }
+}
+
+/* Runs n calls, each timed alone and followed by an untimed barrier. */
+static double timed_calls(void *arg, long size, int n)
+{
+    const struct ctx *c = arg;
+    double total = 0.0;
+    for (int i = 0; i < n; i++) {
+        double t0 = MPI_Wtime();
+        call_once(c, size);
+        total += MPI_Wtime() - t0;
+        MPI_Barrier(MPI_COMM_WORLD);
+    }
+    return total;
+}
+
+static void validate(const struct ctx *c, long size)
+{
+    long at;
+    int n = c->nranks, r = c->rank;
+    if (c->op == OP_ALLREDUCE || c->op == OP_REDUCE) {
+        float *s = (float *)c->sbuf, *d = (float *)c->rbuf;
+        long cnt = size / 4;
+        for (long i = 0; i < cnt; i++) {
+            s[i] = (float)((r + 1) * (int)(i % 7 + 1));
+            d[i] = -1.0f;
+        }
+        call_once(c, size);
+        if (c->op == OP_ALLREDUCE || r == 0)
+            for (long i = 0; i < cnt; i++)
+                if (d[i] != (float)(n * (n + 1) / 2 * (int)(i % 7 + 1)))
+                    bench_fail_validation(op_names[c->op], size, i * 4);
+    } else if (c->op == OP_BCAST) {
+        if (r == 0)
+            bench_fill(c->sbuf, (size_t)size, (unsigned)size);
+        else
+            memset(c->sbuf, 0, (size_t)size);
+        call_once(c, size);
+        if ((at = bench_check(c->sbuf, (size_t)size, (unsigned)size)) >= 0)
+            bench_fail_validation("bcast", size, at);
+    } else if (c->op == OP_ALLGATHER) {
+        bench_fill(c->sbuf, (size_t)size, (unsigned)r);
+        memset(c->rbuf, 0, (size_t)size * (size_t)n);
+        call_once(c, size);
+        for (int j = 0; j < n; j++)
+            if ((at = bench_check(c->rbuf + (size_t)j * (size_t)size, (size_t)size, (unsigned)j)) >= 0)
+                bench_fail_validation("allgather", size, (long)j * size + at);
+    } else if (c->op == OP_ALLTOALL) {
+        for (int j = 0; j < n; j++)
+            bench_fill(c->sbuf + (size_t)j * (size_t)size, (size_t)size, (unsigned)(r * n + j));
+        memset(c->rbuf, 0, (size_t)size * (size_t)n);
+        call_once(c, size);
+        for (int j = 0; j < n; j++)
+            if ((at = bench_check(c->rbuf + (size_t)j * (size_t)size, (size_t)size,
+                                  (unsigned)(j * n + r))) >= 0)
+                bench_fail_validation("alltoall", size, (long)j * size + at);
+    }
+    MPI_Barrier(MPI_COMM_WORLD);
+}
+
+int main(int argc, char **argv)
+{
+    struct bench_opts o;
+    struct ctx c;
+    MPI_Init(&argc, &argv);
+    MPI_Comm_rank(MPI_COMM_WORLD, &c.rank);
+    MPI_Comm_size(MPI_COMM_WORLD, &c.nranks);
+    bench_default_opts(&o);
+    o.min_size = 4;
+    o.max_size = 1L << 20;
+    o.iters = 1000;
+    o.warmup = 100;
+    o.iters_large = 100;
+    o.warmup_large = 10;
+    bench_parse(argc, argv, &o, "OP ");
+    if (o.positional == NULL)
+        bench_die("%s", "missing OP (allreduce, bcast, reduce, allgather, alltoall, barrier)");
+    int found = 0;
+    for (int i = 0; i <= OP_BARRIER; i++)
+        if (strcmp(o.positional, op_names[i]) == 0) {
+            c.op = (enum op)i;
+            found = 1;
+        }
+    if (!found)
+        bench_die("unknown collective '%s'", o.positional);
+    if (c.op == OP_BARRIER) {
+        o.sizes[0] = 0;
+        o.nsizes = 1;
+    }
+    for (int k = 0; k < o.nsizes; k++)
+        if ((c.op == OP_ALLREDUCE || c.op == OP_REDUCE) && (o.sizes[k] < 4 || o.sizes[k] % 4))
+            bench_die("%s", "allreduce/reduce sizes must be multiples of 4 bytes (MPI_FLOAT)");
+
+    long maxsz = 4;
+    for (int k = 0; k < o.nsizes; k++)
+        if (o.sizes[k] > maxsz)
+            maxsz = o.sizes[k];
+    size_t per = (size_t)maxsz;
+    size_t all = per * (size_t)c.nranks;
+    c.sbuf = bench_alloc(c.op == OP_ALLTOALL ? all : per);
+    c.rbuf = bench_alloc(c.op == OP_ALLTOALL || c.op == OP_ALLGATHER ? all : per);
+
+    if (c.rank == 0) {
+        char name[64];
+        snprintf(name, sizeof name, "coll %s", op_names[c.op]);
+        bench_header(name, "bytes avg_us min_us max_us iterations", &o);
+    }
+
+    for (int k = 0; k < o.nsizes; k++) {
+        long size = o.sizes[k];
+        if (o.validate)
+            validate(&c, size);
+        int iters;
+        double mean = bench_measure(&o, size, timed_calls, &c, MPI_COMM_WORLD, &iters) * 1e6 / iters;
+        double mn, mx, sum;
+        MPI_Reduce(&mean, &mn, 1, MPI_DOUBLE, MPI_MIN, 0, MPI_COMM_WORLD);
+        MPI_Reduce(&mean, &mx, 1, MPI_DOUBLE, MPI_MAX, 0, MPI_COMM_WORLD);
+        MPI_Reduce(&mean, &sum, 1, MPI_DOUBLE, MPI_SUM, 0, MPI_COMM_WORLD);
+        if (c.rank == 0) {
+            printf("%ld %.3f %.3f %.3f %d\n", size, sum / c.nranks, mn, mx, iters);
+            fflush(stdout);
+        }
+    }
+    free(c.sbuf);
+    free(c.rbuf);
+    MPI_Finalize();
+    return 0;
+}
