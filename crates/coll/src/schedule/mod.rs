@@ -426,3 +426,57 @@ pub(crate) fn even_split(count: usize, elem_size: usize, parts: usize) -> Vec<us
     }
     offs
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn rounds_split_where_locals_end_and_where_asked() {
+        let mut s = Schedule::new();
+        let r = |off| Region::new(BufRef::Recv, off, 4);
+        s.recv(1, r(0));
+        s.send(1, r(4));
+        s.copy(r(0), r(8));
+        s.send(2, r(8)); // after a local: a new round
+        s.next_round();
+        s.next_round(); // empty rounds are not recorded
+        s.recv(3, Region::new(BufRef::Recv, 0, 0)); // empty data transfers are dropped
+        s.recv_signal(3); // but signals are kept
+        s.next_round();
+        assert_eq!(s.round_count(), 3);
+        let r0 = s.round(0);
+        assert_eq!((r0.recvs.len(), r0.sends.len(), r0.locals.len()), (1, 1, 1));
+        assert_eq!(s.round(1).sends[0].peer, 2);
+        assert_eq!(s.round(2).recvs[0].region.len, 0);
+        assert!(s.validate(0, 12, 4).is_ok());
+        assert!(s.validate(0, 11, 4).unwrap_err().contains("exceeds"));
+    }
+
+    #[test]
+    fn validate_finds_conflicts() {
+        let mut s = Schedule::new();
+        s.recv(1, Region::new(BufRef::Recv, 0, 8));
+        s.send(1, Region::new(BufRef::Recv, 4, 8));
+        s.next_round();
+        assert!(s.validate(0, 16, 1).unwrap_err().contains("overlaps"));
+        let mut s = Schedule::new();
+        let t = s.tmp(8);
+        s.reduce(Region::new(t, 0, 6), Region::new(BufRef::Recv, 0, 6));
+        s.next_round();
+        assert!(s.validate(0, 8, 4).unwrap_err().contains("whole elements"));
+        let mut s = Schedule::new();
+        s.recv(0, Region::new(BufRef::Send, 0, 1));
+        s.next_round();
+        assert!(s.validate(4, 4, 1).unwrap_err().contains("send buffer"));
+    }
+
+    #[test]
+    fn even_split_spreads_the_remainder() {
+        assert_eq!(even_split(10, 8, 4), vec![0, 24, 48, 64, 80]);
+        assert_eq!(even_split(2, 4, 4), vec![0, 4, 8, 8, 8]);
+        assert_eq!(pof2_floor(1), 1);
+        assert_eq!(pof2_floor(33), 32);
+        assert_eq!(lowbit(12), 4);
+    }
+}
