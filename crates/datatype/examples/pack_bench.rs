@@ -11,17 +11,21 @@ use std::time::{Duration, Instant};
 
 use oxmpi_datatype::{pack, Datatype, Predefined};
 
-/// Best time per run over `reps` runs after a warm-up.
-fn best(reps: usize, mut f: impl FnMut()) -> Duration {
-    f();
-    (0..reps)
-        .map(|_| {
+/// Best time of each function over `reps` rounds; the functions run interleaved so
+/// that load changes on a shared machine hit all of them alike.
+fn best<const N: usize>(reps: usize, fs: &mut [&mut dyn FnMut(); N]) -> [Duration; N] {
+    let mut best = [Duration::MAX; N];
+    for f in fs.iter_mut() {
+        f(); // warm-up
+    }
+    for _ in 0..reps {
+        for (i, f) in fs.iter_mut().enumerate() {
             let t = Instant::now();
             f();
-            t.elapsed()
-        })
-        .min()
-        .unwrap()
+            best[i] = best[i].min(t.elapsed());
+        }
+    }
+    best
 }
 
 fn gbps(bytes: usize, d: Duration) -> f64 {
@@ -37,32 +41,39 @@ fn run(total: usize, block: usize, reps: usize) {
     let v = Datatype::vector(count as i64, block as i64, stride as i64, &byte).unwrap();
     v.commit();
 
-    let t_memcpy = best(reps, || {
-        dst.copy_from_slice(&src[..total]);
-        black_box(&mut dst);
-    });
-    let t_loop = best(reps, || {
-        for k in 0..count {
-            dst[k * block..(k + 1) * block].copy_from_slice(&src[k * stride..k * stride + block]);
-        }
-        black_box(&mut dst);
-    });
-    let t_pack = best(reps, || {
-        // SAFETY: the vector's type map lies inside `src`.
-        let n = unsafe { pack(&v, src.as_ptr(), 1, 0, &mut dst) };
-        assert_eq!(n, total);
-        black_box(&mut dst);
-    });
     let piece = 64 << 10;
-    let t_pieces = best(reps, || {
+    let (mut d1, mut d2, mut d3, mut d4) = (dst.clone(), dst.clone(), dst.clone(), dst.clone());
+    let mut memcpy = || {
+        d1.copy_from_slice(&src[..total]);
+        black_box(&mut d1);
+    };
+    let mut per_block = || {
+        for k in 0..count {
+            d2[k * block..(k + 1) * block].copy_from_slice(&src[k * stride..k * stride + block]);
+        }
+        black_box(&mut d2);
+    };
+    let mut packed = || {
+        // SAFETY: the vector's type map lies inside `src`.
+        let n = unsafe { pack(&v, src.as_ptr(), 1, 0, &mut d3) };
+        assert_eq!(n, total);
+        black_box(&mut d3);
+    };
+    let mut pieces = || {
         let mut off = 0;
         while off < total {
             let end = (off + piece).min(total);
             // SAFETY: as above.
-            off += unsafe { pack(&v, src.as_ptr(), 1, off, &mut dst[off..end]) };
+            off += unsafe { pack(&v, src.as_ptr(), 1, off, &mut d4[off..end]) };
         }
-        black_box(&mut dst);
-    });
+        black_box(&mut d4);
+    };
+    let [t_memcpy, t_loop, t_pack, t_pieces] = best(
+        reps,
+        &mut [&mut memcpy, &mut per_block, &mut packed, &mut pieces],
+    );
+    dst.copy_from_slice(&d4);
+    assert_eq!(d3, d4);
     // Check the result once.
     for k in [0, count / 2, count - 1] {
         assert_eq!(
