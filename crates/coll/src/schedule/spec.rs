@@ -333,6 +333,19 @@ pub enum ScheduleError {
     BadSize { what: &'static str },
 }
 
+impl ScheduleError {
+    /// The name of the MPI error class this error maps to.
+    pub const fn class_name(&self) -> &'static str {
+        match self {
+            ScheduleError::BadRoot { .. } => "MPI_ERR_ROOT",
+            ScheduleError::InPlaceNotAllowed { .. } => "MPI_ERR_BUFFER",
+            ScheduleError::SizeMismatch { .. } => "MPI_ERR_TRUNCATE",
+            ScheduleError::BadLength { .. } | ScheduleError::BadSize { .. } => "MPI_ERR_COUNT",
+            ScheduleError::BadMember { .. } | ScheduleError::Unsuitable { .. } => "MPI_ERR_INTERN",
+        }
+    }
+}
+
 impl fmt::Display for ScheduleError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
