@@ -295,6 +295,16 @@ impl Datatype {
         self.layout().elements as u64
     }
 
+    /// The predefined type every data element is made of, when there is exactly one
+    /// (e.g. `MPI_INT` for a vector of ints, `MPI_DOUBLE_INT` for an array of pairs):
+    /// what a predefined reduction operation computes on. `None` for mixed or empty types.
+    pub fn basic_type(&self) -> Option<Predefined> {
+        match self.layout().basic {
+            crate::layout::Basic::One(p) => Some(p),
+            _ => None,
+        }
+    }
+
     /// True when the type map has an explicit lower-bound marker (`MPI_LB`, `resized`).
     pub fn has_explicit_lb(&self) -> bool {
         self.layout().slb.is_some()

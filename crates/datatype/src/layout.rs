@@ -18,6 +18,27 @@ use crate::{external32, Predefined};
 /// Bounds the recursion of the compiler and of the type-map walkers.
 pub const MAX_DEPTH: usize = 1024;
 
+/// Which predefined type the data elements are made of.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Basic {
+    /// No data.
+    Empty,
+    /// Every data element is of this predefined type.
+    One(Predefined),
+    /// Several predefined types.
+    Mixed,
+}
+
+impl Basic {
+    fn merge(self, other: Basic) -> Basic {
+        match (self, other) {
+            (Basic::Empty, x) | (x, Basic::Empty) => x,
+            (Basic::One(a), Basic::One(b)) if a == b => Basic::One(a),
+            _ => Basic::Mixed,
+        }
+    }
+}
+
 /// Size and bounds of one element of a datatype.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub(crate) struct Layout {
@@ -45,6 +66,8 @@ pub(crate) struct Layout {
     pub depth: usize,
     /// Type signature of one element.
     pub sig: Signature,
+    /// The predefined type of all data elements, if there is one.
+    pub basic: Basic,
 }
 
 impl Layout {
@@ -77,6 +100,11 @@ impl Layout {
             sig: prims
                 .iter()
                 .fold(Signature::EMPTY, |s, &q| s.then(Signature::of(q))),
+            basic: if prims.is_empty() {
+                Basic::Empty
+            } else {
+                Basic::One(p)
+            },
         }
     }
 
@@ -171,6 +199,7 @@ pub(crate) struct Acc {
     depth: usize,
     any: bool,
     sig: Signature,
+    basic: Option<Basic>,
 }
 
 impl Acc {
@@ -250,6 +279,7 @@ impl Acc {
         }
         self.align = self.align.max(child.align);
         self.sig = self.sig.then(child.sig.repeat(copies as u64));
+        self.basic = Some(self.basic.unwrap_or(Basic::Empty).merge(child.basic));
         Ok(())
     }
 
@@ -272,6 +302,7 @@ impl Acc {
             ext32: self.ext32,
             depth: self.depth,
             sig: self.sig,
+            basic: self.basic.unwrap_or(Basic::Empty),
         };
         if !self.any {
             // An empty type map: MPICH and Open MPI give it bounds [0, 0].

@@ -148,3 +148,33 @@ fn empty_types_with_huge_counts_are_cheap() {
     assert_eq!(big.blocks(1000, 0, 100).count(), 0);
     assert_eq!(big.elements_in(0), 0);
 }
+
+#[test]
+fn basic_type_for_reductions() {
+    let int = t(P::Int);
+    assert_eq!(int.basic_type(), Some(P::Int));
+    assert_eq!(
+        Datatype::vector(3, 2, 4, &int).unwrap().basic_type(),
+        Some(P::Int)
+    );
+    let pairs = Datatype::contiguous(5, &t(P::DoubleInt)).unwrap();
+    assert_eq!(pairs.basic_type(), Some(P::DoubleInt));
+    let mixed = Datatype::create_struct(&[1, 1], &[0, 8], &[int.clone(), t(P::Double)]).unwrap();
+    assert_eq!(mixed.basic_type(), None);
+    let marked =
+        Datatype::create_struct(&[1, 2, 1], &[-4, 0, 16], &[t(P::Lb), int.clone(), t(P::Ub)])
+            .unwrap();
+    assert_eq!(marked.basic_type(), Some(P::Int));
+    assert_eq!(Datatype::contiguous(0, &int).unwrap().basic_type(), None);
+    assert_eq!(
+        Datatype::resized(&int, 0, 8).unwrap().dup().basic_type(),
+        Some(P::Int)
+    );
+    // MPI_INT and MPI_INT32_T are different types.
+    assert_eq!(
+        Datatype::create_struct(&[1, 1], &[0, 4], &[int, t(P::Int32)])
+            .unwrap()
+            .basic_type(),
+        None
+    );
+}

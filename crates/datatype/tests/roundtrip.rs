@@ -151,5 +151,10 @@ proptest! {
         prop_assert_eq!(t.signature().repeat(count as u64), sig);
         prop_assert_eq!(sig.elements(), map.len() as u64);
         prop_assert_eq!(t.element_count() * count as u64, map.len() as u64);
+        let mut preds: Vec<_> = flatten(&t).iter().map(|e| e.pred).collect();
+        preds.dedup();
+        preds.sort_by_key(|p| *p as u32);
+        preds.dedup();
+        prop_assert_eq!(t.basic_type(), if preds.len() == 1 { Some(preds[0]) } else { None });
     }
 }
