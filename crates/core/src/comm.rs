@@ -1,7 +1,13 @@
 //! Groups and communicators: who is in a communication universe, which context ids
-//! separate its traffic, and which error handler reports its errors.
+//! separate its traffic, which error handler reports its errors, what attributes and
+//! topology it carries; and the table of communicators behind `MPI_Comm` handles.
+//!
+//! Group algebra lives in [`crate::group`], creation and destruction of communicators
+//! (which need communication) in [`crate::commops`].
 
+use crate::attr::AttrList;
 use crate::error::{err, ErrorClass, Result};
+use crate::topo::Topology;
 use std::sync::Arc;
 
 /// Index of a communicator in the runtime's table.
@@ -68,6 +74,10 @@ pub struct Comm {
     pub remote: Option<Arc<Group>>,
     pub errhandler: Errhandler,
     pub name: String,
+    /// Cached attributes (user keys; the predefined ones are answered by `commops`).
+    pub attrs: AttrList,
+    /// The process topology, if the communicator was made with one.
+    pub topo: Option<Arc<Topology>>,
 }
 
 impl Comm {
@@ -90,19 +100,37 @@ impl Comm {
     }
 }
 
+enum Slot {
+    Free,
+    Live(Comm),
+    /// Freed by the user while its traffic may still be in flight: the index and the
+    /// context id stay reserved until [`crate::context::sweep`] finds it drained.
+    Retired {
+        ctx: u32,
+    },
+}
+
 /// The table of communicators; index = [`CommId`].
 #[derive(Default)]
 pub struct CommTable {
-    slots: Vec<Option<Comm>>,
+    slots: Vec<Slot>,
 }
 
 impl CommTable {
     pub fn insert(&mut self, c: Comm) -> CommId {
-        if let Some(i) = self.slots.iter().skip(2).position(|s| s.is_none()) {
-            self.slots[i + 2] = Some(c);
+        if let Some(i) = self
+            .slots
+            .iter()
+            .skip(2)
+            .position(|s| matches!(s, Slot::Free))
+        {
+            self.slots[i + 2] = Slot::Live(c);
             (i + 2) as CommId
         } else {
-            self.slots.push(Some(c));
+            if self.slots.len() < 2 {
+                self.slots.resize_with(2, || Slot::Free);
+            }
+            self.slots.push(Slot::Live(c));
             (self.slots.len() - 1) as CommId
         }
     }
@@ -111,26 +139,87 @@ impl CommTable {
     pub fn set(&mut self, id: CommId, c: Comm) {
         let i = id as usize;
         if self.slots.len() <= i {
-            self.slots.resize_with(i + 1, || None);
+            self.slots.resize_with(i + 1, || Slot::Free);
         }
-        self.slots[i] = Some(c);
+        self.slots[i] = Slot::Live(c);
     }
 
     pub fn get(&self, id: CommId) -> Result<&Comm> {
-        match self.slots.get(id as usize).and_then(|s| s.as_ref()) {
-            Some(c) => Ok(c),
-            None => err(ErrorClass::Comm, format!("invalid communicator (index {id})")),
+        match self.slots.get(id as usize) {
+            Some(Slot::Live(c)) => Ok(c),
+            _ => err(
+                ErrorClass::Comm,
+                format!("invalid communicator (index {id}, freed or never created)"),
+            ),
         }
     }
 
     pub fn get_mut(&mut self, id: CommId) -> Result<&mut Comm> {
-        match self.slots.get_mut(id as usize).and_then(|s| s.as_mut()) {
-            Some(c) => Ok(c),
-            None => err(ErrorClass::Comm, format!("invalid communicator (index {id})")),
+        match self.slots.get_mut(id as usize) {
+            Some(Slot::Live(c)) => Ok(c),
+            _ => err(
+                ErrorClass::Comm,
+                format!("invalid communicator (index {id}, freed or never created)"),
+            ),
         }
     }
 
+    /// Removes a communicator at once, freeing its index and context id.
     pub fn remove(&mut self, id: CommId) -> Option<Comm> {
-        self.slots.get_mut(id as usize).and_then(|s| s.take())
+        match self.slots.get_mut(id as usize) {
+            Some(s @ Slot::Live(_)) => match std::mem::replace(s, Slot::Free) {
+                Slot::Live(c) => Some(c),
+                _ => None,
+            },
+            _ => None,
+        }
+    }
+
+    /// Removes a communicator from use but keeps its index and context id reserved
+    /// until [`CommTable::release`].
+    pub fn retire(&mut self, id: CommId) -> Option<Comm> {
+        let s = self.slots.get_mut(id as usize)?;
+        let ctx = match s {
+            Slot::Live(c) => c.ctx,
+            _ => return None,
+        };
+        match std::mem::replace(s, Slot::Retired { ctx }) {
+            Slot::Live(c) => Some(c),
+            _ => None,
+        }
+    }
+
+    /// Retired communicators: (index, context id).
+    pub fn retired(&self) -> impl Iterator<Item = (CommId, u32)> + '_ {
+        self.slots.iter().enumerate().filter_map(|(i, s)| match s {
+            Slot::Retired { ctx } => Some((i as CommId, *ctx)),
+            _ => None,
+        })
+    }
+
+    /// Frees a retired entry.
+    pub fn release(&mut self, id: CommId) {
+        if let Some(s) = self.slots.get_mut(id as usize) {
+            if matches!(s, Slot::Retired { .. }) {
+                *s = Slot::Free;
+            }
+        }
+    }
+
+    /// Context ids (p2p) of live and retired communicators.
+    pub fn contexts_in_use(&self) -> impl Iterator<Item = u32> + '_ {
+        self.slots.iter().filter_map(|s| match s {
+            Slot::Live(c) => Some(c.ctx),
+            Slot::Retired { ctx } => Some(*ctx),
+            Slot::Free => None,
+        })
+    }
+
+    /// Indices of live communicators.
+    pub fn live_ids(&self) -> impl Iterator<Item = CommId> + '_ {
+        self.slots.iter().enumerate().filter_map(|(i, s)| match s {
+            Slot::Live(_) => Some(i as CommId),
+            _ => None,
+        })
     }
 }

@@ -6,14 +6,20 @@
 //! (datatypes) — and the MPI operations built on them ([`p2p`]). [`runtime`] owns the
 //! process-wide state; [`bootstrap`] starts a process under PMI.
 
+pub mod attr;
 pub mod bootstrap;
 pub mod comm;
+pub mod commops;
 pub mod config;
+pub mod context;
 pub mod device;
 pub mod error;
+pub mod group;
+mod internal_coll;
 pub mod p2p;
 pub mod runtime;
 pub mod sys;
+pub mod topo;
 pub mod transport;
 pub mod types;
 

@@ -31,6 +31,8 @@ pub enum ThreadLevel {
 pub struct Runtime {
     pub device: Device,
     pub comms: CommTable,
+    pub groups: crate::group::GroupTable,
+    pub keyvals: crate::attr::KeyvalTable,
     pub types: TypeTable,
     pub pmi: Option<Client>,
     pub world_rank: u32,
@@ -98,6 +100,8 @@ pub fn init(required: ThreadLevel) -> Result<ThreadLevel> {
             remote: None,
             errhandler: Errhandler::Fatal,
             name: "MPI_COMM_WORLD".into(),
+            attrs: Default::default(),
+            topo: None,
         },
     );
     comms.set(
@@ -109,12 +113,16 @@ pub fn init(required: ThreadLevel) -> Result<ThreadLevel> {
             remote: None,
             errhandler: Errhandler::Fatal,
             name: "MPI_COMM_SELF".into(),
+            attrs: Default::default(),
+            topo: None,
         },
     );
     let device = Device::new(boot.rank, boot.peers, cfg, boot.node, boot.local_world);
     *g = Phase::Running(Box::new(Runtime {
         device,
         comms,
+        groups: Default::default(),
+        keyvals: Default::default(),
         types: TypeTable::default(),
         pmi: boot.pmi,
         world_rank: boot.rank,
@@ -195,6 +203,8 @@ fn n_has_incoming(n: &crate::transport::shm::ShmNode) -> bool {
 /// `MPI_Finalize`: completes buffered traffic, synchronises with the other ranks and
 /// leaves the job.
 pub fn finalize() -> Result<()> {
+    // Attribute delete callbacks on MPI_COMM_SELF (then MPI_COMM_WORLD) run first.
+    crate::commops::finalize_attributes()?;
     // Let buffered sends and queued packets drain before leaving.
     block_on(|rt| {
         Ok((!rt.device.bsend.busy() && !rt.device.has_outgoing()).then_some(()))

@@ -1,0 +1,194 @@
+//! Context ids: which are free at this process, and the agreement on a new one.
+//!
+//! A communicator owns the pair (`ctx`, `ctx + 1`) — point-to-point and collective
+//! traffic — so ids are handed out in slots of two: slot `s` is ids `2s, 2s+1`. Slot 0
+//! is `MPI_COMM_WORLD`, slot 1 `MPI_COMM_SELF`. To create a communicator, every member
+//! contributes a bitmask of the slots it has free; the lowest slot free at all members
+//! wins (the AND of the masks). Two communicators may share a slot only when no
+//! process belongs to both, so an id names one communicator at every process that
+//! can send or receive on it.
+//!
+//! A freed communicator's slot comes back only once nothing can still match on it:
+//! its table entry stays "retired" while requests started on it exist or messages for
+//! it wait in the unexpected queue (see `CommTable::retire` and [`sweep`]).
+
+use crate::device::matching::Spec;
+use crate::device::request::Op;
+use crate::device::{Device, Persistent};
+use crate::error::{err, Result};
+use crate::runtime::Runtime;
+use crate::{ErrorClass, ANY_SOURCE, ANY_TAG};
+
+/// Number of context slots (communicators that can exist at once at one process).
+pub const SLOTS: usize = 8192;
+/// Bytes of an encoded free-slot mask.
+pub const MASK_BYTES: usize = SLOTS / 8;
+
+/// A set of context slots, one bit each (set = free).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Mask {
+    words: Vec<u64>,
+}
+
+impl Mask {
+    /// Every slot free.
+    pub fn full() -> Mask {
+        Mask {
+            words: vec![u64::MAX; SLOTS / 64],
+        }
+    }
+
+    pub fn clear(&mut self, slot: usize) {
+        if slot < SLOTS {
+            self.words[slot / 64] &= !(1u64 << (slot % 64));
+        }
+    }
+
+    pub fn is_free(&self, slot: usize) -> bool {
+        slot < SLOTS && self.words[slot / 64] & (1u64 << (slot % 64)) != 0
+    }
+
+    /// Keeps only the slots free in both.
+    pub fn and(&mut self, other: &Mask) {
+        for (a, b) in self.words.iter_mut().zip(&other.words) {
+            *a &= *b;
+        }
+    }
+
+    /// The lowest free slot.
+    pub fn lowest(&self) -> Option<usize> {
+        self.words
+            .iter()
+            .enumerate()
+            .find(|(_, w)| **w != 0)
+            .map(|(i, w)| i * 64 + w.trailing_zeros() as usize)
+    }
+
+    pub fn encode(&self) -> Vec<u8> {
+        self.words.iter().flat_map(|w| w.to_le_bytes()).collect()
+    }
+
+    /// Decodes a mask received from a peer; `None` when the length is wrong.
+    pub fn decode(b: &[u8]) -> Option<Mask> {
+        if b.len() != MASK_BYTES {
+            return None;
+        }
+        Some(Mask {
+            words: b
+                .chunks_exact(8)
+                .map(|c| u64::from_le_bytes(c.try_into().expect("8 bytes")))
+                .collect(),
+        })
+    }
+}
+
+/// The context id (p2p) of a slot.
+pub fn ctx_of_slot(slot: usize) -> u32 {
+    (slot * 2) as u32
+}
+
+/// Releases retired communicators whose traffic has drained, then returns the slots
+/// free at this process.
+pub fn local_mask(rt: &mut Runtime) -> Mask {
+    sweep(rt);
+    let mut m = Mask::full();
+    for ctx in rt.comms.contexts_in_use() {
+        m.clear(ctx as usize / 2);
+    }
+    m
+}
+
+/// The id for a new communicator from the AND of its members' masks.
+pub fn choose(m: &Mask) -> Result<u32> {
+    match m.lowest() {
+        Some(s) => Ok(ctx_of_slot(s)),
+        None => err(
+            ErrorClass::Other,
+            format!("no context id is free at every member: too many communicators exist (at most {SLOTS} per process)"),
+        ),
+    }
+}
+
+/// True while requests or unexpected messages may still use `ctx` or `ctx + 1`, or
+/// a request started on communicator `owner` exists.
+fn busy(dev: &Device, owner: u32, ctx: u32) -> bool {
+    let on = |c: u32| c == ctx || c == ctx + 1;
+    for c in [ctx, ctx + 1] {
+        let spec = Spec {
+            ctx: c,
+            src: ANY_SOURCE,
+            tag: ANY_TAG,
+        };
+        if dev.probe(spec).is_some() {
+            return true;
+        }
+    }
+    let live = dev.live_requests();
+    let mut found = 0;
+    let mut id = 0u32;
+    while found < live {
+        if let Some(r) = dev.request(id) {
+            found += 1;
+            if r.owner == owner {
+                return true;
+            }
+            let uses = match &r.op {
+                Op::Send(a, _) => on(a.ctx),
+                Op::Recv(a, _) => on(a.spec.ctx),
+                Op::Done | Op::Inactive => false,
+            } || match &r.persistent {
+                Some(Persistent::Send(a)) | Some(Persistent::Bsend(a)) => on(a.ctx),
+                Some(Persistent::Recv(a)) => on(a.spec.ctx),
+                _ => false,
+            };
+            if uses {
+                return true;
+            }
+        }
+        id = id.wrapping_add(1);
+        if id == 0 {
+            break;
+        }
+    }
+    false
+}
+
+/// Frees the table entries (and so the context slots) of retired communicators whose
+/// traffic has drained.
+pub fn sweep(rt: &mut Runtime) {
+    let retired: Vec<(u32, u32)> = rt.comms.retired().collect();
+    for (id, ctx) in retired {
+        if !busy(&rt.device, id, ctx) {
+            rt.comms.release(id);
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn mask_and_lowest() {
+        let mut a = Mask::full();
+        a.clear(0);
+        a.clear(1);
+        let mut b = Mask::full();
+        b.clear(2);
+        b.clear(64);
+        a.and(&b);
+        assert_eq!(a.lowest(), Some(3));
+        assert!(!a.is_free(64));
+        assert!(a.is_free(65));
+        let d = Mask::decode(&a.encode()).unwrap();
+        assert_eq!(d, a);
+        assert!(Mask::decode(&[0; 3]).is_none());
+        let mut none = Mask::full();
+        for s in 0..SLOTS {
+            none.clear(s);
+        }
+        assert_eq!(none.lowest(), None);
+        assert_eq!(choose(&none).unwrap_err().class, ErrorClass::Other);
+        assert_eq!(choose(&a).unwrap(), 6);
+    }
+}
