@@ -35,7 +35,7 @@ pub enum SendMode {
 }
 
 impl SendMode {
-    fn to_core(self) -> Mode {
+    pub(crate) fn to_core(self) -> Mode {
         match self {
             SendMode::Standard => Mode::Standard,
             SendMode::Buffered => Mode::Buffered,
@@ -265,7 +265,14 @@ pub trait Destination: AsCommId {
     }
 
     /// Sets up a persistent standard-mode send of `buf` with tag 0 (`MPI_Send_init`).
-    fn send_init<'a, Sc: Scope<'a>, B: Buffer + ?Sized>(&self, scope: Sc, buf: &'a B) -> Result<PersistentRequest<'a, Sc>> {
+    ///
+    /// The request holds the exclusive borrow of `buf` and lends it back between runs
+    /// ([`PersistentRequest::buffer_mut`]), so the data can change from run to run.
+    fn send_init<'a, Sc: Scope<'a>, B: Buffer + ?Sized>(
+        &self,
+        scope: Sc,
+        buf: &'a mut B,
+    ) -> Result<PersistentRequest<'a, B, Sc>> {
         self.send_init_with_mode(scope, buf, 0, SendMode::Standard)
     }
 
@@ -274,17 +281,11 @@ pub trait Destination: AsCommId {
     fn send_init_with_mode<'a, Sc: Scope<'a>, B: Buffer + ?Sized>(
         &self,
         scope: Sc,
-        buf: &'a B,
+        buf: &'a mut B,
         tag: Tag,
         mode: SendMode,
-    ) -> Result<PersistentRequest<'a, Sc>> {
-        const M: &str = "send_init";
-        let b = send_buf(M, buf)?;
-        // SAFETY: `buf` is borrowed for 'a; the persistent request cannot outlive 'a and
-        // waits for an active operation before it is freed.
-        let id = unsafe { p2p::send_init(b, self.destination_rank(), tag, self.comm_id(), mode.to_core()) }
-            .map_err(engine(M))?;
-        Ok(PersistentRequest::new(id, scope, Fixup::none(), M))
+    ) -> Result<PersistentRequest<'a, B, Sc>> {
+        PersistentRequest::new_send(buf, self.destination_rank(), tag, self.comm_id(), mode, scope)
     }
 }
 
@@ -446,19 +447,15 @@ pub trait Source: AsCommId {
     }
 
     /// Sets up a persistent receive into `buf` of messages with tag `tag` (or
-    /// [`ANY_TAG`](crate::ANY_TAG)) (`MPI_Recv_init`).
+    /// [`ANY_TAG`](crate::ANY_TAG)) (`MPI_Recv_init`). Between runs the request lends
+    /// the buffer back ([`PersistentRequest::buffer_mut`]) to read what arrived.
     fn receive_init_with_tag<'a, Sc: Scope<'a>, B: BufferMut + ?Sized>(
         &self,
         scope: Sc,
         buf: &'a mut B,
         tag: Tag,
-    ) -> Result<PersistentRequest<'a, Sc>> {
-        const M: &str = "receive_init";
-        let r = recv_buf(M, buf)?;
-        // SAFETY: `buf` is mutably borrowed for 'a; the persistent request cannot outlive
-        // 'a and waits for an active operation before it is freed.
-        let id = unsafe { p2p::recv_init(r.buf, self.source_rank(), tag, self.comm_id()) }.map_err(engine(M))?;
-        Ok(PersistentRequest::new(id, scope, r.fixup, M))
+    ) -> Result<PersistentRequest<'a, B, Sc>> {
+        PersistentRequest::new_receive(buf, self.source_rank(), tag, self.comm_id(), scope)
     }
 
     /// Sets up a persistent receive into `buf` of messages with any tag.
@@ -466,7 +463,7 @@ pub trait Source: AsCommId {
         &self,
         scope: Sc,
         buf: &'a mut B,
-    ) -> Result<PersistentRequest<'a, Sc>> {
+    ) -> Result<PersistentRequest<'a, B, Sc>> {
         self.receive_init_with_tag(scope, buf, crate::ANY_TAG)
     }
 }

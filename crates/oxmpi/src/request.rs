@@ -48,6 +48,9 @@ use oxmpi_core::p2p;
 use std::cell::{Cell, RefCell};
 use std::marker::PhantomData;
 
+mod persistent;
+pub use persistent::{start_all, PersistentRequest};
+
 use sealed::Entry;
 
 mod sealed {
@@ -57,7 +60,6 @@ mod sealed {
     #[derive(Clone, Copy, Debug)]
     pub struct Entry {
         pub(crate) id: ReqId,
-        pub(crate) persistent: bool,
         pub(crate) fixup: Fixup,
     }
 
@@ -119,9 +121,6 @@ impl Drop for LocalScope<'_> {
             // SAFETY: the request is complete (or the engine is gone), and its buffer,
             // borrowed for the scope's lifetime, is still alive and unused.
             unsafe { e.fixup.apply() };
-            if e.persistent {
-                let _ = p2p::request_free(e.id);
-            }
         }
     }
 }
@@ -165,11 +164,7 @@ impl<'a, S: Scope<'a>> Request<'a, S> {
     /// Takes ownership of engine request `id`, started by `method` on buffers borrowed for
     /// `'a`.
     pub(crate) fn new(id: ReqId, scope: S, fixup: Fixup, method: &'static str) -> Self {
-        scope.register(Entry {
-            id,
-            persistent: false,
-            fixup,
-        });
+        scope.register(Entry { id, fixup });
         Request {
             id,
             scope,
@@ -304,87 +299,3 @@ fn finish_at<'a, S: Scope<'a>>(
     }
 }
 
-/// A persistent operation (`MPI_Send_init`, `MPI_Recv_init`): set up once, then started
-/// and completed any number of times on the same buffer, borrowed for `'a`.
-///
-/// Dropping it waits for an active operation to complete, then frees it.
-#[must_use = "a persistent request does nothing until started"]
-#[derive(Debug)]
-pub struct PersistentRequest<'a, S: Scope<'a> = StaticScope> {
-    id: ReqId,
-    scope: S,
-    fixup: Fixup,
-    method: &'static str,
-    _life: PhantomData<Cell<&'a ()>>,
-}
-
-impl<'a, S: Scope<'a>> PersistentRequest<'a, S> {
-    pub(crate) fn new(id: ReqId, scope: S, fixup: Fixup, method: &'static str) -> Self {
-        scope.register(Entry {
-            id,
-            persistent: true,
-            fixup,
-        });
-        PersistentRequest {
-            id,
-            scope,
-            fixup,
-            method,
-            _life: PhantomData,
-        }
-    }
-
-    /// Starts the operation (`MPI_Start`). Fails with class `MPI_ERR_REQUEST` when it is
-    /// already active.
-    pub fn start(&mut self) -> Result<()> {
-        p2p::start(self.id).map_err(engine("start"))
-    }
-
-    /// Blocks until the started operation completes (`MPI_Wait`); the request becomes
-    /// inactive, ready to be started again. On an inactive request returns the empty
-    /// status at once.
-    pub fn wait(&mut self) -> Result<Status> {
-        let r = p2p::wait(self.id);
-        // SAFETY: the operation is complete or inactive; the buffer is borrowed for 'a.
-        unsafe { self.fixup.apply() };
-        let c = r.map_err(engine("wait"))?;
-        completion_result(self.method, &c.status, &self.fixup)
-    }
-
-    /// Checks whether the started operation has completed (`MPI_Test`); `Some(status)`
-    /// when it has (the request becomes inactive).
-    pub fn test(&mut self) -> Result<Option<Status>> {
-        match p2p::test(self.id).map_err(engine("test"))? {
-            None => Ok(None),
-            Some(c) => {
-                // SAFETY: as in `wait`.
-                unsafe { self.fixup.apply() };
-                completion_result(self.method, &c.status, &self.fixup).map(Some)
-            }
-        }
-    }
-
-    /// Asks for the active operation to be cancelled (`MPI_Cancel`); it must still be
-    /// completed with `wait` or `test`.
-    pub fn cancel(&self) -> Result<()> {
-        p2p::cancel(self.id).map_err(engine("cancel"))
-    }
-}
-
-/// Starts every request in order (`MPI_Startall`), stopping at the first that fails.
-pub fn start_all<'a, S: Scope<'a>>(requests: &mut [PersistentRequest<'a, S>]) -> Result<()> {
-    for r in requests {
-        p2p::start(r.id).map_err(engine("start_all"))?;
-    }
-    Ok(())
-}
-
-impl<'a, S: Scope<'a>> Drop for PersistentRequest<'a, S> {
-    fn drop(&mut self) {
-        let _ = p2p::wait(self.id);
-        // SAFETY: the operation is complete or inactive; the buffer is borrowed for 'a.
-        unsafe { self.fixup.apply() };
-        let _ = p2p::request_free(self.id);
-        self.scope.unregister(self.id);
-    }
-}
