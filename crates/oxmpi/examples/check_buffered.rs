@@ -22,20 +22,33 @@ fn main() -> Result<(), oxmpi::Error> {
     let n = size as usize;
 
     let attachment = BufferAttachment::new(n * PER_PEER * buffered_size::<f64>(LEN))?;
-    check_eq!(rank, attachment.size(), n * PER_PEER * buffered_size::<f64>(LEN), "attachment size");
+    check_eq!(
+        rank,
+        attachment.size(),
+        n * PER_PEER * buffered_size::<f64>(LEN),
+        "attachment size"
+    );
     let e = BufferAttachment::new(64).expect_err("second attachment");
     check_eq!(rank, e.class(), ErrorClass::Buffer, "{e}");
-    check!(rank, e.message().starts_with("BufferAttachment::new: MPI_ERR_BUFFER"), "{e}");
+    check!(
+        rank,
+        e.message()
+            .starts_with("BufferAttachment::new: MPI_ERR_BUFFER"),
+        "{e}"
+    );
 
     // Fill the buffer: PER_PEER messages to every rank, blocking and immediate.
     for dest in 0..size {
         let p = world.process_at_rank(dest);
         for k in 0..PER_PEER {
-            let data: Vec<f64> = (0..LEN).map(|i| (rank * 1000 + dest) as f64 + k as f64 * 0.25 + i as f64).collect();
+            let data: Vec<f64> = (0..LEN)
+                .map(|i| (rank * 1000 + dest) as f64 + k as f64 * 0.25 + i as f64)
+                .collect();
             if k == 1 {
                 request::scope(|s| -> Result<(), oxmpi::Error> {
                     // Completes as soon as the data is copied out.
-                    p.immediate_buffered_send_with_tag(s, &data[..], k as i32)?.wait()?;
+                    p.immediate_buffered_send_with_tag(s, &data[..], k as i32)?
+                        .wait()?;
                     Ok(())
                 })?;
             } else {
@@ -45,15 +58,28 @@ fn main() -> Result<(), oxmpi::Error> {
     }
     // A message larger than the whole attached buffer can never fit.
     let too_big = vec![0f64; attachment.size() / 8 + 1];
-    let e = world.this_process().buffered_send(&too_big[..]).expect_err("message larger than the buffer");
+    let e = world
+        .this_process()
+        .buffered_send(&too_big[..])
+        .expect_err("message larger than the buffer");
     check_eq!(rank, e.class(), ErrorClass::Buffer, "{e}");
-    check!(rank, e.message().starts_with("buffered_send: MPI_ERR_BUFFER: attached buffer too small"), "{e}");
+    check!(
+        rank,
+        e.message()
+            .starts_with("buffered_send: MPI_ERR_BUFFER: attached buffer too small"),
+        "{e}"
+    );
 
     for src in 0..size {
         let p = world.process_at_rank(src);
         for k in 0..PER_PEER {
             let (v, s) = p.receive_vec_with_tag::<f64>(k as i32)?;
-            check_eq!(rank, (s.source_rank(), s.tag(), v.len()), (src, k as i32, LEN), "buffered message status");
+            check_eq!(
+                rank,
+                (s.source_rank(), s.tag(), v.len()),
+                (src, k as i32, LEN),
+                "buffered message status"
+            );
             let ok = v
                 .iter()
                 .enumerate()
@@ -69,19 +95,31 @@ fn main() -> Result<(), oxmpi::Error> {
     request::scope(|s| -> Result<(), oxmpi::Error> {
         let mut send = next.send_init_with_mode(s, &mut out, 9, SendMode::Buffered)?;
         for round in 0..4u32 {
-            send.buffer_mut().expect("inactive").fill(round + rank as u32);
+            send.buffer_mut()
+                .expect("inactive")
+                .fill(round + rank as u32);
             send.start()?;
             send.wait()?;
             let (v, _) = prev.receive_with_tag::<[u32; 5]>(9)?;
-            check_eq!(rank, v, [round + prev.rank() as u32; 5], "persistent buffered round {round}");
+            check_eq!(
+                rank,
+                v,
+                [round + prev.rank() as u32; 5],
+                "persistent buffered round {round}"
+            );
         }
         Ok(())
     })?;
 
     // Detach (waits for anything still buffered), then buffered sends fail again.
-    world.this_process().buffered_send_with_tag(&[1u8, 2, 3], 11)?;
+    world
+        .this_process()
+        .buffered_send_with_tag(&[1u8, 2, 3], 11)?;
     attachment.detach()?;
-    let e = world.this_process().buffered_send(&1u8).expect_err("bsend after detach");
+    let e = world
+        .this_process()
+        .buffered_send(&1u8)
+        .expect_err("bsend after detach");
     check_eq!(rank, e.class(), ErrorClass::Buffer, "{e}");
     let (v, _) = world.this_process().receive_with_tag::<[u8; 3]>(11)?;
     check_eq!(rank, v, [1, 2, 3], "message buffered before the detach");

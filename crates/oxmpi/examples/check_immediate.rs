@@ -24,28 +24,54 @@ fn main() -> Result<(), oxmpi::Error> {
     request::scope(|scope| -> Result<(), oxmpi::Error> {
         let mut recvs: Vec<Request<'_, _>> = Vec::new();
         for (src, slot) in inbox.iter_mut().enumerate() {
-            recvs.push(world.process_at_rank(src as i32).immediate_receive_into_with_tag(scope, slot, 5)?);
+            recvs.push(
+                world
+                    .process_at_rank(src as i32)
+                    .immediate_receive_into_with_tag(scope, slot, 5)?,
+            );
         }
         let mut sends = Vec::new();
         for (dest, msg) in out.iter().enumerate() {
-            sends.push(world.process_at_rank(dest as i32).immediate_send_with_tag(scope, msg, 5)?);
+            sends.push(
+                world
+                    .process_at_rank(dest as i32)
+                    .immediate_send_with_tag(scope, msg, 5)?,
+            );
         }
         let mut index_of: Vec<usize> = (0..n).collect();
         while let Some((i, s)) = request::wait_any(&mut recvs)? {
             let src = index_of.remove(i);
-            check_eq!(rank, s.source_rank(), src as i32, "wait_any index {i} maps to source");
+            check_eq!(
+                rank,
+                s.source_rank(),
+                src as i32,
+                "wait_any index {i} maps to source"
+            );
             check_eq!(rank, s.count_of::<[i64; 4]>(), 1, "count from {src}");
             order.push(src);
         }
         let statuses = request::wait_all(&mut sends)?;
-        check!(rank, sends.is_empty() && statuses.len() == n, "wait_all drained the sends");
+        check!(
+            rank,
+            sends.is_empty() && statuses.len() == n,
+            "wait_all drained the sends"
+        );
         Ok(())
     })?;
     for (src, m) in inbox.iter().enumerate() {
-        check_eq!(rank, *m, [src as i64, rank.into(), 7, -1], "all-to-all data from {src}");
+        check_eq!(
+            rank,
+            *m,
+            [src as i64, rank.into(), 7, -1],
+            "all-to-all data from {src}"
+        );
     }
     order.sort_unstable();
-    check!(rank, order == (0..n).collect::<Vec<_>>(), "every source once: {order:?}");
+    check!(
+        rank,
+        order == (0..n).collect::<Vec<_>>(),
+        "every source once: {order:?}"
+    );
 
     // 2. test_any and Request::test polling, synchronous and ready modes.
     let mut a = [0u32; 16];
@@ -79,14 +105,27 @@ fn main() -> Result<(), oxmpi::Error> {
                 Err(pending) => big = pending,
             }
         };
-        check_eq!(rank, status.count_of::<u32>(), 50_000, "large receive by test polling");
+        check_eq!(
+            rank,
+            status.count_of::<u32>(),
+            50_000,
+            "large receive by test polling"
+        );
         for s in [s1, s2, s3] {
             s.wait()?;
         }
         Ok(())
     })?;
-    check!(rank, a == [prev.rank() as u32 + 1; 16] && b == a, "tagged receives");
-    check!(rank, big_in.iter().all(|&x| x == prev.rank() as u32), "large data");
+    check!(
+        rank,
+        a == [prev.rank() as u32 + 1; 16] && b == a,
+        "tagged receives"
+    );
+    check!(
+        rank,
+        big_in.iter().all(|&x| x == prev.rank() as u32),
+        "large data"
+    );
 
     // 3. Unfinished requests: one dropped (waits), one forgotten (the scope waits).
     let mut dropped_into = [0u16; 8];
@@ -101,8 +140,18 @@ fn main() -> Result<(), oxmpi::Error> {
         std::mem::forget(r2);
         Ok(())
     })?;
-    check_eq!(rank, dropped_into, [prev.rank() as u16 * 3; 8], "dropped request completed");
-    check_eq!(rank, forgotten_into, [prev.rank() as u16 * 3; 8], "forgotten request completed by the scope");
+    check_eq!(
+        rank,
+        dropped_into,
+        [prev.rank() as u16 * 3; 8],
+        "dropped request completed"
+    );
+    check_eq!(
+        rank,
+        forgotten_into,
+        [prev.rank() as u16 * 3; 8],
+        "forgotten request completed by the scope"
+    );
 
     // 4. Bytes 0..=255 received as bool: only 0 is false.
     let raw: Vec<u8> = (0..=255).collect();
@@ -113,37 +162,85 @@ fn main() -> Result<(), oxmpi::Error> {
         r.wait()?;
         Ok(())
     })?;
-    check!(rank, !flags[0] && flags[1..].iter().all(|&f| f), "bool repair");
+    check!(
+        rank,
+        !flags[0] && flags[1..].iter().all(|&f| f),
+        "bool repair"
+    );
     next.send_with_tag(&[0u8, 2, 1, 77], 41)?;
     let (v, _) = prev.receive_with_tag::<[bool; 4]>(41)?;
-    check_eq!(rank, v, [false, true, true, true], "bool array repair (blocking)");
+    check_eq!(
+        rank,
+        v,
+        [false, true, true, true],
+        "bool array repair (blocking)"
+    );
     let as_bytes: [u8; 4] = v.map(u8::from);
-    check_eq!(rank, as_bytes, [0, 1, 1, 1], "repaired bools are 0 or 1 in memory");
+    check_eq!(
+        rank,
+        as_bytes,
+        [0, 1, 1, 1],
+        "repaired bools are 0 or 1 in memory"
+    );
 
     // 5. Persistent requests: the data changes every round.
     let mut send_buf = [0i32; 10];
     let mut recv_buf = [0i32; 10];
     request::scope(|scope| -> Result<(), oxmpi::Error> {
         let mut recv = prev.receive_init_with_tag(scope, &mut recv_buf, 50)?;
-        let mut send = next.send_init_with_mode(scope, &mut send_buf, 50, oxmpi::point_to_point::SendMode::Standard)?;
+        let mut send = next.send_init_with_mode(
+            scope,
+            &mut send_buf,
+            50,
+            oxmpi::point_to_point::SendMode::Standard,
+        )?;
         for round in 0..5 {
             send.buffer_mut().expect("inactive")[..].fill(rank * 100 + round);
             recv.start()?;
             send.start()?;
-            check!(rank, send.buffer().is_none(), "buffer is lent to the engine while active");
+            check!(
+                rank,
+                send.buffer().is_none(),
+                "buffer is lent to the engine while active"
+            );
             let e = send.start().expect_err("starting an active request");
-            check_eq!(rank, e.class(), oxmpi::ErrorClass::Request, "double start: {e}");
+            check_eq!(
+                rank,
+                e.class(),
+                oxmpi::ErrorClass::Request,
+                "double start: {e}"
+            );
             let s = recv.wait()?;
-            check_eq!(rank, (s.source_rank(), s.tag(), s.count_of::<i32>()), (prev.rank(), 50, 10), "persistent status");
+            check_eq!(
+                rank,
+                (s.source_rank(), s.tag(), s.count_of::<i32>()),
+                (prev.rank(), 50, 10),
+                "persistent status"
+            );
             send.wait()?;
             let got = *recv.buffer().expect("inactive");
-            check_eq!(rank, got, [prev.rank() * 100 + round; 10], "persistent data in round {round}");
+            check_eq!(
+                rank,
+                got,
+                [prev.rank() * 100 + round; 10],
+                "persistent data in round {round}"
+            );
         }
         let idle = recv.wait()?;
-        check_eq!(rank, idle.source_rank(), oxmpi::ANY_SOURCE, "wait on an inactive request is empty");
+        check_eq!(
+            rank,
+            idle.source_rank(),
+            oxmpi::ANY_SOURCE,
+            "wait on an inactive request is empty"
+        );
         Ok(())
     })?;
-    check_eq!(rank, recv_buf, [prev.rank() * 100 + 4; 10], "last persistent round");
+    check_eq!(
+        rank,
+        recv_buf,
+        [prev.rank() * 100 + 4; 10],
+        "last persistent round"
+    );
 
     // 6. The static scope: requests on 'static buffers need no scope.
     static OUT: [u8; 3] = [1, 2, 3];

@@ -11,7 +11,12 @@ use oxmpi::traits::*;
 mod common;
 
 const ACK: i32 = 999;
-const MODES: [SendMode; 4] = [SendMode::Standard, SendMode::Buffered, SendMode::Synchronous, SendMode::Ready];
+const MODES: [SendMode; 4] = [
+    SendMode::Standard,
+    SendMode::Buffered,
+    SendMode::Synchronous,
+    SendMode::Ready,
+];
 
 /// One exchange around the ring: the receive is posted, the previous rank is told so
 /// (ready mode needs it), then the message is sent in `mode`.
@@ -42,11 +47,24 @@ fn exchange<T: Equivalence + Copy + PartialEq + std::fmt::Debug>(
         }
         recv.wait()
     })?;
-    let what = format!("{mode:?} immediate={immediate} tag={tag} {} values of {}", out.len(), std::any::type_name::<T>());
+    let what = format!(
+        "{mode:?} immediate={immediate} tag={tag} {} values of {}",
+        out.len(),
+        std::any::type_name::<T>()
+    );
     check_eq!(rank, status.source_rank(), prev.rank(), "source of {what}");
     check_eq!(rank, status.tag(), tag, "tag of {what}");
-    check_eq!(rank, status.count_of::<T>(), expected.len() as i32, "count of {what}");
-    check!(rank, incoming[..expected.len()] == *expected, "data of {what}");
+    check_eq!(
+        rank,
+        status.count_of::<T>(),
+        expected.len() as i32,
+        "count of {what}"
+    );
+    check!(
+        rank,
+        incoming[..expected.len()] == *expected,
+        "data of {what}"
+    );
     Ok(())
 }
 
@@ -63,23 +81,67 @@ fn main() -> Result<(), oxmpi::Error> {
         for immediate in [false, true] {
             for n in [0usize, 1, 7, 40_000] {
                 tag += 1;
-                let out: Vec<f64> = (0..n).map(|i| f64::from(rank) * 1e6 + i as f64 + 0.5).collect();
-                let exp: Vec<f64> = (0..n).map(|i| f64::from(prev.rank()) * 1e6 + i as f64 + 0.5).collect();
+                let out: Vec<f64> = (0..n)
+                    .map(|i| f64::from(rank) * 1e6 + i as f64 + 0.5)
+                    .collect();
+                let exp: Vec<f64> = (0..n)
+                    .map(|i| f64::from(prev.rank()) * 1e6 + i as f64 + 0.5)
+                    .collect();
                 // A receive buffer larger than the message: the count tells the length.
-                exchange(rank, &next, &prev, &out, vec![0.0; n + 3], &exp, tag, mode, immediate)?;
+                exchange(
+                    rank,
+                    &next,
+                    &prev,
+                    &out,
+                    vec![0.0; n + 3],
+                    &exp,
+                    tag,
+                    mode,
+                    immediate,
+                )?;
             }
             tag += 1;
             let out: Vec<[u16; 3]> = (0..100).map(|i| [rank as u16, i, 7]).collect();
             let exp: Vec<[u16; 3]> = (0..100).map(|i| [prev.rank() as u16, i, 7]).collect();
-            exchange(rank, &next, &prev, &out, vec![[0; 3]; 100], &exp, tag, mode, immediate)?;
+            exchange(
+                rank,
+                &next,
+                &prev,
+                &out,
+                vec![[0; 3]; 100],
+                &exp,
+                tag,
+                mode,
+                immediate,
+            )?;
             tag += 1;
             let out: Vec<bool> = (0..33).map(|i| (i + rank) % 3 == 0).collect();
             let exp: Vec<bool> = (0..33).map(|i| (i + prev.rank()) % 3 == 0).collect();
-            exchange(rank, &next, &prev, &out, vec![false; 33], &exp, tag, mode, immediate)?;
+            exchange(
+                rank,
+                &next,
+                &prev,
+                &out,
+                vec![false; 33],
+                &exp,
+                tag,
+                mode,
+                immediate,
+            )?;
             tag += 1;
             let out: Vec<i8> = (0..5).map(|i| -(i as i8) - rank as i8).collect();
             let exp: Vec<i8> = (0..5).map(|i| -(i as i8) - prev.rank() as i8).collect();
-            exchange(rank, &next, &prev, &out, vec![0; 5], &exp, tag, mode, immediate)?;
+            exchange(
+                rank,
+                &next,
+                &prev,
+                &out,
+                vec![0; 5],
+                &exp,
+                tag,
+                mode,
+                immediate,
+            )?;
         }
     }
 
@@ -87,7 +149,12 @@ fn main() -> Result<(), oxmpi::Error> {
     next.send_with_tag(&(u64::MAX - rank as u64), 1)?;
     let (v, s) = prev.receive_with_tag::<u64>(1)?;
     check_eq!(rank, v, u64::MAX - prev.rank() as u64, "u64 value");
-    check_eq!(rank, (s.source_rank(), s.tag()), (prev.rank(), 1), "u64 status");
+    check_eq!(
+        rank,
+        (s.source_rank(), s.tag()),
+        (prev.rank(), 1),
+        "u64 status"
+    );
     next.buffered_send_with_tag(&[rank as f32; 4], 2)?;
     let (arr, _) = prev.receive_with_tag::<[f32; 4]>(2)?;
     check_eq!(rank, arr, [prev.rank() as f32; 4], "array value");

@@ -40,14 +40,33 @@ fn main() -> Result<(), oxmpi::Error> {
 
         // Blocking probe with the source fixed: the first message (tag 10, empty).
         let s = prev.probe()?;
-        check_eq!(rank, (s.source_rank(), s.tag(), s.count_of::<u32>()), (p, 10, 0), "probe of the empty message");
+        check_eq!(
+            rank,
+            (s.source_rank(), s.tag(), s.count_of::<u32>()),
+            (p, 10, 0),
+            "probe of the empty message"
+        );
         let (v, s) = prev.receive_vec::<u32>()?;
-        check!(rank, v.is_empty() && s.tag() == 10, "empty message received as an empty vector");
+        check!(
+            rank,
+            v.is_empty() && s.tag() == 10,
+            "empty message received as an empty vector"
+        );
 
         // Probe for a given tag, out of order: tag 12 before 11.
         let s = prev.probe_with_tag(12)?;
-        check_eq!(rank, s.count_of::<u32>(), payload(p, 2).len() as i32, "probed length of tag 12");
-        check_eq!(rank, s.byte_count(), 4 * payload(p, 2).len(), "probed bytes of tag 12");
+        check_eq!(
+            rank,
+            s.count_of::<u32>(),
+            payload(p, 2).len() as i32,
+            "probed length of tag 12"
+        );
+        check_eq!(
+            rank,
+            s.byte_count(),
+            4 * payload(p, 2).len(),
+            "probed bytes of tag 12"
+        );
         let (v, _) = prev.receive_vec_with_tag::<u32>(12)?;
         check!(rank, v == payload(p, 2), "data of tag 12");
 
@@ -57,24 +76,59 @@ fn main() -> Result<(), oxmpi::Error> {
                 break s;
             }
         };
-        check_eq!(rank, (s.source_rank(), s.count_of::<u32>()), (p, payload(p, 1).len() as i32), "iprobe of tag 11");
+        check_eq!(
+            rank,
+            (s.source_rank(), s.count_of::<u32>()),
+            (p, payload(p, 1).len() as i32),
+            "iprobe of tag 11"
+        );
         let (v, s) = world.any_process().receive_vec_with_tag::<u32>(11)?;
-        check!(rank, v == payload(p, 1) && s.source_rank() == p, "data of tag 11");
+        check!(
+            rank,
+            v == payload(p, 1) && s.source_rank() == p,
+            "data of tag 11"
+        );
 
         // The large message through receive_vec with any source and tag.
         let (v, s) = world.any_process().receive_vec::<u32>()?;
-        check_eq!(rank, (s.tag(), v.len()), (13, payload(p, 3).len()), "large message");
+        check_eq!(
+            rank,
+            (s.tag(), v.len()),
+            (13, payload(p, 3).len()),
+            "large message"
+        );
         check!(rank, v == payload(p, 3), "data of the large message");
 
         // Six bytes are not a whole number of u32: an error, and the message is consumed.
-        let e = prev.receive_vec_with_tag::<u32>(20).expect_err("6 bytes as u32 must fail");
-        check_eq!(rank, e.class(), ErrorClass::Type, "class of the partial-element error: {e}");
-        check!(rank, e.message().starts_with("receive_vec_with_tag: MPI_ERR_TYPE: message from rank"), "message: {e}");
-        check!(rank, prev.immediate_probe_with_tag(20)?.is_none(), "the partial message was consumed");
+        let e = prev
+            .receive_vec_with_tag::<u32>(20)
+            .expect_err("6 bytes as u32 must fail");
+        check_eq!(
+            rank,
+            e.class(),
+            ErrorClass::Type,
+            "class of the partial-element error: {e}"
+        );
+        check!(
+            rank,
+            e.message()
+                .starts_with("receive_vec_with_tag: MPI_ERR_TYPE: message from rank"),
+            "message: {e}"
+        );
+        check!(
+            rank,
+            prev.immediate_probe_with_tag(20)?.is_none(),
+            "the partial message was consumed"
+        );
 
         // As arrays: 3 u32 are one [u32; 3].
         let (v, s) = prev.receive_vec_with_tag::<[u32; 3]>(21)?;
-        check_eq!(rank, (v, s.count_of::<[u32; 3]>()), (vec![[p as u32; 3]], 1), "array message");
+        check_eq!(
+            rank,
+            (v, s.count_of::<[u32; 3]>()),
+            (vec![[p as u32; 3]], 1),
+            "array message"
+        );
 
         oxmpi::request::wait_all(&mut sends)?;
         Ok(())

@@ -33,7 +33,12 @@ fn main() -> Result<(), oxmpi::Error> {
         for _ in 0..size {
             let (v, s) = any.receive_with_tag::<i32>(SPECIAL)?;
             check_eq!(rank, s.tag(), SPECIAL, "tag of a SPECIAL message");
-            check_eq!(rank, v, s.source_rank(), "value of SPECIAL equals its sender");
+            check_eq!(
+                rank,
+                v,
+                s.source_rank(),
+                "value of SPECIAL equals its sender"
+            );
             check!(rank, !seen[v as usize], "SPECIAL from rank {v} twice");
             seen[v as usize] = true;
         }
@@ -42,11 +47,26 @@ fn main() -> Result<(), oxmpi::Error> {
         let last = world.process_at_rank(size - 1);
         for i in 0..RUN {
             let (pair, s) = last.receive::<[i32; 2]>()?;
-            check_eq!(rank, (s.source_rank(), s.tag()), (size - 1, ORDERED), "run message {i} from the last rank");
-            check_eq!(rank, pair, [size - 1, i], "non-overtaking order from the last rank");
+            check_eq!(
+                rank,
+                (s.source_rank(), s.tag()),
+                (size - 1, ORDERED),
+                "run message {i} from the last rank"
+            );
+            check_eq!(
+                rank,
+                pair,
+                [size - 1, i],
+                "non-overtaking order from the last rank"
+            );
         }
         let (v, s) = last.receive::<i32>()?;
-        check_eq!(rank, (s.tag(), v), (OTHER + size - 1, (size - 1) * 10), "OTHER from the last rank");
+        check_eq!(
+            rank,
+            (s.tag(), v),
+            (OTHER + size - 1, (size - 1) * 10),
+            "OTHER from the last rank"
+        );
         // 3. Any source, any tag: everything else, in per-sender order.
         let mut next_index = vec![0i32; size as usize];
         next_index[(size - 1) as usize] = RUN;
@@ -58,21 +78,45 @@ fn main() -> Result<(), oxmpi::Error> {
             let src = status.source_rank();
             check!(rank, (0..size).contains(&src), "probed source {src}");
             if status.tag() == ORDERED {
-                let (pair, s) = world.process_at_rank(src).receive_with_tag::<[i32; 2]>(ORDERED)?;
+                let (pair, s) = world
+                    .process_at_rank(src)
+                    .receive_with_tag::<[i32; 2]>(ORDERED)?;
                 check_eq!(rank, s.source_rank(), src, "source after probe");
-                check_eq!(rank, pair, [src, next_index[src as usize]], "per-sender order from {src}");
+                check_eq!(
+                    rank,
+                    pair,
+                    [src, next_index[src as usize]],
+                    "per-sender order from {src}"
+                );
                 next_index[src as usize] += 1;
             } else {
                 check_eq!(rank, status.tag(), OTHER + src, "tag of OTHER from {src}");
-                check!(rank, next_index[src as usize] == RUN, "OTHER from {src} overtook its run");
+                check!(
+                    rank,
+                    next_index[src as usize] == RUN,
+                    "OTHER from {src} overtook its run"
+                );
                 let (v, s) = any.receive_with_tag::<i32>(OTHER + src)?;
-                check_eq!(rank, (s.source_rank(), v), (src, src * 10), "OTHER from {src}");
+                check_eq!(
+                    rank,
+                    (s.source_rank(), v),
+                    (src, src * 10),
+                    "OTHER from {src}"
+                );
                 other_seen[src as usize] = true;
             }
         }
-        check!(rank, next_index.iter().all(|&n| n == RUN), "every run complete: {next_index:?}");
+        check!(
+            rank,
+            next_index.iter().all(|&n| n == RUN),
+            "every run complete: {next_index:?}"
+        );
         check!(rank, other_seen.iter().all(|&b| b), "every OTHER received");
-        check!(rank, any.immediate_probe()?.is_none(), "no message left over");
+        check!(
+            rank,
+            any.immediate_probe()?.is_none(),
+            "no message left over"
+        );
         println!("check_wildcards: passed on {size} ranks");
     }
     Ok(())

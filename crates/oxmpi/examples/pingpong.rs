@@ -39,7 +39,11 @@ fn main() -> Result<(), oxmpi::Error> {
                 peer.send(&buf[..])?;
                 let status = peer.receive_into(&mut buf[..])?;
                 check_eq!(rank, status.count_of::<u8>(), size as i32, "echo length");
-                check!(rank, buf.iter().all(|&b| b == fill.wrapping_add(1)), "echo data for {size} bytes");
+                check!(
+                    rank,
+                    buf.iter().all(|&b| b == fill.wrapping_add(1)),
+                    "echo data for {size} bytes"
+                );
             } else {
                 peer.receive_into(&mut buf[..])?;
                 buf.iter_mut().for_each(|b| *b = b.wrapping_add(1));
@@ -49,7 +53,11 @@ fn main() -> Result<(), oxmpi::Error> {
         let elapsed = oxmpi::time() - start;
         if rank == 0 {
             let half = elapsed / (2 * iterations) as f64;
-            println!("{size:>10} {:>14.2} {:>14.1}", half * 1e6, size as f64 / half / 1e6);
+            println!(
+                "{size:>10} {:>14.2} {:>14.1}",
+                half * 1e6,
+                size as f64 / half / 1e6
+            );
         }
         size *= 4;
     }

@@ -16,8 +16,18 @@ fn main() -> Result<(), oxmpi::Error> {
         next.send(&0i64)?;
         let (token, status) = prev.receive::<i64>()?;
         let expected = i64::from(size) * i64::from(size - 1) / 2;
-        check_eq!(rank, token, expected, "token after a trip around {size} ranks");
-        check_eq!(rank, status.source_rank(), prev.rank(), "sender of the token");
+        check_eq!(
+            rank,
+            token,
+            expected,
+            "token after a trip around {size} ranks"
+        );
+        check_eq!(
+            rank,
+            status.source_rank(),
+            prev.rank(),
+            "sender of the token"
+        );
         println!("ring: the token went around {size} ranks and came back as {token}");
     } else {
         let (token, _) = prev.receive::<i64>()?;

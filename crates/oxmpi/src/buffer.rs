@@ -40,7 +40,10 @@ impl BufferAttachment {
             Error::new(
                 M,
                 ErrorClass::Arg,
-                format_args!("buffer size {size} is larger than the largest attachable ({})", i32::MAX),
+                format_args!(
+                    "buffer size {size} is larger than the largest attachable ({})",
+                    i32::MAX
+                ),
             )
         })?;
         let mut memory = vec![0u8; size];
@@ -89,6 +92,8 @@ mod tests {
     fn oversized_attachment_is_rejected_before_allocating() {
         let e = BufferAttachment::new(i32::MAX as usize + 1).unwrap_err();
         assert_eq!(e.class(), ErrorClass::Arg);
-        assert!(e.message().starts_with("BufferAttachment::new: MPI_ERR_ARG"));
+        assert!(e
+            .message()
+            .starts_with("BufferAttachment::new: MPI_ERR_ARG"));
     }
 }

@@ -272,7 +272,12 @@ mod tests {
 
     fn check<T: Equivalence>() {
         let d = T::equivalent_datatype();
-        assert_eq!(d.value_size(), size_of::<T>(), "{}", std::any::type_name::<T>());
+        assert_eq!(
+            d.value_size(),
+            size_of::<T>(),
+            "{}",
+            std::any::type_name::<T>()
+        );
     }
 
     #[test]
@@ -301,7 +306,10 @@ mod tests {
         assert_eq!(d.type_id(), Predefined::Uint16 as TypeId);
         assert_eq!(d.multiplicity(), 10);
         assert_eq!(d.engine_size(), 2);
-        assert_eq!(f64::equivalent_datatype().type_id(), Predefined::Double as TypeId);
+        assert_eq!(
+            f64::equivalent_datatype().type_id(),
+            Predefined::Double as TypeId
+        );
     }
 
     #[test]

@@ -75,8 +75,9 @@ pub fn initialize_with_threading(threading: Threading) -> Result<(Universe, Thre
         ));
     }
     let provided = runtime::init(threading.to_core()).map_err(engine(M))?;
-    let (world_rank, world_size) = runtime::with(|rt| Ok((rt.world_rank as Rank, rt.world_size as Rank)))
-        .map_err(engine(M))?;
+    let (world_rank, world_size) =
+        runtime::with(|rt| Ok((rt.world_rank as Rank, rt.world_size as Rank)))
+            .map_err(engine(M))?;
     let provided = Threading::from_core(provided);
     Ok((
         Universe {
@@ -127,7 +128,10 @@ impl Drop for Universe {
         if !self.finalized {
             self.finalized = true;
             if let Err(e) = runtime::finalize() {
-                eprintln!("oxmpi: {}", Error::from_core("Universe::drop (finalize)", e));
+                eprintln!(
+                    "oxmpi: {}",
+                    Error::from_core("Universe::drop (finalize)", e)
+                );
             }
         }
     }

@@ -71,10 +71,17 @@ mod tests {
 
     #[test]
     fn message_names_method_class_and_detail() {
-        let e = Error::new("send", ErrorClass::Rank, "invalid rank 7 (communicator size 4)");
+        let e = Error::new(
+            "send",
+            ErrorClass::Rank,
+            "invalid rank 7 (communicator size 4)",
+        );
         assert_eq!(e.class(), ErrorClass::Rank);
         assert_eq!(e.method(), "send");
-        assert_eq!(e.message(), "send: MPI_ERR_RANK: invalid rank 7 (communicator size 4)");
+        assert_eq!(
+            e.message(),
+            "send: MPI_ERR_RANK: invalid rank 7 (communicator size 4)"
+        );
         assert_eq!(e.to_string(), e.message());
     }
 

@@ -41,6 +41,8 @@
 //!
 //! `use oxmpi::traits::*;` brings the traits whose methods the examples call.
 
+#![warn(missing_docs)]
+
 pub mod buffer;
 pub mod datatype;
 pub mod environment;
@@ -51,8 +53,8 @@ pub mod request;
 pub mod topology;
 
 pub use environment::{
-    initialize, initialize_with_threading, is_finalized, is_initialized, library_version, processor_name, time,
-    time_resolution, version, Threading,
+    initialize, initialize_with_threading, is_finalized, is_initialized, library_version,
+    processor_name, time, time_resolution, version, Threading,
 };
 pub use error::{Error, ErrorClass, Result};
 

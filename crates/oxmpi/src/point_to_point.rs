@@ -1,7 +1,6 @@
 //! Point-to-point communication: the [`Destination`] and [`Source`] traits (implemented
-//! by [`Process`](crate::topology::Process) and, for receiving,
-//! [`AnyProcess`](crate::topology::AnyProcess)), the [`Status`] of a received message,
-//! and the combined send-receive functions.
+//! by [`Process`] and, for receiving, [`AnyProcess`]), the [`Status`] of a received
+//! message, and the combined send-receive functions.
 
 use crate::datatype::{Buffer, BufferMut, DatatypeRef, Equivalence};
 use crate::error::{engine, Error, ErrorClass, Result};
@@ -112,7 +111,8 @@ fn send_with_mode<D: Destination + ?Sized, B: Buffer + ?Sized>(
 ) -> Result<()> {
     let b = send_buf(method, buf)?;
     // SAFETY: `b` describes `buf`, borrowed for the whole blocking call.
-    unsafe { p2p::send(b, d.destination_rank(), tag, d.comm_id(), mode.to_core()) }.map_err(engine(method))
+    unsafe { p2p::send(b, d.destination_rank(), tag, d.comm_id(), mode.to_core()) }
+        .map_err(engine(method))
 }
 
 fn immediate_with_mode<'a, D, Sc, B>(
@@ -131,7 +131,8 @@ where
     let b = send_buf(method, buf)?;
     // SAFETY: `buf` is borrowed for 'a and the request cannot outlive 'a nor be dropped
     // before the operation completes (see `request`).
-    let id = unsafe { p2p::isend(b, d.destination_rank(), tag, d.comm_id(), mode.to_core()) }.map_err(engine(method))?;
+    let id = unsafe { p2p::isend(b, d.destination_rank(), tag, d.comm_id(), mode.to_core()) }
+        .map_err(engine(method))?;
     Ok(Request::new(id, scope, Fixup::none(), method))
 }
 
@@ -167,7 +168,13 @@ pub trait Destination: AsCommId {
 
     /// Sends `buf` with `tag` in synchronous mode (`MPI_Ssend`).
     fn synchronous_send_with_tag<B: Buffer + ?Sized>(&self, buf: &B, tag: Tag) -> Result<()> {
-        send_with_mode(self, "synchronous_send_with_tag", buf, tag, SendMode::Synchronous)
+        send_with_mode(
+            self,
+            "synchronous_send_with_tag",
+            buf,
+            tag,
+            SendMode::Synchronous,
+        )
     }
 
     /// Sends `buf` with tag 0 in ready mode (`MPI_Rsend`): the receive must be posted.
@@ -186,7 +193,11 @@ pub trait Destination: AsCommId {
     }
 
     /// Starts a standard-mode send of `buf` with tag 0 (`MPI_Isend`).
-    fn immediate_send<'a, Sc: Scope<'a>, B: Buffer + ?Sized>(&self, scope: Sc, buf: &'a B) -> Result<Request<'a, Sc>> {
+    fn immediate_send<'a, Sc: Scope<'a>, B: Buffer + ?Sized>(
+        &self,
+        scope: Sc,
+        buf: &'a B,
+    ) -> Result<Request<'a, Sc>> {
         immediate_with_mode(self, "immediate_send", scope, buf, 0, SendMode::Standard)
     }
 
@@ -197,7 +208,14 @@ pub trait Destination: AsCommId {
         buf: &'a B,
         tag: Tag,
     ) -> Result<Request<'a, Sc>> {
-        immediate_with_mode(self, "immediate_send_with_tag", scope, buf, tag, SendMode::Standard)
+        immediate_with_mode(
+            self,
+            "immediate_send_with_tag",
+            scope,
+            buf,
+            tag,
+            SendMode::Standard,
+        )
     }
 
     /// Starts a buffered-mode send of `buf` with tag 0 (`MPI_Ibsend`).
@@ -206,7 +224,14 @@ pub trait Destination: AsCommId {
         scope: Sc,
         buf: &'a B,
     ) -> Result<Request<'a, Sc>> {
-        immediate_with_mode(self, "immediate_buffered_send", scope, buf, 0, SendMode::Buffered)
+        immediate_with_mode(
+            self,
+            "immediate_buffered_send",
+            scope,
+            buf,
+            0,
+            SendMode::Buffered,
+        )
     }
 
     /// Starts a buffered-mode send of `buf` with `tag` (`MPI_Ibsend`).
@@ -216,7 +241,14 @@ pub trait Destination: AsCommId {
         buf: &'a B,
         tag: Tag,
     ) -> Result<Request<'a, Sc>> {
-        immediate_with_mode(self, "immediate_buffered_send_with_tag", scope, buf, tag, SendMode::Buffered)
+        immediate_with_mode(
+            self,
+            "immediate_buffered_send_with_tag",
+            scope,
+            buf,
+            tag,
+            SendMode::Buffered,
+        )
     }
 
     /// Starts a synchronous-mode send of `buf` with tag 0 (`MPI_Issend`).
@@ -225,7 +257,14 @@ pub trait Destination: AsCommId {
         scope: Sc,
         buf: &'a B,
     ) -> Result<Request<'a, Sc>> {
-        immediate_with_mode(self, "immediate_synchronous_send", scope, buf, 0, SendMode::Synchronous)
+        immediate_with_mode(
+            self,
+            "immediate_synchronous_send",
+            scope,
+            buf,
+            0,
+            SendMode::Synchronous,
+        )
     }
 
     /// Starts a synchronous-mode send of `buf` with `tag` (`MPI_Issend`).
@@ -235,11 +274,22 @@ pub trait Destination: AsCommId {
         buf: &'a B,
         tag: Tag,
     ) -> Result<Request<'a, Sc>> {
-        immediate_with_mode(self, "immediate_synchronous_send_with_tag", scope, buf, tag, SendMode::Synchronous)
+        immediate_with_mode(
+            self,
+            "immediate_synchronous_send_with_tag",
+            scope,
+            buf,
+            tag,
+            SendMode::Synchronous,
+        )
     }
 
     /// Starts a ready-mode send of `buf` with tag 0 (`MPI_Irsend`).
-    fn immediate_ready_send<'a, Sc: Scope<'a>, B: Buffer + ?Sized>(&self, scope: Sc, buf: &'a B) -> Result<Request<'a, Sc>> {
+    fn immediate_ready_send<'a, Sc: Scope<'a>, B: Buffer + ?Sized>(
+        &self,
+        scope: Sc,
+        buf: &'a B,
+    ) -> Result<Request<'a, Sc>> {
         immediate_with_mode(self, "immediate_ready_send", scope, buf, 0, SendMode::Ready)
     }
 
@@ -250,7 +300,14 @@ pub trait Destination: AsCommId {
         buf: &'a B,
         tag: Tag,
     ) -> Result<Request<'a, Sc>> {
-        immediate_with_mode(self, "immediate_ready_send_with_tag", scope, buf, tag, SendMode::Ready)
+        immediate_with_mode(
+            self,
+            "immediate_ready_send_with_tag",
+            scope,
+            buf,
+            tag,
+            SendMode::Ready,
+        )
     }
 
     /// Starts a send of `buf` with `tag` in `mode`.
@@ -285,17 +342,30 @@ pub trait Destination: AsCommId {
         tag: Tag,
         mode: SendMode,
     ) -> Result<PersistentRequest<'a, B, Sc>> {
-        PersistentRequest::new_send(buf, self.destination_rank(), tag, self.comm_id(), mode, scope)
+        PersistentRequest::new_send(
+            buf,
+            self.destination_rank(),
+            tag,
+            self.comm_id(),
+            mode,
+            scope,
+        )
     }
 }
 
-fn receive_value<T: Equivalence>(method: &'static str, src: Rank, tag: Tag, comm: u32) -> Result<(T, Status)> {
+fn receive_value<T: Equivalence>(
+    method: &'static str,
+    src: Rank,
+    tag: Tag,
+    comm: u32,
+) -> Result<(T, Status)> {
     let d = T::equivalent_datatype();
     let count = engine_count::<T>(method, 1)?;
     let mut v = MaybeUninit::<T>::zeroed();
     let p = v.as_mut_ptr();
     // SAFETY: `v` has room for one T, which is `count` elements of the datatype.
-    let s = unsafe { p2p::recv(Buf::new(p.cast::<u8>(), count, d.type_id()), src, tag, comm) }.map_err(engine(method))?;
+    let s = unsafe { p2p::recv(Buf::new(p.cast::<u8>(), count, d.type_id()), src, tag, comm) }
+        .map_err(engine(method))?;
     // SAFETY: the receive is over; `v` holds zeroed bytes overwritten by received ones,
     // which repair makes a valid T (Equivalence contract).
     unsafe { T::repair(p, 1) };
@@ -318,7 +388,13 @@ fn receive_value<T: Equivalence>(method: &'static str, src: Rank, tag: Tag, comm
     Ok((unsafe { v.assume_init() }, Status::from_core(s)))
 }
 
-fn receive_into_raw<B: BufferMut + ?Sized>(method: &'static str, buf: &mut B, src: Rank, tag: Tag, comm: u32) -> Result<Status> {
+fn receive_into_raw<B: BufferMut + ?Sized>(
+    method: &'static str,
+    buf: &mut B,
+    src: Rank,
+    tag: Tag,
+    comm: u32,
+) -> Result<Status> {
     let r = recv_buf(method, buf)?;
     // SAFETY: `r.buf` describes `buf`, mutably borrowed for the whole blocking call.
     let s = unsafe { p2p::recv(r.buf, src, tag, comm) };
@@ -329,7 +405,12 @@ fn receive_into_raw<B: BufferMut + ?Sized>(method: &'static str, buf: &mut B, sr
     Ok(Status::from_core(s))
 }
 
-fn receive_vec_raw<T: Equivalence>(method: &'static str, src: Rank, tag: Tag, comm: u32) -> Result<(Vec<T>, Status)> {
+fn receive_vec_raw<T: Equivalence>(
+    method: &'static str,
+    src: Rank,
+    tag: Tag,
+    comm: u32,
+) -> Result<(Vec<T>, Status)> {
     let probed = p2p::probe(src, tag, comm).map_err(engine(method))?;
     let unit = T::equivalent_datatype().value_size();
     let bytes = probed.bytes as usize;
@@ -366,7 +447,12 @@ pub trait Source: AsCommId {
     /// The message must hold exactly one `T`: a longer one fails with class
     /// `MPI_ERR_TRUNCATE`, a shorter one with class `MPI_ERR_COUNT` (both consume it).
     fn receive<T: Equivalence>(&self) -> Result<(T, Status)> {
-        receive_value("receive", self.source_rank(), crate::ANY_TAG, self.comm_id())
+        receive_value(
+            "receive",
+            self.source_rank(),
+            crate::ANY_TAG,
+            self.comm_id(),
+        )
     }
 
     /// Receives one value of `T` with tag `tag` (or [`ANY_TAG`](crate::ANY_TAG)).
@@ -378,24 +464,50 @@ pub trait Source: AsCommId {
     /// shorter than `buf` (see [`Status::count_of`]); a longer one fails with class
     /// `MPI_ERR_TRUNCATE` after filling `buf`.
     fn receive_into<B: BufferMut + ?Sized>(&self, buf: &mut B) -> Result<Status> {
-        receive_into_raw("receive_into", buf, self.source_rank(), crate::ANY_TAG, self.comm_id())
+        receive_into_raw(
+            "receive_into",
+            buf,
+            self.source_rank(),
+            crate::ANY_TAG,
+            self.comm_id(),
+        )
     }
 
     /// Receives a message with tag `tag` (or [`ANY_TAG`](crate::ANY_TAG)) into `buf`.
-    fn receive_into_with_tag<B: BufferMut + ?Sized>(&self, buf: &mut B, tag: Tag) -> Result<Status> {
-        receive_into_raw("receive_into_with_tag", buf, self.source_rank(), tag, self.comm_id())
+    fn receive_into_with_tag<B: BufferMut + ?Sized>(
+        &self,
+        buf: &mut B,
+        tag: Tag,
+    ) -> Result<Status> {
+        receive_into_raw(
+            "receive_into_with_tag",
+            buf,
+            self.source_rank(),
+            tag,
+            self.comm_id(),
+        )
     }
 
     /// Receives a message of any length with any tag into a new vector sized by the
     /// message (probe, then receive). A message that is not a whole number of `T` fails
     /// with class `MPI_ERR_TYPE` (and is consumed).
     fn receive_vec<T: Equivalence>(&self) -> Result<(Vec<T>, Status)> {
-        receive_vec_raw("receive_vec", self.source_rank(), crate::ANY_TAG, self.comm_id())
+        receive_vec_raw(
+            "receive_vec",
+            self.source_rank(),
+            crate::ANY_TAG,
+            self.comm_id(),
+        )
     }
 
     /// Like [`receive_vec`](Source::receive_vec), for a message with tag `tag`.
     fn receive_vec_with_tag<T: Equivalence>(&self, tag: Tag) -> Result<(Vec<T>, Status)> {
-        receive_vec_raw("receive_vec_with_tag", self.source_rank(), tag, self.comm_id())
+        receive_vec_raw(
+            "receive_vec_with_tag",
+            self.source_rank(),
+            tag,
+            self.comm_id(),
+        )
     }
 
     /// Blocks until a message with any tag can be received, without receiving it
@@ -468,7 +580,13 @@ pub trait Source: AsCommId {
     }
 }
 
-fn immediate_receive<'a, S, Sc, B>(s: &S, method: &'static str, scope: Sc, buf: &'a mut B, tag: Tag) -> Result<Request<'a, Sc>>
+fn immediate_receive<'a, S, Sc, B>(
+    s: &S,
+    method: &'static str,
+    scope: Sc,
+    buf: &'a mut B,
+    tag: Tag,
+) -> Result<Request<'a, Sc>>
 where
     S: Source + ?Sized,
     Sc: Scope<'a>,
@@ -477,7 +595,8 @@ where
     let r = recv_buf(method, buf)?;
     // SAFETY: `buf` is mutably borrowed for 'a; the request cannot outlive 'a and is
     // waited for before it is released (see `request`).
-    let id = unsafe { p2p::irecv(r.buf, s.source_rank(), tag, s.comm_id()) }.map_err(engine(method))?;
+    let id =
+        unsafe { p2p::irecv(r.buf, s.source_rank(), tag, s.comm_id()) }.map_err(engine(method))?;
     Ok(Request::new(id, scope, r.fixup, method))
 }
 
@@ -499,7 +618,11 @@ impl Source for AnyProcess<'_> {
     }
 }
 
-fn same_comm<D: Destination + ?Sized, S: Source + ?Sized>(method: &'static str, d: &D, s: &S) -> Result<u32> {
+fn same_comm<D: Destination + ?Sized, S: Source + ?Sized>(
+    method: &'static str,
+    d: &D,
+    s: &S,
+) -> Result<u32> {
     if d.comm_id() != s.comm_id() {
         return Err(Error::new(
             method,
@@ -560,14 +683,27 @@ where
 
 /// Sends `msg` to `destination` with tag 0 and receives into `buf` a message with any
 /// tag from `source` (`MPI_Sendrecv`).
-pub fn send_receive_into<S, D, B, Src>(msg: &S, destination: &D, buf: &mut B, source: &Src) -> Result<Status>
+pub fn send_receive_into<S, D, B, Src>(
+    msg: &S,
+    destination: &D,
+    buf: &mut B,
+    source: &Src,
+) -> Result<Status>
 where
     S: Buffer + ?Sized,
     D: Destination + ?Sized,
     B: BufferMut + ?Sized,
     Src: Source + ?Sized,
 {
-    send_receive_into_raw("send_receive_into", msg, destination, 0, buf, source, crate::ANY_TAG)
+    send_receive_into_raw(
+        "send_receive_into",
+        msg,
+        destination,
+        0,
+        buf,
+        source,
+        crate::ANY_TAG,
+    )
 }
 
 /// Like [`send_receive_into`], with a send tag and a receive tag.
@@ -585,7 +721,15 @@ where
     B: BufferMut + ?Sized,
     Src: Source + ?Sized,
 {
-    send_receive_into_raw("send_receive_into_with_tags", msg, destination, sendtag, buf, source, receivetag)
+    send_receive_into_raw(
+        "send_receive_into_with_tags",
+        msg,
+        destination,
+        sendtag,
+        buf,
+        source,
+        receivetag,
+    )
 }
 
 fn send_receive_into_raw<S, D, B, Src>(
@@ -628,7 +772,11 @@ where
 
 /// Sends the contents of `buf` to `destination` with tag 0 and replaces them with a
 /// message with any tag from `source` (`MPI_Sendrecv_replace`).
-pub fn send_receive_replace_into<B, D, Src>(buf: &mut B, destination: &D, source: &Src) -> Result<Status>
+pub fn send_receive_replace_into<B, D, Src>(
+    buf: &mut B,
+    destination: &D,
+    source: &Src,
+) -> Result<Status>
 where
     B: BufferMut + ?Sized,
     D: Destination + ?Sized,

@@ -155,7 +155,7 @@ mod tests {
 
     #[test]
     fn buffers_describe_engine_elements() {
-        let v = vec![[1.0f32; 3]; 2];
+        let v = [[1.0f32; 3]; 2];
         let b = send_buf("t", &v[..]).unwrap();
         assert_eq!(b.count, 6);
         assert_eq!(b.addr, v.as_ptr() as usize);

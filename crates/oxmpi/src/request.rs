@@ -139,7 +139,11 @@ where
 }
 
 /// Builds the error for a completed request's status.
-fn completion_result(method: &'static str, s: &oxmpi_core::device::Status, fixup: &Fixup) -> Result<Status> {
+fn completion_result(
+    method: &'static str,
+    s: &oxmpi_core::device::Status,
+    fixup: &Fixup,
+) -> Result<Status> {
     match status_problem(s, fixup.capacity) {
         None => Ok(Status::from_core(*s)),
         Some((class, detail)) => Err(Error::new(method, class, detail)),
@@ -247,7 +251,9 @@ pub fn wait_all<'a, S: Scope<'a>>(requests: &mut Vec<Request<'a, S>>) -> Result<
     let done = r.map_err(engine(M))?;
     let mut out = Vec::with_capacity(done.len());
     for (i, (c, fixup)) in done.iter().zip(&fixups).enumerate() {
-        let s = c.map(|c| c.status).unwrap_or(oxmpi_core::device::Status::EMPTY);
+        let s = c
+            .map(|c| c.status)
+            .unwrap_or(oxmpi_core::device::Status::EMPTY);
         if let Some((class, detail)) = status_problem(&s, fixup.capacity) {
             return Err(Error::new(M, class, format_args!("request {i}: {detail}")));
         }
@@ -259,7 +265,9 @@ pub fn wait_all<'a, S: Scope<'a>>(requests: &mut Vec<Request<'a, S>>) -> Result<
 /// Waits for one of the requests to complete (`MPI_Waitany`), removes it from
 /// `requests` and returns its index (before removal) and status. `None` when `requests`
 /// is empty.
-pub fn wait_any<'a, S: Scope<'a>>(requests: &mut Vec<Request<'a, S>>) -> Result<Option<(usize, Status)>> {
+pub fn wait_any<'a, S: Scope<'a>>(
+    requests: &mut Vec<Request<'a, S>>,
+) -> Result<Option<(usize, Status)>> {
     if requests.is_empty() {
         return Ok(None);
     }
@@ -273,7 +281,9 @@ pub fn wait_any<'a, S: Scope<'a>>(requests: &mut Vec<Request<'a, S>>) -> Result<
 /// Checks whether any of the requests has completed (`MPI_Testany`); if one has, removes
 /// it from `requests` and returns its index (before removal) and status. `None` when
 /// none has (or `requests` is empty).
-pub fn test_any<'a, S: Scope<'a>>(requests: &mut Vec<Request<'a, S>>) -> Result<Option<(usize, Status)>> {
+pub fn test_any<'a, S: Scope<'a>>(
+    requests: &mut Vec<Request<'a, S>>,
+) -> Result<Option<(usize, Status)>> {
     if requests.is_empty() {
         return Ok(None);
     }
@@ -295,7 +305,10 @@ fn finish_at<'a, S: Scope<'a>>(
     req.settle();
     match status_problem(s, fixup.capacity) {
         None => Ok((i, Status::from_core(*s))),
-        Some((class, detail)) => Err(Error::new(method, class, format_args!("request {i}: {detail}"))),
+        Some((class, detail)) => Err(Error::new(
+            method,
+            class,
+            format_args!("request {i}: {detail}"),
+        )),
     }
 }
-

@@ -81,12 +81,20 @@ impl<'a, B: ?Sized, S: Scope<'a>> std::fmt::Debug for PersistentRequest<'a, B, S
 
 impl<'a, B: Buffer + ?Sized, S: Scope<'a>> PersistentRequest<'a, B, S> {
     /// A persistent send (checked by the engine's `MPI_Send_init`).
-    pub(crate) fn new_send(buf: &'a mut B, dest: Rank, tag: Tag, comm: CommId, mode: SendMode, scope: S) -> Result<Self> {
+    pub(crate) fn new_send(
+        buf: &'a mut B,
+        dest: Rank,
+        tag: Tag,
+        comm: CommId,
+        mode: SendMode,
+        scope: S,
+    ) -> Result<Self> {
         const M: &str = "send_init";
         let b = send_buf(M, &*buf)?;
         // SAFETY: the probe request is never started and is freed at once, so the engine
         // never touches the buffer through it.
-        let probe = unsafe { p2p::send_init(b, dest, tag, comm, mode.to_core()) }.map_err(engine(M))?;
+        let probe =
+            unsafe { p2p::send_init(b, dest, tag, comm, mode.to_core()) }.map_err(engine(M))?;
         p2p::request_free(probe).map_err(engine(M))?;
         Ok(PersistentRequest {
             buf,
@@ -106,7 +114,13 @@ impl<'a, B: Buffer + ?Sized, S: Scope<'a>> PersistentRequest<'a, B, S> {
 
 impl<'a, B: BufferMut + ?Sized, S: Scope<'a>> PersistentRequest<'a, B, S> {
     /// A persistent receive (checked by the engine's `MPI_Recv_init`).
-    pub(crate) fn new_receive(buf: &'a mut B, src: Rank, tag: Tag, comm: CommId, scope: S) -> Result<Self> {
+    pub(crate) fn new_receive(
+        buf: &'a mut B,
+        src: Rank,
+        tag: Tag,
+        comm: CommId,
+        scope: S,
+    ) -> Result<Self> {
         const M: &str = "receive_init";
         let r = recv_buf(M, buf)?;
         // SAFETY: the probe request is never started and is freed at once.
@@ -219,7 +233,9 @@ impl<'a, B: ?Sized, S: Scope<'a>> PersistentRequest<'a, B, S> {
 }
 
 /// Starts every request in order (`MPI_Startall`), stopping at the first that fails.
-pub fn start_all<'a, B: ?Sized, S: Scope<'a>>(requests: &mut [PersistentRequest<'a, B, S>]) -> Result<()> {
+pub fn start_all<'a, B: ?Sized, S: Scope<'a>>(
+    requests: &mut [PersistentRequest<'a, B, S>],
+) -> Result<()> {
     for r in requests {
         r.start()?;
     }

@@ -1,0 +1,256 @@
+//! Runs the example programs of this crate under a launcher at 1, 2, 3, 4 and 8 ranks
+//! and checks their output and exit status.
+//!
+//! The launcher is, in order: `$OXMPI_TEST_MPIEXEC` if set; our `mpiexec` next to the
+//! test binary's profile directory (`<target dir>/<profile>/mpiexec`, present once the
+//! workspace is built); MPICH's `mpiexec.mpich` (Hydra speaks PMI-1, which our library
+//! understands). The choice is printed. Every run has a time limit, after which its whole
+//! process group is killed.
+
+use std::io::Read;
+use std::path::{Path, PathBuf};
+use std::process::{Command, ExitStatus, Stdio};
+use std::sync::OnceLock;
+use std::time::{Duration, Instant};
+
+const SIZES: [u32; 5] = [1, 2, 3, 4, 8];
+const LIMIT: Duration = Duration::from_secs(60);
+
+/// `<target dir>/<profile>`: the test binary lives in its `deps/` folder.
+fn profile_dir() -> PathBuf {
+    let exe = std::env::current_exe().expect("path of the test binary");
+    exe.parent()
+        .and_then(Path::parent)
+        .expect("the test binary is in <target>/<profile>/deps")
+        .to_path_buf()
+}
+
+fn on_path(name: &str) -> Option<PathBuf> {
+    let path = std::env::var_os("PATH")?;
+    std::env::split_paths(&path)
+        .map(|d| d.join(name))
+        .find(|p| p.is_file())
+}
+
+fn launcher() -> &'static Path {
+    static LAUNCHER: OnceLock<PathBuf> = OnceLock::new();
+    LAUNCHER.get_or_init(|| {
+        let (path, why) = if let Some(p) = std::env::var_os("OXMPI_TEST_MPIEXEC") {
+            (PathBuf::from(p), "from OXMPI_TEST_MPIEXEC")
+        } else if profile_dir().join("mpiexec").is_file() {
+            (profile_dir().join("mpiexec"), "oxmpi's own launcher")
+        } else if let Some(p) = on_path("mpiexec.mpich") {
+            (p, "MPICH's Hydra; oxmpi's mpiexec is not built in this target directory")
+        } else {
+            panic!(
+                "no launcher: build oxmpi's mpiexec (cargo build -p oxmpi-mpiexec, expected at {}), \
+                 install MPICH (mpiexec.mpich), or set OXMPI_TEST_MPIEXEC",
+                profile_dir().join("mpiexec").display()
+            );
+        };
+        eprintln!("launcher: {} ({why})", path.display());
+        path
+    })
+}
+
+fn example(name: &str) -> PathBuf {
+    let p = profile_dir().join("examples").join(name);
+    assert!(
+        p.is_file(),
+        "example {name} not built at {} (cargo test builds examples)",
+        p.display()
+    );
+    p
+}
+
+struct Run {
+    status: ExitStatus,
+    stdout: String,
+    stderr: String,
+}
+
+/// Runs `cmd` in its own process group; kills the group after `LIMIT`.
+fn run_limited(mut cmd: Command, what: &str) -> Run {
+    use std::os::unix::process::CommandExt;
+    cmd.stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .process_group(0);
+    let mut child = cmd
+        .spawn()
+        .unwrap_or_else(|e| panic!("{what}: cannot start: {e}"));
+    let mut out = child.stdout.take().expect("stdout");
+    let mut err = child.stderr.take().expect("stderr");
+    let t_out = std::thread::spawn(move || {
+        let mut s = String::new();
+        let _ = out.read_to_string(&mut s);
+        s
+    });
+    let t_err = std::thread::spawn(move || {
+        let mut s = String::new();
+        let _ = err.read_to_string(&mut s);
+        s
+    });
+    let start = Instant::now();
+    let status = loop {
+        if let Some(s) = child.try_wait().expect("wait for the launcher") {
+            break s;
+        }
+        if start.elapsed() > LIMIT {
+            let _ = Command::new("kill")
+                .args(["-KILL", "--", &format!("-{}", child.id())])
+                .status();
+            let _ = child.wait();
+            let (o, e) = (
+                t_out.join().unwrap_or_default(),
+                t_err.join().unwrap_or_default(),
+            );
+            panic!("{what}: still running after {LIMIT:?}; killed\nstdout:\n{o}\nstderr:\n{e}");
+        }
+        std::thread::sleep(Duration::from_millis(10));
+    };
+    Run {
+        status,
+        stdout: t_out.join().unwrap_or_default(),
+        stderr: t_err.join().unwrap_or_default(),
+    }
+}
+
+/// Runs example `name` on `n` ranks and requires it to succeed.
+fn mpirun(name: &str, n: u32, args: &[&str]) -> Run {
+    let mut cmd = Command::new(launcher());
+    cmd.arg("-n")
+        .arg(n.to_string())
+        .arg(example(name))
+        .args(args);
+    let what = format!("{name} on {n} ranks");
+    let r = run_limited(cmd, &what);
+    assert!(
+        r.status.success(),
+        "{what} failed ({})\nstdout:\n{}\nstderr:\n{}",
+        r.status,
+        r.stdout,
+        r.stderr
+    );
+    r
+}
+
+/// Runs a self-checking test program at every size and requires its success line.
+fn check_program(name: &str) {
+    for n in SIZES {
+        let r = mpirun(name, n, &[]);
+        let want = format!("{name}: passed on {n} ranks");
+        let want_alt = format!("{name}: all modes passed on {n} ranks");
+        assert!(
+            r.stdout.lines().any(|l| l == want || l == want_alt),
+            "{name} on {n} ranks: no success line\nstdout:\n{}\nstderr:\n{}",
+            r.stdout,
+            r.stderr
+        );
+    }
+}
+
+#[test]
+fn hello_prints_one_line_per_rank() {
+    for n in SIZES {
+        let r = mpirun("hello", n, &[]);
+        let mut lines: Vec<&str> = r.stdout.lines().collect();
+        lines.sort_unstable();
+        let mut want: Vec<String> = (0..n)
+            .map(|i| format!("Hello from rank {i} of {n}"))
+            .collect();
+        want.sort_unstable();
+        assert_eq!(lines, want, "hello on {n} ranks");
+    }
+}
+
+#[test]
+fn hello_runs_as_a_singleton_without_a_launcher() {
+    let r = run_limited(Command::new(example("hello")), "hello without a launcher");
+    assert!(r.status.success(), "{}", r.stderr);
+    assert_eq!(r.stdout, "Hello from rank 0 of 1\n");
+}
+
+#[test]
+fn ring_passes_the_token_around() {
+    for n in SIZES {
+        let r = mpirun("ring", n, &[]);
+        let sum = n * (n - 1) / 2;
+        let want = format!("ring: the token went around {n} ranks and came back as {sum}");
+        assert_eq!(r.stdout.trim_end(), want);
+    }
+}
+
+#[test]
+fn pingpong_reports_every_size() {
+    let r = mpirun("pingpong", 2, &["3"]);
+    let rows: Vec<&str> = r.stdout.lines().skip(1).collect();
+    assert_eq!(
+        rows.len(),
+        11,
+        "sizes 1 B .. 1 MiB by factors of 4:\n{}",
+        r.stdout
+    );
+    assert!(rows[0].trim_start().starts_with("1 "), "{}", r.stdout);
+    assert!(
+        rows[10].trim_start().starts_with("1048576 "),
+        "{}",
+        r.stdout
+    );
+    let r = mpirun("pingpong", 3, &["2"]);
+    assert_eq!(r.stdout.lines().count(), 12, "{}", r.stdout);
+    let r = mpirun("pingpong", 1, &[]);
+    assert!(r.stdout.contains("needs at least 2 ranks"), "{}", r.stdout);
+}
+
+#[test]
+fn all_send_modes_deliver_data_and_status() {
+    check_program("check_modes");
+}
+
+#[test]
+fn wildcard_receives_keep_per_sender_order() {
+    check_program("check_wildcards");
+}
+
+#[test]
+fn probe_then_receive_vec() {
+    check_program("check_probe");
+}
+
+#[test]
+fn scoped_immediates_and_persistent_requests() {
+    check_program("check_immediate");
+}
+
+#[test]
+fn errors_have_classes_and_messages() {
+    check_program("check_errors");
+}
+
+#[test]
+fn buffered_sends_with_an_attachment() {
+    check_program("check_buffered");
+}
+
+#[test]
+fn send_receive_and_environment() {
+    check_program("check_sendrecv");
+}
+
+#[test]
+fn a_failing_check_fails_the_job() {
+    // The launcher must report a rank that exits non-zero; the test programs rely on it.
+    let mut cmd = Command::new(launcher());
+    cmd.args(["-n", "2"])
+        .arg(example("check_sendrecv"))
+        .env("OXMPI_EXAMPLE_FAIL", "1");
+    let r = run_limited(cmd, "check_sendrecv told to fail");
+    assert!(
+        !r.status.success(),
+        "stdout:\n{}\nstderr:\n{}",
+        r.stdout,
+        r.stderr
+    );
+    assert!(r.stderr.contains("CHECK FAILED"), "{}", r.stderr);
+}
