@@ -48,6 +48,7 @@ impl Threading {
 /// There is at most one per process: MPI cannot be initialised twice, not even after it
 /// has been finalized.
 #[derive(Debug)]
+#[must_use = "dropping the Universe finalizes MPI"]
 pub struct Universe {
     world_rank: Rank,
     world_size: Rank,
