@@ -2,7 +2,7 @@
 //! exchange business cards, find the ranks on this node and map the node's shared
 //! segment.
 //!
-//! Business card of each rank, stored under `oxmpi-card-<rank>`: `<node key>;<pid>`.
+//! Business card of each rank, stored under `oxmpi-card-<rank>`: `<node key>,<pid>`.
 //! The node key is the host name plus the kernel boot id (`OXMPI_NODE_ID` overrides
 //! it), so ranks with equal keys can share memory.
 
@@ -109,7 +109,7 @@ pub fn run(cfg: &Config) -> Result<Bootstrap> {
     }
     let key = node_key();
     let pid = std::process::id() as i32;
-    pmi.put(&format!("oxmpi-card-{rank}"), &format!("{key};{pid}"))
+    pmi.put(&format!("oxmpi-card-{rank}"), &format!("{key},{pid}"))
         .map_err(|e| pmi_err("PMI put of the business card failed", e))?;
     pmi.fence()
         .map_err(|e| pmi_err("PMI fence failed", e))?;
@@ -123,7 +123,7 @@ pub fn run(cfg: &Config) -> Result<Bootstrap> {
         let v = pmi
             .get(&format!("oxmpi-card-{r}"))
             .map_err(|e| pmi_err(&format!("PMI get of rank {r}'s business card failed"), e))?;
-        let (k, p) = v.rsplit_once(';').ok_or_else(|| {
+        let (k, p) = v.rsplit_once(",").ok_or_else(|| {
             Error::new(ErrorClass::Other, format!("malformed business card of rank {r}: {v:?}"))
         })?;
         let p: i32 = p.parse().map_err(|_| {
