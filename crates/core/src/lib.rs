@@ -8,6 +8,7 @@
 
 pub mod attr;
 pub mod bootstrap;
+pub mod coll;
 pub mod comm;
 pub mod commops;
 pub mod config;

@@ -34,6 +34,8 @@ pub struct Runtime {
     pub groups: crate::group::GroupTable,
     pub keyvals: crate::attr::KeyvalTable,
     pub types: TypeTable,
+    /// Collective state: operations, sequence numbers, schedule cache.
+    pub coll: crate::coll::State,
     pub pmi: Option<Client>,
     pub world_rank: u32,
     pub world_size: u32,
@@ -118,12 +120,14 @@ pub fn init(required: ThreadLevel) -> Result<ThreadLevel> {
         },
     );
     let device = Device::new(boot.rank, boot.peers, cfg, boot.node, boot.local_world);
+    let coll = crate::coll::State::from_env()?;
     *g = Phase::Running(Box::new(Runtime {
         device,
         comms,
         groups: Default::default(),
         keyvals: Default::default(),
         types: TypeTable::default(),
+        coll,
         pmi: boot.pmi,
         world_rank: boot.rank,
         world_size: boot.size,

@@ -1,0 +1,233 @@
+//! Collective entry points: `MPI_Barrier`, `MPI_Bcast`, the gather/scatter/allgather/
+//! alltoall families (with their v and w variants) and the reductions.
+//!
+//! `MPI_IN_PLACE` becomes [`Input::InPlace`]. Arguments the standard declares
+//! insignificant on this rank (a non-root's receive side of a gather, say) are never
+//! converted or read, since programs commonly pass `NULL` or `MPI_DATATYPE_NULL` there.
+
+use crate::convert::{self, buf, comm, datatype};
+use crate::handles::{MPI_Comm, MPI_Datatype, MPI_Op, MPI_IN_PLACE};
+use crate::mpi_fn;
+use crate::op::op;
+use oxmpi_core::coll::{self, Input, VBuf, WBuf};
+use oxmpi_core::comm::CommId;
+use oxmpi_core::p2p::{self, Buf};
+use oxmpi_core::types::TypeId;
+use oxmpi_core::{Error, ErrorClass, Result};
+use std::ffi::c_void;
+use std::os::raw::c_int;
+
+type Ptr = *const c_void;
+type MutPtr = *mut c_void;
+
+fn in_place(p: Ptr) -> bool {
+    p == MPI_IN_PLACE as Ptr
+}
+
+/// The send-buffer argument of a reduction.
+fn input(p: Ptr) -> Input<usize> {
+    if in_place(p) {
+        Input::InPlace
+    } else {
+        Input::Data(p as usize)
+    }
+}
+
+/// A (buffer, count, datatype) send argument, or `MPI_IN_PLACE`.
+fn input_buf(p: Ptr, n: c_int, dt: MPI_Datatype) -> Result<Input<Buf>> {
+    if in_place(p) {
+        Ok(Input::InPlace)
+    } else {
+        Ok(Input::Data(buf(p, n, dt)?))
+    }
+}
+
+/// A placeholder for an argument this rank does not use.
+fn unused() -> Buf {
+    Buf {
+        addr: 0,
+        count: 0,
+        ty: oxmpi_datatype::Predefined::Byte as TypeId,
+    }
+}
+
+fn is_root(c: CommId, root: c_int) -> Result<bool> {
+    Ok(p2p::comm_rank(c)? == root)
+}
+
+/// `n` entries of a C array argument.
+///
+/// # Safety
+/// A non-null `p` must point to at least `n` integers.
+unsafe fn ints<'a>(p: *const c_int, n: usize, what: &str) -> Result<&'a [c_int]> {
+    if n == 0 {
+        return Ok(&[]);
+    }
+    if p.is_null() {
+        return Err(Error::new(ErrorClass::Arg, format!("{what} is NULL")));
+    }
+    // SAFETY: per the contract.
+    Ok(unsafe { std::slice::from_raw_parts(p, n) })
+}
+
+/// `n` datatype handles of an `MPI_Alltoallw` argument.
+///
+/// # Safety
+/// As for [`ints`].
+unsafe fn types(p: *const MPI_Datatype, n: usize, what: &str) -> Result<Vec<TypeId>> {
+    // SAFETY: forwarded contract (MPI_Datatype is an int).
+    let hs = unsafe { ints(p, n, what)? };
+    hs.iter()
+        .enumerate()
+        .map(|(i, &h)| datatype(h).map_err(|e| Error::new(e.class, format!("{what}[{i}]: {}", e.message))))
+        .collect()
+}
+
+fn size(c: CommId) -> Result<usize> {
+    Ok(p2p::comm_size(c)? as usize)
+}
+
+mpi_fn! { MPI_Barrier / PMPI_Barrier (c: MPI_Comm) target(convert::target(c)) {
+    coll::barrier(comm(c)?)
+}}
+
+mpi_fn! { MPI_Bcast / PMPI_Bcast (b: MutPtr, n: c_int, dt: MPI_Datatype, root: c_int, c: MPI_Comm) target(convert::target(c)) {
+    unsafe { coll::bcast(buf(b, n, dt)?, root, comm(c)?) }
+}}
+
+mpi_fn! { MPI_Gather / PMPI_Gather (sb: Ptr, sn: c_int, st: MPI_Datatype, rb: MutPtr, rn: c_int, rt: MPI_Datatype, root: c_int, c: MPI_Comm) target(convert::target(c)) {
+    let id = comm(c)?;
+    let at_root = is_root(id, root)?;
+    let send = if at_root { input_buf(sb, sn, st)? } else { Input::Data(buf(sb, sn, st)?) };
+    let recv = if at_root { buf(rb, rn, rt)? } else { unused() };
+    unsafe { coll::gather(send, recv, root, id) }
+}}
+
+mpi_fn! { MPI_Gatherv / PMPI_Gatherv (sb: Ptr, sn: c_int, st: MPI_Datatype, rb: MutPtr, rcounts: *const c_int, displs: *const c_int, rt: MPI_Datatype, root: c_int, c: MPI_Comm) target(convert::target(c)) {
+    let id = comm(c)?;
+    let at_root = is_root(id, root)?;
+    let send = if at_root { input_buf(sb, sn, st)? } else { Input::Data(buf(sb, sn, st)?) };
+    let n = if at_root { size(id)? } else { 0 };
+    let recv = VBuf {
+        addr: rb as usize,
+        counts: unsafe { ints(rcounts, n, "recvcounts")? },
+        displs: unsafe { ints(displs, n, "displs")? },
+        ty: if at_root { datatype(rt)? } else { unused().ty },
+    };
+    unsafe { coll::gatherv(send, recv, root, id) }
+}}
+
+mpi_fn! { MPI_Scatter / PMPI_Scatter (sb: Ptr, sn: c_int, st: MPI_Datatype, rb: MutPtr, rn: c_int, rt: MPI_Datatype, root: c_int, c: MPI_Comm) target(convert::target(c)) {
+    let id = comm(c)?;
+    let at_root = is_root(id, root)?;
+    let send = if at_root { buf(sb, sn, st)? } else { unused() };
+    let recv = if at_root { input_buf(rb, rn, rt)? } else { Input::Data(buf(rb, rn, rt)?) };
+    unsafe { coll::scatter(send, recv, root, id) }
+}}
+
+mpi_fn! { MPI_Scatterv / PMPI_Scatterv (sb: Ptr, scounts: *const c_int, displs: *const c_int, st: MPI_Datatype, rb: MutPtr, rn: c_int, rt: MPI_Datatype, root: c_int, c: MPI_Comm) target(convert::target(c)) {
+    let id = comm(c)?;
+    let at_root = is_root(id, root)?;
+    let n = if at_root { size(id)? } else { 0 };
+    let send = VBuf {
+        addr: sb as usize,
+        counts: unsafe { ints(scounts, n, "sendcounts")? },
+        displs: unsafe { ints(displs, n, "displs")? },
+        ty: if at_root { datatype(st)? } else { unused().ty },
+    };
+    let recv = if at_root { input_buf(rb, rn, rt)? } else { Input::Data(buf(rb, rn, rt)?) };
+    unsafe { coll::scatterv(send, recv, root, id) }
+}}
+
+mpi_fn! { MPI_Allgather / PMPI_Allgather (sb: Ptr, sn: c_int, st: MPI_Datatype, rb: MutPtr, rn: c_int, rt: MPI_Datatype, c: MPI_Comm) target(convert::target(c)) {
+    unsafe { coll::allgather(input_buf(sb, sn, st)?, buf(rb, rn, rt)?, comm(c)?) }
+}}
+
+mpi_fn! { MPI_Allgatherv / PMPI_Allgatherv (sb: Ptr, sn: c_int, st: MPI_Datatype, rb: MutPtr, rcounts: *const c_int, displs: *const c_int, rt: MPI_Datatype, c: MPI_Comm) target(convert::target(c)) {
+    let id = comm(c)?;
+    let n = size(id)?;
+    let recv = VBuf {
+        addr: rb as usize,
+        counts: unsafe { ints(rcounts, n, "recvcounts")? },
+        displs: unsafe { ints(displs, n, "displs")? },
+        ty: datatype(rt)?,
+    };
+    unsafe { coll::allgatherv(input_buf(sb, sn, st)?, recv, id) }
+}}
+
+mpi_fn! { MPI_Alltoall / PMPI_Alltoall (sb: Ptr, sn: c_int, st: MPI_Datatype, rb: MutPtr, rn: c_int, rt: MPI_Datatype, c: MPI_Comm) target(convert::target(c)) {
+    unsafe { coll::alltoall(input_buf(sb, sn, st)?, buf(rb, rn, rt)?, comm(c)?) }
+}}
+
+mpi_fn! { MPI_Alltoallv / PMPI_Alltoallv (sb: Ptr, scounts: *const c_int, sdispls: *const c_int, st: MPI_Datatype, rb: MutPtr, rcounts: *const c_int, rdispls: *const c_int, rt: MPI_Datatype, c: MPI_Comm) target(convert::target(c)) {
+    let id = comm(c)?;
+    let n = size(id)?;
+    let send = if in_place(sb) {
+        Input::InPlace
+    } else {
+        Input::Data(VBuf {
+            addr: sb as usize,
+            counts: unsafe { ints(scounts, n, "sendcounts")? },
+            displs: unsafe { ints(sdispls, n, "sdispls")? },
+            ty: datatype(st)?,
+        })
+    };
+    let recv = VBuf {
+        addr: rb as usize,
+        counts: unsafe { ints(rcounts, n, "recvcounts")? },
+        displs: unsafe { ints(rdispls, n, "rdispls")? },
+        ty: datatype(rt)?,
+    };
+    unsafe { coll::alltoallv(send, recv, id) }
+}}
+
+mpi_fn! { MPI_Alltoallw / PMPI_Alltoallw (sb: Ptr, scounts: *const c_int, sdispls: *const c_int, st: *const MPI_Datatype, rb: MutPtr, rcounts: *const c_int, rdispls: *const c_int, rt: *const MPI_Datatype, c: MPI_Comm) target(convert::target(c)) {
+    let id = comm(c)?;
+    let n = size(id)?;
+    let stypes = if in_place(sb) { Vec::new() } else { unsafe { types(st, n, "sendtypes")? } };
+    let rtypes = unsafe { types(rt, n, "recvtypes")? };
+    let send = if in_place(sb) {
+        Input::InPlace
+    } else {
+        Input::Data(WBuf {
+            addr: sb as usize,
+            counts: unsafe { ints(scounts, n, "sendcounts")? },
+            displs: unsafe { ints(sdispls, n, "sdispls")? },
+            types: &stypes,
+        })
+    };
+    let recv = WBuf {
+        addr: rb as usize,
+        counts: unsafe { ints(rcounts, n, "recvcounts")? },
+        displs: unsafe { ints(rdispls, n, "rdispls")? },
+        types: &rtypes,
+    };
+    unsafe { coll::alltoallw(send, recv, id) }
+}}
+
+mpi_fn! { MPI_Reduce / PMPI_Reduce (sb: Ptr, rb: MutPtr, n: c_int, dt: MPI_Datatype, o: MPI_Op, root: c_int, c: MPI_Comm) target(convert::target(c)) {
+    unsafe { coll::reduce(input(sb), rb as usize, n, datatype(dt)?, op(o)?, root, comm(c)?) }
+}}
+
+mpi_fn! { MPI_Allreduce / PMPI_Allreduce (sb: Ptr, rb: MutPtr, n: c_int, dt: MPI_Datatype, o: MPI_Op, c: MPI_Comm) target(convert::target(c)) {
+    unsafe { coll::allreduce(input(sb), rb as usize, n, datatype(dt)?, op(o)?, comm(c)?) }
+}}
+
+mpi_fn! { MPI_Reduce_scatter_block / PMPI_Reduce_scatter_block (sb: Ptr, rb: MutPtr, n: c_int, dt: MPI_Datatype, o: MPI_Op, c: MPI_Comm) target(convert::target(c)) {
+    unsafe { coll::reduce_scatter_block(input(sb), rb as usize, n, datatype(dt)?, op(o)?, comm(c)?) }
+}}
+
+mpi_fn! { MPI_Reduce_scatter / PMPI_Reduce_scatter (sb: Ptr, rb: MutPtr, counts: *const c_int, dt: MPI_Datatype, o: MPI_Op, c: MPI_Comm) target(convert::target(c)) {
+    let id = comm(c)?;
+    let n = size(id)?;
+    let counts = unsafe { ints(counts, n, "recvcounts")? };
+    unsafe { coll::reduce_scatter(input(sb), rb as usize, counts, datatype(dt)?, op(o)?, id) }
+}}
+
+mpi_fn! { MPI_Scan / PMPI_Scan (sb: Ptr, rb: MutPtr, n: c_int, dt: MPI_Datatype, o: MPI_Op, c: MPI_Comm) target(convert::target(c)) {
+    unsafe { coll::scan(input(sb), rb as usize, n, datatype(dt)?, op(o)?, comm(c)?) }
+}}
+
+mpi_fn! { MPI_Exscan / PMPI_Exscan (sb: Ptr, rb: MutPtr, n: c_int, dt: MPI_Datatype, o: MPI_Op, c: MPI_Comm) target(convert::target(c)) {
+    unsafe { coll::exscan(input(sb), rb as usize, n, datatype(dt)?, op(o)?, comm(c)?) }
+}}

@@ -1,0 +1,196 @@
+//! Argument checks shared by the collective calls, and the common start of every call:
+//! resolve the communicator, take the call's tag, fetch the schedule, build the
+//! executor. Messages name the argument and the value; the bindings add the call name.
+
+use super::exec::Exec;
+use super::op::{data_range, Reducer};
+use super::stage::View;
+use super::state::schedule_error;
+use crate::comm::{CommId, Group};
+use crate::error::{err, Error, ErrorClass, Result};
+use crate::runtime::Runtime;
+use crate::types::{TypeId, TypeInfo};
+use oxmpi_coll::schedule::{Member, Spec};
+use std::sync::Arc;
+
+/// The send-buffer argument of a collective: `MPI_IN_PLACE`, or the data.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Input<T> {
+    InPlace,
+    Data(T),
+}
+
+impl<T> Input<T> {
+    pub fn is_in_place(&self) -> bool {
+        matches!(self, Input::InPlace)
+    }
+}
+
+/// The communicator facts a collective needs.
+pub(crate) struct Team {
+    pub id: CommId,
+    pub group: Arc<Group>,
+    pub ctx: u32,
+    pub rank: usize,
+    pub size: usize,
+}
+
+impl Team {
+    pub fn member(&self) -> Member {
+        Member {
+            rank: self.rank as u32,
+            size: self.size as u32,
+        }
+    }
+}
+
+/// Resolves an intracommunicator.
+pub(crate) fn team(rt: &Runtime, id: CommId) -> Result<Team> {
+    let c = rt.comms.get(id)?;
+    if c.remote.is_some() {
+        return err(
+            ErrorClass::Comm,
+            "collective operations on intercommunicators are not supported by oxmpi yet",
+        );
+    }
+    Ok(Team {
+        id,
+        group: c.group.clone(),
+        ctx: c.coll_ctx(),
+        rank: c.rank as usize,
+        size: c.size() as usize,
+    })
+}
+
+pub(crate) fn nonneg(v: i32, what: &str) -> Result<usize> {
+    if v < 0 {
+        return err(ErrorClass::Count, format!("invalid {what} {v} (must be >= 0)"));
+    }
+    Ok(v as usize)
+}
+
+/// Every entry of a per-rank count array.
+pub(crate) fn counts(v: &[i32], n: usize, what: &str) -> Result<Vec<usize>> {
+    if v.len() < n {
+        return err(
+            ErrorClass::Count,
+            format!("{what} has {} entries, the communicator has {n} ranks", v.len()),
+        );
+    }
+    v[..n]
+        .iter()
+        .enumerate()
+        .map(|(i, &c)| {
+            if c < 0 {
+                err(ErrorClass::Count, format!("invalid {what}[{i}] = {c} (must be >= 0)"))
+            } else {
+                Ok(c as usize)
+            }
+        })
+        .collect()
+}
+
+/// A datatype usable for communication.
+pub(crate) fn datatype<'a>(rt: &'a Runtime, ty: TypeId, what: &str) -> Result<&'a TypeInfo> {
+    rt.types
+        .for_comm(ty)
+        .map_err(|e| Error::new(e.class, format!("{what}: {}", e.message)))
+}
+
+/// A buffer of `count` elements of `t` may not be the null pointer (for a predefined
+/// type, where no absolute addresses can be meant).
+pub(crate) fn buffer(addr: usize, count: usize, t: &TypeInfo, what: &str) -> Result<()> {
+    if addr == 0 && count > 0 && t.size > 0 && t.predefined.is_some() {
+        return err(
+            ErrorClass::Buffer,
+            format!("{what} is NULL but holds {count} elements"),
+        );
+    }
+    Ok(())
+}
+
+fn aliased(send: usize) -> Error {
+    Error::new(
+        ErrorClass::Buffer,
+        format!("sendbuf and recvbuf overlap (sendbuf {send:#x}); use MPI_IN_PLACE to reuse the receive buffer"),
+    )
+}
+
+/// Send and receive buffers may only share memory through `MPI_IN_PLACE`: `scount`
+/// elements of `st` at `send` against `rcount` elements of `rt` at `recv`.
+pub(crate) fn not_aliased(
+    send: usize,
+    st: &TypeInfo,
+    scount: usize,
+    recv: usize,
+    rt: &TypeInfo,
+    rcount: usize,
+) -> Result<()> {
+    let (slo, shi) = data_range(st, scount);
+    let (rlo, rhi) = data_range(rt, rcount);
+    if slo == shi || rlo == rhi {
+        return Ok(());
+    }
+    let (s0, s1) = ((send as isize).wrapping_add(slo), (send as isize).wrapping_add(shi));
+    let (r0, r1) = ((recv as isize).wrapping_add(rlo), (recv as isize).wrapping_add(rhi));
+    if s0 < r1 && r0 < s1 {
+        return Err(aliased(send));
+    }
+    Ok(())
+}
+
+/// For the v-variants, whose blocks may lie anywhere: the same base address for two
+/// non-empty buffers is the aliasing error.
+pub(crate) fn distinct(send: usize, recv: usize, both_used: bool) -> Result<()> {
+    if send == recv && both_used {
+        return Err(aliased(send));
+    }
+    Ok(())
+}
+
+pub(crate) fn root(root: i32, n: usize) -> Result<usize> {
+    if root < 0 || root as usize >= n {
+        return err(ErrorClass::Root, format!("invalid root {root} (communicator size {n})"));
+    }
+    Ok(root as usize)
+}
+
+/// `MPI_IN_PLACE` given where this rank may not use it.
+pub(crate) fn in_place_not_allowed(what: &str) -> Error {
+    Error::new(ErrorClass::Buffer, format!("MPI_IN_PLACE is not allowed here: {what}"))
+}
+
+pub(crate) fn bytes(count: usize, t: &TypeInfo) -> Result<usize> {
+    count
+        .checked_mul(t.size)
+        .ok_or_else(|| Error::new(ErrorClass::Count, format!("{count} elements of {} bytes overflow", t.size)))
+}
+
+/// The common end of every call's setup, once all arguments are checked: takes the
+/// tag and builds the executor for `spec`.
+pub(crate) fn launch(
+    rt: &mut Runtime,
+    t: &Team,
+    spec: &Spec<'_>,
+    send: &View,
+    recv: &View,
+    reducer: Reducer,
+) -> Result<Exec> {
+    let sched = rt.coll.schedule(spec, t.member()).map_err(schedule_error)?;
+    let c = rt.comms.get(t.id)?;
+    let dev = &rt.device;
+    let tag = rt.coll.next_tag(c, |w| dev.route(w))?;
+    let pool = rt.coll.take_pool();
+    Ok(Exec::new(
+        sched,
+        t.group.clone(),
+        t.id,
+        t.ctx,
+        tag,
+        t.rank as i32,
+        send.base,
+        recv.base,
+        reducer,
+        pool,
+    ))
+}

@@ -1,0 +1,60 @@
+//! Collective operations and reduction operations (MPI 4.1 chapter 6): the MPI-level
+//! calls with their argument checks, the `MPI_Op` table, and the executor that runs the
+//! schedules of `oxmpi_coll` over the device in each communicator's collective context.
+//!
+//! - [`op`]: predefined and user operations, [`Reducer`](op::Reducer).
+//! - [`reduction`]: `MPI_Reduce`, `Allreduce`, `Reduce_scatter(_block)`, `Scan`,
+//!   `Exscan`, `Reduce_local`.
+//! - [`movement`]: `MPI_Barrier`, `Bcast`, `Gather(v)`, `Scatter(v)`, `Allgather(v)`,
+//!   `Alltoall(v,w)`.
+//! - `exec`, `stage`, `state`, `check`: the executor, the mapping of user buffers to
+//!   the schedules' packed view, the per-process state, the shared checks.
+//!
+//! Every call takes the next tag of its communicator's collective sequence (all
+//! members call collectives on a communicator in the same order), so the messages of
+//! one call never match those of another, nor user messages (other context id).
+//! User reduction functions run without the runtime lock held.
+
+mod check;
+mod exec;
+pub mod movement;
+pub mod op;
+pub mod reduction;
+mod stage;
+mod state;
+
+pub use check::Input;
+pub use movement::{
+    allgather, allgatherv, alltoall, alltoallv, alltoallw, barrier, bcast, gather, gatherv, scatter, scatterv,
+    VBuf, WBuf,
+};
+pub use op::{OpId, UserFn, FIRST_CREATED_OP};
+pub use reduction::{allreduce, exscan, reduce, reduce_local, reduce_scatter, reduce_scatter_block, scan};
+pub use state::State;
+
+use crate::error::Result;
+use crate::runtime;
+
+/// `MPI_Op_create`: a user operation; `commutative` as the caller promises.
+pub fn op_create(func: UserFn, commutative: bool) -> Result<OpId> {
+    runtime::with(|rt| Ok(rt.coll.ops.insert(op::UserOp { func, commutative })))
+}
+
+/// `MPI_Op_free` (collectives already running keep their reference to the function).
+pub fn op_free(id: OpId) -> Result<()> {
+    runtime::with(|rt| rt.coll.ops.remove(id))
+}
+
+/// `MPI_Op_commutative`.
+pub fn op_commutative(id: OpId) -> Result<bool> {
+    runtime::with(|rt| Ok(rt.coll.ops.get(id)?.commutative()))
+}
+
+/// Forgets the collective sequence of context `ctx`; communicator management calls it
+/// when a communicator is freed, so the next communicator with that id starts afresh.
+pub fn forget_context(ctx: u32) -> Result<()> {
+    runtime::with(|rt| {
+        rt.coll.forget_context(ctx);
+        Ok(())
+    })
+}

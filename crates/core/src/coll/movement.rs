@@ -1,0 +1,505 @@
+//! The collectives that move data without combining it: `MPI_Barrier`, `MPI_Bcast`,
+//! `MPI_Gather(v)`, `MPI_Scatter(v)`, `MPI_Allgather(v)`, `MPI_Alltoall(v,w)`.
+//!
+//! Arguments are checked where the standard makes them significant (the root's
+//! receive side of a gather, the root's send side of a scatter, ...) and nowhere else:
+//! insignificant pointers and arrays are never read.
+
+use super::check::{
+    buffer, bytes, counts, datatype, distinct, in_place_not_allowed, launch, nonneg, not_aliased, root, team, Input,
+};
+use super::exec::Exec;
+use super::op::Reducer;
+use super::stage::View;
+use crate::comm::CommId;
+use crate::error::{err, Error, ErrorClass, Result};
+use crate::p2p::Buf;
+use crate::runtime::{self, Runtime};
+use crate::types::{TypeId, TypeInfo};
+use oxmpi_coll::schedule::Spec;
+
+/// A v-variant buffer argument: `counts[i]` elements of `ty` at element displacement
+/// `displs[i]` from `addr`.
+#[derive(Clone, Copy, Debug)]
+pub struct VBuf<'a> {
+    pub addr: usize,
+    pub counts: &'a [i32],
+    pub displs: &'a [i32],
+    pub ty: TypeId,
+}
+
+/// An `MPI_Alltoallw` buffer argument: `counts[i]` elements of `types[i]` at byte
+/// displacement `displs[i]` from `addr`.
+#[derive(Clone, Copy, Debug)]
+pub struct WBuf<'a> {
+    pub addr: usize,
+    pub counts: &'a [i32],
+    pub displs: &'a [i32],
+    pub types: &'a [TypeId],
+}
+
+fn run(prepared: (Exec, View, View)) -> Result<()> {
+    let (exec, send, recv) = prepared;
+    let r = exec.run();
+    // SAFETY: the user buffers stay valid for the whole call (MPI contract).
+    unsafe {
+        send.finish();
+        recv.finish();
+    }
+    r
+}
+
+/// Count and datatype of a plain buffer argument.
+fn plain<'a>(rt: &'a Runtime, b: &Buf, what: &str) -> Result<(usize, &'a TypeInfo)> {
+    let n = nonneg(b.count, &format!("{what}count"))?;
+    let t = datatype(rt, b.ty, &format!("{what}type"))?;
+    buffer(b.addr, n, t, &format!("{what}buf"))?;
+    Ok((n, t))
+}
+
+fn displs_len(d: &[i32], n: usize, what: &str) -> Result<()> {
+    if d.len() < n {
+        return err(
+            ErrorClass::Arg,
+            format!("{what} has {} entries, the communicator has {n} ranks", d.len()),
+        );
+    }
+    Ok(())
+}
+
+fn mismatch(what: &str, send: usize, recv: usize) -> Error {
+    Error::new(
+        ErrorClass::Truncate,
+        format!("{what}: this rank sends itself {send} bytes but receives {recv} (sendcount/sendtype and recvcount/recvtype differ in size)"),
+    )
+}
+
+fn no_reduce() -> Reducer {
+    Reducer::None
+}
+
+/// `MPI_Barrier`.
+pub fn barrier(comm: CommId) -> Result<()> {
+    run(runtime::with(|rt| {
+        let t = team(rt, comm)?;
+        let (sv, rv) = (View::unused(), View::unused());
+        let exec = launch(rt, &t, &Spec::Barrier, &sv, &rv, no_reduce())?;
+        Ok((exec, sv, rv))
+    })?)
+}
+
+/// `MPI_Bcast`.
+///
+/// # Safety
+/// The buffer must hold `count` elements of its datatype.
+pub unsafe fn bcast(b: Buf, root_rank: i32, comm: CommId) -> Result<()> {
+    run(runtime::with(|rt| {
+        let t = team(rt, comm)?;
+        let (n, info) = plain(rt, &b, "")?;
+        let root = root(root_rank, t.size)?;
+        let all: &[(usize, usize)] = &[(0, n)];
+        let (pre, post) = if t.rank == root { (all, &[][..]) } else { (&[][..], all) };
+        // SAFETY: per the function's contract.
+        let v = unsafe { View::single(b.addr, info, n, pre, post) };
+        let spec = Spec::Bcast {
+            root: root as u32,
+            bytes: bytes(n, info)?,
+        };
+        let sv = View::unused();
+        let exec = launch(rt, &t, &spec, &sv, &v, no_reduce())?;
+        Ok((exec, sv, v))
+    })?)
+}
+
+/// `MPI_Gather`. `recv` matters only at the root; `MPI_IN_PLACE` only at the root.
+///
+/// # Safety
+/// The buffers must hold their counts of elements where significant (the root's
+/// receive buffer `size * recvcount`).
+pub unsafe fn gather(send: Input<Buf>, recv: Buf, root_rank: i32, comm: CommId) -> Result<()> {
+    run(runtime::with(|rt| {
+        let t = team(rt, comm)?;
+        let root = root(root_rank, t.size)?;
+        let at_root = t.rank == root;
+        let mut sv = View::unused();
+        let mut rv = View::unused();
+        let mut send_bytes = None;
+        if let Input::Data(s) = send {
+            let (n, info) = plain(rt, &s, "send")?;
+            send_bytes = Some(bytes(n, info)?);
+            // SAFETY: per the function's contract.
+            sv = unsafe { View::single(s.addr, info, n, &[(0, n)], &[]) };
+        } else if !at_root {
+            return Err(in_place_not_allowed("sendbuf of a rank other than the root"));
+        }
+        let block = if at_root {
+            let (rc, rinfo) = plain(rt, &recv, "recv")?;
+            let total = rc.checked_mul(t.size).ok_or_else(|| Error::new(ErrorClass::Count, "recvcount times size overflows"))?;
+            let block = bytes(rc, rinfo)?;
+            if let Input::Data(s) = send {
+                let sb = send_bytes.unwrap_or(0);
+                if sb != block {
+                    return Err(mismatch("the root's own block", sb, block));
+                }
+                let sinfo = datatype(rt, s.ty, "sendtype")?;
+                not_aliased(s.addr, sinfo, s.count as usize, recv.addr, rinfo, total)?;
+            }
+            let own = [(t.rank * rc, rc)];
+            let pre: &[(usize, usize)] = if send.is_in_place() { &own } else { &[] };
+            // SAFETY: per the function's contract.
+            rv = unsafe { View::single(recv.addr, rinfo, total, pre, &[(0, total)]) };
+            block
+        } else {
+            send_bytes.unwrap_or(0)
+        };
+        let spec = Spec::Gather {
+            root: root as u32,
+            bytes: block,
+            in_place: send.is_in_place(),
+        };
+        let exec = launch(rt, &t, &spec, &sv, &rv, no_reduce())?;
+        Ok((exec, sv, rv))
+    })?)
+}
+
+/// `MPI_Gatherv`. `recv` (its counts and displacements too) matters only at the root.
+///
+/// # Safety
+/// As for [`gather`], with the root's blocks inside its receive buffer.
+pub unsafe fn gatherv(send: Input<Buf>, recv: VBuf<'_>, root_rank: i32, comm: CommId) -> Result<()> {
+    run(runtime::with(|rt| {
+        let t = team(rt, comm)?;
+        let root = root(root_rank, t.size)?;
+        let at_root = t.rank == root;
+        let mut sv = View::unused();
+        let mut send_bytes = 0;
+        if let Input::Data(s) = send {
+            let (n, info) = plain(rt, &s, "send")?;
+            send_bytes = bytes(n, info)?;
+            // SAFETY: per the function's contract.
+            sv = unsafe { View::single(s.addr, info, n, &[(0, n)], &[]) };
+            distinct(s.addr, recv.addr, at_root && send_bytes > 0)?;
+        } else if !at_root {
+            return Err(in_place_not_allowed("sendbuf of a rank other than the root"));
+        }
+        let (rv, blocks) = if at_root {
+            let cs = counts(recv.counts, t.size, "recvcounts")?;
+            displs_len(recv.displs, t.size, "displs")?;
+            let rinfo = datatype(rt, recv.ty, "recvtype")?;
+            let total: usize = cs.iter().fold(0usize, |a, &c| a.saturating_add(c));
+            buffer(recv.addr, total, rinfo, "recvbuf")?;
+            let me = t.rank;
+            let ip = send.is_in_place();
+            // SAFETY: per the function's contract.
+            unsafe { View::blocks(recv.addr, rinfo, &cs, recv.displs, |i| ip && i == me, |_| true)? }
+        } else {
+            (View::unused(), Vec::new())
+        };
+        if send.is_in_place() {
+            send_bytes = blocks[t.rank].len;
+        }
+        let spec = Spec::Gatherv {
+            root: root as u32,
+            send_bytes,
+            recv: &blocks,
+            in_place: send.is_in_place(),
+        };
+        let exec = launch(rt, &t, &spec, &sv, &rv, no_reduce())?;
+        Ok((exec, sv, rv))
+    })?)
+}
+
+/// `MPI_Scatter`. `send` matters only at the root; `MPI_IN_PLACE` (as the receive
+/// buffer) only at the root.
+///
+/// # Safety
+/// The root's send buffer must hold `size * sendcount` elements, every other receive
+/// buffer `recvcount`.
+pub unsafe fn scatter(send: Buf, recv: Input<Buf>, root_rank: i32, comm: CommId) -> Result<()> {
+    run(runtime::with(|rt| {
+        let t = team(rt, comm)?;
+        let root = root(root_rank, t.size)?;
+        let at_root = t.rank == root;
+        let mut rv = View::unused();
+        let mut recv_bytes = None;
+        if let Input::Data(r) = recv {
+            let (n, info) = plain(rt, &r, "recv")?;
+            recv_bytes = Some(bytes(n, info)?);
+            // SAFETY: per the function's contract.
+            rv = unsafe { View::single(r.addr, info, n, &[], &[(0, n)]) };
+        } else if !at_root {
+            return Err(in_place_not_allowed("recvbuf of a rank other than the root"));
+        }
+        let mut sv = View::unused();
+        let block = if at_root {
+            let (sc, sinfo) = plain(rt, &send, "send")?;
+            let total = sc.checked_mul(t.size).ok_or_else(|| Error::new(ErrorClass::Count, "sendcount times size overflows"))?;
+            let block = bytes(sc, sinfo)?;
+            if let Input::Data(r) = recv {
+                let rb = recv_bytes.unwrap_or(0);
+                if rb != block {
+                    return Err(mismatch("the root's own block", block, rb));
+                }
+                let rinfo = datatype(rt, r.ty, "recvtype")?;
+                not_aliased(send.addr, sinfo, total, r.addr, rinfo, r.count as usize)?;
+            }
+            // SAFETY: per the function's contract.
+            sv = unsafe { View::single(send.addr, sinfo, total, &[(0, total)], &[]) };
+            block
+        } else {
+            recv_bytes.unwrap_or(0)
+        };
+        let spec = Spec::Scatter {
+            root: root as u32,
+            bytes: block,
+            in_place: recv.is_in_place(),
+        };
+        let exec = launch(rt, &t, &spec, &sv, &rv, no_reduce())?;
+        Ok((exec, sv, rv))
+    })?)
+}
+
+/// `MPI_Scatterv`. `send` (its counts and displacements too) matters only at the root.
+///
+/// # Safety
+/// As for [`scatter`], with the root's blocks inside its send buffer.
+pub unsafe fn scatterv(send: VBuf<'_>, recv: Input<Buf>, root_rank: i32, comm: CommId) -> Result<()> {
+    run(runtime::with(|rt| {
+        let t = team(rt, comm)?;
+        let root = root(root_rank, t.size)?;
+        let at_root = t.rank == root;
+        let mut rv = View::unused();
+        let mut recv_bytes = 0;
+        if let Input::Data(r) = recv {
+            let (n, info) = plain(rt, &r, "recv")?;
+            recv_bytes = bytes(n, info)?;
+            // SAFETY: per the function's contract.
+            rv = unsafe { View::single(r.addr, info, n, &[], &[(0, n)]) };
+            distinct(send.addr, r.addr, at_root && recv_bytes > 0)?;
+        } else if !at_root {
+            return Err(in_place_not_allowed("recvbuf of a rank other than the root"));
+        }
+        let (sv, blocks) = if at_root {
+            let cs = counts(send.counts, t.size, "sendcounts")?;
+            displs_len(send.displs, t.size, "displs")?;
+            let sinfo = datatype(rt, send.ty, "sendtype")?;
+            let total: usize = cs.iter().fold(0usize, |a, &c| a.saturating_add(c));
+            buffer(send.addr, total, sinfo, "sendbuf")?;
+            // SAFETY: per the function's contract.
+            unsafe { View::blocks(send.addr, sinfo, &cs, send.displs, |_| true, |_| false)? }
+        } else {
+            (View::unused(), Vec::new())
+        };
+        if recv.is_in_place() {
+            recv_bytes = blocks[t.rank].len;
+        }
+        let spec = Spec::Scatterv {
+            root: root as u32,
+            send: &blocks,
+            recv_bytes,
+            in_place: recv.is_in_place(),
+        };
+        let exec = launch(rt, &t, &spec, &sv, &rv, no_reduce())?;
+        Ok((exec, sv, rv))
+    })?)
+}
+
+/// `MPI_Allgather`.
+///
+/// # Safety
+/// The send buffer must hold `sendcount` elements, the receive buffer `size * recvcount`.
+pub unsafe fn allgather(send: Input<Buf>, recv: Buf, comm: CommId) -> Result<()> {
+    run(runtime::with(|rt| {
+        let t = team(rt, comm)?;
+        let (rc, rinfo) = plain(rt, &recv, "recv")?;
+        let total = rc.checked_mul(t.size).ok_or_else(|| Error::new(ErrorClass::Count, "recvcount times size overflows"))?;
+        let block = bytes(rc, rinfo)?;
+        let mut sv = View::unused();
+        if let Input::Data(s) = send {
+            let (sc, sinfo) = plain(rt, &s, "send")?;
+            let sb = bytes(sc, sinfo)?;
+            if sb != block {
+                return Err(mismatch("MPI_Allgather", sb, block));
+            }
+            not_aliased(s.addr, sinfo, sc, recv.addr, rinfo, total)?;
+            // SAFETY: per the function's contract.
+            sv = unsafe { View::single(s.addr, sinfo, sc, &[(0, sc)], &[]) };
+        }
+        let own = [(t.rank * rc, rc)];
+        let pre: &[(usize, usize)] = if send.is_in_place() { &own } else { &[] };
+        // SAFETY: per the function's contract.
+        let rv = unsafe { View::single(recv.addr, rinfo, total, pre, &[(0, total)]) };
+        let spec = Spec::Allgather {
+            bytes: block,
+            in_place: send.is_in_place(),
+        };
+        let exec = launch(rt, &t, &spec, &sv, &rv, no_reduce())?;
+        Ok((exec, sv, rv))
+    })?)
+}
+
+/// `MPI_Allgatherv`.
+///
+/// # Safety
+/// The send buffer must hold `sendcount` elements, the receive buffer every block.
+pub unsafe fn allgatherv(send: Input<Buf>, recv: VBuf<'_>, comm: CommId) -> Result<()> {
+    run(runtime::with(|rt| {
+        let t = team(rt, comm)?;
+        let cs = counts(recv.counts, t.size, "recvcounts")?;
+        displs_len(recv.displs, t.size, "displs")?;
+        let rinfo = datatype(rt, recv.ty, "recvtype")?;
+        let total: usize = cs.iter().fold(0usize, |a, &c| a.saturating_add(c));
+        buffer(recv.addr, total, rinfo, "recvbuf")?;
+        let me = t.rank;
+        let ip = send.is_in_place();
+        // SAFETY: per the function's contract.
+        let (rv, blocks) = unsafe { View::blocks(recv.addr, rinfo, &cs, recv.displs, |i| ip && i == me, |_| true)? };
+        let mut sv = View::unused();
+        if let Input::Data(s) = send {
+            let (sc, sinfo) = plain(rt, &s, "send")?;
+            let sb = bytes(sc, sinfo)?;
+            if sb != blocks[me].len {
+                return Err(mismatch("MPI_Allgatherv", sb, blocks[me].len));
+            }
+            distinct(s.addr, recv.addr, sb > 0)?;
+            // SAFETY: per the function's contract.
+            sv = unsafe { View::single(s.addr, sinfo, sc, &[(0, sc)], &[]) };
+        }
+        let spec = Spec::Allgatherv {
+            blocks: &blocks,
+            in_place: ip,
+        };
+        let exec = launch(rt, &t, &spec, &sv, &rv, no_reduce())?;
+        Ok((exec, sv, rv))
+    })?)
+}
+
+/// `MPI_Alltoall`.
+///
+/// # Safety
+/// The send buffer must hold `size * sendcount` elements, the receive buffer
+/// `size * recvcount`.
+pub unsafe fn alltoall(send: Input<Buf>, recv: Buf, comm: CommId) -> Result<()> {
+    run(runtime::with(|rt| {
+        let t = team(rt, comm)?;
+        let (rc, rinfo) = plain(rt, &recv, "recv")?;
+        let total = rc.checked_mul(t.size).ok_or_else(|| Error::new(ErrorClass::Count, "recvcount times size overflows"))?;
+        let block = bytes(rc, rinfo)?;
+        let mut sv = View::unused();
+        if let Input::Data(s) = send {
+            let (sc, sinfo) = plain(rt, &s, "send")?;
+            let sb = bytes(sc, sinfo)?;
+            if sb != block {
+                return Err(mismatch("MPI_Alltoall", sb, block));
+            }
+            let stotal = sc.saturating_mul(t.size);
+            not_aliased(s.addr, sinfo, stotal, recv.addr, rinfo, total)?;
+            // SAFETY: per the function's contract.
+            sv = unsafe { View::single(s.addr, sinfo, stotal, &[(0, stotal)], &[]) };
+        }
+        let all = [(0, total)];
+        let pre: &[(usize, usize)] = if send.is_in_place() { &all } else { &[] };
+        // SAFETY: per the function's contract.
+        let rv = unsafe { View::single(recv.addr, rinfo, total, pre, &all) };
+        let spec = Spec::Alltoall {
+            bytes: block,
+            in_place: send.is_in_place(),
+        };
+        let exec = launch(rt, &t, &spec, &sv, &rv, no_reduce())?;
+        Ok((exec, sv, rv))
+    })?)
+}
+
+/// `MPI_Alltoallv`.
+///
+/// # Safety
+/// Each buffer must hold its blocks.
+pub unsafe fn alltoallv(send: Input<VBuf<'_>>, recv: VBuf<'_>, comm: CommId) -> Result<()> {
+    run(runtime::with(|rt| {
+        let t = team(rt, comm)?;
+        let rcs = counts(recv.counts, t.size, "recvcounts")?;
+        displs_len(recv.displs, t.size, "rdispls")?;
+        let rinfo = datatype(rt, recv.ty, "recvtype")?;
+        let rtotal: usize = rcs.iter().fold(0usize, |a, &c| a.saturating_add(c));
+        buffer(recv.addr, rtotal, rinfo, "recvbuf")?;
+        let ip = send.is_in_place();
+        // SAFETY: per the function's contract.
+        let (rv, rblocks) = unsafe { View::blocks(recv.addr, rinfo, &rcs, recv.displs, |_| ip, |_| true)? };
+        let (sv, sblocks) = match send {
+            Input::InPlace => (View::unused(), Vec::new()),
+            Input::Data(s) => {
+                let scs = counts(s.counts, t.size, "sendcounts")?;
+                displs_len(s.displs, t.size, "sdispls")?;
+                let sinfo = datatype(rt, s.ty, "sendtype")?;
+                let stotal: usize = scs.iter().fold(0usize, |a, &c| a.saturating_add(c));
+                buffer(s.addr, stotal, sinfo, "sendbuf")?;
+                distinct(s.addr, recv.addr, stotal > 0 && rtotal > 0)?;
+                // SAFETY: per the function's contract.
+                unsafe { View::blocks(s.addr, sinfo, &scs, s.displs, |_| true, |_| false)? }
+            }
+        };
+        if !ip && sblocks[t.rank].len != rblocks[t.rank].len {
+            return Err(mismatch("MPI_Alltoallv", sblocks[t.rank].len, rblocks[t.rank].len));
+        }
+        let spec = Spec::Alltoallv {
+            send: &sblocks,
+            recv: &rblocks,
+            in_place: ip,
+        };
+        let exec = launch(rt, &t, &spec, &sv, &rv, no_reduce())?;
+        Ok((exec, sv, rv))
+    })?)
+}
+
+fn wtypes<'a>(rt: &'a Runtime, types: &[TypeId], n: usize, what: &str) -> Result<Vec<&'a TypeInfo>> {
+    if types.len() < n {
+        return err(
+            ErrorClass::Arg,
+            format!("{what} has {} entries, the communicator has {n} ranks", types.len()),
+        );
+    }
+    types[..n]
+        .iter()
+        .enumerate()
+        .map(|(i, &ty)| datatype(rt, ty, &format!("{what}[{i}]")))
+        .collect()
+}
+
+/// `MPI_Alltoallw`: per-peer datatypes and byte displacements.
+///
+/// # Safety
+/// Each buffer must hold its blocks.
+pub unsafe fn alltoallw(send: Input<WBuf<'_>>, recv: WBuf<'_>, comm: CommId) -> Result<()> {
+    run(runtime::with(|rt| {
+        let t = team(rt, comm)?;
+        let rcs = counts(recv.counts, t.size, "recvcounts")?;
+        displs_len(recv.displs, t.size, "rdispls")?;
+        let rtypes = wtypes(rt, recv.types, t.size, "recvtypes")?;
+        let ip = send.is_in_place();
+        // SAFETY: per the function's contract.
+        let (rv, rblocks) = unsafe { View::wblocks(recv.addr, &rtypes, &rcs, recv.displs, ip, true)? };
+        let (sv, sblocks) = match send {
+            Input::InPlace => (View::unused(), Vec::new()),
+            Input::Data(s) => {
+                let scs = counts(s.counts, t.size, "sendcounts")?;
+                displs_len(s.displs, t.size, "sdispls")?;
+                let stypes = wtypes(rt, s.types, t.size, "sendtypes")?;
+                let sany = scs.iter().zip(&stypes).any(|(&c, t)| c > 0 && t.size > 0);
+                let rany = rblocks.iter().any(|b| b.len > 0);
+                distinct(s.addr, recv.addr, sany && rany)?;
+                // SAFETY: per the function's contract.
+                unsafe { View::wblocks(s.addr, &stypes, &scs, s.displs, true, false)? }
+            }
+        };
+        if !ip && sblocks[t.rank].len != rblocks[t.rank].len {
+            return Err(mismatch("MPI_Alltoallw", sblocks[t.rank].len, rblocks[t.rank].len));
+        }
+        let spec = Spec::Alltoallv {
+            send: &sblocks,
+            recv: &rblocks,
+            in_place: ip,
+        };
+        let exec = launch(rt, &t, &spec, &sv, &rv, no_reduce())?;
+        Ok((exec, sv, rv))
+    })?)
+}

@@ -1,0 +1,233 @@
+//! How a user buffer argument appears to a schedule: as packed contiguous bytes.
+//!
+//! Contiguous datatypes map straight onto user memory ([`View::direct`]): the
+//! schedule's offsets become addresses, no copy is made. Other datatypes get a staging
+//! copy: the parts the collective reads from this buffer are packed into it before the
+//! schedule runs, and the parts it writes are unpacked afterwards ([`View::finish`]),
+//! block by block, so bytes between the blocks of a v-variant are never touched.
+
+use crate::error::{err, ErrorClass, Result};
+use crate::types::TypeInfo;
+use oxmpi_coll::schedule::Block;
+use std::ptr::NonNull;
+
+/// `count` elements of `types[ty]` at user address `user`, at byte `off` of the staging copy.
+#[derive(Clone, Copy, Debug)]
+struct Run {
+    user: usize,
+    off: usize,
+    count: usize,
+    ty: usize,
+}
+
+struct Staged {
+    data: Vec<u8>,
+    types: Vec<TypeInfo>,
+    post: Vec<Run>,
+}
+
+/// One buffer argument of a collective as the schedule sees it.
+pub(crate) struct View {
+    /// Where the schedule's offset 0 lies.
+    pub base: *mut u8,
+    staged: Option<Staged>,
+}
+
+/// Which elements of a buffer the collective reads (`pre`) or writes (`post`): pairs
+/// of (first element, element count).
+pub(crate) type Parts<'a> = &'a [(usize, usize)];
+
+impl View {
+    /// A buffer the call does not use on this rank.
+    pub fn unused() -> View {
+        View {
+            base: NonNull::<u8>::dangling().as_ptr(),
+            staged: None,
+        }
+    }
+
+    fn direct(addr: usize) -> View {
+        View {
+            base: addr as *mut u8,
+            staged: None,
+        }
+    }
+
+    fn staged(len: usize, types: Vec<TypeInfo>, pre: &[Run], post: Vec<Run>) -> View {
+        let mut data = vec![0u8; len];
+        for r in pre {
+            let t = &types[r.ty];
+            let n = r.count * t.size;
+            // SAFETY: the user buffer holds these elements (MPI contract, checked
+            // counts); `off + n <= len` by construction of the runs.
+            unsafe { t.pack(r.user as *const u8, r.count, &mut data[r.off..r.off + n]) };
+        }
+        let base = data.as_mut_ptr();
+        View {
+            base,
+            staged: Some(Staged { data, types, post }),
+        }
+    }
+
+    /// A buffer of `total` elements of `t` at `addr`, of which the parts `pre` are read
+    /// and the parts `post` written by the collective.
+    ///
+    /// # Safety
+    /// `addr` must hold `total` elements of `t` (the `pre` parts readable).
+    pub unsafe fn single(addr: usize, t: &TypeInfo, total: usize, pre: Parts<'_>, post: Parts<'_>) -> View {
+        if t.contiguous || total == 0 {
+            return View::direct(addr);
+        }
+        if let Some((d, _)) = t.contiguous_block(total) {
+            return View::direct(addr.wrapping_add(d as usize));
+        }
+        let run = |&(first, count): &(usize, usize)| Run {
+            user: addr.wrapping_add((first as isize).wrapping_mul(t.signed_extent) as usize),
+            off: first * t.size,
+            count,
+            ty: 0,
+        };
+        let pre: Vec<Run> = pre.iter().map(run).collect();
+        let post: Vec<Run> = post.iter().map(run).collect();
+        View::staged(total * t.size, vec![t.clone()], &pre, post)
+    }
+
+    /// A v-variant buffer: block `i` is `counts[i]` elements of `t` at element
+    /// displacement `displs[i]` from `addr`. Returns the view and the blocks in its
+    /// packed byte space; `pre(i)` / `post(i)` say whether block `i` is read / written.
+    ///
+    /// # Safety
+    /// `addr` must hold every block (MPI contract).
+    pub unsafe fn blocks(
+        addr: usize,
+        t: &TypeInfo,
+        counts: &[usize],
+        displs: &[i32],
+        pre: impl Fn(usize) -> bool,
+        post: impl Fn(usize) -> bool,
+    ) -> Result<(View, Vec<Block>)> {
+        let types: Vec<&TypeInfo> = vec![t; counts.len()];
+        let disp: Vec<isize> = displs[..counts.len()]
+            .iter()
+            .map(|&d| (d as isize).wrapping_mul(t.signed_extent))
+            .collect();
+        // SAFETY: forwarded contract.
+        unsafe { View::general(addr, &types, counts, &disp, pre, post) }
+    }
+
+    /// An `MPI_Alltoallw` buffer: block `i` is `counts[i]` elements of `types[i]` at
+    /// byte displacement `displs[i]`. `pre` / `post` as for [`View::blocks`].
+    ///
+    /// # Safety
+    /// `addr` must hold every block (MPI contract).
+    pub unsafe fn wblocks(
+        addr: usize,
+        types: &[&TypeInfo],
+        counts: &[usize],
+        displs: &[i32],
+        pre: bool,
+        post: bool,
+    ) -> Result<(View, Vec<Block>)> {
+        let disp: Vec<isize> = displs[..counts.len()].iter().map(|&d| d as isize).collect();
+        // SAFETY: forwarded contract.
+        unsafe { View::general(addr, types, counts, &disp, |_| pre, |_| post) }
+    }
+
+    /// Blocks of `counts[i]` elements of `types[i]` at byte displacement `disp[i]`.
+    /// When every non-empty block is one contiguous run of memory the view maps user
+    /// memory directly (offsets relative to the lowest block); otherwise the blocks
+    /// are staged one after another.
+    unsafe fn general(
+        addr: usize,
+        types: &[&TypeInfo],
+        counts: &[usize],
+        disp: &[isize],
+        pre: impl Fn(usize) -> bool,
+        post: impl Fn(usize) -> bool,
+    ) -> Result<(View, Vec<Block>)> {
+        let n = counts.len();
+        let used = |i: usize| counts[i] > 0 && types[i].size > 0;
+        let mut lens = Vec::with_capacity(n);
+        for i in 0..n {
+            lens.push(checked_len(counts[i], types[i].size)?);
+        }
+        // Direct: the address of each block's packed run, when it is one run.
+        let mut starts = Vec::with_capacity(n);
+        for i in 0..n {
+            if !used(i) {
+                starts.push(None);
+                continue;
+            }
+            match types[i].contiguous_block(counts[i]) {
+                Some((d, _)) => starts.push(Some(disp[i].wrapping_add(d))),
+                None => break,
+            }
+        }
+        if starts.len() == n {
+            let lo = starts.iter().flatten().copied().min().unwrap_or(0);
+            let blocks = (0..n)
+                .map(|i| Block {
+                    off: starts[i].map_or(0, |s| (s - lo) as usize),
+                    len: lens[i],
+                })
+                .collect();
+            return Ok((View::direct(addr.wrapping_add(lo as usize)), blocks));
+        }
+        let mut blocks = Vec::with_capacity(n);
+        let (mut pre_runs, mut post_runs) = (Vec::new(), Vec::new());
+        let mut tys = Vec::new();
+        let mut off = 0usize;
+        for i in 0..n {
+            blocks.push(Block { off, len: lens[i] });
+            if used(i) {
+                let ty = match tys.iter().position(|t: &TypeInfo| oxmpi_datatype::Datatype::ptr_eq(t.datatype(), types[i].datatype())) {
+                    Some(k) => k,
+                    None => {
+                        tys.push(types[i].clone());
+                        tys.len() - 1
+                    }
+                };
+                let run = Run {
+                    user: addr.wrapping_add(disp[i] as usize),
+                    off,
+                    count: counts[i],
+                    ty,
+                };
+                if pre(i) {
+                    pre_runs.push(run);
+                }
+                if post(i) {
+                    post_runs.push(run);
+                }
+            }
+            off = off.checked_add(lens[i]).ok_or_else(too_large)?;
+        }
+        Ok((View::staged(off, tys, &pre_runs, post_runs), blocks))
+    }
+
+    /// After the schedule: unpacks what the collective wrote into a staged buffer.
+    ///
+    /// # Safety
+    /// The user buffer must still be valid for the `post` parts.
+    pub unsafe fn finish(self) {
+        if let Some(s) = self.staged {
+            for r in &s.post {
+                let t = &s.types[r.ty];
+                let n = r.count * t.size;
+                // SAFETY: per the contract; the run lies inside the staging copy.
+                unsafe { t.unpack(r.user as *mut u8, &s.data[r.off..r.off + n]) };
+            }
+        }
+    }
+}
+
+fn too_large() -> crate::error::Error {
+    crate::error::Error::new(ErrorClass::Count, "the blocks' total size overflows")
+}
+
+fn checked_len(count: usize, size: usize) -> Result<usize> {
+    match count.checked_mul(size) {
+        Some(n) => Ok(n),
+        None => err(ErrorClass::Count, format!("{count} elements of {size} bytes overflow")),
+    }
+}
