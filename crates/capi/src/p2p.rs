@@ -494,16 +494,13 @@ mpi_fn! { MPI_Get_count / PMPI_Get_count (st: *const MPI_Status, dt: MPI_Datatyp
     if st.is_null() || st as usize == STATUS_IGNORE {
         return Err(Error::new(ErrorClass::Arg, "status must be a real status, not null or MPI_STATUS_IGNORE"));
     }
-    let size = p2p::type_size(convert::datatype(dt)?)? as u64;
+    let ty = convert::datatype(dt)?;
     // SAFETY: st points to a status (checked).
     let bytes = convert::get_count(unsafe { &*st });
-    let n = if size == 0 {
-        0
-    } else if bytes % size != 0 || bytes / size > i32::MAX as u64 {
-        UNDEFINED
-    } else {
-        (bytes / size) as c_int
-    };
+    // Whole elements of the type; MPI_UNDEFINED for a partial last element.
+    let n = oxmpi_core::types::count_in(ty, bytes)?
+        .and_then(|n| c_int::try_from(n).ok())
+        .unwrap_or(UNDEFINED);
     // SAFETY: count checked.
     unsafe { *count = n };
     Ok(())

@@ -129,6 +129,14 @@ fn check_source(c: &Comm, src: i32) -> Result<()> {
 
 // ----- staging of non-contiguous buffers ---------------------------------------------
 
+/// The address of the data when `count` elements at `b` are one run of memory in
+/// packed order (the zero-copy path; contiguous derived types included, their data
+/// starting at the base plus their displacement); None when they must be staged.
+fn zero_copy_addr(t: &TypeInfo, b: &Buf, count: usize) -> Option<usize> {
+    t.contiguous_block(count)
+        .map(|(disp, _)| b.addr.wrapping_add(disp as usize))
+}
+
 fn pack(t: &TypeInfo, b: &Buf, count: usize) -> Vec<u8> {
     let mut v = vec![0u8; count * t.size];
     // SAFETY: the caller's buffer holds `count` elements of the type (MPI contract).
@@ -165,14 +173,15 @@ fn plan_send(rt: &Runtime, b: &Buf, dest: i32, tag: i32, comm: CommId, mode: Mod
     let len = count
         .checked_mul(t.size)
         .ok_or_else(|| Error::new(ErrorClass::Count, format!("message of {count} elements is too large")))?;
-    let staged = (!t.contiguous && len > 0).then(|| pack(t, b, count));
+    let direct = zero_copy_addr(t, b, count);
+    let staged = (direct.is_none() && len > 0).then(|| pack(t, b, count));
     Ok(Some(SendPlan {
         args: SendArgs {
             dest: w,
             ctx: c.ctx,
             src_rank: c.rank,
             tag,
-            buf: b.addr as *const u8,
+            buf: direct.unwrap_or(b.addr) as *const u8,
             len,
             mode: match mode {
                 Mode::Synchronous => SendMode::Synchronous,
@@ -286,10 +295,10 @@ fn plan_recv(rt: &Runtime, b: &Buf, src: i32, tag: i32, comm: CommId) -> Result<
             src,
             tag,
         },
-        buf: b.addr as *mut u8,
+        buf: zero_copy_addr(t, b, count).unwrap_or(b.addr) as *mut u8,
         cap,
     };
-    let fin = (!t.contiguous && cap > 0).then(|| unpacker(t, b));
+    let fin = (zero_copy_addr(t, b, count).is_none() && cap > 0).then(|| unpacker(t, b));
     Ok(Some((args, fin)))
 }
 
@@ -338,6 +347,9 @@ pub unsafe fn send_init(b: Buf, dest: i32, tag: i32, comm: CommId, mode: Mode) -
             }
         };
         set_owner(rt, id, comm);
+        // The request names the type by index at every start: keep the index valid
+        // even if the user frees the type (released by `request_free`).
+        rt.types.hold(b.ty)?;
         rt.device.request_mut(id).expect("just created").persistent_buf = Some(b);
         Ok(id)
     })
@@ -354,6 +366,9 @@ pub unsafe fn recv_init(b: Buf, src: i32, tag: i32, comm: CommId) -> Result<ReqI
             Some((a, _)) => rt.device.persistent_request(Persistent::Recv(a), Direction::Recv),
         };
         set_owner(rt, id, comm);
+        // The request names the type by index at every start: keep the index valid
+        // even if the user frees the type (released by `request_free`).
+        rt.types.hold(b.ty)?;
         rt.device.request_mut(id).expect("just created").persistent_buf = Some(b);
         Ok(id)
     })
@@ -371,10 +386,13 @@ fn start_one(rt: &mut Runtime, id: ReqId) -> Result<()> {
     }
     let b = r.persistent_buf;
     let t = match b {
-        Some(b) => Some(rt.types.for_comm(b.ty)?.clone()),
+        Some(b) => Some(rt.types.for_comm_held(b.ty)?.clone()),
         None => None,
     };
-    let staged = t.as_ref().is_some_and(|t| !t.contiguous) && b.is_some_and(|b| b.count > 0);
+    let staged = match (&t, &b) {
+        (Some(t), Some(b)) => b.count > 0 && zero_copy_addr(t, b, b.count as usize).is_none(),
+        _ => false,
+    };
     match p {
         Persistent::Bsend(a) => {
             let plan = SendPlan {
@@ -591,7 +609,11 @@ pub fn request_status(id: ReqId) -> Result<Option<Status>> {
 pub fn request_free(id: ReqId) -> Result<()> {
     runtime::with(|rt| {
         check_request(rt, id)?;
+        let held = rt.device.request(id).and_then(|r| r.persistent_buf).map(|b| b.ty);
         rt.device.free_request(id);
+        if let Some(ty) = held {
+            rt.types.release(ty);
+        }
         Ok(())
     })
 }

@@ -138,8 +138,9 @@ int main(int argc, char **argv)
     }
 
     /* MPI_Probe's status gives the same answers. */
+    MPI_Request sreq = MPI_REQUEST_NULL;
     if (me == 0) {
-        MTEST_CALL(MPI_Send(src, 5, MPI_INT, peer_to, 5, MPI_COMM_WORLD));
+        MTEST_CALL(MPI_Isend(src, 5, MPI_INT, peer_to, 5, MPI_COMM_WORLD, &sreq));
     }
     if (me == peer_to) {
         MTEST_CALL(MPI_Probe(0, 5, MPI_COMM_WORLD, &st));
@@ -147,6 +148,7 @@ int main(int argc, char **argv)
         elements_are(&st, pair, 5, "probe: 5 ints as pairs");
         MTEST_CALL(MPI_Recv(dst, 5, MPI_INT, 0, 5, MPI_COMM_WORLD, MPI_STATUS_IGNORE));
     }
+    MTEST_CALL(MPI_Wait(&sreq, MPI_STATUS_IGNORE));
 
     /* A message ending inside a basic element: 6 bytes as ints. */
     unsigned char bytes[8] = {1, 2, 3, 4, 5, 6, 7, 8};
