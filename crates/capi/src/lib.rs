@@ -5,12 +5,16 @@
 #![allow(non_snake_case, non_camel_case_types, non_upper_case_globals)]
 
 pub mod abi;
+pub mod attr;
 pub mod coll;
+pub mod comm;
 pub mod convert;
 pub mod env;
 pub mod errhandler;
 pub mod errors;
 pub mod export;
+pub mod group;
 pub mod handles;
 pub mod op;
 pub mod p2p;
+pub mod topo;

@@ -452,7 +452,21 @@ fn split_with_topo(
     key: i32,
     topo: Option<Topology>,
 ) -> Result<Option<CommId>> {
-    check_color(color)?;
+    // A bad colour is reported after taking part as MPI_UNDEFINED, so that the other
+    // members do not wait for this process forever.
+    let bad = check_color(color);
+    let color = if bad.is_err() { UNDEFINED } else { color };
+    let r = split_checked(id, color, key, topo);
+    bad?;
+    r
+}
+
+fn split_checked(
+    id: CommId,
+    color: i32,
+    key: i32,
+    topo: Option<Topology>,
+) -> Result<Option<CommId>> {
     let c = snapshot(id)?;
     let me = my_world()?;
     if c.is_inter() {

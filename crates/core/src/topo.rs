@@ -82,7 +82,7 @@ impl Cart {
         let n = product(dims)?;
         if n > size {
             return err(
-                ErrorClass::Topology,
+                ErrorClass::Arg,
                 format!("the grid needs {n} processes but the communicator has only {size}"),
             );
         }
@@ -210,7 +210,7 @@ impl Graph {
         let nnodes = index.len() as i32;
         if nnodes > size {
             return err(
-                ErrorClass::Topology,
+                ErrorClass::Arg,
                 format!(
                     "the graph has {nnodes} nodes but the communicator has only {size} processes"
                 ),
@@ -487,7 +487,7 @@ mod tests {
         assert_eq!(c.coords_of(24).unwrap_err().class, ErrorClass::Rank);
         assert_eq!(
             Cart::new(&[3, 4], &[false, false], 11).unwrap_err().class,
-            ErrorClass::Topology
+            ErrorClass::Arg
         );
         assert_eq!(
             Cart::new(&[3, 0], &[false, false], 11).unwrap_err().class,
@@ -545,7 +545,7 @@ mod tests {
         );
         assert_eq!(
             Graph::new(&[0, 0, 0], &[], 2).unwrap_err().class,
-            ErrorClass::Topology
+            ErrorClass::Arg
         );
         assert_eq!(map_rank(3, 4), 3);
         assert_eq!(map_rank(4, 4), UNDEFINED);

@@ -1,0 +1,223 @@
+//! Communicator entry points: duplication, creation from groups, splitting, freeing,
+//! comparison, names, and intercommunicators (create, merge, queries).
+
+use crate::convert::{self, comm};
+use crate::errhandler::{PMPI_Comm_get_errhandler, PMPI_Comm_set_errhandler, PMPI_Errhandler_free};
+use crate::export::Target;
+use crate::group::group_of;
+use crate::handles::{self, MPI_Comm, MPI_Errhandler, MPI_Group, MPI_Info};
+use crate::mpi_fn;
+use oxmpi_core::comm::{CommId, Errhandler};
+use oxmpi_core::commops::{self, SplitType};
+use oxmpi_core::{runtime, Error, ErrorClass, Result, UNDEFINED};
+use std::ffi::CStr;
+use std::os::raw::{c_char, c_int};
+
+fn errhandler_of(id: CommId) -> Option<Errhandler> {
+    runtime::with(|rt| Ok(rt.comms.get(id)?.errhandler)).ok()
+}
+
+/// A new communicator inherited a user error handler from its parent: count the
+/// reference it holds (through the error-handler bindings, which own the counts).
+fn adopt_errhandler(id: CommId) {
+    if !matches!(errhandler_of(id), Some(Errhandler::User(_))) {
+        return;
+    }
+    let c = handles::comm_handle(id);
+    let mut h: MPI_Errhandler = handles::MPI_ERRHANDLER_NULL;
+    // SAFETY: valid communicator and output pointer; the three calls take one
+    // reference, replace the handler with itself (one more, one less) and drop ours.
+    unsafe {
+        if PMPI_Comm_get_errhandler(c, &mut h) == 0 {
+            PMPI_Comm_set_errhandler(c, h);
+            PMPI_Errhandler_free(&mut h);
+        }
+    }
+}
+
+/// Writes a new communicator handle (`MPI_COMM_NULL` for `None`).
+fn put_comm(out: *mut MPI_Comm, id: Option<CommId>) {
+    if let Some(i) = id {
+        adopt_errhandler(i);
+    }
+    // SAFETY: callers checked `out` non-null.
+    unsafe { *out = id.map_or(handles::MPI_COMM_NULL, handles::comm_handle) };
+}
+
+fn check_info(info: MPI_Info) -> Result<()> {
+    if info != handles::MPI_INFO_NULL && handles::info_index(info).is_none() {
+        return Err(Error::new(
+            ErrorClass::Info,
+            format!("invalid info handle {info:#x}"),
+        ));
+    }
+    Ok(())
+}
+
+/// The error-handler target for a call whose communicator is passed by pointer.
+///
+/// # Safety
+/// `p` is null or points to a readable handle.
+pub unsafe fn target_ptr(p: *const MPI_Comm) -> Target {
+    if p.is_null() {
+        Target::None
+    } else {
+        // SAFETY: non-null per the check; readable per the contract.
+        convert::target(unsafe { *p })
+    }
+}
+
+mpi_fn! { MPI_Comm_dup / PMPI_Comm_dup (c: MPI_Comm, out: *mut MPI_Comm) target(convert::target(c)) {
+    let out = convert::out(out, "newcomm")?;
+    let id = commops::comm_dup(comm(c)?)?;
+    put_comm(out, Some(id));
+    Ok(())
+}}
+
+mpi_fn! { MPI_Comm_dup_with_info / PMPI_Comm_dup_with_info (c: MPI_Comm, info: MPI_Info, out: *mut MPI_Comm) target(convert::target(c)) {
+    let out = convert::out(out, "newcomm")?;
+    check_info(info)?;
+    let id = commops::comm_dup(comm(c)?)?;
+    put_comm(out, Some(id));
+    Ok(())
+}}
+
+mpi_fn! { MPI_Comm_create / PMPI_Comm_create (c: MPI_Comm, g: MPI_Group, out: *mut MPI_Comm) target(convert::target(c)) {
+    let out = convert::out(out, "newcomm")?;
+    let id = comm(c)?;
+    let id = commops::comm_create(id, &*group_of(g)?)?;
+    put_comm(out, id);
+    Ok(())
+}}
+
+mpi_fn! { MPI_Comm_create_group / PMPI_Comm_create_group (c: MPI_Comm, g: MPI_Group, tag: c_int, out: *mut MPI_Comm) target(convert::target(c)) {
+    let out = convert::out(out, "newcomm")?;
+    let id = comm(c)?;
+    let id = commops::comm_create_group(id, &*group_of(g)?, tag)?;
+    put_comm(out, id);
+    Ok(())
+}}
+
+mpi_fn! { MPI_Comm_split / PMPI_Comm_split (c: MPI_Comm, color: c_int, key: c_int, out: *mut MPI_Comm) target(convert::target(c)) {
+    let out = convert::out(out, "newcomm")?;
+    let id = commops::comm_split(comm(c)?, color, key)?;
+    put_comm(out, id);
+    Ok(())
+}}
+
+mpi_fn! { MPI_Comm_split_type / PMPI_Comm_split_type (c: MPI_Comm, ty: c_int, key: c_int, info: MPI_Info, out: *mut MPI_Comm) target(convert::target(c)) {
+    let out = convert::out(out, "newcomm")?;
+    let id = comm(c)?;
+    check_info(info)?;
+    let ty = match ty {
+        handles::MPI_COMM_TYPE_SHARED => SplitType::Shared,
+        handles::MPI_COMM_TYPE_HW_GUIDED | handles::MPI_COMM_TYPE_HW_UNGUIDED => SplitType::Hardware,
+        UNDEFINED => SplitType::Undefined,
+        t => return Err(Error::new(ErrorClass::Arg, format!("invalid split_type {t}"))),
+    };
+    let id = commops::comm_split_type(id, ty, key)?;
+    put_comm(out, id);
+    Ok(())
+}}
+
+mpi_fn! { MPI_Comm_free / PMPI_Comm_free (c: *mut MPI_Comm) target(unsafe { target_ptr(c) }) {
+    let c = convert::out(c, "comm")?;
+    // SAFETY: checked non-null.
+    let h = unsafe { *c };
+    let id = comm(h)?;
+    // A user error handler loses this communicator's reference; keep one of our own
+    // until the free has succeeded, so it can be put back if it fails.
+    let mut held: Option<MPI_Errhandler> = None;
+    if matches!(errhandler_of(id), Some(Errhandler::User(_))) && id >= handles::FIRST_CREATED_COMM {
+        let mut eh = handles::MPI_ERRHANDLER_NULL;
+        // SAFETY: valid communicator and output pointer.
+        unsafe {
+            if PMPI_Comm_get_errhandler(h, &mut eh) == 0 {
+                PMPI_Comm_set_errhandler(h, handles::MPI_ERRORS_RETURN);
+                held = Some(eh);
+            }
+        }
+    }
+    let r = commops::comm_free(id);
+    if let Some(mut eh) = held {
+        // SAFETY: valid handles; restores the handler if the communicator survived,
+        // then drops our reference.
+        unsafe {
+            if r.is_err() {
+                PMPI_Comm_set_errhandler(h, eh);
+            }
+            PMPI_Errhandler_free(&mut eh);
+        }
+    }
+    r?;
+    // SAFETY: checked non-null.
+    unsafe { *c = handles::MPI_COMM_NULL };
+    Ok(())
+}}
+
+mpi_fn! { MPI_Comm_compare / PMPI_Comm_compare (c1: MPI_Comm, c2: MPI_Comm, result: *mut c_int) target(convert::target(c1)) {
+    let result = convert::out(result, "result")?;
+    let r = commops::comm_compare(comm(c1)?, comm(c2)?)?;
+    // SAFETY: checked non-null.
+    unsafe { *result = r as c_int };
+    Ok(())
+}}
+
+mpi_fn! { MPI_Comm_test_inter / PMPI_Comm_test_inter (c: MPI_Comm, flag: *mut c_int) target(convert::target(c)) {
+    let flag = convert::out(flag, "flag")?;
+    let f = commops::comm_test_inter(comm(c)?)?;
+    // SAFETY: checked non-null.
+    unsafe { *flag = f as c_int };
+    Ok(())
+}}
+
+mpi_fn! { MPI_Comm_remote_size / PMPI_Comm_remote_size (c: MPI_Comm, size: *mut c_int) target(convert::target(c)) {
+    let size = convert::out(size, "size")?;
+    let n = commops::comm_remote_size(comm(c)?)?;
+    // SAFETY: checked non-null.
+    unsafe { *size = n };
+    Ok(())
+}}
+
+mpi_fn! { MPI_Comm_set_name / PMPI_Comm_set_name (c: MPI_Comm, name: *const c_char) target(convert::target(c)) {
+    let id = comm(c)?;
+    if name.is_null() {
+        return Err(Error::new(ErrorClass::Arg, "null pointer for comm_name"));
+    }
+    // SAFETY: a NUL-terminated string (MPI contract).
+    let s = unsafe { CStr::from_ptr(name) }.to_string_lossy();
+    commops::comm_set_name(id, &s)
+}}
+
+mpi_fn! { MPI_Comm_get_name / PMPI_Comm_get_name (c: MPI_Comm, name: *mut c_char, len: *mut c_int) target(convert::target(c)) {
+    let id = comm(c)?;
+    let name = convert::out(name, "comm_name")?;
+    let len = convert::out(len, "resultlen")?;
+    let s = commops::comm_get_name(id)?;
+    let n = s.len().min(commops::MAX_NAME);
+    // SAFETY: the buffer holds MPI_MAX_OBJECT_NAME bytes (MPI contract); both checked.
+    unsafe {
+        std::ptr::copy_nonoverlapping(s.as_ptr(), name as *mut u8, n);
+        *name.add(n) = 0;
+        *len = n as c_int;
+    }
+    Ok(())
+}}
+
+mpi_fn! { MPI_Intercomm_create / PMPI_Intercomm_create (local: MPI_Comm, local_leader: c_int, peer: MPI_Comm, remote_leader: c_int, tag: c_int, out: *mut MPI_Comm) target(convert::target(local)) {
+    let out = convert::out(out, "newintercomm")?;
+    let lc = comm(local)?;
+    // The peer communicator matters only at the local leader; the engine reports a bad
+    // one there.
+    let pc = comm(peer).ok();
+    let id = commops::intercomm_create(lc, local_leader, pc, remote_leader, tag)?;
+    put_comm(out, Some(id));
+    Ok(())
+}}
+
+mpi_fn! { MPI_Intercomm_merge / PMPI_Intercomm_merge (c: MPI_Comm, high: c_int, out: *mut MPI_Comm) target(convert::target(c)) {
+    let out = convert::out(out, "newintracomm")?;
+    let id = commops::intercomm_merge(comm(c)?, high != 0)?;
+    put_comm(out, Some(id));
+    Ok(())
+}}
