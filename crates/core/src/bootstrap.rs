@@ -2,15 +2,26 @@
 //! exchange business cards, find the ranks on this node and map the node's shared
 //! segment.
 //!
-//! Business card of each rank, stored under `oxmpi-card-<rank>`: `<node key>,<pid>`.
-//! The node key is the host name plus the kernel boot id (`OXMPI_NODE_ID` overrides
-//! it), so ranks with equal keys can share memory.
+//! Business card of each rank, stored under `oxmpi-card-<rank>`:
+//! `<node key>,<pid>,<ip>:<port>[+lo]` — the last field is the rank's TCP listening
+//! address (`+lo`: it also answers on 127.0.0.1, for peers on the same node). The node
+//! key is the host name, the kernel boot id and the network namespace (`OXMPI_NODE_ID`
+//! overrides it), so ranks with equal keys can share memory; others talk over TCP, and
+//! with `OXMPI_NETMOD=tcp` every pair does.
+//!
+//! The TCP job secret is `OXMPI_JOB_SECRET` (set by oxmpi's `mpiexec`). Under another
+//! launcher (Hydra, Slurm) rank 0 draws a random secret and publishes it in the job's
+//! key-value space as `oxmpi-secret`: connections then prove knowledge of a value only
+//! the job's PMI server hands out, which keeps out strangers and other jobs, though not
+//! someone who can query that PMI server.
 
 use crate::config::Config;
 use crate::device::Peer;
 use crate::error::{Error, ErrorClass, Result};
 use crate::sys::shm;
+use crate::transport::bell::{Bell, Poker};
 use crate::transport::shm::ShmNode;
+use crate::transport::tcp::{self, TcpNet, TcpSettings};
 use crate::transport::{ring, Route};
 use oxmpi_pmi::Client;
 use std::sync::Arc;
@@ -28,6 +39,12 @@ pub struct Bootstrap {
     pub universe_size: Option<u32>,
     /// Effective ring size after scaling to the node's rank count.
     pub ring_bytes: usize,
+    /// Ranks on this node (sharing memory or not), for the oversubscription policy.
+    pub node_size: usize,
+    /// The TCP transport, when some peer is reached over TCP.
+    pub tcp: Option<TcpNet>,
+    /// Wakes local ranks that sleep in their TCP epoll set (with a shared segment).
+    pub poker: Option<Poker>,
 }
 
 fn pmi_err(what: &str, e: impl std::fmt::Display) -> Error {
@@ -43,7 +60,11 @@ pub fn node_key() -> String {
     }
     let host = processor_name();
     let boot = std::fs::read_to_string("/proc/sys/kernel/random/boot_id").unwrap_or_default();
-    sanitize(&format!("{}-{}", host, boot.trim()))
+    // Processes in different network namespaces are treated as different hosts.
+    let netns = std::fs::read_link("/proc/self/ns/net")
+        .map(|p| p.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    sanitize(&format!("{}-{}-{}", host, boot.trim(), netns))
 }
 
 /// The host name (what `MPI_Get_processor_name` returns).
@@ -91,7 +112,52 @@ fn singleton(pmi: Option<Client>, appnum: i32, universe: Option<u32>) -> Bootstr
         appnum,
         universe_size: universe,
         ring_bytes: 0,
+        node_size: 1,
+        tcp: None,
+        poker: None,
     }
+}
+
+/// A peer's business card.
+struct Card {
+    key: String,
+    pid: i32,
+    tcp: Option<(std::net::SocketAddrV4, bool)>,
+}
+
+fn parse_card(r: u32, v: &str) -> Result<Card> {
+    let bad = |what: &str| {
+        Error::new(
+            ErrorClass::Other,
+            format!("malformed business card of rank {r} ({what}): {v:?}"),
+        )
+    };
+    let mut it = v.split(',');
+    let key = it.next().filter(|k| !k.is_empty()).ok_or_else(|| bad("node key"))?;
+    let pid: i32 = it
+        .next()
+        .and_then(|p| p.parse().ok())
+        .ok_or_else(|| bad("pid"))?;
+    let tcp = match it.next() {
+        None => None,
+        Some(f) => Some(tcp::parse_card(f).ok_or_else(|| bad("TCP address"))?),
+    };
+    if it.next().is_some() {
+        return Err(bad("extra fields"));
+    }
+    Ok(Card {
+        key: key.to_string(),
+        pid,
+        tcp,
+    })
+}
+
+fn random_hex(bytes: usize) -> Result<String> {
+    let mut b = vec![0u8; bytes];
+    getrandom::getrandom(&mut b).map_err(|e| {
+        Error::new(ErrorClass::Other, format!("no random source for the job secret: {e}"))
+    })?;
+    Ok(b.iter().map(|x| format!("{x:02x}")).collect())
 }
 
 /// Runs start-up. Errors are fatal to `MPI_Init`.
@@ -109,29 +175,38 @@ pub fn run(cfg: &Config) -> Result<Bootstrap> {
     }
     let key = node_key();
     let pid = std::process::id() as i32;
-    pmi.put(&format!("oxmpi-card-{rank}"), &format!("{key},{pid}"))
+    let listener = tcp::Listener::open(cfg.tcp_addr.as_deref(), cfg.tcp_if.as_deref())
+        .map_err(|e| Error::new(ErrorClass::Other, format!("TCP set-up failed: {e}")))?;
+    let my_card = format!("{key},{pid},{}", listener.card());
+    pmi.put(&format!("oxmpi-card-{rank}"), &my_card)
         .map_err(|e| pmi_err("PMI put of the business card failed", e))?;
+    let env_secret = std::env::var("OXMPI_JOB_SECRET")
+        .ok()
+        .filter(|s| !s.is_empty());
+    if env_secret.is_none() && rank == 0 {
+        pmi.put("oxmpi-secret", &random_hex(32)?)
+            .map_err(|e| pmi_err("PMI put of the job secret failed", e))?;
+    }
     pmi.fence()
         .map_err(|e| pmi_err("PMI fence failed", e))?;
 
     let mut cards = Vec::with_capacity(size as usize);
     for r in 0..size {
-        if r == rank {
-            cards.push((key.clone(), pid));
-            continue;
-        }
-        let v = pmi
-            .get(&format!("oxmpi-card-{r}"))
-            .map_err(|e| pmi_err(&format!("PMI get of rank {r}'s business card failed"), e))?;
-        let (k, p) = v.rsplit_once(",").ok_or_else(|| {
-            Error::new(ErrorClass::Other, format!("malformed business card of rank {r}: {v:?}"))
-        })?;
-        let p: i32 = p.parse().map_err(|_| {
-            Error::new(ErrorClass::Other, format!("malformed pid in business card of rank {r}: {v:?}"))
-        })?;
-        cards.push((k.to_string(), p));
+        let v = if r == rank {
+            my_card.clone()
+        } else {
+            pmi.get(&format!("oxmpi-card-{r}")).map_err(|e| {
+                pmi_err(&format!("PMI get of rank {r}'s business card failed"), e)
+            })?
+        };
+        cards.push(parse_card(r, &v)?);
     }
-    let local_world: Vec<u32> = (0..size).filter(|&r| cards[r as usize].0 == key).collect();
+    let node_size = cards.iter().filter(|c| c.key == key).count();
+    let local_world: Vec<u32> = if cfg.netmod_tcp {
+        vec![rank]
+    } else {
+        (0..size).filter(|&r| cards[r as usize].key == key).collect()
+    };
     let my_local = local_world
         .iter()
         .position(|&r| r == rank)
@@ -145,12 +220,14 @@ pub fn run(cfg: &Config) -> Result<Bootstrap> {
                 Route::SelfLoop
             } else if let Some(i) = local_world.iter().position(|&w| w == r) {
                 Route::Shm(i)
+            } else if cards[r as usize].tcp.is_some() {
+                Route::Tcp
             } else {
                 Route::Unreachable
             };
             Peer {
                 route,
-                pid: cards[r as usize].1,
+                pid: cards[r as usize].pid,
             }
         })
         .collect();
@@ -185,6 +262,44 @@ pub fn run(cfg: &Config) -> Result<Bootstrap> {
     };
     debug_assert!(ring::max_body(ring_bytes.max(4096)) > 0);
 
+    let tcp = if peers.iter().any(|p| p.route == Route::Tcp) {
+        let secret = match env_secret {
+            Some(s) => s,
+            None => pmi
+                .get("oxmpi-secret")
+                .map_err(|e| pmi_err("PMI get of the job secret failed", e))?,
+        };
+        let addrs = cards
+            .iter()
+            .zip(&peers)
+            .map(|(c, p)| {
+                let (a, lo) = c.tcp.filter(|_| p.route == Route::Tcp)?;
+                Some(if lo && c.key == key {
+                    std::net::SocketAddrV4::new(std::net::Ipv4Addr::LOCALHOST, a.port())
+                } else {
+                    a
+                })
+            })
+            .collect();
+        let bell = match &node {
+            Some(_) => Some(Bell::bind(pmi.kvsname(), rank).map_err(|e| {
+                Error::new(ErrorClass::Other, format!("cannot bind the doorbell socket: {e}"))
+            })?),
+            None => None,
+        };
+        let settings = TcpSettings {
+            connect_timeout: std::time::Duration::from_secs(cfg.tcp_connect_timeout_secs),
+            debug: cfg.tcp_debug,
+        };
+        Some(
+            TcpNet::new(rank, size, secret.into_bytes(), listener, addrs, bell, settings)
+                .map_err(|e| Error::new(ErrorClass::Other, format!("TCP set-up failed: {e}")))?,
+        )
+    } else {
+        None
+    };
+    let poker = node.as_ref().map(|_| Poker::new(pmi.kvsname(), &local_world));
+
     Ok(Bootstrap {
         rank,
         size,
@@ -195,5 +310,8 @@ pub fn run(cfg: &Config) -> Result<Bootstrap> {
         appnum,
         universe_size: universe,
         ring_bytes,
+        node_size,
+        tcp,
+        poker,
     })
 }

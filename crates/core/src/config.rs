@@ -22,6 +22,20 @@ pub struct Config {
     pub yield_iters: u32,
     /// Forced value for "more ranks than cores on this node"; None = detect.
     pub oversubscribed: Option<bool>,
+    /// `OXMPI_NETMOD=tcp`: every peer (even on this node) is reached over TCP.
+    pub netmod_tcp: bool,
+    /// Messages up to this many bytes travel eagerly over TCP.
+    pub tcp_eager_limit: usize,
+    /// Piece size of a rendezvous message streamed over TCP.
+    pub tcp_chunk_bytes: usize,
+    /// `OXMPI_TCP_ADDR`: IPv4 address to listen on and publish.
+    pub tcp_addr: Option<String>,
+    /// `OXMPI_TCP_IF`: interface whose IPv4 address to listen on and publish.
+    pub tcp_if: Option<String>,
+    /// Seconds to wait for a peer to accept and authenticate a connection.
+    pub tcp_connect_timeout_secs: u64,
+    /// `OXMPI_TCP_DEBUG=1`: log TCP connection events to stderr.
+    pub tcp_debug: bool,
 }
 
 /// One documented tunable: name, default, meaning.
@@ -68,6 +82,41 @@ pub const TUNABLES: &[Tunable] = &[
         default: "auto",
         meaning: "1/0 forces the oversubscribed waiting policy on/off (auto: more local ranks than cores)",
     },
+    Tunable {
+        name: "OXMPI_NETMOD",
+        default: "auto",
+        meaning: "tcp: reach every other rank over TCP, even on this node (auto: shared memory within a node, TCP between nodes)",
+    },
+    Tunable {
+        name: "OXMPI_TCP_EAGER_LIMIT",
+        default: "65536",
+        meaning: "largest message (bytes) sent eagerly over TCP (at most 1048576); larger ones use rendezvous",
+    },
+    Tunable {
+        name: "OXMPI_TCP_CHUNK_BYTES",
+        default: "1048576",
+        meaning: "piece size of a rendezvous message streamed over TCP",
+    },
+    Tunable {
+        name: "OXMPI_TCP_ADDR",
+        default: "auto",
+        meaning: "IPv4 address to listen on and publish (auto: listen on all, publish the first non-loopback address that is up)",
+    },
+    Tunable {
+        name: "OXMPI_TCP_IF",
+        default: "auto",
+        meaning: "network interface whose IPv4 address is used for TCP (ignored when OXMPI_TCP_ADDR is set)",
+    },
+    Tunable {
+        name: "OXMPI_TCP_CONNECT_TIMEOUT",
+        default: "30",
+        meaning: "seconds to wait for a peer to accept and authenticate a TCP connection before the job fails",
+    },
+    Tunable {
+        name: "OXMPI_TCP_DEBUG",
+        default: "0",
+        meaning: "1 logs TCP listening addresses and connection events to stderr",
+    },
 ];
 
 fn var_usize(name: &str, default: usize) -> usize {
@@ -82,6 +131,13 @@ fn var_bool(name: &str) -> Option<bool> {
         let v = v.trim().to_ascii_lowercase();
         matches!(v.as_str(), "1" | "yes" | "true" | "on")
     })
+}
+
+fn var_string(name: &str) -> Option<String> {
+    env::var(name)
+        .ok()
+        .map(|v| v.trim().to_string())
+        .filter(|v| !v.is_empty() && !v.eq_ignore_ascii_case("auto"))
 }
 
 impl Config {
@@ -103,6 +159,15 @@ impl Config {
                 .unwrap_or(u32::MAX),
             yield_iters: var_usize("OXMPI_YIELD", 200) as u32,
             oversubscribed: var_bool("OXMPI_OVERSUBSCRIBED"),
+            netmod_tcp: env::var("OXMPI_NETMOD")
+                .is_ok_and(|v| v.trim().eq_ignore_ascii_case("tcp")),
+            tcp_eager_limit: var_usize("OXMPI_TCP_EAGER_LIMIT", 64 * 1024)
+                .min(crate::transport::tcp::MAX_EAGER),
+            tcp_chunk_bytes: var_usize("OXMPI_TCP_CHUNK_BYTES", 1 << 20).clamp(4096, 1 << 30),
+            tcp_addr: var_string("OXMPI_TCP_ADDR"),
+            tcp_if: var_string("OXMPI_TCP_IF"),
+            tcp_connect_timeout_secs: var_usize("OXMPI_TCP_CONNECT_TIMEOUT", 30).max(1) as u64,
+            tcp_debug: var_bool("OXMPI_TCP_DEBUG").unwrap_or(false),
         }
     }
 

@@ -85,7 +85,7 @@ pub fn init(required: ThreadLevel) -> Result<ThreadLevel> {
         cfg.shm_eager_limit = cfg.shm_eager_limit.min(max);
         cfg.shm_chunk_bytes = cfg.shm_chunk_bytes.min(max);
     }
-    let nlocal = boot.local_world.len();
+    let nlocal = boot.node_size;
     let oversubscribed = cfg
         .oversubscribed
         .unwrap_or(nlocal > sys::available_cpus());
@@ -119,8 +119,14 @@ pub fn init(required: ThreadLevel) -> Result<ThreadLevel> {
             topo: None,
         },
     );
-    let device = Device::new(boot.rank, boot.peers, cfg, boot.node, boot.local_world);
     let coll = crate::coll::State::from_env()?;
+    let mut device = Device::new(boot.rank, boot.peers, cfg, boot.node, boot.local_world);
+    if let Some(t) = boot.tcp {
+        device.attach_tcp(t);
+    }
+    if let Some(p) = boot.poker {
+        device.attach_poker(p);
+    }
     *g = Phase::Running(Box::new(Runtime {
         device,
         comms,
@@ -157,7 +163,7 @@ pub fn with<R>(f: impl FnOnce(&mut Runtime) -> Result<R>) -> Result<R> {
 pub fn block_on<R>(mut poll: impl FnMut(&mut Runtime) -> Result<Option<R>>) -> Result<R> {
     let mut idle: u32 = 0;
     loop {
-        let (spin, yields, node) = {
+        let (spin, yields, node, sleeper) = {
             let mut g = lock();
             let rt = match &mut *g {
                 Phase::Running(rt) => rt,
@@ -175,16 +181,16 @@ pub fn block_on<R>(mut poll: impl FnMut(&mut Runtime) -> Result<Option<R>>) -> R
             let cfg = rt.device.config();
             let spin = cfg.effective_spin(rt.oversubscribed);
             let yields = cfg.yield_iters;
-            let node = if idle >= spin.saturating_add(yields) {
+            let (node, sleeper) = if idle >= spin.saturating_add(yields) {
                 if rt.device.announce_blocked_sends() || rt.device.has_incoming() {
                     idle = 0;
                     continue;
                 }
-                rt.device.node().cloned()
+                (rt.device.node().cloned(), rt.device.tcp_sleeper())
             } else {
-                None
+                (None, None)
             };
-            (spin, yields, node)
+            (spin, yields, node, sleeper)
         };
         idle = idle.saturating_add(1);
         if idle <= spin {
@@ -192,9 +198,14 @@ pub fn block_on<R>(mut poll: impl FnMut(&mut Runtime) -> Result<Option<R>>) -> R
         } else if idle <= spin.saturating_add(yields) {
             std::thread::yield_now();
         } else {
-            match node {
-                Some(n) => n.sleep(|| n_has_incoming(&n), Duration::from_millis(100)),
-                None => std::thread::sleep(Duration::from_micros(200)),
+            // A rank with TCP connections sleeps in its epoll set; shared-memory senders
+            // then poke its doorbell socket instead of the futex.
+            let nap = Duration::from_millis(100);
+            match (sleeper, node) {
+                (Some(s), Some(n)) => n.sleep_in_epoll(|| n_has_incoming(&n), || s.wait(nap)),
+                (Some(s), None) => s.wait(nap),
+                (None, Some(n)) => n.sleep(|| n_has_incoming(&n), nap),
+                (None, None) => std::thread::sleep(Duration::from_micros(200)),
             }
         }
     }

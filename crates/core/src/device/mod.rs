@@ -9,7 +9,9 @@
 //! - larger: `Rts` announces the message; the receiver pulls it with one
 //!   `process_vm_readv` and answers `Fin`, or, where cross-memory attach is not
 //!   permitted (or disabled), answers `Cts` and the sender streams `Data` pieces
-//!   through the ring.
+//!   through the ring. Over TCP the receiver always answers `Cts` and the sender
+//!   streams `Data` pieces that are written from and read into the user buffers
+//!   directly; the eager limit is then `OXMPI_TCP_EAGER_LIMIT`.
 
 pub mod bsend;
 pub mod matching;
@@ -20,7 +22,9 @@ use crate::config::Config;
 use crate::error::ErrorClass;
 use crate::sys::cma;
 use crate::transport::ring::{Consumer, Producer};
+use crate::transport::bell::Poker;
 use crate::transport::shm::ShmNode;
+use crate::transport::tcp::{self, TcpNet};
 use crate::transport::Route;
 use bsend::BsendPool;
 use matching::{Envelope, Matcher, Spec};
@@ -111,6 +115,10 @@ pub struct Device {
     pending_dests: Vec<u32>,
     streams: Vec<Stream>,
     cma_ok: bool,
+    /// The TCP transport (taken out while it delivers packets to the device).
+    tcp: Option<Box<TcpNet>>,
+    /// Wakes local ranks that sleep in their TCP epoll set.
+    poker: Option<Poker>,
     /// The attached buffered-send buffer.
     pub bsend: BsendPool,
 }
@@ -158,8 +166,25 @@ impl Device {
             pending_dests: Vec::new(),
             streams: Vec::new(),
             cma_ok,
+            tcp: None,
+            poker: None,
             bsend: BsendPool::default(),
         }
+    }
+
+    /// Adds the TCP transport (for peers whose route is [`Route::Tcp`]).
+    pub fn attach_tcp(&mut self, net: TcpNet) {
+        self.tcp = Some(Box::new(net));
+    }
+
+    /// Adds the means to wake local ranks that sleep in their TCP epoll set.
+    pub fn attach_poker(&mut self, poker: Poker) {
+        self.poker = Some(poker);
+    }
+
+    /// Where to sleep when this rank has TCP connections.
+    pub fn tcp_sleeper(&self) -> Option<tcp::Sleeper> {
+        self.tcp.as_ref().map(|t| t.sleeper())
     }
 
     pub fn world_rank(&self) -> u32 {
@@ -361,7 +386,11 @@ impl Device {
         h.tag = a.tag;
         h.len = a.len as u64;
         h.sreq = id;
-        if a.len <= self.cfg.shm_eager_limit {
+        let eager_limit = match self.route(a.dest) {
+            Route::Tcp => self.cfg.tcp_eager_limit,
+            _ => self.cfg.shm_eager_limit,
+        };
+        if a.len <= eager_limit {
             let sync = a.mode == SendMode::Synchronous;
             if sync {
                 h.flags = FLAG_SYNC;
@@ -536,13 +565,21 @@ impl Device {
                 let p = self.producers[j].as_mut().expect("producer for local peer");
                 if p.try_push(&[&hdr.encode(), payload]) {
                     if let Some(n) = &self.node {
-                        n.notify(j);
+                        if n.notify(j) {
+                            self.poke(j);
+                        }
                     }
                     true
                 } else {
                     false
                 }
             }
+            // While the transport delivers packets it is taken out of the device: what
+            // handlers send meanwhile waits in the pending queue for a moment.
+            Route::Tcp => match self.tcp.as_mut() {
+                Some(t) => t.try_send(dest, hdr, payload),
+                None => false,
+            },
             Route::Unreachable => {
                 // The runtime refuses to start operations toward unreachable ranks;
                 // reaching here is an engine bug, reported loudly rather than hanging.
@@ -608,6 +645,17 @@ impl Device {
         while i < self.streams.len() {
             let s = &self.streams[i];
             let (dest, rreq, buf, len, mut off, sreq) = (s.dest, s.rreq, s.buf, s.len, s.off, s.sreq);
+            if self.route(dest) == Route::Tcp {
+                let (progressed, done) = self.pump_tcp_stream(i);
+                did |= progressed;
+                if done {
+                    self.streams.swap_remove(i);
+                    self.complete(sreq);
+                } else {
+                    i += 1;
+                }
+                continue;
+            }
             if self.pending[dest as usize].is_empty() {
                 while off < len {
                     let n = chunk.min(len - off);
@@ -634,6 +682,46 @@ impl Device {
             }
         }
         did
+    }
+
+    /// Streams pieces of `streams[i]` over TCP straight from the send buffer. Returns
+    /// (something was written, the send may complete: every byte is in the kernel).
+    fn pump_tcp_stream(&mut self, i: usize) -> (bool, bool) {
+        let s = &self.streams[i];
+        let (dest, rreq, buf, len, mut off, sreq) = (s.dest, s.rreq, s.buf, s.len, s.off, s.sreq);
+        let Some(t) = self.tcp.as_mut() else {
+            return (false, false);
+        };
+        let chunk = self.cfg.tcp_chunk_bytes as u64;
+        let mut did = false;
+        if off < len && self.pending[dest as usize].is_empty() {
+            while off < len && !t.holds(dest, sreq) {
+                let n = chunk.min(len - off);
+                let mut h = Header::new(Kind::Data);
+                h.rreq = rreq;
+                h.addr = off;
+                h.len = n;
+                // SAFETY: [buf+off, buf+off+n) lies within the send buffer, which stays
+                // valid until this send completes, which waits until the connection no
+                // longer holds `sreq`.
+                let sent = unsafe {
+                    t.try_send_borrowed(dest, &h, buf.add(off as usize), n as usize, sreq)
+                };
+                if !sent {
+                    break;
+                }
+                off += n;
+                did = true;
+            }
+            self.streams[i].off = off;
+        }
+        (did, off >= len && !t.holds(dest, sreq))
+    }
+
+    fn poke(&self, j: usize) {
+        if let Some(p) = &self.poker {
+            p.poke(j);
+        }
     }
 
     // ----- progress ----------------------------------------------------------------
@@ -680,6 +768,10 @@ impl Device {
             }
             self.consumers = consumers;
         }
+        if let Some(mut t) = self.tcp.take() {
+            did |= t.poll(self);
+            self.tcp = Some(t);
+        }
         did |= self.flush_pending();
         did |= self.pump_streams();
         did
@@ -687,7 +779,9 @@ impl Device {
 
     fn wake_local(&self, j: usize) {
         if let Some(n) = &self.node {
-            n.wake(j);
+            if n.wake(j) {
+                self.poke(j);
+            }
         }
     }
 
@@ -708,6 +802,9 @@ impl Device {
                         ready |= p.announce_waiting();
                     }
                 }
+                // The connection waits for EPOLLOUT (or for its handshake) in the set the
+                // rank sleeps in.
+                Route::Tcp => {}
                 _ => ready = true,
             }
         }
@@ -721,7 +818,9 @@ impl Device {
 
     /// True when packets or streams are waiting to be written.
     pub fn has_outgoing(&self) -> bool {
-        !self.pending_dests.is_empty() || !self.streams.is_empty()
+        !self.pending_dests.is_empty()
+            || !self.streams.is_empty()
+            || self.tcp.as_ref().is_some_and(|t| t.has_outgoing())
     }
 
     // ----- handling arrivals -------------------------------------------------------
@@ -864,7 +963,7 @@ impl Device {
             // stays valid until we send Fin; the receive buffer holds cap >= n bytes.
             unsafe { std::ptr::copy(hdr.addr as *const u8, a.buf, n) };
             pulled = true;
-        } else if self.cma_ok {
+        } else if self.cma_ok && matches!(self.route(from), Route::Shm(_)) {
             let pid = self.peers[from as usize].pid;
             // SAFETY: the receive buffer holds n bytes; the remote range is checked by
             // the kernel.
@@ -898,24 +997,57 @@ impl Device {
     }
 
     fn receive_piece(&mut self, id: ReqId, off: u64, data: &[u8]) {
+        let Some(dst) = self.piece_target(id, off, data.len() as u64) else {
+            return;
+        };
+        // SAFETY: piece_target checked that [off, off+len) lies inside the receive buffer.
+        unsafe { std::ptr::copy_nonoverlapping(data.as_ptr(), dst, data.len()) };
+        self.piece_landed(id, data.len() as u64);
+    }
+
+    /// Where a piece of `len` bytes at `off` of streamed receive `id` goes; None if the
+    /// request is not streaming or the range falls outside what it wants.
+    fn piece_target(&self, id: ReqId, off: u64, len: u64) -> Option<*mut u8> {
         let Some(Request {
-            op: Op::Recv(a, RecvState::Streaming { want, got }),
+            op: Op::Recv(a, RecvState::Streaming { want, .. }),
+            ..
+        }) = self.reqs.get(id)
+        else {
+            return None;
+        };
+        if off.checked_add(len)? > *want {
+            return None;
+        }
+        // SAFETY: off <= want <= cap, inside the receive buffer.
+        Some(unsafe { a.buf.add(off as usize) })
+    }
+
+    /// Counts `len` bytes of streamed receive `id` as arrived; completes it when all did.
+    fn piece_landed(&mut self, id: ReqId, len: u64) {
+        let Some(Request {
+            op: Op::Recv(_, RecvState::Streaming { want, got }),
             ..
         }) = self.reqs.get_mut(id)
         else {
             return;
         };
-        let end = off.saturating_add(data.len() as u64);
-        if end > *want {
-            return;
-        }
-        // SAFETY: [off, end) lies inside the receive buffer (end <= want <= cap).
-        unsafe {
-            std::ptr::copy_nonoverlapping(data.as_ptr(), a.buf.add(off as usize), data.len())
-        };
-        *got += data.len() as u64;
+        *got += len;
         if *got >= *want {
             self.complete(id);
         }
+    }
+}
+
+impl tcp::Sink for Device {
+    fn packet(&mut self, from: u32, hdr: Header, payload: &[u8]) {
+        self.handle(from, hdr, payload);
+    }
+
+    fn data_target(&mut self, _from: u32, hdr: &Header) -> Option<*mut u8> {
+        self.piece_target(hdr.rreq, hdr.addr, hdr.len)
+    }
+
+    fn data_landed(&mut self, _from: u32, hdr: &Header) {
+        self.piece_landed(hdr.rreq, hdr.len);
     }
 }

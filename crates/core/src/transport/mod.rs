@@ -2,11 +2,13 @@
 //!
 //! - `self`: a rank sending to itself — an in-process queue kept by the device.
 //! - [`shm`]: ranks on the same node — one shared segment with a ring per ordered pair.
-//!
-//! TCP between nodes comes later behind the same routing decision.
+//! - [`tcp`]: ranks on other nodes (or every rank with `OXMPI_NETMOD=tcp`); [`bell`]
+//!   lets shared-memory senders wake a rank that sleeps in the TCP epoll set.
 
+pub mod bell;
 pub mod ring;
 pub mod shm;
+pub mod tcp;
 
 /// How the device reaches a world rank.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -15,6 +17,8 @@ pub enum Route {
     SelfLoop,
     /// A rank on this node: its index among the node's ranks.
     Shm(usize),
-    /// No transport reaches this rank (no inter-node transport yet).
+    /// A rank reached over TCP.
+    Tcp,
+    /// No transport reaches this rank.
     Unreachable,
 }

@@ -16,6 +16,8 @@ use std::time::Duration;
 const MAGIC: u64 = 0x6f78_6d70_6973_686d; // "oxmpishm"
 const HEADER_BYTES: usize = 4096;
 const BELL_BYTES: usize = 128;
+/// `Doorbell::sleeping` value of a rank sleeping in its TCP epoll set (1: on the futex).
+const SLEEP_EPOLL: u32 = 2;
 
 #[repr(C)]
 struct SegHeader {
@@ -144,22 +146,34 @@ impl ShmNode {
             .any(|j| unsafe { ring::has_unconsumed(self.ring_base(j, self.me)) })
     }
 
-    /// After publishing a packet to `to`: wake it if it sleeps.
+    /// After publishing a packet to `to`: wake it if it sleeps. Returns true when it
+    /// sleeps in its TCP epoll set instead of on the futex: the caller must then poke its
+    /// doorbell socket ([`crate::transport::bell::Poker`]).
     #[inline]
-    pub fn notify(&self, to: usize) {
+    pub fn notify(&self, to: usize) -> bool {
         fence(Ordering::SeqCst);
         let b = self.bell(to);
-        if b.sleeping.load(Ordering::Relaxed) != 0 {
+        let s = b.sleeping.load(Ordering::Relaxed);
+        if s != 0 {
             b.seq.fetch_add(1, Ordering::SeqCst);
+            if s == SLEEP_EPOLL {
+                return true;
+            }
             futex::wake(&b.seq, 1);
         }
+        false
     }
 
-    /// Wakes `to` unconditionally (it announced it waits for ring space).
-    pub fn wake(&self, to: usize) {
+    /// Wakes `to` unconditionally (it announced it waits for ring space). Returns true
+    /// when it sleeps in epoll (poke its doorbell socket, as for [`ShmNode::notify`]).
+    pub fn wake(&self, to: usize) -> bool {
         let b = self.bell(to);
         b.seq.fetch_add(1, Ordering::SeqCst);
+        if b.sleeping.load(Ordering::SeqCst) == SLEEP_EPOLL {
+            return true;
+        }
         futex::wake(&b.seq, 1);
+        false
     }
 
     /// Sleeps on this rank's doorbell unless `has_work` says there is something to do.
@@ -170,6 +184,18 @@ impl ShmNode {
         let seen = b.seq.load(Ordering::SeqCst);
         if !has_work() {
             futex::wait(&b.seq, seen, timeout);
+        }
+        b.sleeping.store(0, Ordering::Relaxed);
+    }
+
+    /// Like [`ShmNode::sleep`] for a rank that also has TCP connections: `park` sleeps in
+    /// its epoll set; shared-memory senders see the epoll mark and poke its doorbell socket.
+    pub fn sleep_in_epoll(&self, has_work: impl Fn() -> bool, park: impl FnOnce()) {
+        let b = self.bell(self.me);
+        b.sleeping.store(SLEEP_EPOLL, Ordering::SeqCst);
+        fence(Ordering::SeqCst);
+        if !has_work() {
+            park();
         }
         b.sleeping.store(0, Ordering::Relaxed);
     }

@@ -1,0 +1,825 @@
+//! TCP between ranks that do not share memory (or between every pair when
+//! `OXMPI_NETMOD=tcp`).
+//!
+//! Each rank listens on one socket whose address is in its business card. Connections are
+//! made lazily, on the first packet toward a peer, and authenticated both ways with the
+//! job secret ([`handshake`]) before any frame is read. A rank sends to a peer on the
+//! first connection with it that becomes open, whichever side made it, and reads from
+//! every connection with it; when two ranks dial each other at the same moment each
+//! direction simply uses one of the two connections, so packet order per direction holds.
+//!
+//! Sockets are non-blocking, `TCP_NODELAY`, level-triggered in one epoll set (which also
+//! holds the listening socket and, on a node with shared-memory peers, the doorbell
+//! socket of [`crate::transport::bell`]); a blocked rank sleeps in that epoll set.
+//! Frames ([`frame`]) carry the device's packets unchanged. Rendezvous pieces are read
+//! straight into the receive buffer and written straight from the send buffer.
+//!
+//! A connection that breaks, a peer that cannot be reached, or a peer that sends a
+//! malformed frame ends this process through [`crate::runtime::fatal`] with a message
+//! naming the peer. A stranger (wrong secret, garbage, silence) is refused and logged;
+//! the job goes on.
+
+pub mod addr;
+mod conn;
+pub mod frame;
+pub mod handshake;
+
+use crate::device::packet::{Header, Kind, HEADER_BYTES};
+use crate::runtime::fatal;
+use crate::transport::bell::Bell;
+use conn::{Body, Borrowed, Conn, Phase};
+use frame::{encode_prefix, parse_prefix, PREFIX_BYTES};
+use nix::poll::PollTimeout;
+use nix::sys::epoll::{Epoll, EpollCreateFlags, EpollEvent, EpollFlags};
+use std::io;
+use std::net::{SocketAddr, SocketAddrV4, TcpListener, TcpStream};
+use std::os::fd::{AsFd, AsRawFd};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+/// Largest eager payload a rank accepts over TCP (bounds the receive buffer).
+pub const MAX_EAGER: usize = 1 << 20;
+/// Connections still proving themselves that a rank keeps at once.
+const MAX_UNAUTHENTICATED: usize = 64;
+/// Time a stranger gets to complete the handshake.
+const ACCEPT_HANDSHAKE_LIMIT: Duration = Duration::from_secs(10);
+
+const TOKEN_LISTENER: u64 = 0;
+const TOKEN_BELL: u64 = 1;
+const TOKEN_CONN0: u64 = 2;
+
+/// What the transport hands to the device.
+pub trait Sink {
+    /// A whole packet arrived from world rank `from`.
+    fn packet(&mut self, from: u32, hdr: Header, payload: &[u8]);
+    /// A `Data` piece (`hdr.rreq`, offset `hdr.addr`, `hdr.len` bytes) is arriving: where
+    /// its bytes go, or None to drop them.
+    fn data_target(&mut self, from: u32, hdr: &Header) -> Option<*mut u8>;
+    /// Every byte of a piece given a target has been written there.
+    fn data_landed(&mut self, from: u32, hdr: &Header);
+}
+
+/// Settings of the transport.
+#[derive(Clone, Debug)]
+pub struct TcpSettings {
+    pub connect_timeout: Duration,
+    /// Log connection events to stderr.
+    pub debug: bool,
+}
+
+/// The listening socket, opened before the business cards are exchanged.
+pub struct Listener {
+    sock: TcpListener,
+    plan: addr::ListenPlan,
+    port: u16,
+}
+
+impl Listener {
+    /// Opens the listening socket per `OXMPI_TCP_ADDR` / `OXMPI_TCP_IF` (see [`addr`]).
+    pub fn open(addr_setting: Option<&str>, iface: Option<&str>) -> Result<Listener, String> {
+        let plan = addr::plan(addr_setting, iface)?;
+        let sock = TcpListener::bind((plan.bind, 0))
+            .map_err(|e| format!("cannot listen on {}: {e}", plan.bind))?;
+        sock.set_nonblocking(true)
+            .map_err(|e| format!("cannot make the listening socket non-blocking: {e}"))?;
+        let port = sock
+            .local_addr()
+            .map_err(|e| format!("cannot read the listening address: {e}"))?
+            .port();
+        Ok(Listener { sock, plan, port })
+    }
+
+    /// The card field: `ip:port`, plus `+lo` when peers on this node may use 127.0.0.1
+    /// (PMI values may not contain `;`).
+    pub fn card(&self) -> String {
+        let mut s = format!("{}:{}", self.plan.publish, self.port);
+        if self.plan.loopback_ok {
+            s.push_str("+lo");
+        }
+        s
+    }
+}
+
+/// Parses the card field written by [`Listener::card`]: the address, and whether it
+/// is reachable through loopback.
+pub fn parse_card(field: &str) -> Option<(SocketAddrV4, bool)> {
+    let (a, lo) = match field.strip_suffix("+lo") {
+        Some(a) => (a, true),
+        None => (field, false),
+    };
+    Some((a.parse().ok()?, lo))
+}
+
+/// Where a blocked rank sleeps: the transport's epoll set.
+pub struct Sleeper {
+    epoll: Arc<Epoll>,
+}
+
+impl Sleeper {
+    /// Waits until a socket of the set is ready, or `timeout`.
+    pub fn wait(&self, timeout: Duration) {
+        let mut ev = [EpollEvent::empty(); 1];
+        let ms = timeout.as_millis().min(u16::MAX as u128) as u16;
+        let _ = self.epoll.wait(&mut ev, PollTimeout::from(ms));
+    }
+}
+
+/// The TCP transport of one rank.
+pub struct TcpNet {
+    me: u32,
+    size: u32,
+    secret: Vec<u8>,
+    settings: TcpSettings,
+    epoll: Arc<Epoll>,
+    listener: TcpListener,
+    bell: Option<Bell>,
+    conns: Vec<Option<Conn>>,
+    free: Vec<usize>,
+    /// The connection this rank sends on, per world rank.
+    send_conn: Vec<Option<usize>>,
+    /// The connection this rank dialed, per world rank.
+    dialed: Vec<Option<usize>>,
+    /// Where each rank listens (None: not reachable by TCP).
+    peers: Vec<Option<SocketAddrV4>>,
+    handshaking: usize,
+    unauthenticated: usize,
+}
+
+fn interest(out: bool) -> EpollFlags {
+    if out {
+        EpollFlags::EPOLLIN | EpollFlags::EPOLLOUT
+    } else {
+        EpollFlags::EPOLLIN
+    }
+}
+
+impl TcpNet {
+    /// The transport of world rank `me` of `size`. `peers[r]` is where rank `r` listens.
+    pub fn new(
+        me: u32,
+        size: u32,
+        secret: Vec<u8>,
+        listener: Listener,
+        peers: Vec<Option<SocketAddrV4>>,
+        bell: Option<Bell>,
+        settings: TcpSettings,
+    ) -> io::Result<TcpNet> {
+        let epoll = Epoll::new(EpollCreateFlags::EPOLL_CLOEXEC)?;
+        epoll.add(
+            listener.sock.as_fd(),
+            EpollEvent::new(EpollFlags::EPOLLIN, TOKEN_LISTENER),
+        )?;
+        if let Some(b) = &bell {
+            epoll.add(
+                b.socket().as_fd(),
+                EpollEvent::new(EpollFlags::EPOLLIN, TOKEN_BELL),
+            )?;
+        }
+        let n = size as usize;
+        let net = TcpNet {
+            me,
+            size,
+            secret,
+            settings,
+            epoll: Arc::new(epoll),
+            listener: listener.sock,
+            bell,
+            conns: Vec::new(),
+            free: Vec::new(),
+            send_conn: vec![None; n],
+            dialed: vec![None; n],
+            peers,
+            handshaking: 0,
+            unauthenticated: 0,
+        };
+        net.debug(|| format!("listening on {:?}", net.listener.local_addr()));
+        Ok(net)
+    }
+
+    /// The epoll set, for sleeping outside the runtime lock.
+    pub fn sleeper(&self) -> Sleeper {
+        Sleeper {
+            epoll: self.epoll.clone(),
+        }
+    }
+
+    fn debug(&self, msg: impl FnOnce() -> String) {
+        if self.settings.debug {
+            eprintln!("oxmpi: rank {}: tcp: {}", self.me, msg());
+        }
+    }
+
+    // ----- sending ---------------------------------------------------------------
+
+    /// Writes one packet to `dest`. False when it cannot be written now (no open
+    /// connection yet, or the previous one is still being written): try again later.
+    pub fn try_send(&mut self, dest: u32, hdr: &Header, payload: &[u8]) -> bool {
+        let Some(slot) = self.ready_conn(dest) else {
+            return false;
+        };
+        let prefix = encode_prefix(&hdr.encode(), payload.len());
+        let c = self.conns[slot].as_mut().expect("send connection exists");
+        match conn::send_slices(&c.sock, &[&prefix, payload]) {
+            Ok(n) if n == PREFIX_BYTES + payload.len() => true,
+            Ok(n) => {
+                if n < PREFIX_BYTES {
+                    c.queue_copy(&prefix[n..]);
+                    c.queue_copy(payload);
+                } else {
+                    c.queue_copy(&payload[n - PREFIX_BYTES..]);
+                }
+                self.set_out(slot, true);
+                true
+            }
+            Err(e) if e.kind() == io::ErrorKind::WouldBlock => {
+                self.set_out(slot, true);
+                false
+            }
+            Err(e) => self.lost(slot, &e.to_string()),
+        }
+    }
+
+    /// Writes one packet whose payload stays in the caller's memory until written.
+    ///
+    /// # Safety
+    /// `[ptr, ptr+len)` must be readable now and stay valid and unchanged while
+    /// [`TcpNet::holds`]`(dest, token)` is true.
+    pub unsafe fn try_send_borrowed(
+        &mut self,
+        dest: u32,
+        hdr: &Header,
+        ptr: *const u8,
+        len: usize,
+        token: u32,
+    ) -> bool {
+        let Some(slot) = self.ready_conn(dest) else {
+            return false;
+        };
+        let prefix = encode_prefix(&hdr.encode(), len);
+        // SAFETY: the caller guarantees [ptr, ptr+len) is readable.
+        let payload = unsafe { std::slice::from_raw_parts(ptr, len) };
+        let c = self.conns[slot].as_mut().expect("send connection exists");
+        match conn::send_slices(&c.sock, &[&prefix, payload]) {
+            Ok(n) if n == PREFIX_BYTES + len => true,
+            Ok(n) => {
+                let done = if n < PREFIX_BYTES {
+                    c.queue_copy(&prefix[n..]);
+                    0
+                } else {
+                    n - PREFIX_BYTES
+                };
+                c.borrowed = Some(Borrowed {
+                    // SAFETY: done <= len.
+                    ptr: unsafe { ptr.add(done) },
+                    left: len - done,
+                    token,
+                });
+                self.set_out(slot, true);
+                true
+            }
+            Err(e) if e.kind() == io::ErrorKind::WouldBlock => {
+                self.set_out(slot, true);
+                false
+            }
+            Err(e) => self.lost(slot, &e.to_string()),
+        }
+    }
+
+    /// True while the connection toward `dest` still has to write borrowed bytes of `token`.
+    pub fn holds(&self, dest: u32, token: u32) -> bool {
+        self.send_conn
+            .get(dest as usize)
+            .copied()
+            .flatten()
+            .and_then(|s| self.conns[s].as_ref())
+            .and_then(|c| c.borrowed.as_ref())
+            .is_some_and(|b| b.token == token)
+    }
+
+    /// True when some connection has bytes not yet handed to the kernel.
+    pub fn has_outgoing(&self) -> bool {
+        self.conns
+            .iter()
+            .flatten()
+            .any(|c| c.is_open() && c.has_tx())
+    }
+
+    /// The open connection to send on, with nothing left from the previous packet;
+    /// starts dialing when there is none.
+    fn ready_conn(&mut self, dest: u32) -> Option<usize> {
+        let d = dest as usize;
+        let Some(slot) = self.send_conn.get(d).copied().flatten() else {
+            if d < self.dialed.len() && self.dialed[d].is_none() {
+                self.dial(dest);
+            }
+            return None;
+        };
+        let c = self.conns[slot].as_mut().expect("send connection exists");
+        if c.has_tx() {
+            match c.flush() {
+                Ok(true) => self.set_out(slot, false),
+                Ok(false) => return None,
+                Err(e) => self.lost(slot, &e.to_string()),
+            }
+        }
+        Some(slot)
+    }
+
+    fn dial(&mut self, dest: u32) {
+        use nix::sys::socket::{connect, socket, AddressFamily, SockFlag, SockType, SockaddrIn};
+        let Some(addr) = self.peers.get(dest as usize).copied().flatten() else {
+            fatal(&format!(
+                "rank {dest} cannot be reached: its business card has no TCP address"
+            ));
+        };
+        let fd = socket(
+            AddressFamily::Inet,
+            SockType::Stream,
+            SockFlag::SOCK_NONBLOCK | SockFlag::SOCK_CLOEXEC,
+            None,
+        )
+        .unwrap_or_else(|e| fatal(&format!("cannot create a socket to reach rank {dest}: {e}")));
+        match connect(fd.as_raw_fd(), &SockaddrIn::from(addr)) {
+            Ok(()) | Err(nix::errno::Errno::EINPROGRESS) => {}
+            Err(e) => fatal(&format!("cannot connect to rank {dest} at {addr}: {e}")),
+        }
+        let sock = TcpStream::from(fd);
+        let _ = sock.set_nodelay(true);
+        let deadline = Instant::now() + self.settings.connect_timeout;
+        let slot = self.insert(Conn::new(
+            sock,
+            SocketAddr::V4(addr),
+            Some(dest),
+            Phase::Connecting { deadline },
+        ));
+        self.dialed[dest as usize] = Some(slot);
+        self.handshaking += 1;
+        self.register(slot, true);
+        self.debug(|| format!("dialing rank {dest} at {addr}"));
+    }
+
+    fn insert(&mut self, c: Conn) -> usize {
+        match self.free.pop() {
+            Some(s) => {
+                self.conns[s] = Some(c);
+                s
+            }
+            None => {
+                self.conns.push(Some(c));
+                self.conns.len() - 1
+            }
+        }
+    }
+
+    fn register(&mut self, slot: usize, out: bool) {
+        let c = self.conns[slot].as_mut().expect("connection exists");
+        c.want_out = out;
+        if let Err(e) = self.epoll.add(
+            c.sock.as_fd(),
+            EpollEvent::new(interest(out), TOKEN_CONN0 + slot as u64),
+        ) {
+            fatal(&format!("epoll_ctl(ADD) failed: {e}"));
+        }
+    }
+
+    fn set_out(&mut self, slot: usize, out: bool) {
+        let Some(c) = self.conns[slot].as_mut() else {
+            return;
+        };
+        if c.want_out == out {
+            return;
+        }
+        c.want_out = out;
+        let mut ev = EpollEvent::new(interest(out), TOKEN_CONN0 + slot as u64);
+        if let Err(e) = self.epoll.modify(c.sock.as_fd(), &mut ev) {
+            fatal(&format!("epoll_ctl(MOD) failed: {e}"));
+        }
+    }
+
+    fn close(&mut self, slot: usize) {
+        if let Some(c) = self.conns[slot].take() {
+            let _ = self.epoll.delete(c.sock.as_fd());
+            if !c.is_open() {
+                self.handshaking -= 1;
+                if c.peer.is_none() || matches!(c.phase, Phase::AwaitProof { .. }) {
+                    self.unauthenticated -= 1;
+                }
+            }
+            self.free.push(slot);
+        }
+    }
+
+    /// An authenticated connection (or one we dialed) failed: the job cannot go on.
+    fn lost(&self, slot: usize, why: &str) -> ! {
+        let c = self.conns[slot].as_ref().expect("connection exists");
+        let who = c
+            .peer
+            .map_or_else(|| "a peer".to_string(), |p| format!("rank {p}"));
+        fatal(&format!(
+            "lost the TCP connection to {who} ({}): {why}",
+            c.addr
+        ))
+    }
+
+    fn refuse(&mut self, slot: usize, why: &str) {
+        if let Some(c) = self.conns[slot].as_ref() {
+            eprintln!(
+                "oxmpi: rank {}: refused a TCP connection from {}: {why}",
+                self.me, c.addr
+            );
+        }
+        self.close(slot);
+    }
+
+    /// A failure during the handshake: fatal on connections this rank dialed (the peer
+    /// it needs cannot be reached), refusal on connections it accepted.
+    fn handshake_failed(&mut self, slot: usize, why: &str) {
+        let c = self.conns[slot].as_ref().expect("connection exists");
+        if matches!(
+            c.phase,
+            Phase::Connecting { .. } | Phase::AwaitChallenge { .. }
+        ) {
+            let peer = c.peer.unwrap_or(u32::MAX);
+            fatal(&format!(
+                "cannot connect to rank {peer} at {}: {why}",
+                c.addr
+            ));
+        }
+        self.refuse(slot, why);
+    }
+
+    // ----- progress ----------------------------------------------------------------
+
+    /// Handles every ready socket once; returns true if anything happened.
+    pub fn poll(&mut self, sink: &mut dyn Sink) -> bool {
+        let mut evs = [EpollEvent::empty(); 32];
+        let n = self.epoll.wait(&mut evs, PollTimeout::ZERO).unwrap_or(0);
+        for ev in &evs[..n] {
+            match ev.data() {
+                TOKEN_LISTENER => self.accept_all(),
+                TOKEN_BELL => {
+                    if let Some(b) = &self.bell {
+                        b.drain();
+                    }
+                }
+                t => self.conn_ready((t - TOKEN_CONN0) as usize, ev.events(), sink),
+            }
+        }
+        if self.handshaking > 0 {
+            self.check_deadlines();
+        }
+        n > 0
+    }
+
+    fn accept_all(&mut self) {
+        loop {
+            match self.listener.accept() {
+                Ok((sock, addr)) => {
+                    if self.unauthenticated >= MAX_UNAUTHENTICATED {
+                        eprintln!(
+                            "oxmpi: rank {}: refused a TCP connection from {addr}: too many unauthenticated connections",
+                            self.me
+                        );
+                        continue;
+                    }
+                    if sock.set_nonblocking(true).is_err() {
+                        continue;
+                    }
+                    let _ = sock.set_nodelay(true);
+                    let deadline = Instant::now() + ACCEPT_HANDSHAKE_LIMIT;
+                    let slot =
+                        self.insert(Conn::new(sock, addr, None, Phase::AwaitHello { deadline }));
+                    self.handshaking += 1;
+                    self.unauthenticated += 1;
+                    self.register(slot, false);
+                    self.debug(|| format!("accepted a connection from {addr}"));
+                }
+                Err(e) if e.kind() == io::ErrorKind::WouldBlock => return,
+                Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+                Err(e) => {
+                    // EMFILE and friends: report once per burst, keep running.
+                    eprintln!("oxmpi: rank {}: accept failed: {e}", self.me);
+                    return;
+                }
+            }
+        }
+    }
+
+    fn conn_ready(&mut self, slot: usize, fl: EpollFlags, sink: &mut dyn Sink) {
+        let Some(c) = self.conns.get_mut(slot).and_then(|c| c.as_mut()) else {
+            return;
+        };
+        let bad = fl.intersects(EpollFlags::EPOLLERR | EpollFlags::EPOLLHUP);
+        if let Phase::Connecting { .. } = c.phase {
+            if fl.contains(EpollFlags::EPOLLOUT) || bad {
+                self.finish_connect(slot);
+            }
+            return;
+        }
+        if fl.contains(EpollFlags::EPOLLOUT) {
+            match c.flush() {
+                Ok(true) => self.set_out(slot, false),
+                Ok(false) => {}
+                Err(e) => {
+                    if self.conns[slot].as_ref().is_some_and(|c| c.is_open()) {
+                        self.lost(slot, &e.to_string());
+                    }
+                    self.handshake_failed(slot, &e.to_string());
+                    return;
+                }
+            }
+        }
+        if fl.intersects(EpollFlags::EPOLLIN) || bad {
+            self.read_ready(slot, sink);
+        }
+    }
+
+    fn finish_connect(&mut self, slot: usize) {
+        let c = self.conns[slot].as_mut().expect("connection exists");
+        match c.sock.take_error() {
+            Ok(None) => {}
+            Ok(Some(e)) | Err(e) => {
+                self.handshake_failed(slot, &e.to_string());
+                return;
+            }
+        }
+        let ni = handshake::nonce();
+        let dest = c.peer.expect("dialed connections know their peer");
+        c.queue_copy(&handshake::hello(self.me, dest, &ni));
+        let deadline = match c.phase {
+            Phase::Connecting { deadline } => deadline,
+            _ => Instant::now() + self.settings.connect_timeout,
+        };
+        c.phase = Phase::AwaitChallenge { ni, deadline };
+        match c.flush() {
+            Ok(done) => self.set_out(slot, !done),
+            Err(e) => self.handshake_failed(slot, &e.to_string()),
+        }
+    }
+
+    fn check_deadlines(&mut self) {
+        let now = Instant::now();
+        for slot in 0..self.conns.len() {
+            let Some(c) = self.conns[slot].as_ref() else {
+                continue;
+            };
+            let expired = match &c.phase {
+                Phase::Connecting { deadline }
+                | Phase::AwaitChallenge { deadline, .. }
+                | Phase::AwaitHello { deadline }
+                | Phase::AwaitProof { deadline, .. } => now >= *deadline,
+                Phase::Open => false,
+            };
+            if expired {
+                let why = format!(
+                    "no answer within {} s",
+                    match c.phase {
+                        Phase::AwaitHello { .. } | Phase::AwaitProof { .. } =>
+                            ACCEPT_HANDSHAKE_LIMIT.as_secs(),
+                        _ => self.settings.connect_timeout.as_secs(),
+                    }
+                );
+                self.handshake_failed(slot, &why);
+            }
+        }
+    }
+
+    fn read_ready(&mut self, slot: usize, sink: &mut dyn Sink) {
+        if !self.conns[slot].as_ref().is_some_and(|c| c.is_open()) {
+            loop {
+                let c = self.conns[slot].as_mut().expect("connection exists");
+                match c.read_some() {
+                    Ok(Some(0)) => {
+                        self.handshake_failed(slot, "closed during the handshake");
+                        return;
+                    }
+                    Ok(Some(_)) => {}
+                    Ok(None) => return,
+                    Err(e) => {
+                        self.handshake_failed(slot, &e.to_string());
+                        return;
+                    }
+                }
+                match self.advance_handshake(slot) {
+                    Err(why) => {
+                        self.handshake_failed(slot, &why);
+                        return;
+                    }
+                    Ok(true) => break,
+                    Ok(false) => {}
+                }
+            }
+        }
+        self.read_frames(slot, sink);
+    }
+
+    /// Moves the handshake on with the bytes received; Ok(true) once open.
+    fn advance_handshake(&mut self, slot: usize) -> Result<bool, String> {
+        let (me, size) = (self.me, self.size);
+        let c = self.conns[slot].as_mut().expect("connection exists");
+        loop {
+            match c.phase {
+                Phase::Open => return Ok(true),
+                Phase::Connecting { .. } => return Ok(false),
+                Phase::AwaitHello { deadline } => {
+                    let Some(b) = c.take::<{ handshake::HELLO_BYTES }>() else {
+                        return Ok(false);
+                    };
+                    let (from, ni) = handshake::parse_hello(&b, me, size)?;
+                    let na = handshake::nonce();
+                    c.queue_copy(&handshake::challenge(&self.secret, from, me, &ni, &na));
+                    c.phase = Phase::AwaitProof {
+                        from,
+                        ni,
+                        na,
+                        deadline,
+                    };
+                    let done = c.flush().map_err(|e| e.to_string())?;
+                    let _ = done;
+                }
+                Phase::AwaitProof { from, ni, na, .. } => {
+                    let Some(b) = c.take::<{ handshake::PROOF_BYTES }>() else {
+                        return Ok(false);
+                    };
+                    handshake::verify_proof(&self.secret, from, me, &ni, &na, &b)?;
+                    c.peer = Some(from);
+                    c.phase = Phase::Open;
+                    c.open_buffers();
+                    let addr = c.addr;
+                    self.handshaking -= 1;
+                    self.unauthenticated -= 1;
+                    self.send_conn[from as usize].get_or_insert(slot);
+                    self.debug(|| format!("rank {from} connected from {addr}"));
+                    return Ok(true);
+                }
+                Phase::AwaitChallenge { ni, .. } => {
+                    let Some(b) = c.take::<{ handshake::CHALLENGE_BYTES }>() else {
+                        return Ok(false);
+                    };
+                    let dest = c.peer.expect("dialed connections know their peer");
+                    let na = handshake::verify_challenge(&self.secret, me, dest, &ni, &b)?;
+                    c.queue_copy(&handshake::proof(&self.secret, me, dest, &ni, &na));
+                    c.phase = Phase::Open;
+                    c.open_buffers();
+                    let done = c.flush().map_err(|e| e.to_string())?;
+                    self.handshaking -= 1;
+                    self.send_conn[dest as usize].get_or_insert(slot);
+                    self.set_out(slot, !done);
+                    self.debug(|| format!("connected to rank {dest}"));
+                    return Ok(true);
+                }
+            }
+        }
+    }
+
+    /// Reads and delivers frames until the socket has nothing more.
+    fn read_frames(&mut self, slot: usize, sink: &mut dyn Sink) {
+        let me = self.me;
+        for _ in 0..64 {
+            let c = self.conns[slot].as_mut().expect("connection exists");
+            let peer = c.peer.expect("open connections know their peer");
+            // A data piece going straight into its receive buffer.
+            if let Some(b) = c.body.as_mut() {
+                // SAFETY: the device keeps [ptr, ptr+left) of the receive buffer valid until
+                // `data_landed` (the request stays in the streaming state until then).
+                match unsafe { conn::recv_raw(&c.sock, b.ptr, b.left) } {
+                    Ok(0) => self.closed_by_peer(slot),
+                    Ok(n) => {
+                        b.left -= n;
+                        // SAFETY: n <= left.
+                        b.ptr = unsafe { b.ptr.add(n) };
+                        if b.left == 0 {
+                            let hdr = b.hdr;
+                            c.body = None;
+                            sink.data_landed(peer, &hdr);
+                        }
+                        continue;
+                    }
+                    Err(e) if e.kind() == io::ErrorKind::WouldBlock => return,
+                    Err(e) => self.lost(slot, &e.to_string()),
+                }
+            }
+            if c.discard > 0 {
+                let mut scratch = [0u8; 4096];
+                let n = (c.discard as usize).min(scratch.len());
+                // SAFETY: scratch holds n bytes.
+                match unsafe { conn::recv_raw(&c.sock, scratch.as_mut_ptr(), n) } {
+                    Ok(0) => self.closed_by_peer(slot),
+                    Ok(k) => {
+                        c.discard -= k as u64;
+                        continue;
+                    }
+                    Err(e) if e.kind() == io::ErrorKind::WouldBlock => return,
+                    Err(e) => self.lost(slot, &e.to_string()),
+                }
+            }
+            // Whole frames already buffered.
+            loop {
+                let buffered = &c.rx[c.rx_start..c.rx_end];
+                let (hdr, plen) = match parse_prefix(buffered, MAX_EAGER) {
+                    Ok(Some(x)) => x,
+                    Ok(None) => break,
+                    Err(e) => fatal(&format!(
+                        "rank {peer} ({}) sent a malformed TCP frame: {e}",
+                        c.addr
+                    )),
+                };
+                let have = buffered.len() - PREFIX_BYTES;
+                if have >= plen {
+                    let start = c.rx_start + PREFIX_BYTES;
+                    c.rx_start = start + plen;
+                    sink.packet(peer, hdr, &c.rx[start..start + plen]);
+                    continue;
+                }
+                if hdr.kind == Kind::Data {
+                    let part_start = c.rx_start + PREFIX_BYTES;
+                    c.rx_start = c.rx_end;
+                    match sink.data_target(peer, &hdr) {
+                        Some(p) => {
+                            // SAFETY: the target holds hdr.len = plen > have bytes.
+                            unsafe {
+                                std::ptr::copy_nonoverlapping(
+                                    c.rx.as_ptr().add(part_start),
+                                    p,
+                                    have,
+                                )
+                            };
+                            c.body = Some(Body {
+                                // SAFETY: have < plen, inside the target.
+                                ptr: unsafe { p.add(have) },
+                                left: plen - have,
+                                hdr,
+                            });
+                        }
+                        None => c.discard = (plen - have) as u64,
+                    }
+                    break;
+                }
+                c.make_room(PREFIX_BYTES + plen);
+                break;
+            }
+            if c.body.is_some() || c.discard > 0 {
+                continue;
+            }
+            let free = c.rx.len() - c.rx_end + c.rx_start;
+            match c.read_some() {
+                Ok(Some(0)) => self.closed_by_peer(slot),
+                // A short read emptied the socket: done until epoll says otherwise.
+                Ok(Some(n)) if n < free => {
+                    if !self.deliver_buffered(slot, sink) {
+                        return;
+                    }
+                }
+                Ok(Some(_)) => {}
+                Ok(None) => return,
+                Err(e) => self.lost(slot, &e.to_string()),
+            }
+        }
+        let _ = me;
+    }
+
+    /// Delivers the complete frames in the buffer; true if a data piece started (so the
+    /// caller should keep reading).
+    fn deliver_buffered(&mut self, slot: usize, sink: &mut dyn Sink) -> bool {
+        let c = self.conns[slot].as_mut().expect("connection exists");
+        let peer = c.peer.expect("open connections know their peer");
+        loop {
+            let buffered = &c.rx[c.rx_start..c.rx_end];
+            let (hdr, plen) = match parse_prefix(buffered, MAX_EAGER) {
+                Ok(Some(x)) => x,
+                Ok(None) => return false,
+                Err(e) => fatal(&format!(
+                    "rank {peer} ({}) sent a malformed TCP frame: {e}",
+                    c.addr
+                )),
+            };
+            if buffered.len() - PREFIX_BYTES >= plen {
+                let start = c.rx_start + PREFIX_BYTES;
+                c.rx_start = start + plen;
+                sink.packet(peer, hdr, &c.rx[start..start + plen]);
+            } else {
+                // An incomplete frame: the main loop finishes it.
+                return true;
+            }
+        }
+    }
+
+    fn closed_by_peer(&self, slot: usize) -> ! {
+        let c = self.conns[slot].as_ref().expect("connection exists");
+        let who = c
+            .peer
+            .map_or_else(|| "a peer".to_string(), |p| format!("rank {p}"));
+        fatal(&format!(
+            "{who} ({}) closed its TCP connection unexpectedly (did it exit or crash?)",
+            c.addr
+        ))
+    }
+}
+
+impl Drop for TcpNet {
+    fn drop(&mut self) {
+        // Sockets close with their owners; nothing is left to flush here (finalize waits
+        // for `has_outgoing` to become false before it synchronises and drops us).
+        let _ = HEADER_BYTES;
+    }
+}
