@@ -8,6 +8,11 @@
  *     part of the communicator
  *   MPI_Comm_split with a negative colour              MPI_SUCCESS
  *   MPI_Cart_create with a zero extent                 MPI_SUCCESS
+ *   MPI_Graph_create with an edge to node nnodes      MPI_SUCCESS
+ *     (one past the last node)
+ *   MPI_Cart_sub keeping no dimension                  MPI_COMM_NULL except at one
+ *                                                       process (each should get a
+ *                                                       zero-dimensional grid of itself)
  * Every error case returns the right class under MPI_ERRORS_RETURN and the program
  * goes on communicating.
  */
@@ -40,8 +45,30 @@ int main(int argc, char **argv)
         MTEST_CALL(MPI_Comm_free(&c));
     }
 
+    {
+        int idx[1] = {2}, edges[2] = {0, 1};
+        MTEST_EXPECT_CLASS(MPI_ERR_ARG, MPI_Graph_create(MPI_COMM_WORLD, 1, idx, edges, 0, &c));
+    }
+
     int dims[2] = {size, 0}, periods[2] = {0, 0};
     MTEST_EXPECT_CLASS(MPI_ERR_DIMS, MPI_Cart_create(MPI_COMM_WORLD, 2, dims, periods, 0, &c));
+
+    {
+        int d[2] = {0, 0}, p[2] = {0, 1}, none[2] = {0, 0}, nd = -1;
+        MPI_Comm grid, point;
+        MTEST_CALL(MPI_Dims_create(size, 2, d));
+        MTEST_CALL(MPI_Cart_create(MPI_COMM_WORLD, 2, d, p, 0, &grid));
+        MTEST_CALL(MPI_Cart_sub(grid, none, &point));
+        MTEST_CHECK(point != MPI_COMM_NULL, "MPI_Cart_sub keeping nothing gave MPI_COMM_NULL");
+        if (point != MPI_COMM_NULL) {
+            MTEST_CALL(MPI_Comm_size(point, &n));
+            MTEST_EQ("Cart_sub keeping nothing: size", 1, n);
+            MTEST_CALL(MPI_Cartdim_get(point, &nd));
+            MTEST_EQ("Cart_sub keeping nothing: dimensions", 0, nd);
+            MTEST_CALL(MPI_Comm_free(&point));
+        }
+        MTEST_CALL(MPI_Comm_free(&grid));
+    }
 
     if (size >= 2) {
         /* create_group with a process outside the communicator */
