@@ -25,6 +25,18 @@ static int buffer_size_for_all(void)
     return total;
 }
 
+/* Round 2 frees its MPI_Ibsend requests: the program cannot know when each send buffer may be
+ * reused, so every message has its own buffer, kept until the attached buffer is detached. */
+static unsigned char *kept[NMSG];
+
+static void free_kept(void)
+{
+    for (int i = 0; i < NMSG; i++) {
+        free(kept[i]);
+        kept[i] = NULL;
+    }
+}
+
 /* round: 0 = MPI_Bsend, 1 = MPI_Ibsend + MPI_Wait, 2 = MPI_Ibsend + MPI_Request_free */
 static void sender(int dest, int round, char *bbuf, int bsize)
 {
@@ -32,18 +44,21 @@ static void sender(int dest, int round, char *bbuf, int bsize)
     MPI_Request reqs[NMSG];
     MTEST_CALL(MPI_Buffer_attach(bbuf, bsize));
     for (int i = 0; i < NMSG; i++) {
+        if (round == 2) {
+            kept[i] = mtest_malloc((size_t)sizes[i]);
+            mtest_fill(kept[i], (size_t)sizes[i], (uint64_t)(round * 100 + i));
+            MTEST_CALL(MPI_Ibsend(kept[i], sizes[i], MPI_BYTE, dest, i, MPI_COMM_WORLD, &reqs[i]));
+            MTEST_CALL(MPI_Request_free(&reqs[i]));
+            MTEST_CHECK(reqs[i] == MPI_REQUEST_NULL, "MPI_Request_free did not null the handle");
+            continue;
+        }
         mtest_fill(msg, (size_t)sizes[i], (uint64_t)(round * 100 + i));
         if (round == 0) {
             MTEST_CALL(MPI_Bsend(msg, sizes[i], MPI_BYTE, dest, i, MPI_COMM_WORLD));
         } else {
             MTEST_CALL(MPI_Ibsend(msg, sizes[i], MPI_BYTE, dest, i, MPI_COMM_WORLD, &reqs[i]));
-            if (round == 1) {
-                /* an Ibsend completes locally: once waited for, the buffer may be reused */
-                MTEST_CALL(MPI_Wait(&reqs[i], MPI_STATUS_IGNORE));
-            } else {
-                MTEST_CALL(MPI_Request_free(&reqs[i]));
-                MTEST_CHECK(reqs[i] == MPI_REQUEST_NULL, "MPI_Request_free did not null the handle");
-            }
+            /* an Ibsend completes locally: once waited for, the buffer may be reused */
+            MTEST_CALL(MPI_Wait(&reqs[i], MPI_STATUS_IGNORE));
         }
         memset(msg, 0xA5, (size_t)sizes[i]); /* the data now lives in the attached buffer */
     }
@@ -64,6 +79,7 @@ static void sender(int dest, int round, char *bbuf, int bsize)
     /* every message has left the buffer: overwriting it must not affect what is received */
     memset(bbuf, 0xEE, (size_t)bsize);
     free(msg);
+    free_kept();
 }
 
 static void receiver(int src, int round)
@@ -102,6 +118,7 @@ int main(int argc, char **argv)
             MTEST_CALL(MPI_Buffer_detach(&addr, &dsize));
             MTEST_CHECK(addr == bbuf, "MPI_Buffer_detach returned %p, attached %p", addr, (void *)bbuf);
             MTEST_EQ("MPI_Buffer_detach size", bsize, dsize);
+            free_kept();
         } else if (rank % 2 == 0) {
             sender(partner, round, bbuf, bsize);
         } else {

@@ -219,9 +219,12 @@ int main(int argc, char **argv)
     cancel_unmatched_receives();
     cancel_matched_receive();
 
-    int bsize = 0;
+    /* room for both buffered sends at once: the receiver may not have taken the small one
+     * when the large one is started */
+    int bsize = 0, small = 0;
     MTEST_CALL(MPI_Pack_size(1 << 20, MPI_BYTE, MPI_COMM_WORLD, &bsize));
-    bsize += MPI_BSEND_OVERHEAD;
+    MTEST_CALL(MPI_Pack_size(cancel_sizes[0], MPI_BYTE, MPI_COMM_WORLD, &small));
+    bsize += small + 2 * MPI_BSEND_OVERHEAD;
     char *bbuf = mtest_malloc((size_t)bsize);
     MTEST_CALL(MPI_Buffer_attach(bbuf, bsize));
     unsigned char *buf = mtest_malloc(1 << 20), *in = mtest_malloc(1 << 20);

@@ -1,5 +1,6 @@
 /*
- * Every predefined C datatype sent and received with its matching C type: values checked
+ * Every predefined C datatype sent and received with its matching C type (MPI_PACKED with
+ * data made by MPI_Pack and read back with MPI_Unpack): values checked
  * element by element (so padding bytes of long double and of the pair types are ignored),
  * MPI_Get_count for the type, MPI_Pack_size sanity for each type, and MPI_Get_count giving
  * MPI_UNDEFINED when the byte count is not a multiple of the type size.
@@ -123,7 +124,32 @@ int main(int argc, char **argv)
     TEST_TYPE(double, MPI_DOUBLE, VAL(i, c) * 1e-300 + i, sizeof(double));
     TEST_TYPE(long double, MPI_LONG_DOUBLE, (long double)VAL(i, c) / 3.0L, sizeof(long double));
     TEST_TYPE(unsigned char, MPI_BYTE, (i * 131 + c) & 0xff, 1);
-    TEST_TYPE(unsigned char, MPI_PACKED, (i * 17 + c * 3) & 0xff, 1);
+    /* MPI_PACKED: data made by MPI_Pack, sent and received as MPI_PACKED, then unpacked */
+    pack_size_check(MPI_PACKED, 1, "MPI_PACKED");
+    for (int c = 0; c < NCOUNTS; c++) {
+        int n = counts[c], psize = 0, pos = 0, upos = 0;
+        MTEST_CALL(MPI_Pack_size(n, MPI_INT, MPI_COMM_WORLD, &psize));
+        int *vals = mtest_malloc(sizeof(int) * (size_t)(n + 1)), *back = mtest_malloc(sizeof(int) * (size_t)(n + 1));
+        char *packed = mtest_malloc((size_t)psize + 1), *rpacked = mtest_malloc((size_t)psize + 1);
+        for (int i = 0; i < n; i++) {
+            vals[i] = (int)VAL(i, c) * 77;
+            back[i] = 0;
+        }
+        MTEST_CALL(MPI_Pack(vals, n, MPI_INT, packed, psize, &pos, MPI_COMM_WORLD));
+        exchange(packed, rpacked, pos, MPI_PACKED, tagbase++, "MPI_PACKED");
+        MTEST_CALL(MPI_Unpack(rpacked, pos, &upos, back, n, MPI_INT, MPI_COMM_WORLD));
+        MTEST_EQ("bytes unpacked from an MPI_PACKED message", pos, upos);
+        for (int i = 0; i < n; i++) {
+            if (back[i] != (int)VAL(i, c) * 77) {
+                MTEST_CHECK(0, "MPI_PACKED count %d: element %d wrong", n, i);
+                break;
+            }
+        }
+        free(vals);
+        free(back);
+        free(packed);
+        free(rpacked);
+    }
     TEST_TYPE(long long, MPI_LONG_LONG_INT, VAL(i, c) * 1000000000000007LL, sizeof(long long));
 
     /* MPI-1 pair types (the MINLOC/MAXLOC types) */
