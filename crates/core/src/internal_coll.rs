@@ -299,7 +299,7 @@ impl<'a> Reader<'a> {
 
     fn len_of(&mut self, elem: usize) -> Result<usize> {
         let n = self.u32()? as usize;
-        if !n.checked_mul(elem).is_some_and(|b| b <= self.buf.len()) {
+        if n.checked_mul(elem).is_none_or(|b| b > self.buf.len()) {
             return Err(malformed());
         }
         Ok(n)

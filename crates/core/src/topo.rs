@@ -360,18 +360,35 @@ fn prime_factors(mut n: u64) -> Vec<u64> {
     f
 }
 
-/// `k` factors of `n`, non-increasing, whose largest is as small as possible, and
-/// among those, whose smallest is as large as possible.
+/// `k` factors of `n`, non-increasing, as close to each other as possible: the
+/// smallest difference between largest and smallest, then the largest smallest
+/// factor, then the smallest sum of squares.
 pub fn balanced_factors(n: u64, k: usize) -> Vec<u64> {
-    let primes = prime_factors(n);
+    let mut primes = prime_factors(n);
+    if k > primes.len() {
+        // Some factors must be 1; the primes themselves are then the best choice
+        // (and this keeps the search depth at most 31).
+        primes.sort_unstable_by(|a, b| b.cmp(a));
+        primes.resize(k, 1);
+        return primes;
+    }
     // Divisors of n, ascending.
     let mut divs = vec![1u64];
-    for &p in &primes {
-        let mut more: Vec<u64> = divs.iter().map(|d| d * p).collect();
-        divs.append(&mut more);
+    let mut i = 0;
+    while i < primes.len() {
+        let p = primes[i];
+        let mult = primes[i..].iter().take_while(|&&q| q == p).count();
+        let base = divs.len();
+        let mut pk = 1u64;
+        for _ in 0..mult {
+            pk *= p;
+            for j in 0..base {
+                divs.push(divs[j] * pk);
+            }
+        }
+        i += mult;
     }
     divs.sort_unstable();
-    divs.dedup();
     let mut best: Option<Vec<u64>> = None;
     let mut cur = Vec::with_capacity(k);
     search(n, k, u64::MAX, &divs, &mut cur, &mut best);
@@ -379,13 +396,38 @@ pub fn balanced_factors(n: u64, k: usize) -> Vec<u64> {
 }
 
 fn better(a: &[u64], b: &[u64]) -> bool {
-    let (amax, amin) = (a[0], *a.last().expect("k >= 1"));
-    let (bmax, bmin) = (b[0], *b.last().expect("k >= 1"));
-    (amax - amin, std::cmp::Reverse(amin)) < (bmax - bmin, std::cmp::Reverse(bmin))
+    // Smallest spread, then largest smallest factor, then smallest sum of squares
+    // (the choice MPICH makes, so both give programs the same grids).
+    let key = |f: &[u64]| {
+        let (max, min) = (f[0], *f.last().expect("k >= 1"));
+        let sq: u128 = f.iter().map(|&x| x as u128 * x as u128).sum();
+        (max - min, std::cmp::Reverse(min), sq)
+    };
+    key(a) < key(b)
+}
+
+/// `d^k >= n`, without overflow.
+fn pow_at_least(d: u64, k: usize, n: u64) -> bool {
+    let mut p: u64 = 1;
+    for _ in 0..k {
+        p = match p.checked_mul(d) {
+            Some(x) => x,
+            None => return true,
+        };
+        if p >= n {
+            return true;
+        }
+    }
+    p >= n
+}
+
+/// An upper bound of the `k`-th root of `n`.
+fn root_bound(n: u64, k: usize) -> u64 {
+    (n as f64).powf(1.0 / k as f64).floor() as u64 + 1
 }
 
 /// Depth-first search over non-increasing factorisations of `n` into `k` factors,
-/// each at most `cap`.
+/// each at most `cap`, trying the most balanced first factors first.
 fn search(
     n: u64,
     k: usize,
@@ -397,28 +439,29 @@ fn search(
     if k == 1 {
         if n <= cap {
             cur.push(n);
-            if best.as_ref().map_or(true, |b| better(cur, b)) {
+            if best.as_ref().is_none_or(|b| better(cur, b)) {
                 *best = Some(cur.clone());
             }
             cur.pop();
         }
         return;
     }
-    // The next factor d must satisfy d^k >= n (it is the largest remaining) and d <= cap.
-    for &d in divs.iter().rev() {
-        if d > cap || n % d != 0 {
-            continue;
-        }
-        if (d as f64).powi(k as i32) < n as f64 * (1.0 - 1e-12) {
+    // The next factor d is the largest of the remaining ones, so d^k >= n.
+    let start = divs.partition_point(|&d| !pow_at_least(d, k, n));
+    for &d in &divs[start..] {
+        if d > cap {
             break;
         }
+        if n % d != 0 {
+            continue;
+        }
         if let Some(b) = best.as_ref() {
-            // The factors after d are at most d and their smallest is at most the k-1-th
-            // root of what remains, so the spread is at least first - that root.
+            // The factors after d multiply to n/d, so the smallest of them is at
+            // most its (k-1)-th root: the spread is at least first - that root,
+            // which only grows with d.
             let first = cur.first().copied().unwrap_or(d);
-            let root = ((n / d) as f64).powf(1.0 / (k - 1) as f64).floor() as u64 + 1;
-            if first.saturating_sub(root) > b[0] - b[b.len() - 1] {
-                continue;
+            if first.saturating_sub(root_bound(n / d, k - 1)) > b[0] - b[b.len() - 1] {
+                break;
             }
         }
         cur.push(d);
@@ -469,6 +512,20 @@ mod tests {
         let big = dc(1 << 20, &[0; 10]).unwrap();
         assert_eq!(big, vec![4, 4, 4, 4, 4, 4, 4, 4, 4, 4]);
         assert_eq!(dc(1_000_003, &[0, 0, 0]).unwrap(), vec![1_000_003, 1, 1]);
+        // Ties broken as MPICH does.
+        assert_eq!(dc(20, &[0, 0, 0, 0]).unwrap(), vec![5, 2, 2, 1]);
+        assert_eq!(dc(360, &[0, 0, 0]).unwrap(), vec![10, 6, 6]);
+        assert_eq!(dc(42, &[0, 0, 0, 0]).unwrap(), vec![7, 3, 2, 1]);
+        assert_eq!(dc(1 << 30, &[0, 0]).unwrap(), vec![32768, 32768]);
+        assert_eq!(
+            dc(735_134_400, &[0; 11]).unwrap(),
+            vec![17, 13, 11, 7, 6, 6, 5, 5, 4, 4, 3]
+        );
+        assert_eq!(dc(i32::MAX, &[0; 5]).unwrap(), vec![i32::MAX, 1, 1, 1, 1]);
+        let mut many = vec![0; 100_000];
+        dims_create(12, &mut many).unwrap();
+        assert_eq!(&many[..4], &[3, 2, 2, 1]);
+        assert!(many[3..].iter().all(|&d| d == 1));
     }
 
     #[test]
