@@ -629,7 +629,7 @@ pub fn intercomm_create(
                 })?;
                 if rw == me {
                     return err(
-                        ErrorClass::Comm,
+                        ErrorClass::Rank,
                         format!("remote_leader {remote_leader} is the local leader itself: the two groups overlap"),
                     );
                 }

@@ -182,6 +182,8 @@ int main(int argc, char **argv)
     MPI_Comm bad;
     MTEST_EXPECT_CLASS(MPI_ERR_RANK, MPI_Intercomm_create(local, ls, MPI_COMM_WORLD, remote_leader, 78, &bad));
     MTEST_EXPECT_CLASS(MPI_ERR_COMM, MPI_Intercomm_create(ic, 0, MPI_COMM_WORLD, remote_leader, 79, &bad));
+    /* the remote leader is the caller itself: the two groups would overlap */
+    MTEST_EXPECT_CLASS(MPI_ERR_RANK, MPI_Intercomm_create(MPI_COMM_SELF, 0, MPI_COMM_WORLD, rank, 80, &bad));
 
     MTEST_CALL(MPI_Comm_free(&ic));
     MTEST_CALL(MPI_Comm_free(&local));
