@@ -94,7 +94,10 @@ fn ring_bytes_for(cfg: &Config, nlocal: usize) -> usize {
     if nlocal <= 16 {
         base
     } else {
-        (base * 16 / nlocal).next_power_of_two().max(16 * 1024).min(base)
+        (base * 16 / nlocal)
+            .next_power_of_two()
+            .max(16 * 1024)
+            .min(base)
     }
 }
 
@@ -133,7 +136,10 @@ fn parse_card(r: u32, v: &str) -> Result<Card> {
         )
     };
     let mut it = v.split(',');
-    let key = it.next().filter(|k| !k.is_empty()).ok_or_else(|| bad("node key"))?;
+    let key = it
+        .next()
+        .filter(|k| !k.is_empty())
+        .ok_or_else(|| bad("node key"))?;
     let pid: i32 = it
         .next()
         .and_then(|p| p.parse().ok())
@@ -155,7 +161,10 @@ fn parse_card(r: u32, v: &str) -> Result<Card> {
 fn random_hex(bytes: usize) -> Result<String> {
     let mut b = vec![0u8; bytes];
     getrandom::getrandom(&mut b).map_err(|e| {
-        Error::new(ErrorClass::Other, format!("no random source for the job secret: {e}"))
+        Error::new(
+            ErrorClass::Other,
+            format!("no random source for the job secret: {e}"),
+        )
     })?;
     Ok(b.iter().map(|x| format!("{x:02x}")).collect())
 }
@@ -187,17 +196,15 @@ pub fn run(cfg: &Config) -> Result<Bootstrap> {
         pmi.put("oxmpi-secret", &random_hex(32)?)
             .map_err(|e| pmi_err("PMI put of the job secret failed", e))?;
     }
-    pmi.fence()
-        .map_err(|e| pmi_err("PMI fence failed", e))?;
+    pmi.fence().map_err(|e| pmi_err("PMI fence failed", e))?;
 
     let mut cards = Vec::with_capacity(size as usize);
     for r in 0..size {
         let v = if r == rank {
             my_card.clone()
         } else {
-            pmi.get(&format!("oxmpi-card-{r}")).map_err(|e| {
-                pmi_err(&format!("PMI get of rank {r}'s business card failed"), e)
-            })?
+            pmi.get(&format!("oxmpi-card-{r}"))
+                .map_err(|e| pmi_err(&format!("PMI get of rank {r}'s business card failed"), e))?
         };
         cards.push(parse_card(r, &v)?);
     }
@@ -205,7 +212,9 @@ pub fn run(cfg: &Config) -> Result<Bootstrap> {
     let local_world: Vec<u32> = if cfg.netmod_tcp {
         vec![rank]
     } else {
-        (0..size).filter(|&r| cards[r as usize].key == key).collect()
+        (0..size)
+            .filter(|&r| cards[r as usize].key == key)
+            .collect()
     };
     let my_local = local_world
         .iter()
@@ -232,6 +241,16 @@ pub fn run(cfg: &Config) -> Result<Bootstrap> {
         })
         .collect();
 
+    // The fence between creating and mapping segments is collective: every rank takes
+    // part when any node has a segment, whether or not its own node has one.
+    let any_segment = !cfg.netmod_tcp
+        && cards
+            .iter()
+            .enumerate()
+            .any(|(i, c)| cards[..i].iter().any(|d| d.key == c.key));
+    if any_segment && nlocal <= 1 {
+        pmi.fence().map_err(|e| pmi_err("PMI fence failed", e))?;
+    }
     let node = if nlocal > 1 {
         let leader = local_world[0];
         let name = format!("/oxmpi.{}.{}", sanitize(pmi.kvsname()), leader);
@@ -239,18 +258,25 @@ pub fn run(cfg: &Config) -> Result<Bootstrap> {
             // A segment of the same name can only be a leftover of a crashed job with
             // the same kvsname; replace it.
             let _ = shm::unlink(&name);
-            Some(ShmNode::create(&name, nlocal, my_local, ring_bytes).map_err(|e| {
-                Error::new(ErrorClass::Other, format!("cannot create shared memory {name}: {e}"))
-            })?)
+            Some(
+                ShmNode::create(&name, nlocal, my_local, ring_bytes).map_err(|e| {
+                    Error::new(
+                        ErrorClass::Other,
+                        format!("cannot create shared memory {name}: {e}"),
+                    )
+                })?,
+            )
         } else {
             None
         };
-        pmi.fence()
-            .map_err(|e| pmi_err("PMI fence failed", e))?;
+        pmi.fence().map_err(|e| pmi_err("PMI fence failed", e))?;
         let node = match created {
             Some(n) => n,
             None => ShmNode::open(&name, nlocal, my_local, ring_bytes).map_err(|e| {
-                Error::new(ErrorClass::Other, format!("cannot map shared memory {name}: {e}"))
+                Error::new(
+                    ErrorClass::Other,
+                    format!("cannot map shared memory {name}: {e}"),
+                )
             })?,
         };
         if node.mark_attached() {
@@ -283,7 +309,10 @@ pub fn run(cfg: &Config) -> Result<Bootstrap> {
             .collect();
         let bell = match &node {
             Some(_) => Some(Bell::bind(pmi.kvsname(), rank).map_err(|e| {
-                Error::new(ErrorClass::Other, format!("cannot bind the doorbell socket: {e}"))
+                Error::new(
+                    ErrorClass::Other,
+                    format!("cannot bind the doorbell socket: {e}"),
+                )
             })?),
             None => None,
         };
@@ -292,13 +321,23 @@ pub fn run(cfg: &Config) -> Result<Bootstrap> {
             debug: cfg.tcp_debug,
         };
         Some(
-            TcpNet::new(rank, size, secret.into_bytes(), listener, addrs, bell, settings)
-                .map_err(|e| Error::new(ErrorClass::Other, format!("TCP set-up failed: {e}")))?,
+            TcpNet::new(
+                rank,
+                size,
+                secret.into_bytes(),
+                listener,
+                addrs,
+                bell,
+                settings,
+            )
+            .map_err(|e| Error::new(ErrorClass::Other, format!("TCP set-up failed: {e}")))?,
         )
     } else {
         None
     };
-    let poker = node.as_ref().map(|_| Poker::new(pmi.kvsname(), &local_world));
+    let poker = node
+        .as_ref()
+        .map(|_| Poker::new(pmi.kvsname(), &local_world));
 
     Ok(Bootstrap {
         rank,

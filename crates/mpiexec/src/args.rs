@@ -2,6 +2,7 @@
 //! work), `-opt value` or `-opt=value`, MPMD sections separated by `:`, and everything after
 //! a section's program passed through to it untouched.
 
+use crate::hosts::{self, HostSpec};
 use std::fmt;
 use std::path::PathBuf;
 
@@ -41,6 +42,16 @@ pub struct LaunchSpec {
     /// `--timeout SECONDS`.
     pub timeout_secs: Option<u64>,
     pub verbose: bool,
+    /// `-hosts h1,h2:4`.
+    pub hosts: Option<Vec<HostSpec>>,
+    /// `-f FILE` (also `-hostfile`, `-machinefile`).
+    pub hostfile: Option<PathBuf>,
+    /// `-ppn N`: ranks per host in each block.
+    pub ppn: Option<u32>,
+    /// `-rr`: round-robin placement.
+    pub round_robin: bool,
+    /// `-launcher NAME` / `-launcher-exec TEMPLATE`.
+    pub launcher: Option<String>,
 }
 
 impl LaunchSpec {
@@ -56,6 +67,11 @@ pub enum Request {
     Run(LaunchSpec),
     Help,
     Version,
+    /// Internal: run as the proxy of a multi-host job.
+    Proxy {
+        head: String,
+        id: u32,
+    },
 }
 
 /// A command-line mistake; the text is shown after `mpiexec: `.
@@ -74,7 +90,8 @@ pub const MAX_RANKS: u64 = 65536;
 pub const HELP: &str = "\
 Usage: mpiexec [global options] [local options] PROGRAM [ARGS...] [: [local options] PROGRAM [ARGS...]]...
 
-Starts an MPI job on this machine: N copies of PROGRAM, each an MPI rank.
+Starts an MPI job: N copies of PROGRAM, each an MPI rank, on this machine or (with
+-hosts or -f) on several hosts, through one proxy per host started by the launcher.
 Sections separated by ':' start different programs in one job (MPMD); they get
 application numbers 0, 1, ... in order.
 
@@ -93,6 +110,18 @@ Global options:
   --timeout SECONDS      end the job with exit code 124 after SECONDS
                          (also MPIEXEC_TIMEOUT in the environment)
   -v, -verbose           print what mpiexec does (also OXMPI_MPIEXEC_VERBOSE=1)
+
+Several hosts:
+  -hosts H1[:N],H2,...   run on these hosts (N: ranks per block on that host, default 1)
+  -f, -hostfile FILE     hosts from FILE, one 'host[:slots]' per line, '#' comments
+  -ppn N                 N consecutive ranks per host (overrides slots)
+  -rr                    round-robin placement: rank r on host r mod hosts
+  -launcher ssh|fork     how proxies start: ssh (default) or fork (this machine)
+  -launcher-exec TMPL    launcher command template, e.g. 'ip netns exec {host}'
+                         ({host} is replaced; without it the host is appended);
+                         also OXMPI_LAUNCHER. The proxy command follows the template.
+                         Proxies connect back to OXMPI_TCP_ADDR / OXMPI_TCP_IF (default:
+                         the first non-loopback address) within OXMPI_LAUNCH_TIMEOUT s.
   -h, --help             show this help
   --version              show the oxmpi version
 
@@ -138,7 +167,13 @@ pub fn parse(args: &[String]) -> Result<Request, UsageError> {
         label: false,
         timeout_secs: None,
         verbose: false,
+        hosts: None,
+        hostfile: None,
+        ppn: None,
+        round_robin: false,
+        launcher: None,
     };
+    let mut proxy: (Option<String>, Option<u32>) = (None, None);
     let mut sec = Section::default();
     let mut it = args.iter().peekable();
     while let Some(arg) = it.next() {
@@ -219,10 +254,60 @@ pub fn parse(args: &[String]) -> Result<Request, UsageError> {
                 spec.timeout_secs = Some(s);
             }
             "v" | "verbose" => spec.verbose = true,
+            "hosts" | "host" => {
+                spec.hosts = Some(
+                    hosts::parse_list(&value("a host list")?)
+                        .map_err(|e| UsageError(format!("{arg}: {e}")))?,
+                )
+            }
+            "f" | "hostfile" | "machinefile" => {
+                spec.hostfile = Some(PathBuf::from(value("a file name")?))
+            }
+            "ppn" => {
+                let v = value("a number of ranks per host")?;
+                let n: u32 = v.parse().ok().filter(|&n| n > 0).ok_or_else(|| {
+                    UsageError(format!("{arg}: {v:?} is not a positive number of ranks"))
+                })?;
+                spec.ppn = Some(n);
+            }
+            "rr" => spec.round_robin = true,
+            "launcher" => {
+                let v = value("ssh or fork")?;
+                spec.launcher = Some(match v.as_str() {
+                    "ssh" => crate::cluster::DEFAULT_LAUNCHER.to_string(),
+                    "fork" => "fork".to_string(),
+                    _ => {
+                        return Err(UsageError(format!(
+                            "{arg} {v}: unknown launcher (ssh or fork; or -launcher-exec TEMPLATE)"
+                        )))
+                    }
+                });
+            }
+            "launcher-exec" => {
+                let v = value("a launcher command")?;
+                if v.split_whitespace().next().is_none() {
+                    return Err(UsageError(format!("{arg}: empty launcher command")));
+                }
+                spec.launcher = Some(v);
+            }
+            "proxy" => proxy.0 = Some(value("the head address")?),
+            "proxy-id" => {
+                let v = value("a proxy number")?;
+                proxy.1 = Some(
+                    v.parse()
+                        .map_err(|_| UsageError(format!("{arg}: {v:?} is not a number")))?,
+                );
+            }
             "h" | "help" => return Ok(Request::Help),
             "version" => return Ok(Request::Version),
             _ => return Err(UsageError(format!("unknown option {arg}"))),
         }
+    }
+    if let (Some(head), Some(id)) = (proxy.0.clone(), proxy.1) {
+        return Ok(Request::Proxy { head, id });
+    }
+    if proxy.0.is_some() || proxy.1.is_some() {
+        return Err(UsageError("--proxy and --proxy-id go together".into()));
     }
     finish(&mut spec, sec)?;
     Ok(Request::Run(spec))

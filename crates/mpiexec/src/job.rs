@@ -3,6 +3,10 @@
 //! reaps ranks, and on the first abnormal event prints one message and ends the whole
 //! process group (SIGTERM, then SIGKILL after a grace period).
 //!
+//! In a multi-host job ([`crate::cluster`]) some or all ranks are remote: their PMI
+//! bytes, output and exits arrive as messages from the proxy on their host
+//! ([`ProxyLink`]), and signals to the job are sent to every proxy as well.
+//!
 //! The process group id is the first rank's pid. That rank is only peeked at (`waitid`
 //! with `WNOWAIT`) until the end, so its zombie keeps the group id reserved and signals to
 //! the group can never reach an unrelated process.
@@ -10,6 +14,7 @@
 use crate::outcome::{judge_exit, Cause, Termination};
 use crate::output::LineSplitter;
 use crate::signals;
+use crate::wire::{self, Msg};
 use nix::errno::Errno;
 use nix::poll::{PollFd, PollFlags, PollTimeout};
 use nix::sys::signal::{killpg, Signal};
@@ -18,6 +23,8 @@ use nix::sys::socket::{send, MsgFlags};
 use nix::sys::wait::{waitid, waitpid, Id, WaitPidFlag, WaitStatus};
 use nix::unistd::Pid;
 use oxmpi_pmi::{ConnId, Event, Server};
+use std::io::{Read, Write};
+use std::net::TcpStream;
 use std::os::fd::{AsFd, AsRawFd, BorrowedFd, OwnedFd, RawFd};
 use std::time::{Duration, Instant};
 
@@ -47,7 +54,27 @@ pub struct RankProc {
     stdout: Option<Stream>,
     stderr: Option<Stream>,
     ended: Option<Termination>,
+    remote: Option<RemoteOut>,
 }
+
+/// Output assembly of a rank on another host.
+struct RemoteOut {
+    proxy: usize,
+    split: [LineSplitter; 2],
+    partial_since: [Option<Instant>; 2],
+}
+
+/// The connection to the proxy of one host.
+pub struct ProxyLink {
+    host: String,
+    sock: TcpStream,
+    dec: wire::Decoder,
+    out: Vec<u8>,
+    open: bool,
+}
+
+/// Bytes queued toward a proxy before mpiexec stops reading its own stdin for it.
+const MAX_PROXY_BACKLOG: usize = 4 << 20;
 
 impl RankProc {
     pub fn new(
@@ -76,6 +103,26 @@ impl RankProc {
             stdout: Some(stream(stdout)),
             stderr: Some(stream(stderr)),
             ended: None,
+            remote: None,
+        }
+    }
+
+    /// A rank started by the proxy `proxy` on another host.
+    pub fn remote(rank: u32, conn: ConnId, proxy: usize, label: bool) -> Self {
+        let split = || LineSplitter::new(label.then_some(rank));
+        RankProc {
+            rank,
+            pid: 0,
+            conn,
+            pmi: None,
+            stdout: None,
+            stderr: None,
+            ended: None,
+            remote: Some(RemoteOut {
+                proxy,
+                split: [split(), split()],
+                partial_since: [None, None],
+            }),
         }
     }
 }
@@ -95,6 +142,7 @@ enum Token {
     Err(usize),
     StdinSrc,
     StdinDst,
+    Proxy(usize),
 }
 
 /// Settings of the loop.
@@ -116,6 +164,9 @@ pub struct Job {
     opts: JobOptions,
     stdout_ok: bool,
     stderr_ok: bool,
+    proxies: Vec<ProxyLink>,
+    /// The proxy whose host runs rank 0, when mpiexec's stdin goes there.
+    stdin_proxy: Option<usize>,
 }
 
 fn set_nonblocking(fd: RawFd) {
@@ -192,7 +243,38 @@ impl Job {
             opts,
             stdout_ok: true,
             stderr_ok: true,
+            proxies: Vec::new(),
+            stdin_proxy: None,
         }
+    }
+
+    /// Adds the authenticated connection to the proxy of `host`; returns its index.
+    pub fn add_proxy(&mut self, host: String, sock: TcpStream) -> usize {
+        let _ = sock.set_nonblocking(true);
+        self.proxies.push(ProxyLink {
+            host,
+            sock,
+            dec: wire::Decoder::default(),
+            out: Vec::new(),
+            open: true,
+        });
+        self.proxies.len() - 1
+    }
+
+    /// Queues a message to proxy `p` and writes what the socket takes.
+    pub fn send_proxy(&mut self, p: usize, m: &Msg) {
+        if let Some(link) = self.proxies.get_mut(p) {
+            if link.open {
+                link.out.extend(wire::encode(m));
+                self.flush_proxy(p);
+            }
+        }
+    }
+
+    /// Forwards mpiexec's stdin to rank 0 through proxy `p`.
+    pub fn set_stdin_proxy(&mut self, p: usize) {
+        self.stdin_proxy = Some(p);
+        self.stdin.src_open = true;
     }
 
     /// Adds a started rank. The first one added is the process-group leader.
@@ -256,6 +338,9 @@ impl Job {
             let _ = killpg(Pid::from_raw(pg), sig);
             self.verbose(format!("sent {sig} to process group {pg}"));
         }
+        for p in 0..self.proxies.len() {
+            self.send_proxy(p, &Msg::Kill { signal: sig as i32 });
+        }
     }
 
     fn all_ended(&self) -> bool {
@@ -266,6 +351,7 @@ impl Job {
         self.ranks
             .iter()
             .any(|r| r.stdout.is_some() || r.stderr.is_some())
+            || self.proxies.iter().any(|p| p.open && !p.out.is_empty())
     }
 
     /// Runs until every rank has ended and its output is forwarded. Returns the cause of
@@ -302,6 +388,11 @@ impl Job {
                 for s in [&r.stdout, &r.stderr].into_iter().flatten() {
                     if let Some(t) = s.partial_since {
                         wake = wake.min(t + PARTIAL_LINE_DELAY);
+                    }
+                }
+                if let Some(rm) = &r.remote {
+                    for t in rm.partial_since.iter().flatten() {
+                        wake = wake.min(*t + PARTIAL_LINE_DELAY);
                     }
                 }
             }
@@ -343,8 +434,22 @@ impl Job {
                 toks.push(Token::Err(i));
             }
         }
+        for (p, link) in self.proxies.iter().enumerate() {
+            if link.open {
+                let mut fl = input;
+                if !link.out.is_empty() {
+                    fl |= PollFlags::POLLOUT;
+                }
+                fds.push(PollFd::new(link.sock.as_fd(), fl));
+                toks.push(Token::Proxy(p));
+            }
+        }
         let stdin_fd = std::io::stdin();
-        if self.stdin.src_open && self.stdin.dst.is_some() && self.stdin.buf.len() < READ_CHUNK {
+        let stdin_room = match self.stdin_proxy {
+            Some(p) => self.proxies[p].open && self.proxies[p].out.len() < MAX_PROXY_BACKLOG,
+            None => self.stdin.dst.is_some() && self.stdin.buf.len() < READ_CHUNK,
+        };
+        if self.stdin.src_open && stdin_room {
             fds.push(PollFd::new(stdin_fd.as_fd(), input));
             toks.push(Token::StdinSrc);
         }
@@ -386,6 +491,179 @@ impl Job {
             Token::Err(i) => self.read_stream(i, true, buf, false),
             Token::StdinSrc => self.read_stdin(),
             Token::StdinDst => self.write_stdin(),
+            Token::Proxy(p) => {
+                if flags.contains(PollFlags::POLLOUT) {
+                    self.flush_proxy(p);
+                }
+                if flags.intersects(PollFlags::POLLIN | PollFlags::POLLHUP | PollFlags::POLLERR) {
+                    self.read_proxy(p, buf);
+                }
+            }
+        }
+    }
+
+    fn flush_proxy(&mut self, p: usize) {
+        let link = &mut self.proxies[p];
+        while link.open && !link.out.is_empty() {
+            match link.sock.write(&link.out) {
+                Ok(n) => {
+                    link.out.drain(..n);
+                }
+                Err(e) if e.kind() == std::io::ErrorKind::WouldBlock => return,
+                Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+                Err(e) => {
+                    let reason = format!("connection broken: {e}");
+                    self.proxy_lost(p, &reason);
+                    return;
+                }
+            }
+        }
+    }
+
+    fn read_proxy(&mut self, p: usize, buf: &mut [u8]) {
+        loop {
+            let link = &mut self.proxies[p];
+            if !link.open {
+                return;
+            }
+            match link.sock.read(buf) {
+                Ok(0) => {
+                    self.drain_proxy(p);
+                    self.proxy_lost(p, "its connection closed");
+                    return;
+                }
+                Ok(n) => link.dec.push(&buf[..n]),
+                Err(e) if e.kind() == std::io::ErrorKind::WouldBlock => break,
+                Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+                Err(e) => {
+                    self.drain_proxy(p);
+                    let reason = format!("connection broken: {e}");
+                    self.proxy_lost(p, &reason);
+                    return;
+                }
+            }
+        }
+        self.drain_proxy(p);
+    }
+
+    /// Handles every complete message received from proxy `p`.
+    fn drain_proxy(&mut self, p: usize) {
+        loop {
+            let m = match self.proxies[p].dec.next() {
+                Ok(Some(m)) => m,
+                Ok(None) => return,
+                Err(e) => {
+                    let reason = format!("sent a malformed message: {e}");
+                    self.proxy_lost(p, &reason);
+                    return;
+                }
+            };
+            let rank_of = |ranks: &[RankProc], r: u32| {
+                ranks
+                    .iter()
+                    .position(|x| x.rank == r && x.remote.as_ref().is_some_and(|o| o.proxy == p))
+            };
+            match m {
+                Msg::Pmi { rank, data } => {
+                    if let Some(i) = rank_of(&self.ranks, rank) {
+                        let conn = self.ranks[i].conn;
+                        self.server.receive(conn, &data);
+                    }
+                }
+                Msg::Out { rank, stream, data } => {
+                    if let (Some(i), 1..=2) = (rank_of(&self.ranks, rank), stream) {
+                        let s = stream as usize - 1;
+                        let mut out = Vec::new();
+                        if let Some(rm) = self.ranks[i].remote.as_mut() {
+                            rm.split[s].push(&data, &mut out);
+                            rm.partial_since[s] = rm.split[s].has_partial().then(Instant::now);
+                        }
+                        self.emit(s == 1, &out);
+                    }
+                }
+                Msg::Started { rank, pid } => {
+                    if let Some(i) = rank_of(&self.ranks, rank) {
+                        self.ranks[i].pid = pid;
+                        let host = self.proxies[p].host.clone();
+                        self.verbose(format!("rank {rank}: pid {pid} on {host}"));
+                    }
+                }
+                Msg::Exited {
+                    rank,
+                    signaled,
+                    code,
+                } => {
+                    if let Some(i) = rank_of(&self.ranks, rank) {
+                        if self.ranks[i].ended.is_none() {
+                            self.finish_remote_output(i);
+                            let conn = self.ranks[i].conn;
+                            self.server.close(conn);
+                            let term = if signaled {
+                                Termination::Signaled(code)
+                            } else {
+                                Termination::Exited(code)
+                            };
+                            self.rank_ended(i, term);
+                        }
+                    }
+                }
+                Msg::LaunchFailed { rank, error } => {
+                    let host = self.proxies[p].host.clone();
+                    self.fail(Cause::LaunchFailed {
+                        rank,
+                        program: format!("on host {host}"),
+                        error,
+                    });
+                }
+                Msg::Spec(_) | Msg::Kill { .. } | Msg::Stdin { .. } => {
+                    self.proxy_lost(p, "sent a message only mpiexec may send");
+                    return;
+                }
+            }
+        }
+    }
+
+    fn finish_remote_output(&mut self, i: usize) {
+        let mut outs = [Vec::new(), Vec::new()];
+        if let Some(rm) = self.ranks[i].remote.as_mut() {
+            for (s, out) in outs.iter_mut().enumerate() {
+                rm.split[s].finish(out);
+                rm.partial_since[s] = None;
+            }
+        }
+        self.emit(false, &outs[0]);
+        self.emit(true, &outs[1]);
+    }
+
+    /// The proxy of a host is gone: its ranks count as ended and the job fails unless
+    /// they had all ended already.
+    fn proxy_lost(&mut self, p: usize, reason: &str) {
+        if !self.proxies[p].open {
+            return;
+        }
+        self.proxies[p].open = false;
+        let host = self.proxies[p].host.clone();
+        let running: Vec<u32> = self
+            .ranks
+            .iter()
+            .filter(|r| r.ended.is_none() && r.remote.as_ref().is_some_and(|o| o.proxy == p))
+            .map(|r| r.rank)
+            .collect();
+        if running.is_empty() {
+            return;
+        }
+        self.fail(Cause::HostLost {
+            host,
+            reason: reason.to_string(),
+            ranks: running.clone(),
+        });
+        for i in 0..self.ranks.len() {
+            if running.contains(&self.ranks[i].rank) {
+                self.finish_remote_output(i);
+                self.ranks[i].ended = Some(Termination::Signaled(libc::SIGKILL));
+                let conn = self.ranks[i].conn;
+                self.server.close(conn);
+            }
         }
     }
 
@@ -427,6 +705,15 @@ impl Job {
 
     fn flush_pmi(&mut self, i: usize) {
         let conn = self.ranks[i].conn;
+        if let Some(p) = self.ranks[i].remote.as_ref().map(|r| r.proxy) {
+            let data = self.server.output(conn).to_vec();
+            if !data.is_empty() {
+                self.server.consume_output(conn, data.len());
+                let rank = self.ranks[i].rank;
+                self.send_proxy(p, &Msg::Pmi { rank, data });
+            }
+            return;
+        }
         let Some(fd) = self.ranks[i].pmi.as_ref().map(|f| f.as_raw_fd()) else {
             return;
         };
@@ -491,6 +778,23 @@ impl Job {
     }
 
     fn read_stdin(&mut self) {
+        if let Some(p) = self.stdin_proxy {
+            let mut tmp = vec![0u8; READ_CHUNK];
+            match nix::unistd::read(0, &mut tmp) {
+                Ok(n) if n > 0 => self.send_proxy(
+                    p,
+                    &Msg::Stdin {
+                        data: tmp[..n].to_vec(),
+                    },
+                ),
+                Err(Errno::EINTR) | Err(Errno::EAGAIN) => {}
+                _ => {
+                    self.stdin.src_open = false;
+                    self.send_proxy(p, &Msg::Stdin { data: Vec::new() });
+                }
+            }
+            return;
+        }
         let mut tmp = vec![0u8; READ_CHUNK - self.stdin.buf.len()];
         match nix::unistd::read(0, &mut tmp) {
             Ok(0) => {
@@ -542,7 +846,7 @@ impl Job {
     /// Collects ranks that ended. The group leader is only peeked at.
     fn reap(&mut self) {
         for i in 0..self.ranks.len() {
-            if self.ranks[i].ended.is_some() {
+            if self.ranks[i].ended.is_some() || self.ranks[i].remote.is_some() {
                 continue;
             }
             let pid = Pid::from_raw(self.ranks[i].pid);
@@ -668,6 +972,17 @@ impl Job {
             }
         }
         for i in 0..self.ranks.len() {
+            let mut outs = [Vec::new(), Vec::new()];
+            if let Some(rm) = self.ranks[i].remote.as_mut() {
+                for (s, out) in outs.iter_mut().enumerate() {
+                    if rm.partial_since[s].is_some_and(|t| now >= t + PARTIAL_LINE_DELAY) {
+                        rm.split[s].flush_partial(out);
+                        rm.partial_since[s] = None;
+                    }
+                }
+            }
+            self.emit(false, &outs[0]);
+            self.emit(true, &outs[1]);
             for is_err in [false, true] {
                 let r = &mut self.ranks[i];
                 let slot = if is_err { &mut r.stderr } else { &mut r.stdout };

@@ -86,6 +86,8 @@ pub struct RankLaunch<'a> {
     pub pgid: Option<i32>,
     /// Give the rank a pipe for stdin (rank 0) instead of /dev/null.
     pub stdin_pipe: bool,
+    /// (index among the ranks on this host, number of ranks on this host).
+    pub local: (u32, u32),
 }
 
 /// A started rank and mpiexec's ends of its channels.
@@ -152,8 +154,8 @@ pub fn spawn_rank(
         .env("PMI_SPAWNED", "0")
         .env("OXMPI_KVSNAME", &job.kvsname)
         .env("OXMPI_JOB_SECRET", &job.secret)
-        .env("MPI_LOCALNRANKS", job.size.to_string())
-        .env("MPI_LOCALRANKID", launch.rank.to_string())
+        .env("MPI_LOCALNRANKS", launch.local.1.to_string())
+        .env("MPI_LOCALRANKID", launch.local.0.to_string())
         .stdin(if launch.stdin_pipe {
             Stdio::piped()
         } else {

@@ -6,12 +6,17 @@
 //! same [`job`] loop on each host with the PMI server relayed to the head node.
 
 mod args;
+mod auth;
+mod cluster;
+mod hosts;
 mod job;
 mod launch;
 mod outcome;
 mod output;
+mod proxy;
 mod shm;
 mod signals;
+mod wire;
 
 use args::{LaunchSpec, Request};
 use job::{Job, JobOptions, RankProc};
@@ -35,7 +40,7 @@ fn main() {
     std::process::exit(run(&args));
 }
 
-fn usage_error(msg: &str) -> i32 {
+pub(crate) fn usage_error(msg: &str) -> i32 {
     eprintln!("mpiexec: {msg}");
     eprintln!("mpiexec: try 'mpiexec --help' for usage");
     2
@@ -54,6 +59,7 @@ fn run(args: &[String]) -> i32 {
             0
         }
         Ok(Request::Run(spec)) => launch_job(spec),
+        Ok(Request::Proxy { head, id }) => proxy::run(&head, id),
     }
 }
 
@@ -144,6 +150,9 @@ fn launch_job(mut spec: LaunchSpec) -> i32 {
             }
         }
     }
+    if spec.hosts.is_some() || spec.hostfile.is_some() {
+        return launch_cluster(spec, verbose);
+    }
     let size = spec.size();
     let (child_nofile, nofile) = raise_nofile();
     if 4 * size + 32 > nofile {
@@ -164,7 +173,7 @@ fn launch_job(mut spec: LaunchSpec) -> i32 {
         .apps
         .iter()
         .enumerate()
-        .flat_map(|(i, a)| std::iter::repeat(i as i32).take(a.nprocs as usize))
+        .flat_map(|(i, a)| std::iter::repeat_n(i as i32, a.nprocs as usize))
         .collect();
     let mut server = match Server::new(cfg) {
         Ok(s) => s,
@@ -213,6 +222,7 @@ fn launch_job(mut spec: LaunchSpec) -> i32 {
                 resolved: path,
                 pgid: job.pgid(),
                 stdin_pipe: rank == 0,
+                local: (rank, size),
             };
             match launch::spawn_rank(&ident, &l, &env, child_nofile) {
                 Ok(st) => {
@@ -257,4 +267,41 @@ fn launch_job(mut spec: LaunchSpec) -> i32 {
         );
     }
     cause.map_or(0, |c| c.exit_code())
+}
+
+/// A job on several hosts (see [`cluster`]).
+fn launch_cluster(mut spec: LaunchSpec, verbose: bool) -> i32 {
+    spec.verbose = verbose;
+    let hosts = match (&spec.hosts, &spec.hostfile) {
+        (Some(h), None) => h.clone(),
+        (None, Some(f)) => match std::fs::read_to_string(f) {
+            Ok(text) => match hosts::parse_hostfile(&text) {
+                Ok(h) => h,
+                Err(e) => return usage_error(&format!("hostfile {}: {e}", f.display())),
+            },
+            Err(e) => return usage_error(&format!("hostfile {}: {e}", f.display())),
+        },
+        _ => return usage_error("give either -hosts or -f, not both"),
+    };
+    let placement = if spec.round_robin {
+        hosts::Placement::RoundRobin
+    } else {
+        hosts::Placement::Block { ppn: spec.ppn }
+    };
+    let launcher = spec
+        .launcher
+        .clone()
+        .or_else(|| {
+            std::env::var("OXMPI_LAUNCHER")
+                .ok()
+                .filter(|v| !v.trim().is_empty())
+        })
+        .unwrap_or_else(|| cluster::DEFAULT_LAUNCHER.to_string());
+    let kvsname = format!("oxmpi-{}-{}", std::process::id(), random_hex(8));
+    let plan = cluster::ClusterPlan {
+        hosts,
+        placement,
+        launcher,
+    };
+    cluster::run(&spec, &plan, kvsname, random_hex(16))
 }

@@ -44,6 +44,14 @@ pub enum Cause {
         program: String,
         error: String,
     },
+    /// The proxy of a host (or the host) went away while ranks ran there.
+    HostLost {
+        host: String,
+        reason: String,
+        ranks: Vec<u32>,
+    },
+    /// Proxies could not be started or did not connect.
+    ProxyStart { host: String, error: String },
 }
 
 /// `SIGKILL`-style name of a signal number.
@@ -132,6 +140,20 @@ impl Cause {
                 program,
                 error,
             } => format!("cannot start rank {rank} ({program}): {error}"),
+            Cause::HostLost {
+                host,
+                reason,
+                ranks,
+            } => {
+                let list: Vec<String> = ranks.iter().map(|r| r.to_string()).collect();
+                format!(
+                    "lost the proxy on host {host} ({reason}) while rank(s) {} ran there",
+                    list.join(",")
+                )
+            }
+            Cause::ProxyStart { host, error } => {
+                format!("cannot start the proxy on host {host}: {error}")
+            }
         };
         format!("mpiexec: {body}; terminating the job")
     }
@@ -151,6 +173,8 @@ impl Cause {
             Cause::Timeout { .. } => 124,
             Cause::Interrupted { signal } => 128 + signal,
             Cause::LaunchFailed { .. } => 2,
+            Cause::HostLost { .. } => 1,
+            Cause::ProxyStart { .. } => 2,
         }
     }
 }
