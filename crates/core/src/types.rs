@@ -379,6 +379,13 @@ fn check_comm(t: &TypeInfo) -> Result<&TypeInfo> {
 /// An error of the datatype engine as an MPI error.
 pub fn engine_error(e: oxmpi_datatype::Error) -> Error {
     use oxmpi_datatype::ErrorClass as E;
+    // A negative block length is a negative count of elements: MPI_ERR_COUNT, as
+    // MPICH reports it (the engine calls it an invalid argument).
+    if let oxmpi_datatype::Error::InvalidArg { arg, value, .. } = &e {
+        if *value < 0 && arg.contains("blocklength") {
+            return Error::new(ErrorClass::Count, e.to_string());
+        }
+    }
     let class = match e.class() {
         E::ErrArg => ErrorClass::Arg,
         E::ErrCount => ErrorClass::Count,
@@ -696,7 +703,7 @@ pub fn contents(id: TypeId, max: (usize, usize, usize)) -> Result<Contents> {
         let ty = rt.types.datatype(id)?;
         let Some(c) = ty.contents() else {
             return err(
-                ErrorClass::Arg,
+                ErrorClass::Type,
                 "MPI_Type_get_contents cannot decode a predefined datatype (combiner MPI_COMBINER_NAMED)",
             );
         };
