@@ -569,9 +569,23 @@ pub fn finalize_attributes() -> Result<()> {
     if !runtime::initialized() || runtime::finalized() {
         return Ok(());
     }
-    let a = delete_all_attrs(SELF);
-    let b = delete_all_attrs(WORLD);
-    a.and(b)
+    let mut first = Ok(());
+    for id in [SELF, WORLD] {
+        // Keep going past a failing callback: every attribute is deleted.
+        while let Err(e) = delete_all_attrs(id) {
+            if first.is_ok() {
+                first = Err(e);
+            }
+            runtime::with(|rt| {
+                if let Some((key, _)) = rt.comms.get(id)?.attrs.entries().first().copied() {
+                    rt.comms.get_mut(id)?.attrs.remove(key);
+                    rt.keyvals.drop_use(key);
+                }
+                Ok(())
+            })?;
+        }
+    }
+    first
 }
 
 // ----- intercommunicators ----------------------------------------------------------------

@@ -218,8 +218,9 @@ fn n_has_incoming(n: &crate::transport::shm::ShmNode) -> bool {
 /// `MPI_Finalize`: completes buffered traffic, synchronises with the other ranks and
 /// leaves the job.
 pub fn finalize() -> Result<()> {
-    // Attribute delete callbacks on MPI_COMM_SELF (then MPI_COMM_WORLD) run first.
-    crate::commops::finalize_attributes()?;
+    // Attribute delete callbacks on MPI_COMM_SELF (then MPI_COMM_WORLD) run first; a
+    // failing callback is reported once finalization is complete.
+    let attrs = crate::commops::finalize_attributes();
     // Let buffered sends and queued packets drain before leaving.
     block_on(|rt| {
         Ok((!rt.device.bsend.busy() && !rt.device.has_outgoing()).then_some(()))
@@ -239,7 +240,7 @@ pub fn finalize() -> Result<()> {
         pmi.finalize()
             .map_err(|e| crate::error::Error::new(ErrorClass::Other, format!("PMI finalize failed: {e}")))?;
     }
-    Ok(())
+    attrs
 }
 
 /// `MPI_Abort`: tells the launcher to end the job with `code`, and exits.
