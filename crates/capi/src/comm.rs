@@ -44,6 +44,15 @@ fn put_comm(out: *mut MPI_Comm, id: Option<CommId>) {
     unsafe { *out = id.map_or(handles::MPI_COMM_NULL, handles::comm_handle) };
 }
 
+/// Checks a new-communicator output pointer and sets it to `MPI_COMM_NULL`, which it
+/// stays if the call fails.
+pub fn new_comm_out(out: *mut MPI_Comm, what: &str) -> Result<*mut MPI_Comm> {
+    let out = convert::out(out, what)?;
+    // SAFETY: checked non-null; the caller provides a writable handle.
+    unsafe { *out = handles::MPI_COMM_NULL };
+    Ok(out)
+}
+
 fn check_info(info: MPI_Info) -> Result<()> {
     if info != handles::MPI_INFO_NULL && handles::info_index(info).is_none() {
         return Err(Error::new(
@@ -68,14 +77,14 @@ pub unsafe fn target_ptr(p: *const MPI_Comm) -> Target {
 }
 
 mpi_fn! { MPI_Comm_dup / PMPI_Comm_dup (c: MPI_Comm, out: *mut MPI_Comm) target(convert::target(c)) {
-    let out = convert::out(out, "newcomm")?;
+    let out = new_comm_out(out, "newcomm")?;
     let id = commops::comm_dup(comm(c)?)?;
     put_comm(out, Some(id));
     Ok(())
 }}
 
 mpi_fn! { MPI_Comm_dup_with_info / PMPI_Comm_dup_with_info (c: MPI_Comm, info: MPI_Info, out: *mut MPI_Comm) target(convert::target(c)) {
-    let out = convert::out(out, "newcomm")?;
+    let out = new_comm_out(out, "newcomm")?;
     check_info(info)?;
     let id = commops::comm_dup(comm(c)?)?;
     put_comm(out, Some(id));
@@ -83,7 +92,7 @@ mpi_fn! { MPI_Comm_dup_with_info / PMPI_Comm_dup_with_info (c: MPI_Comm, info: M
 }}
 
 mpi_fn! { MPI_Comm_create / PMPI_Comm_create (c: MPI_Comm, g: MPI_Group, out: *mut MPI_Comm) target(convert::target(c)) {
-    let out = convert::out(out, "newcomm")?;
+    let out = new_comm_out(out, "newcomm")?;
     let id = comm(c)?;
     let id = commops::comm_create(id, &*group_of(g)?)?;
     put_comm(out, id);
@@ -91,7 +100,7 @@ mpi_fn! { MPI_Comm_create / PMPI_Comm_create (c: MPI_Comm, g: MPI_Group, out: *m
 }}
 
 mpi_fn! { MPI_Comm_create_group / PMPI_Comm_create_group (c: MPI_Comm, g: MPI_Group, tag: c_int, out: *mut MPI_Comm) target(convert::target(c)) {
-    let out = convert::out(out, "newcomm")?;
+    let out = new_comm_out(out, "newcomm")?;
     let id = comm(c)?;
     let id = commops::comm_create_group(id, &*group_of(g)?, tag)?;
     put_comm(out, id);
@@ -99,14 +108,14 @@ mpi_fn! { MPI_Comm_create_group / PMPI_Comm_create_group (c: MPI_Comm, g: MPI_Gr
 }}
 
 mpi_fn! { MPI_Comm_split / PMPI_Comm_split (c: MPI_Comm, color: c_int, key: c_int, out: *mut MPI_Comm) target(convert::target(c)) {
-    let out = convert::out(out, "newcomm")?;
+    let out = new_comm_out(out, "newcomm")?;
     let id = commops::comm_split(comm(c)?, color, key)?;
     put_comm(out, id);
     Ok(())
 }}
 
 mpi_fn! { MPI_Comm_split_type / PMPI_Comm_split_type (c: MPI_Comm, ty: c_int, key: c_int, info: MPI_Info, out: *mut MPI_Comm) target(convert::target(c)) {
-    let out = convert::out(out, "newcomm")?;
+    let out = new_comm_out(out, "newcomm")?;
     let id = comm(c)?;
     check_info(info)?;
     let ty = match ty {
@@ -205,7 +214,7 @@ mpi_fn! { MPI_Comm_get_name / PMPI_Comm_get_name (c: MPI_Comm, name: *mut c_char
 }}
 
 mpi_fn! { MPI_Intercomm_create / PMPI_Intercomm_create (local: MPI_Comm, local_leader: c_int, peer: MPI_Comm, remote_leader: c_int, tag: c_int, out: *mut MPI_Comm) target(convert::target(local)) {
-    let out = convert::out(out, "newintercomm")?;
+    let out = new_comm_out(out, "newintercomm")?;
     let lc = comm(local)?;
     // The peer communicator matters only at the local leader; the engine reports a bad
     // one there.
@@ -216,7 +225,7 @@ mpi_fn! { MPI_Intercomm_create / PMPI_Intercomm_create (local: MPI_Comm, local_l
 }}
 
 mpi_fn! { MPI_Intercomm_merge / PMPI_Intercomm_merge (c: MPI_Comm, high: c_int, out: *mut MPI_Comm) target(convert::target(c)) {
-    let out = convert::out(out, "newintracomm")?;
+    let out = new_comm_out(out, "newintracomm")?;
     let id = commops::intercomm_merge(comm(c)?, high != 0)?;
     put_comm(out, Some(id));
     Ok(())

@@ -2,6 +2,7 @@
 //! (creation, queries, mapping) and `MPI_Dims_create`.
 
 use crate::abi;
+use crate::comm::new_comm_out;
 use crate::convert::{self, comm};
 use crate::export::Target;
 use crate::group::ints;
@@ -14,7 +15,7 @@ use oxmpi_core::{runtime, Error, ErrorClass, Result, UNDEFINED};
 use std::os::raw::c_int;
 
 fn put_new(out: *mut MPI_Comm, id: Option<CommId>) -> Result<()> {
-    let out = convert::out(out, "newcomm")?;
+    let out = new_comm_out(out, "newcomm")?;
     // SAFETY: checked non-null.
     unsafe { *out = id.map_or(handles::MPI_COMM_NULL, handles::comm_handle) };
     Ok(())
@@ -110,7 +111,7 @@ mpi_fn! { MPI_Cart_create / PMPI_Cart_create (c: MPI_Comm, ndims: c_int, dims: *
     // SAFETY: both arrays hold ndims ints (MPI contract).
     let (d, p) = unsafe { (ints(dims, ndims, "dims")?, ints(periods, ndims, "periods")?) };
     let p: Vec<bool> = p.iter().map(|&x| x != 0).collect();
-    convert::out(out, "comm_cart")?;
+    new_comm_out(out, "comm_cart")?;
     let new = commops::cart_create(id, d, &p, reorder != 0)?;
     put_new(out, new)
 }}
@@ -170,7 +171,7 @@ mpi_fn! { MPI_Cart_shift / PMPI_Cart_shift (c: MPI_Comm, direction: c_int, disp:
 
 mpi_fn! { MPI_Cart_sub / PMPI_Cart_sub (c: MPI_Comm, remain: *const c_int, out: *mut MPI_Comm) target(convert::target(c)) {
     let id = comm(c)?;
-    let out = convert::out(out, "newcomm")?;
+    let out = new_comm_out(out, "newcomm")?;
     let (cart, _) = commops::cart_of(id)?;
     // SAFETY: remain_dims holds ndims ints (MPI contract).
     let r = unsafe { ints(remain, cart.ndims() as c_int, "remain_dims")? };
@@ -221,7 +222,7 @@ unsafe fn graph_args<'a>(
 
 mpi_fn! { MPI_Graph_create / PMPI_Graph_create (c: MPI_Comm, nnodes: c_int, index: *const c_int, edges: *const c_int, reorder: c_int, out: *mut MPI_Comm) target(convert::target(c)) {
     let id = comm(c)?;
-    convert::out(out, "comm_graph")?;
+    new_comm_out(out, "comm_graph")?;
     // SAFETY: arrays per the MPI contract.
     let (idx, e) = unsafe { graph_args(nnodes, index, edges)? };
     let new = commops::graph_create(id, idx, e, reorder != 0)?;
@@ -312,7 +313,7 @@ fn check_degree(what: &str, d: c_int) -> Result<()> {
 
 mpi_fn! { MPI_Dist_graph_create_adjacent / PMPI_Dist_graph_create_adjacent (c: MPI_Comm, indegree: c_int, sources: *const c_int, sourceweights: *const c_int, outdegree: c_int, destinations: *const c_int, destweights: *const c_int, info: MPI_Info, reorder: c_int, out: *mut MPI_Comm) target(convert::target(c)) {
     let id = comm(c)?;
-    convert::out(out, "comm_dist_graph")?;
+    new_comm_out(out, "comm_dist_graph")?;
     check_info(info)?;
     check_degree("indegree", indegree)?;
     check_degree("outdegree", outdegree)?;
@@ -331,7 +332,7 @@ mpi_fn! { MPI_Dist_graph_create_adjacent / PMPI_Dist_graph_create_adjacent (c: M
 
 mpi_fn! { MPI_Dist_graph_create / PMPI_Dist_graph_create (c: MPI_Comm, n: c_int, sources: *const c_int, degrees: *const c_int, destinations: *const c_int, w: *const c_int, info: MPI_Info, reorder: c_int, out: *mut MPI_Comm) target(convert::target(c)) {
     let id = comm(c)?;
-    convert::out(out, "comm_dist_graph")?;
+    new_comm_out(out, "comm_dist_graph")?;
     check_info(info)?;
     check_degree("n", n)?;
     // SAFETY: sources and degrees hold n ints (MPI contract).
