@@ -17,7 +17,6 @@ use crate::group::{self, Comparison, GroupId};
 use crate::internal_coll::{self as ic, Member, Reader, Team, Writer};
 use crate::runtime;
 use crate::topo::{self, Cart, DistGraph, Graph, Topology};
-use crate::transport::Route;
 use crate::{ANY_SOURCE, PROC_NULL, TAG_UB, UNDEFINED};
 use std::sync::Arc;
 
@@ -523,24 +522,44 @@ pub enum SplitType {
     Hardware,
 }
 
-/// `MPI_Comm_split_type`.
+/// `MPI_Comm_split_type`. Processes share memory when they run on the same node: the
+/// node key of start-up (host, boot id, network namespace, or `OXMPI_NODE_ID`), which
+/// the members exchange, so the answer does not depend on which transport connects
+/// them.
 pub fn comm_split_type(id: CommId, ty: SplitType, key: i32) -> Result<Option<CommId>> {
     let c = snapshot(id)?;
     require_intra(&c, "the communicator of MPI_Comm_split_type")?;
-    let color = match ty {
-        SplitType::Undefined | SplitType::Hardware => UNDEFINED,
-        SplitType::Shared => runtime::with(|rt| {
-            // The lowest world rank of the communicator on this node names the node.
-            Ok(c.group
-                .members()
-                .iter()
-                .copied()
-                .filter(|&w| matches!(rt.device.route(w), Route::SelfLoop | Route::Shm(_)))
-                .min()
-                .map_or(UNDEFINED, |w| w as i32))
-        })?,
+    let joins = ty == SplitType::Shared;
+    let node = if joins {
+        crate::bootstrap::node_key()
+    } else {
+        String::new()
     };
-    split_with_topo(id, color, key, None)
+    let mut w = Writer::default();
+    w.i32(joins as i32).i32(key).bytes(node.as_bytes());
+    let team = team_of(&c.group, c.rank, c.coll_ctx(), ic::TAG_INTRA);
+    let (ctx, all) = agree_all(&team, w.finish())?;
+    if !joins {
+        return Ok(None);
+    }
+    let mut v = Vec::new();
+    for (i, p) in all.iter().enumerate() {
+        let mut r = Reader::new(p);
+        let (j, k, n) = (r.i32()?, r.i32()?, r.bytes()?);
+        if j == 1 && n == node.as_bytes() {
+            v.push((
+                k,
+                i,
+                c.group.members().get(i).copied().ok_or_else(malformed)?,
+            ));
+        }
+    }
+    v.sort_by_key(|&(k, i, _)| (k, i));
+    let g = Group::new(v.into_iter().map(|(_, _, w)| w).collect());
+    let me = my_world()?;
+    new_comm(ctx, Arc::new(g), None, &c, me)
+        .map(install)
+        .transpose()
 }
 
 // ----- free ------------------------------------------------------------------------------
