@@ -167,6 +167,85 @@ pub fn sweep(rt: &mut Runtime) {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::config::Config;
+    use crate::device::{Peer, RecvArgs, SendArgs, SendMode};
+    use crate::transport::Route;
+
+    fn self_device() -> Device {
+        let peers = vec![Peer {
+            route: Route::SelfLoop,
+            pid: std::process::id() as i32,
+        }];
+        Device::new(0, peers, Config::default(), None, vec![0])
+    }
+
+    #[test]
+    fn retired_contexts_stay_busy_while_traffic_remains() {
+        let mut dev = self_device();
+        assert!(!busy(&dev, 7, 4));
+        // A posted receive on the collective context keeps the pair busy.
+        let mut buf = [0u8; 4];
+        let r = dev.irecv(RecvArgs {
+            spec: Spec {
+                ctx: 5,
+                src: 0,
+                tag: 1,
+            },
+            buf: buf.as_mut_ptr(),
+            cap: 4,
+        });
+        assert!(busy(&dev, 7, 4));
+        assert!(!busy(&dev, 7, 6));
+        // A message that arrives for it completes the receive; finishing it frees
+        // the context.
+        let data = [1u8, 2, 3, 4];
+        let s = dev.isend(SendArgs {
+            dest: 0,
+            ctx: 5,
+            src_rank: 0,
+            tag: 1,
+            buf: data.as_ptr(),
+            len: 4,
+            mode: SendMode::Standard,
+        });
+        for _ in 0..100 {
+            dev.progress();
+        }
+        assert!(dev.request(r).is_some_and(|q| q.is_complete()));
+        dev.finish(r);
+        dev.finish(s);
+        assert!(!busy(&dev, 7, 4));
+        assert_eq!(buf, data);
+        // An unexpected message keeps its context busy until received.
+        let s = dev.isend(SendArgs {
+            dest: 0,
+            ctx: 4,
+            src_rank: 0,
+            tag: 9,
+            buf: data.as_ptr(),
+            len: 4,
+            mode: SendMode::Standard,
+        });
+        for _ in 0..100 {
+            dev.progress();
+        }
+        dev.finish(s);
+        assert!(busy(&dev, 7, 4));
+        // A request owned by the communicator keeps it busy whatever its context.
+        let mut dev = self_device();
+        let r = dev.irecv(RecvArgs {
+            spec: Spec {
+                ctx: 40,
+                src: 0,
+                tag: 1,
+            },
+            buf: buf.as_mut_ptr(),
+            cap: 4,
+        });
+        dev.request_mut(r).expect("exists").owner = 7;
+        assert!(busy(&dev, 7, 4));
+        assert!(!busy(&dev, 8, 4));
+    }
 
     #[test]
     fn mask_and_lowest() {
