@@ -42,7 +42,12 @@ fn level_from(v: c_int) -> Result<ThreadLevel> {
         1 => ThreadLevel::Funneled,
         2 => ThreadLevel::Serialized,
         3 => ThreadLevel::Multiple,
-        _ => return Err(Error::new(ErrorClass::Arg, format!("invalid thread level {v}"))),
+        _ => {
+            return Err(Error::new(
+                ErrorClass::Arg,
+                format!("invalid thread level {v}"),
+            ))
+        }
     })
 }
 
@@ -162,9 +167,35 @@ mpi_fn! { MPI_Get_version / PMPI_Get_version (version: *mut c_int, subversion: *
 /// The text `MPI_Get_library_version` returns.
 pub fn library_version() -> String {
     format!(
-        "oxmpi {} (MPI 3.1 interface, MPICH ABI, transports: self, shm)",
-        oxmpi_core::VERSION
+        "oxmpi {} (MPI 3.1 interface; MPICH ABI, libmpi.so.12; thread support up to {}; transports: self, shm, tcp)",
+        oxmpi_core::VERSION,
+        runtime::MAX_THREAD_LEVEL.name()
     )
+}
+
+/// `MPI_Pcontrol(const int level, ...)`: profiling control. The library itself does
+/// nothing with it (the standard's behaviour); a profiling library that replaces
+/// `MPI_Pcontrol` gets the call.
+///
+/// Variadic function definitions are not stable Rust, so these symbols take the one
+/// named argument only. That is ABI-compatible with callers passing extra arguments
+/// on the platforms oxmpi supports (x86-64 System V and AArch64 Linux): variadic
+/// arguments travel in the same registers and stack slots as ordinary ones, a callee
+/// that does not read them is unaffected, and the caller cleans up the stack.
+///
+/// # Safety
+/// C entry point; no pointer arguments.
+#[no_mangle]
+pub unsafe extern "C" fn PMPI_Pcontrol(_level: c_int) -> c_int {
+    0
+}
+
+/// # Safety
+/// C entry point; see [`PMPI_Pcontrol`].
+#[no_mangle]
+pub unsafe extern "C" fn MPI_Pcontrol(level: c_int) -> c_int {
+    // SAFETY: same contract.
+    unsafe { PMPI_Pcontrol(level) }
 }
 
 mpi_fn! { MPI_Get_library_version / PMPI_Get_library_version (version: *mut c_char, len: *mut c_int) target(Target::None) {

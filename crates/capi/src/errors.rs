@@ -2,8 +2,20 @@
 //! above them, the slot of the specific message in a ring of recent errors, so that
 //! `MPI_Error_class` is a mask and `MPI_Error_string` can return the full text
 //! (call, argument, value) long after the call returned.
+//!
+//! Classes and codes a program adds (`MPI_Add_error_class`, `MPI_Add_error_code`,
+//! `MPI_Add_error_string`, bound here) live above `MPI_ERR_LASTCODE` in the engine's
+//! registry (`oxmpi_core::user_errors`). A code that a user callback returned (a
+//! generalized request's query function, say) goes back to the program unchanged:
+//! [`passthrough`] wraps it in an engine error that [`code_for`] recognises.
 
-use oxmpi_core::{Error, ErrorClass};
+use crate::convert;
+use crate::export::Target;
+use crate::mpi_fn;
+use oxmpi_core::user_errors;
+use oxmpi_core::{Error, ErrorClass, Result};
+use std::ffi::CStr;
+use std::os::raw::{c_char, c_int};
 use std::sync::Mutex;
 
 const SLOTS: usize = 4095;
@@ -22,8 +34,39 @@ fn ring() -> std::sync::MutexGuard<'static, Ring> {
     RING.lock().unwrap_or_else(|p| p.into_inner())
 }
 
+/// Errors made by [`passthrough`]: their message and the code to hand back unchanged
+/// (the most recent few; one is consumed as soon as the call that raised it returns).
+static PASSED: Mutex<Vec<(String, i32)>> = Mutex::new(Vec::new());
+const PASSED_KEEP: usize = 64;
+
+/// An engine error standing for `code`, an error code a user callback returned:
+/// [`code_for`] gives the code back unchanged, so the program sees its own value.
+/// `what` names the callback, e.g. "the query function of a generalized request".
+pub fn passthrough(code: i32, what: &str) -> Error {
+    let class = class_of(code)
+        .and_then(ErrorClass::from_code)
+        .unwrap_or(ErrorClass::Other);
+    let text = string_of(code).unwrap_or_default();
+    let e = Error::new(class, format!("{what} returned error code {code} ({text})"));
+    let mut p = PASSED.lock().unwrap_or_else(|p| p.into_inner());
+    if p.len() >= PASSED_KEEP {
+        p.remove(0);
+    }
+    p.push((e.message.clone(), code));
+    e
+}
+
+fn passed_code(e: &Error) -> Option<i32> {
+    let mut p = PASSED.lock().unwrap_or_else(|p| p.into_inner());
+    let i = p.iter().rposition(|(m, _)| *m == e.message)?;
+    Some(p.remove(i).1)
+}
+
 /// Records the full message of `e` raised by `call` and returns its error code.
 pub fn code_for(call: &str, e: &Error) -> i32 {
+    if let Some(code) = passed_code(e) {
+        return code;
+    }
     let text = format!("{call}: {}: {}", e.class.name(), e.message);
     let mut r = ring();
     if r.msgs.len() < SLOTS {
@@ -38,10 +81,90 @@ pub fn code_for(call: &str, e: &Error) -> i32 {
     }
 }
 
+/// The return codes of the tool information interface (`MPI_T_ERR_*`), which are
+/// error classes too: number, name, description.
+const TOOL_CLASSES: [(i32, &str, &str); 17] = [
+    (59, "MPI_T_ERR_MEMORY", "out of memory"),
+    (
+        60,
+        "MPI_T_ERR_NOT_INITIALIZED",
+        "the tool information interface is not initialized",
+    ),
+    (
+        61,
+        "MPI_T_ERR_CANNOT_INIT",
+        "the tool information interface cannot be initialized",
+    ),
+    (
+        62,
+        "MPI_T_ERR_INVALID_INDEX",
+        "invalid or out-of-range index",
+    ),
+    (63, "MPI_T_ERR_INVALID_ITEM", "invalid item index"),
+    (64, "MPI_T_ERR_INVALID_HANDLE", "invalid handle"),
+    (65, "MPI_T_ERR_OUT_OF_HANDLES", "no more handles available"),
+    (
+        66,
+        "MPI_T_ERR_OUT_OF_SESSIONS",
+        "no more sessions available",
+    ),
+    (67, "MPI_T_ERR_INVALID_SESSION", "invalid session"),
+    (
+        68,
+        "MPI_T_ERR_CVAR_SET_NOT_NOW",
+        "the control variable cannot be set at this moment",
+    ),
+    (
+        69,
+        "MPI_T_ERR_CVAR_SET_NEVER",
+        "the control variable cannot be set until the end of execution",
+    ),
+    (
+        70,
+        "MPI_T_ERR_PVAR_NO_STARTSTOP",
+        "the performance variable cannot be started or stopped",
+    ),
+    (
+        71,
+        "MPI_T_ERR_PVAR_NO_WRITE",
+        "the performance variable cannot be written or reset",
+    ),
+    (
+        72,
+        "MPI_T_ERR_PVAR_NO_ATOMIC",
+        "the performance variable cannot be read and written atomically",
+    ),
+    (
+        73,
+        "MPI_T_ERR_INVALID_NAME",
+        "invalid variable or category name",
+    ),
+    (
+        74,
+        "MPI_T_ERR_INVALID",
+        "invalid use of the tool information interface",
+    ),
+    (
+        78,
+        "MPI_T_ERR_NOT_SUPPORTED",
+        "requested functionality not supported",
+    ),
+];
+
+fn tool_class(code: i32) -> Option<(i32, &'static str, &'static str)> {
+    TOOL_CLASSES.iter().copied().find(|t| t.0 == code)
+}
+
 /// The class of an error code (the code itself for a bare class).
 pub fn class_of(code: i32) -> Option<i32> {
     if code < 0 {
         return None;
+    }
+    if user_errors::is_dynamic(code) {
+        return user_errors::class_of(code);
+    }
+    if tool_class(code).is_some() {
+        return Some(code);
     }
     let class = code & 0xff;
     let slot = (code >> 8) as usize;
@@ -57,6 +180,12 @@ pub fn class_of(code: i32) -> Option<i32> {
 /// The text for an error code: the specific message if one was recorded, else the
 /// class's description.
 pub fn string_of(code: i32) -> Option<String> {
+    if user_errors::is_dynamic(code) {
+        return user_errors::string_of(code);
+    }
+    if let Some((_, name, what)) = tool_class(code) {
+        return Some(format!("{name}: {what}"));
+    }
     let class = ErrorClass::from_code(class_of(code)?)?;
     let slot = (code >> 8) as usize;
     if slot > 0 {
@@ -66,6 +195,48 @@ pub fn string_of(code: i32) -> Option<String> {
     }
     Some(format!("{}: {}", class.name(), class.description()))
 }
+
+// ----- classes, codes and strings added by the program ---------------------------------------
+
+mpi_fn! { MPI_Add_error_class / PMPI_Add_error_class (errorclass: *mut c_int) target(Target::None) {
+    let out = convert::out(errorclass, "errorclass")?;
+    oxmpi_core::runtime::with(|_| Ok(()))?;
+    let c = user_errors::add_class()?;
+    // SAFETY: checked non-null.
+    unsafe { *out = c };
+    Ok(())
+}}
+
+mpi_fn! { MPI_Add_error_code / PMPI_Add_error_code (errorclass: c_int, errorcode: *mut c_int) target(Target::None) {
+    let out = convert::out(errorcode, "errorcode")?;
+    oxmpi_core::runtime::with(|_| Ok(()))?;
+    let c = user_errors::add_code(errorclass)?;
+    // SAFETY: checked non-null.
+    unsafe { *out = c };
+    Ok(())
+}}
+
+/// Reads a NUL-terminated C string argument.
+///
+/// # Safety
+/// `s` must be null or point to a NUL-terminated string.
+pub unsafe fn c_string<'a>(s: *const c_char, what: &str) -> Result<&'a CStr> {
+    if s.is_null() {
+        return Err(Error::new(
+            ErrorClass::Arg,
+            format!("null pointer for {what}"),
+        ));
+    }
+    // SAFETY: non-null and NUL-terminated per the contract.
+    Ok(unsafe { CStr::from_ptr(s) })
+}
+
+mpi_fn! { MPI_Add_error_string / PMPI_Add_error_string (errorcode: c_int, string: *const c_char) target(Target::None) {
+    // SAFETY: the caller passes a NUL-terminated string (MPI contract).
+    let s = unsafe { c_string(string, "string")? };
+    oxmpi_core::runtime::with(|_| Ok(()))?;
+    user_errors::add_string(errorcode, &String::from_utf8_lossy(s.to_bytes()))
+}}
 
 #[cfg(test)]
 mod tests {
@@ -84,5 +255,20 @@ mod tests {
         assert!(string_of(14).unwrap().starts_with("MPI_ERR_TRUNCATE"));
         assert_eq!(class_of(-3), None);
         assert_eq!(class_of(54), None);
+    }
+
+    #[test]
+    fn passthrough_keeps_the_code() {
+        let c = user_errors::add_class().unwrap();
+        let k = user_errors::add_code(c).unwrap();
+        let e = passthrough(k, "the query function");
+        assert_eq!(code_for("MPI_Wait", &e), k);
+        // Consumed: the same message raised again is an ordinary error.
+        assert_ne!(code_for("MPI_Wait", &e), k);
+        assert_eq!(class_of(k), Some(c));
+        assert_eq!(string_of(k).as_deref(), Some(""));
+        let e = passthrough(ErrorClass::Io as i32, "the free function");
+        assert_eq!(e.class, ErrorClass::Io);
+        assert_eq!(code_for("MPI_Wait", &e), ErrorClass::Io as i32);
     }
 }

@@ -170,6 +170,10 @@ mpi_fn! { MPI_Wait / PMPI_Wait (r: *mut MPI_Request, st: *mut MPI_Status) target
         unsafe { write_status(st, &oxmpi_core::device::Status::EMPTY, false) };
         return Ok(());
     };
+    if crate::grequest::is_generalized(id) {
+        // SAFETY: r and st checked above.
+        return unsafe { crate::grequest::wait(r, id, st) };
+    }
     let c = p2p::wait(id)?;
     // SAFETY: r and st checked above.
     unsafe {
@@ -192,6 +196,10 @@ mpi_fn! { MPI_Test / PMPI_Test (r: *mut MPI_Request, flag: *mut c_int, st: *mut 
         }
         return Ok(());
     };
+    if crate::grequest::is_generalized(id) {
+        // SAFETY: r, flag and st checked above.
+        return unsafe { crate::grequest::test(r, id, flag, st) };
+    }
     match p2p::test(id)? {
         Some(c) => {
             // SAFETY: pointers checked above.
@@ -243,6 +251,10 @@ mpi_fn! { MPI_Waitany / PMPI_Waitany (n: c_int, rs: *mut MPI_Request, index: *mu
     let ids = unsafe { read_requests(n, rs)? };
     let index = convert::out(index, "index")?;
     let st = status_ptr(st)?;
+    if crate::grequest::involved(&ids) {
+        // SAFETY: pointers checked; rs holds n handles.
+        return unsafe { crate::grequest::waitany(rs, &ids, index, st) };
+    }
     match p2p::waitany(&ids)? {
         None => {
             // SAFETY: pointers checked.
@@ -270,6 +282,10 @@ mpi_fn! { MPI_Testany / PMPI_Testany (n: c_int, rs: *mut MPI_Request, index: *mu
     let index = convert::out(index, "index")?;
     let flag = convert::out(flag, "flag")?;
     let st = status_ptr(st)?;
+    if crate::grequest::involved(&ids) {
+        // SAFETY: pointers checked; rs holds n handles.
+        return unsafe { crate::grequest::testany(rs, &ids, index, flag, st) };
+    }
     let (f, which) = p2p::testany(&ids)?;
     // SAFETY: pointers checked; i < n.
     unsafe {
@@ -316,6 +332,10 @@ mpi_fn! { MPI_Waitall / PMPI_Waitall (n: c_int, rs: *mut MPI_Request, st: *mut M
     // SAFETY: rs holds n handles.
     let ids = unsafe { read_requests(n, rs)? };
     let st = statuses_ptr(st)?;
+    if crate::grequest::involved(&ids) {
+        // SAFETY: arrays of n entries.
+        return unsafe { crate::grequest::waitall(rs, &ids, st) };
+    }
     let done = p2p::waitall(&ids)?;
     // SAFETY: arrays of n entries.
     unsafe { report_all(rs, st, &done) }
@@ -326,6 +346,10 @@ mpi_fn! { MPI_Testall / PMPI_Testall (n: c_int, rs: *mut MPI_Request, flag: *mut
     let ids = unsafe { read_requests(n, rs)? };
     let flag = convert::out(flag, "flag")?;
     let st = statuses_ptr(st)?;
+    if crate::grequest::involved(&ids) {
+        // SAFETY: flag checked; arrays of n entries.
+        return unsafe { crate::grequest::testall(rs, &ids, flag, st) };
+    }
     match p2p::testall(&ids)? {
         Some(done) => {
             // SAFETY: flag checked; arrays of n entries.
@@ -382,6 +406,10 @@ mpi_fn! { MPI_Waitsome / PMPI_Waitsome (n: c_int, rs: *mut MPI_Request, outcount
         convert::out(indices, "array of indices")?;
     }
     let st = statuses_ptr(st)?;
+    if crate::grequest::involved(&ids) {
+        // SAFETY: arrays of n entries.
+        return unsafe { crate::grequest::waitsome(rs, &ids, outcount, indices, st) };
+    }
     let done = p2p::waitsome(&ids)?;
     // SAFETY: arrays of n entries.
     unsafe { report_some(rs, outcount, indices, st, done) }
@@ -395,6 +423,10 @@ mpi_fn! { MPI_Testsome / PMPI_Testsome (n: c_int, rs: *mut MPI_Request, outcount
         convert::out(indices, "array of indices")?;
     }
     let st = statuses_ptr(st)?;
+    if crate::grequest::involved(&ids) {
+        // SAFETY: arrays of n entries.
+        return unsafe { crate::grequest::testsome(rs, &ids, outcount, indices, st) };
+    }
     let done = p2p::testsome(&ids)?;
     // SAFETY: arrays of n entries.
     unsafe { report_some(rs, outcount, indices, st, done) }
@@ -406,7 +438,11 @@ mpi_fn! { MPI_Request_free / PMPI_Request_free (r: *mut MPI_Request) target(req_
     let Some(id) = request(unsafe { *r })? else {
         return Err(Error::new(ErrorClass::Request, "cannot free MPI_REQUEST_NULL"));
     };
-    p2p::request_free(id)?;
+    if crate::grequest::is_generalized(id) {
+        crate::grequest::request_free(id)?;
+    } else {
+        p2p::request_free(id)?;
+    }
     // SAFETY: r checked.
     unsafe { *r = crate::handles::MPI_REQUEST_NULL };
     Ok(())
@@ -417,6 +453,8 @@ mpi_fn! { MPI_Request_get_status / PMPI_Request_get_status (r: MPI_Request, flag
     let st = status_ptr(st)?;
     let s = match request(r)? {
         None => Some(oxmpi_core::device::Status::EMPTY),
+        // SAFETY: flag and st checked above.
+        Some(id) if crate::grequest::is_generalized(id) => return unsafe { crate::grequest::get_status(id, flag, st) },
         Some(id) => p2p::request_status(id)?,
     };
     // SAFETY: pointers checked.
@@ -435,6 +473,9 @@ mpi_fn! { MPI_Cancel / PMPI_Cancel (r: *mut MPI_Request) target(req_target(r)) {
     let Some(id) = request(unsafe { *r })? else {
         return Err(Error::new(ErrorClass::Request, "cannot cancel MPI_REQUEST_NULL"));
     };
+    if crate::grequest::is_generalized(id) {
+        return crate::grequest::cancel(id);
+    }
     p2p::cancel(id)
 }}
 

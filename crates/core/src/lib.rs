@@ -16,6 +16,8 @@ pub mod context;
 pub mod device;
 pub mod error;
 pub mod group;
+pub mod grequest;
+pub mod info;
 mod internal_coll;
 pub mod p2p;
 pub mod runtime;
@@ -23,6 +25,7 @@ pub mod sys;
 pub mod topo;
 pub mod transport;
 pub mod types;
+pub mod user_errors;
 
 pub use error::{Error, ErrorClass, Result};
 

@@ -27,6 +27,21 @@ pub enum ThreadLevel {
     Multiple = 3,
 }
 
+impl ThreadLevel {
+    /// The standard's name, e.g. `"MPI_THREAD_SERIALIZED"`.
+    pub fn name(self) -> &'static str {
+        match self {
+            ThreadLevel::Single => "MPI_THREAD_SINGLE",
+            ThreadLevel::Funneled => "MPI_THREAD_FUNNELED",
+            ThreadLevel::Serialized => "MPI_THREAD_SERIALIZED",
+            ThreadLevel::Multiple => "MPI_THREAD_MULTIPLE",
+        }
+    }
+}
+
+/// The highest thread support level `MPI_Init_thread` provides.
+pub const MAX_THREAD_LEVEL: ThreadLevel = ThreadLevel::Serialized;
+
 /// Everything an initialised process owns.
 pub struct Runtime {
     pub device: Device,
@@ -89,7 +104,7 @@ pub fn init(required: ThreadLevel) -> Result<ThreadLevel> {
     let oversubscribed = cfg
         .oversubscribed
         .unwrap_or(nlocal > sys::available_cpus());
-    let provided = required.min(ThreadLevel::Serialized);
+    let provided = required.min(MAX_THREAD_LEVEL);
     let world_group = Arc::new(Group::new((0..boot.size).collect()));
     let self_group = Arc::new(Group::new(vec![boot.rank]));
     let mut comms = CommTable::default();

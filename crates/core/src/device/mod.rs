@@ -491,6 +491,39 @@ impl Device {
         }
     }
 
+    // ----- generalized requests ------------------------------------------------------
+
+    /// `MPI_Grequest_start`: a request that stays incomplete until
+    /// [`Device::grequest_complete`]. The device keeps no status for it: the binding
+    /// that owns its callbacks computes the status when it completes.
+    pub fn generalized_request(&mut self) -> ReqId {
+        let mut r = Request::new(Op::Done, Direction::Recv);
+        r.generalized = true;
+        self.reqs.insert(r)
+    }
+
+    /// `MPI_Grequest_complete`. Returns whether the request was released here (it had
+    /// been freed with `MPI_Request_free` before); `Err` when `id` is not a pending
+    /// generalized request.
+    pub fn grequest_complete(&mut self, id: ReqId) -> Result<bool, ErrorClass> {
+        let Some(r) = self.reqs.get_mut(id) else {
+            return Err(ErrorClass::Request);
+        };
+        if !r.generalized || r.complete {
+            return Err(ErrorClass::Request);
+        }
+        r.complete = true;
+        let released = r.detached;
+        if released {
+            self.reqs.remove(id);
+        }
+        // A waiter may sleep on this rank's doorbell (when another thread completes).
+        if let Some(j) = self.local_world.iter().position(|&w| w == self.me) {
+            self.wake_local(j);
+        }
+        Ok(released)
+    }
+
     // ----- probing and cancelling --------------------------------------------------
 
     /// `MPI_Iprobe` on the unexpected queue (call [`Device::progress`] first).

@@ -146,6 +146,10 @@ pub struct Request {
     /// The user buffer of a persistent request (re-staged at each start when its type
     /// is not contiguous).
     pub persistent_buf: Option<crate::p2p::Buf>,
+    /// A generalized request (`MPI_Grequest_start`): its op stays `Done` and it
+    /// completes only when the program calls `MPI_Grequest_complete`; its status and
+    /// callbacks belong to the binding that created it.
+    pub(crate) generalized: bool,
 }
 
 impl std::fmt::Debug for Request {
@@ -174,7 +178,13 @@ impl Request {
             finisher: None,
             owner: 0,
             persistent_buf: None,
+            generalized: false,
         }
+    }
+
+    /// True for a request made by [`super::Device::generalized_request`].
+    pub fn is_generalized(&self) -> bool {
+        self.generalized
     }
 
     /// True when waiting on this request would return at once.
