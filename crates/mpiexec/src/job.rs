@@ -279,7 +279,7 @@ impl Job {
 
     /// Adds a started rank. The first one added is the process-group leader.
     pub fn add_rank(&mut self, r: RankProc) {
-        if self.pgid.is_none() {
+        if self.pgid.is_none() && r.remote.is_none() {
             self.pgid = Some(r.pid);
         }
         self.ranks.push(r);

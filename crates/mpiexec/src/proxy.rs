@@ -207,6 +207,10 @@ impl Proxy {
 
     fn serve(mut self, spec: &ProxySpec, sigfd: &nix::sys::signalfd::SignalFd) -> i32 {
         self.start(spec);
+        // Messages that came with the job description (stdin, say) are already buffered.
+        if !self.handle_messages() {
+            return self.head_lost();
+        }
         let mut buf = vec![0u8; CHUNK];
         loop {
             self.reap(&mut buf);
@@ -329,6 +333,11 @@ impl Proxy {
                 Err(_) => return false,
             }
         }
+        self.handle_messages()
+    }
+
+    /// Handles the complete messages received from the head; false on a bad one.
+    fn handle_messages(&mut self) -> bool {
         loop {
             match self.dec.next() {
                 Ok(Some(Msg::Pmi { rank, data })) => {

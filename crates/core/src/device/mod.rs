@@ -54,7 +54,8 @@ enum Payload {
 impl Payload {
     fn bytes(&self) -> &[u8] {
         match self {
-            Payload::Empty => &[],
+            // A zero-byte buffer may be NULL, which a slice may not be.
+            Payload::Empty | Payload::Borrowed(_, 0) => &[],
             // SAFETY: borrowed payloads point at user buffers that stay valid until the
             // request completes, which happens only after the packet is written.
             Payload::Borrowed(p, n) => unsafe { std::slice::from_raw_parts(*p, *n) },
