@@ -158,8 +158,7 @@ mpi_fn! { MPI_Get_version / PMPI_Get_version (version: *mut c_int, subversion: *
     let s = convert::out(subversion, "subversion")?;
     // SAFETY: both checked non-null.
     unsafe {
-        *v = 3;
-        *s = 1;
+        (*v, *s) = oxmpi_core::MPI_VERSION;
     }
     Ok(())
 }}
@@ -167,8 +166,10 @@ mpi_fn! { MPI_Get_version / PMPI_Get_version (version: *mut c_int, subversion: *
 /// The text `MPI_Get_library_version` returns.
 pub fn library_version() -> String {
     format!(
-        "oxmpi {} (MPI 3.1 interface; MPICH ABI, libmpi.so.12; thread support up to {}; transports: self, shm, tcp)",
+        "oxmpi {} (MPI {}.{} interface; MPICH ABI, libmpi.so.12; thread support up to {}; transports: self, shm, tcp)",
         oxmpi_core::VERSION,
+        oxmpi_core::MPI_VERSION.0,
+        oxmpi_core::MPI_VERSION.1,
         runtime::MAX_THREAD_LEVEL.name()
     )
 }

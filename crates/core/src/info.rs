@@ -359,6 +359,14 @@ pub fn environment() -> Info {
 mod tests {
     use super::*;
 
+    /// Tests that use the process-wide table run one at a time (a freed slot must not
+    /// be taken by another test before a stale-handle check).
+    static SERIAL: Mutex<()> = Mutex::new(());
+
+    fn serial() -> MutexGuard<'static, ()> {
+        SERIAL.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
     #[test]
     fn set_get_replace_keep_order() {
         let mut i = Info::new();
@@ -396,6 +404,7 @@ mod tests {
 
     #[test]
     fn table_life_cycle() {
+        let _g = serial();
         let a = create();
         set(a, b"x", b"1").unwrap();
         let b = dup(a).unwrap();
@@ -413,6 +422,7 @@ mod tests {
 
     #[test]
     fn environment_has_the_knowable_keys() {
+        let _g = serial();
         let n = nkeys(ENV).unwrap();
         assert!(n >= 3, "{n}");
         assert!(get(ENV, b"command").unwrap().is_some());

@@ -120,18 +120,19 @@ pub fn add_string(code: i32, text: &str) -> Result<()> {
         );
     }
     let mut r = registry();
-    let slot =
-        match decode(code) {
-            Some(Dyn::Class(k)) => r.classes.get_mut(k),
-            Some(Dyn::Code(j)) => r.codes.get_mut(j).map(|(_, s)| s),
-            None if code >= 0 && code <= LAST_CODE => return err(
+    let slot = match decode(code) {
+        Some(Dyn::Class(k)) => r.classes.get_mut(k),
+        Some(Dyn::Code(j)) => r.codes.get_mut(j).map(|(_, s)| s),
+        None if (0..=LAST_CODE).contains(&code) => {
+            return err(
                 ErrorClass::Arg,
                 format!(
                     "error code {code} is predefined: only added classes and codes take a string"
                 ),
-            ),
-            None => None,
-        };
+            )
+        }
+        None => None,
+    };
     match slot {
         Some(s) => {
             *s = Some(text.to_string());
