@@ -6,6 +6,9 @@
 //! and values are byte strings (C strings without their terminator): the standard
 //! does not restrict them to any character set. Entries keep the order in which keys
 //! were first set (what `MPI_Info_get_nthkey` enumerates).
+//!
+//! Locking: reading `MPI_INFO_ENV` consults the runtime (`runtime::with`), so never call
+//! these functions from inside a `runtime::with` closure; read hints before entering it.
 
 use crate::error::{err, Error, ErrorClass, Result};
 use std::sync::{Mutex, MutexGuard};
