@@ -23,6 +23,8 @@ pub mod addr;
 mod conn;
 pub mod frame;
 pub mod handshake;
+#[cfg(test)]
+mod tests;
 
 use crate::device::packet::{Header, Kind, HEADER_BYTES};
 use crate::runtime::fatal;
@@ -149,6 +151,8 @@ pub struct TcpNet {
     /// Open connections, polled directly (without epoll) while there are few of them.
     open: Vec<usize>,
     polls: u32,
+    /// Connections refused so far.
+    refused: u64,
 }
 
 fn interest(out: bool) -> EpollFlags {
@@ -199,6 +203,7 @@ impl TcpNet {
             unauthenticated: 0,
             open: Vec::new(),
             polls: 0,
+            refused: 0,
         };
         net.debug(|| format!("listening on {:?}", net.listener.local_addr()));
         Ok(net)
@@ -430,6 +435,7 @@ impl TcpNet {
     }
 
     fn refuse(&mut self, slot: usize, why: &str) {
+        self.refused += 1;
         if let Some(c) = self.conns[slot].as_ref() {
             eprintln!(
                 "oxmpi: rank {}: refused a TCP connection from {}: {why}",

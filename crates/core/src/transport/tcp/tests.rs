@@ -1,0 +1,162 @@
+//! In-process tests of the TCP transport: two ranks' transports on loopback exchange
+//! eager packets and a large streamed piece (written from and read into buffers
+//! directly, across many partial writes), and a stranger is refused.
+
+use super::*;
+use std::io::{Read, Write};
+
+#[derive(Default)]
+struct Rec {
+    packets: Vec<(u32, Header, Vec<u8>)>,
+    target: Vec<u8>,
+    landed: u64,
+}
+
+impl Sink for Rec {
+    fn packet(&mut self, from: u32, hdr: Header, payload: &[u8]) {
+        if hdr.kind == Kind::Data {
+            let off = hdr.addr as usize;
+            self.target[off..off + payload.len()].copy_from_slice(payload);
+            self.landed += payload.len() as u64;
+        } else {
+            self.packets.push((from, hdr, payload.to_vec()));
+        }
+    }
+    fn data_target(&mut self, _from: u32, hdr: &Header) -> Option<*mut u8> {
+        let end = hdr.addr.checked_add(hdr.len)? as usize;
+        (end <= self.target.len()).then(|| {
+            // SAFETY: addr < end <= target.len().
+            unsafe { self.target.as_mut_ptr().add(hdr.addr as usize) }
+        })
+    }
+    fn data_landed(&mut self, _from: u32, hdr: &Header) {
+        self.landed += hdr.len;
+    }
+}
+
+fn settings() -> TcpSettings {
+    TcpSettings {
+        connect_timeout: Duration::from_secs(10),
+        debug: false,
+    }
+}
+
+fn pair() -> (TcpNet, TcpNet) {
+    let la = Listener::open(Some("127.0.0.1"), None).unwrap();
+    let lb = Listener::open(Some("127.0.0.1"), None).unwrap();
+    let (aa, _) = parse_card(&la.card()).unwrap();
+    let (ab, _) = parse_card(&lb.card()).unwrap();
+    let peers = vec![Some(aa), Some(ab)];
+    let a = TcpNet::new(0, 2, b"k".to_vec(), la, peers.clone(), None, settings()).unwrap();
+    let b = TcpNet::new(1, 2, b"k".to_vec(), lb, peers, None, settings()).unwrap();
+    (a, b)
+}
+
+fn until(mut f: impl FnMut() -> bool) {
+    let start = Instant::now();
+    while !f() {
+        assert!(start.elapsed() < Duration::from_secs(20), "no progress");
+    }
+}
+
+#[test]
+fn eager_packets_both_ways_in_order() {
+    let (mut a, mut b) = pair();
+    let (mut ra, mut rb) = (Rec::default(), Rec::default());
+    let mut h = Header::new(Kind::Eager);
+    for i in 0..100u64 {
+        h.tag = i as i32;
+        h.len = i;
+        let payload = vec![i as u8; i as usize];
+        until(|| {
+            a.poll(&mut ra);
+            b.poll(&mut rb);
+            a.try_send(1, &h, &payload)
+        });
+    }
+    until(|| {
+        a.poll(&mut ra);
+        b.poll(&mut rb);
+        rb.packets.len() == 100
+    });
+    for (i, (from, hdr, p)) in rb.packets.iter().enumerate() {
+        assert_eq!((*from, hdr.tag, p.len()), (0, i as i32, i));
+        assert!(p.iter().all(|&x| x == i as u8));
+    }
+    // The reply uses the connection rank 0 opened.
+    h.tag = 7;
+    h.len = 3;
+    until(|| {
+        a.poll(&mut ra);
+        b.poll(&mut rb);
+        b.try_send(0, &h, b"abc")
+    });
+    until(|| {
+        a.poll(&mut ra);
+        b.poll(&mut rb);
+        !ra.packets.is_empty()
+    });
+    assert_eq!(ra.packets[0].2, b"abc");
+    assert_eq!(a.conns.iter().flatten().count(), 1);
+    assert!(!a.has_outgoing());
+}
+
+#[test]
+fn large_piece_streams_between_buffers() {
+    let (mut a, mut b) = pair();
+    let (mut ra, mut rb) = (Rec::default(), Rec::default());
+    let n = 24 << 20;
+    let src: Vec<u8> = (0..n).map(|i| (i * 7 + i / 4096) as u8).collect();
+    rb.target = vec![0; n];
+    let mut h = Header::new(Kind::Data);
+    h.len = n as u64;
+    h.rreq = 5;
+    // SAFETY: src outlives the loop, which runs until the transport lets go of it.
+    until(|| {
+        a.poll(&mut ra);
+        b.poll(&mut rb);
+        unsafe { a.try_send_borrowed(1, &h, src.as_ptr(), n, 99) }
+    });
+    until(|| {
+        a.poll(&mut ra);
+        b.poll(&mut rb);
+        !a.holds(1, 99) && rb.landed == n as u64
+    });
+    assert!(rb.target == src, "streamed bytes differ");
+    assert!(!a.has_outgoing());
+}
+
+#[test]
+fn stranger_is_refused_and_the_rank_goes_on() {
+    let (mut a, mut b) = pair();
+    let (mut ra, mut rb) = (Rec::default(), Rec::default());
+    let addr = b.listener.local_addr().unwrap();
+    let mut s = std::net::TcpStream::connect(addr).unwrap();
+    s.write_all(b"GET / HTTP/1.0\r\n\r\nxxxxxxxxxxxxxxxxxxxx")
+        .unwrap();
+    s.set_read_timeout(Some(Duration::from_secs(10))).unwrap();
+    until(|| {
+        b.poll(&mut rb);
+        b.refused == 1 && b.unauthenticated == 0 && b.conns.iter().flatten().count() == 0
+    });
+    let mut buf = [0u8; 8];
+    assert_eq!(
+        s.read(&mut buf).unwrap_or(0),
+        0,
+        "the stranger got an answer"
+    );
+    // A real peer still gets through.
+    let mut h = Header::new(Kind::Fin);
+    h.sreq = 3;
+    until(|| {
+        a.poll(&mut ra);
+        b.poll(&mut rb);
+        a.try_send(1, &h, &[])
+    });
+    until(|| {
+        a.poll(&mut ra);
+        b.poll(&mut rb);
+        rb.packets.len() == 1
+    });
+    assert_eq!(rb.packets[0].1.sreq, 3);
+}
