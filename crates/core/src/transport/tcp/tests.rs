@@ -160,3 +160,35 @@ fn stranger_is_refused_and_the_rank_goes_on() {
     });
     assert_eq!(rb.packets[0].1.sreq, 3);
 }
+
+#[test]
+fn simultaneous_dials_keep_order_per_direction() {
+    let (mut a, mut b) = pair();
+    let (mut ra, mut rb) = (Rec::default(), Rec::default());
+    let mut h = Header::new(Kind::Eager);
+    h.len = 1;
+    // Both ranks dial before either polls: two connections, one per direction.
+    assert!(!a.try_send(1, &h, b"x"));
+    assert!(!b.try_send(0, &h, b"y"));
+    let (mut sa, mut sb) = (0, 0);
+    until(|| {
+        a.poll(&mut ra);
+        b.poll(&mut rb);
+        h.tag = sa;
+        if sa < 50 && a.try_send(1, &h, b"x") {
+            sa += 1;
+        }
+        h.tag = sb;
+        if sb < 50 && b.try_send(0, &h, b"y") {
+            sb += 1;
+        }
+        ra.packets.len() == 50 && rb.packets.len() == 50
+    });
+    assert_eq!(a.conns.iter().flatten().count(), 2);
+    for (i, p) in rb.packets.iter().enumerate() {
+        assert_eq!((p.0, p.1.tag, p.2.as_slice()), (0, i as i32, &b"x"[..]));
+    }
+    for (i, p) in ra.packets.iter().enumerate() {
+        assert_eq!((p.0, p.1.tag, p.2.as_slice()), (1, i as i32, &b"y"[..]));
+    }
+}
