@@ -153,6 +153,8 @@ pub struct TcpNet {
     polls: u32,
     /// Connections refused so far.
     refused: u64,
+    /// Connections with EPOLLOUT in their interest set.
+    writers: usize,
 }
 
 fn interest(out: bool) -> EpollFlags {
@@ -204,6 +206,7 @@ impl TcpNet {
             open: Vec::new(),
             polls: 0,
             refused: 0,
+            writers: 0,
         };
         net.debug(|| format!("listening on {:?}", net.listener.local_addr()));
         Ok(net)
@@ -387,6 +390,7 @@ impl TcpNet {
     fn register(&mut self, slot: usize, out: bool) {
         let c = self.conns[slot].as_mut().expect("connection exists");
         c.want_out = out;
+        self.writers += usize::from(out);
         if let Err(e) = self.epoll.add(
             c.sock.as_fd(),
             EpollEvent::new(interest(out), TOKEN_CONN0 + slot as u64),
@@ -403,6 +407,11 @@ impl TcpNet {
             return;
         }
         c.want_out = out;
+        if out {
+            self.writers += 1;
+        } else {
+            self.writers -= 1;
+        }
         let mut ev = EpollEvent::new(interest(out), TOKEN_CONN0 + slot as u64);
         if let Err(e) = self.epoll.modify(c.sock.as_fd(), &mut ev) {
             fatal(&format!("epoll_ctl(MOD) failed: {e}"));
@@ -412,6 +421,7 @@ impl TcpNet {
     fn close(&mut self, slot: usize) {
         if let Some(c) = self.conns[slot].take() {
             let _ = self.epoll.delete(c.sock.as_fd());
+            self.writers -= usize::from(c.want_out);
             if !c.is_open() {
                 self.handshaking -= 1;
                 if c.peer.is_none() || matches!(c.phase, Phase::AwaitProof { .. }) {
@@ -471,14 +481,17 @@ impl TcpNet {
         // path); the epoll set is still consulted every few polls for the listener, the
         // doorbell and handshakes, and whenever this rank sleeps.
         self.polls = self.polls.wrapping_add(1);
-        if self.handshaking == 0 && self.open.len() <= DIRECT_POLL_MAX && self.polls % 16 != 0 {
+        // A connection waiting for room to write goes through epoll too: epoll reports
+        // writability without the socket lock that a failing write would take (and hold
+        // against the peer's acknowledgements).
+        if self.handshaking == 0
+            && self.writers == 0
+            && self.open.len() <= DIRECT_POLL_MAX
+            && self.polls % 16 != 0
+        {
             let mut did = false;
             for k in 0..self.open.len() {
-                let slot = self.open[k];
-                if self.conns[slot].as_ref().is_some_and(|c| c.want_out) {
-                    self.conn_ready(slot, EpollFlags::EPOLLOUT, sink);
-                }
-                did |= self.read_frames(slot, sink);
+                did |= self.read_frames(self.open[k], sink);
             }
             return did;
         }
