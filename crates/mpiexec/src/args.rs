@@ -116,7 +116,8 @@ Several hosts:
   -f, -hostfile FILE     hosts from FILE, one 'host[:slots]' per line, '#' comments
   -ppn N                 N consecutive ranks per host (overrides slots)
   -rr                    round-robin placement: rank r on host r mod hosts
-  -launcher ssh|fork     how proxies start: ssh (default) or fork (this machine)
+  -launcher ssh|fork     how proxies start: ssh (default; localhost and this host's
+                         name are started directly) or fork (every host is this machine)
   -launcher-exec TMPL    launcher command template, e.g. 'ip netns exec {host}'
                          ({host} is replaced; without it the host is appended);
                          also OXMPI_LAUNCHER. The proxy command follows the template.

@@ -99,6 +99,13 @@ pub fn launcher_argv(template: &str, host: &str, proxy: &[String]) -> Vec<String
     argv
 }
 
+/// `localhost`, a loopback address or this machine's host name.
+fn is_this_host(h: &str) -> bool {
+    h == "localhost"
+        || h.parse::<Ipv4Addr>().is_ok_and(|a| a.is_loopback())
+        || nix::unistd::gethostname().is_ok_and(|n| n.to_str() == Some(h))
+}
+
 fn launch_timeout() -> Duration {
     let s = std::env::var("OXMPI_LAUNCH_TIMEOUT")
         .ok()
@@ -220,7 +227,13 @@ pub fn run(spec: &LaunchSpec, plan: &ClusterPlan, kvsname: String, secret: Strin
             "--proxy-id".into(),
             id.to_string(),
         ];
-        let argv = launcher_argv(&plan.launcher, &host, &proxy);
+        // As Hydra does, this machine itself is reached without ssh.
+        let template = if plan.launcher == DEFAULT_LAUNCHER && is_this_host(&host) {
+            "fork"
+        } else {
+            plan.launcher.as_str()
+        };
+        let argv = launcher_argv(template, &host, &proxy);
         if verbose {
             eprintln!(
                 "mpiexec(verbose): starting proxy {id} on {host}: {}",

@@ -261,3 +261,24 @@ fn proxy_with_a_wrong_secret_is_refused() {
     );
     assert!(err.contains("did not prove the job secret"), "{err}");
 }
+
+#[test]
+fn this_host_needs_no_ssh() {
+    // localhost and loopback addresses are started directly even with the ssh launcher.
+    let o = run(&[
+        "--timeout",
+        "60",
+        "-hosts",
+        "localhost,127.0.0.1",
+        "-n",
+        "3",
+        PROBE,
+    ]);
+    assert_eq!(o.status.code(), Some(0), "{}", text(&o.stderr));
+    assert_eq!(
+        text(&o.stdout)
+            .matches(" got 0:hello-0 1:hello-1 2:hello-2")
+            .count(),
+        3
+    );
+}
