@@ -1,0 +1,44 @@
+/*
+ * Erroneous collective calls that oxmpi reports but MPICH and Open MPI do not all catch:
+ * an operation invalid for the datatype at ranks that never apply it, a negative count,
+ * MPI_IN_PLACE where this rank may not use it, receive buffers overlapping the send
+ * buffer partially, a root whose own send and receive block sizes differ, sizes that
+ * disagree in MPI_Allgather.
+ */
+#include "mtest.h"
+#include "common.h"
+
+int main(int argc, char **argv)
+{
+    mtest_init(&argc, &argv);
+    int r = mtest_rank(), n = mtest_size();
+    MPI_Comm w = MPI_COMM_WORLD;
+    int a[64], b[64];
+    for (int i = 0; i < 64; i++) a[i] = i;
+
+    /* MPI_IN_PLACE at non-roots (every rank calls with a non-existent root's view). */
+    if (n > 1) {
+        MTEST_EXPECT_CLASS(MPI_ERR_BUFFER, MPI_Reduce(MPI_IN_PLACE, b, 1, MPI_INT, MPI_SUM, r == 0 ? 1 : 0, w));
+    }
+    /* MPICH checks the operation only where it is applied, and crashes on negative
+     * counts in MPI_Allreduce. */
+    double x[2] = {1, 2}, y[2];
+    MTEST_EXPECT_CLASS(MPI_ERR_OP, MPI_Reduce(x, y, 2, MPI_DOUBLE, MPI_LXOR, 0, w));
+    MTEST_EXPECT_CLASS(MPI_ERR_COUNT, MPI_Allreduce(a, b, -2, MPI_INT, MPI_SUM, w));
+    /* MPICH crashes on a negative recvcount here. */
+    MTEST_EXPECT_CLASS(MPI_ERR_COUNT, MPI_Reduce_scatter_block(a, b, -1, MPI_INT, MPI_SUM, w));
+    /* Open MPI does not check these for aliasing. */
+    int c[64];
+    MTEST_EXPECT_CLASS(MPI_ERR_BUFFER, MPI_Alltoall(c, 1, MPI_INT, c, 1, MPI_INT, w));
+    MTEST_EXPECT_CLASS(MPI_ERR_BUFFER, MPI_Allgather(c, 1, MPI_INT, c, 1, MPI_INT, w));
+    /* Partial overlap of send and receive buffers. */
+    MTEST_EXPECT_CLASS(MPI_ERR_BUFFER, MPI_Allreduce(a, a + 1, 4, MPI_INT, MPI_SUM, w));
+    /* The root's own block: 2 ints sent, 3 expected. */
+    MTEST_EXPECT_CLASS(MPI_ERR_TRUNCATE, MPI_Allgather(a, 2, MPI_INT, b, 3, MPI_INT, w));
+    MTEST_EXPECT_CLASS(MPI_ERR_TRUNCATE, MPI_Alltoall(a, 2, MPI_INT, b, 1, MPI_INT, w));
+
+    int s = r, t = -1;
+    MTEST_CALL(MPI_Allreduce(&s, &t, 1, MPI_INT, MPI_MAX, w));
+    MTEST_EQ("allreduce after the errors", n - 1, t);
+    return mtest_finalize();
+}
