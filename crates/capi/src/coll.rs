@@ -21,7 +21,7 @@ type Ptr = *const c_void;
 type MutPtr = *mut c_void;
 
 fn in_place(p: Ptr) -> bool {
-    p == MPI_IN_PLACE as Ptr
+    std::ptr::eq(p, MPI_IN_PLACE)
 }
 
 /// The send-buffer argument of a reduction.
@@ -79,7 +79,9 @@ unsafe fn types(p: *const MPI_Datatype, n: usize, what: &str) -> Result<Vec<Type
     let hs = unsafe { ints(p, n, what)? };
     hs.iter()
         .enumerate()
-        .map(|(i, &h)| datatype(h).map_err(|e| Error::new(e.class, format!("{what}[{i}]: {}", e.message))))
+        .map(|(i, &h)| {
+            datatype(h).map_err(|e| Error::new(e.class, format!("{what}[{i}]: {}", e.message)))
+        })
         .collect()
 }
 

@@ -16,16 +16,19 @@ use std::os::raw::c_int;
 use std::sync::Arc;
 
 /// `MPI_User_function`.
-pub type MPI_User_function = unsafe extern "C" fn(*mut c_void, *mut c_void, *mut c_int, *mut MPI_Datatype);
+pub type MPI_User_function =
+    unsafe extern "C" fn(*mut c_void, *mut c_void, *mut c_int, *mut MPI_Datatype);
 /// `MPI_User_function_c` (large counts).
-pub type MPI_User_function_c = unsafe extern "C" fn(*mut c_void, *mut c_void, *mut MPI_Count, *mut MPI_Datatype);
+pub type MPI_User_function_c =
+    unsafe extern "C" fn(*mut c_void, *mut c_void, *mut MPI_Count, *mut MPI_Datatype);
 
 /// The engine index of an operation handle.
 pub fn op(h: MPI_Op) -> Result<OpId> {
     if h == MPI_OP_NULL {
         return Err(Error::new(ErrorClass::Op, "invalid operation MPI_OP_NULL"));
     }
-    handles::op_index(h).ok_or_else(|| Error::new(ErrorClass::Op, format!("invalid operation handle {h:#x}")))
+    handles::op_index(h)
+        .ok_or_else(|| Error::new(ErrorClass::Op, format!("invalid operation handle {h:#x}")))
 }
 
 fn type_handle(ty: TypeId) -> MPI_Datatype {

@@ -64,7 +64,10 @@ pub(crate) fn team(rt: &Runtime, id: CommId) -> Result<Team> {
 
 pub(crate) fn nonneg(v: i32, what: &str) -> Result<usize> {
     if v < 0 {
-        return err(ErrorClass::Count, format!("invalid {what} {v} (must be >= 0)"));
+        return err(
+            ErrorClass::Count,
+            format!("invalid {what} {v} (must be >= 0)"),
+        );
     }
     Ok(v as usize)
 }
@@ -74,7 +77,10 @@ pub(crate) fn counts(v: &[i32], n: usize, what: &str) -> Result<Vec<usize>> {
     if v.len() < n {
         return err(
             ErrorClass::Count,
-            format!("{what} has {} entries, the communicator has {n} ranks", v.len()),
+            format!(
+                "{what} has {} entries, the communicator has {n} ranks",
+                v.len()
+            ),
         );
     }
     v[..n]
@@ -82,7 +88,10 @@ pub(crate) fn counts(v: &[i32], n: usize, what: &str) -> Result<Vec<usize>> {
         .enumerate()
         .map(|(i, &c)| {
             if c < 0 {
-                err(ErrorClass::Count, format!("invalid {what}[{i}] = {c} (must be >= 0)"))
+                err(
+                    ErrorClass::Count,
+                    format!("invalid {what}[{i}] = {c} (must be >= 0)"),
+                )
             } else {
                 Ok(c as usize)
             }
@@ -131,8 +140,14 @@ pub(crate) fn not_aliased(
     if slo == shi || rlo == rhi {
         return Ok(());
     }
-    let (s0, s1) = ((send as isize).wrapping_add(slo), (send as isize).wrapping_add(shi));
-    let (r0, r1) = ((recv as isize).wrapping_add(rlo), (recv as isize).wrapping_add(rhi));
+    let (s0, s1) = (
+        (send as isize).wrapping_add(slo),
+        (send as isize).wrapping_add(shi),
+    );
+    let (r0, r1) = (
+        (recv as isize).wrapping_add(rlo),
+        (recv as isize).wrapping_add(rhi),
+    );
     if s0 < r1 && r0 < s1 {
         return Err(aliased(send));
     }
@@ -150,20 +165,29 @@ pub(crate) fn distinct(send: usize, recv: usize, both_used: bool) -> Result<()> 
 
 pub(crate) fn root(root: i32, n: usize) -> Result<usize> {
     if root < 0 || root as usize >= n {
-        return err(ErrorClass::Root, format!("invalid root {root} (communicator size {n})"));
+        return err(
+            ErrorClass::Root,
+            format!("invalid root {root} (communicator size {n})"),
+        );
     }
     Ok(root as usize)
 }
 
 /// `MPI_IN_PLACE` given where this rank may not use it.
 pub(crate) fn in_place_not_allowed(what: &str) -> Error {
-    Error::new(ErrorClass::Buffer, format!("MPI_IN_PLACE is not allowed here: {what}"))
+    Error::new(
+        ErrorClass::Buffer,
+        format!("MPI_IN_PLACE is not allowed here: {what}"),
+    )
 }
 
 pub(crate) fn bytes(count: usize, t: &TypeInfo) -> Result<usize> {
-    count
-        .checked_mul(t.size)
-        .ok_or_else(|| Error::new(ErrorClass::Count, format!("{count} elements of {} bytes overflow", t.size)))
+    count.checked_mul(t.size).ok_or_else(|| {
+        Error::new(
+            ErrorClass::Count,
+            format!("{count} elements of {} bytes overflow", t.size),
+        )
+    })
 }
 
 /// The common end of every call's setup, once all arguments are checked: takes the

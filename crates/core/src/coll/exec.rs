@@ -153,7 +153,12 @@ impl Exec {
                 return Ok(None);
             }
             self.finish(rt);
-            if self.reducer.is_user() && round.locals.iter().any(|l| matches!(l, Local::Reduce { .. })) {
+            if self.reducer.is_user()
+                && round
+                    .locals
+                    .iter()
+                    .any(|l| matches!(l, Local::Reduce { .. }))
+            {
                 return Ok(Some(Step::UserLocals));
             }
             self.run_locals(round);
@@ -246,9 +251,15 @@ impl Exec {
             }
             if let Some(want) = p.recv_len {
                 let msg = if st.error == ErrorClass::Truncate {
-                    format!("rank {} sent more than the {want} bytes this rank expected", p.peer)
+                    format!(
+                        "rank {} sent more than the {want} bytes this rank expected",
+                        p.peer
+                    )
                 } else if st.error != ErrorClass::Success || st.bytes != want as u64 {
-                    format!("rank {} sent {} bytes where this rank expected {want}", p.peer, st.bytes)
+                    format!(
+                        "rank {} sent {} bytes where this rank expected {want}",
+                        p.peer, st.bytes
+                    )
                 } else {
                     continue;
                 };

@@ -25,11 +25,13 @@ mod state;
 
 pub use check::Input;
 pub use movement::{
-    allgather, allgatherv, alltoall, alltoallv, alltoallw, barrier, bcast, gather, gatherv, scatter, scatterv,
-    VBuf, WBuf,
+    allgather, allgatherv, alltoall, alltoallv, alltoallw, barrier, bcast, gather, gatherv,
+    scatter, scatterv, VBuf, WBuf,
 };
 pub use op::{OpId, UserFn, FIRST_CREATED_OP};
-pub use reduction::{allreduce, exscan, reduce, reduce_local, reduce_scatter, reduce_scatter_block, scan};
+pub use reduction::{
+    allreduce, exscan, reduce, reduce_local, reduce_scatter, reduce_scatter_block, scan,
+};
 pub use state::State;
 
 use crate::error::Result;

@@ -6,7 +6,8 @@
 //! insignificant pointers and arrays are never read.
 
 use super::check::{
-    buffer, bytes, counts, datatype, distinct, in_place_not_allowed, launch, nonneg, not_aliased, root, team, Input,
+    buffer, bytes, counts, datatype, distinct, in_place_not_allowed, launch, nonneg, not_aliased,
+    root, team, Input,
 };
 use super::exec::Exec;
 use super::op::Reducer;
@@ -61,7 +62,10 @@ fn displs_len(d: &[i32], n: usize, what: &str) -> Result<()> {
     if d.len() < n {
         return err(
             ErrorClass::Arg,
-            format!("{what} has {} entries, the communicator has {n} ranks", d.len()),
+            format!(
+                "{what} has {} entries, the communicator has {n} ranks",
+                d.len()
+            ),
         );
     }
     Ok(())
@@ -98,7 +102,11 @@ pub unsafe fn bcast(b: Buf, root_rank: i32, comm: CommId) -> Result<()> {
         let (n, info) = plain(rt, &b, "")?;
         let root = root(root_rank, t.size)?;
         let all: &[(usize, usize)] = &[(0, n)];
-        let (pre, post) = if t.rank == root { (all, &[][..]) } else { (&[][..], all) };
+        let (pre, post) = if t.rank == root {
+            (all, &[][..])
+        } else {
+            (&[][..], all)
+        };
         // SAFETY: per the function's contract.
         let v = unsafe { View::single(b.addr, info, n, pre, post) };
         let spec = Spec::Bcast {
@@ -130,11 +138,15 @@ pub unsafe fn gather(send: Input<Buf>, recv: Buf, root_rank: i32, comm: CommId) 
             // SAFETY: per the function's contract.
             sv = unsafe { View::single(s.addr, info, n, &[(0, n)], &[]) };
         } else if !at_root {
-            return Err(in_place_not_allowed("sendbuf of a rank other than the root"));
+            return Err(in_place_not_allowed(
+                "sendbuf of a rank other than the root",
+            ));
         }
         let block = if at_root {
             let (rc, rinfo) = plain(rt, &recv, "recv")?;
-            let total = rc.checked_mul(t.size).ok_or_else(|| Error::new(ErrorClass::Count, "recvcount times size overflows"))?;
+            let total = rc
+                .checked_mul(t.size)
+                .ok_or_else(|| Error::new(ErrorClass::Count, "recvcount times size overflows"))?;
             let block = bytes(rc, rinfo)?;
             if let Input::Data(s) = send {
                 let sb = send_bytes.unwrap_or(0);
@@ -166,7 +178,12 @@ pub unsafe fn gather(send: Input<Buf>, recv: Buf, root_rank: i32, comm: CommId) 
 ///
 /// # Safety
 /// As for [`gather`], with the root's blocks inside its receive buffer.
-pub unsafe fn gatherv(send: Input<Buf>, recv: VBuf<'_>, root_rank: i32, comm: CommId) -> Result<()> {
+pub unsafe fn gatherv(
+    send: Input<Buf>,
+    recv: VBuf<'_>,
+    root_rank: i32,
+    comm: CommId,
+) -> Result<()> {
     run(runtime::with(|rt| {
         let t = team(rt, comm)?;
         let root = root(root_rank, t.size)?;
@@ -180,7 +197,9 @@ pub unsafe fn gatherv(send: Input<Buf>, recv: VBuf<'_>, root_rank: i32, comm: Co
             sv = unsafe { View::single(s.addr, info, n, &[(0, n)], &[]) };
             distinct(s.addr, recv.addr, at_root && send_bytes > 0)?;
         } else if !at_root {
-            return Err(in_place_not_allowed("sendbuf of a rank other than the root"));
+            return Err(in_place_not_allowed(
+                "sendbuf of a rank other than the root",
+            ));
         }
         let (rv, blocks) = if at_root {
             let cs = counts(recv.counts, t.size, "recvcounts")?;
@@ -191,7 +210,16 @@ pub unsafe fn gatherv(send: Input<Buf>, recv: VBuf<'_>, root_rank: i32, comm: Co
             let me = t.rank;
             let ip = send.is_in_place();
             // SAFETY: per the function's contract.
-            unsafe { View::blocks(recv.addr, rinfo, &cs, recv.displs, |i| ip && i == me, |_| true)? }
+            unsafe {
+                View::blocks(
+                    recv.addr,
+                    rinfo,
+                    &cs,
+                    recv.displs,
+                    |i| ip && i == me,
+                    |_| true,
+                )?
+            }
         } else {
             (View::unused(), Vec::new())
         };
@@ -228,12 +256,16 @@ pub unsafe fn scatter(send: Buf, recv: Input<Buf>, root_rank: i32, comm: CommId)
             // SAFETY: per the function's contract.
             rv = unsafe { View::single(r.addr, info, n, &[], &[(0, n)]) };
         } else if !at_root {
-            return Err(in_place_not_allowed("recvbuf of a rank other than the root"));
+            return Err(in_place_not_allowed(
+                "recvbuf of a rank other than the root",
+            ));
         }
         let mut sv = View::unused();
         let block = if at_root {
             let (sc, sinfo) = plain(rt, &send, "send")?;
-            let total = sc.checked_mul(t.size).ok_or_else(|| Error::new(ErrorClass::Count, "sendcount times size overflows"))?;
+            let total = sc
+                .checked_mul(t.size)
+                .ok_or_else(|| Error::new(ErrorClass::Count, "sendcount times size overflows"))?;
             let block = bytes(sc, sinfo)?;
             if let Input::Data(r) = recv {
                 let rb = recv_bytes.unwrap_or(0);
@@ -263,7 +295,12 @@ pub unsafe fn scatter(send: Buf, recv: Input<Buf>, root_rank: i32, comm: CommId)
 ///
 /// # Safety
 /// As for [`scatter`], with the root's blocks inside its send buffer.
-pub unsafe fn scatterv(send: VBuf<'_>, recv: Input<Buf>, root_rank: i32, comm: CommId) -> Result<()> {
+pub unsafe fn scatterv(
+    send: VBuf<'_>,
+    recv: Input<Buf>,
+    root_rank: i32,
+    comm: CommId,
+) -> Result<()> {
     run(runtime::with(|rt| {
         let t = team(rt, comm)?;
         let root = root(root_rank, t.size)?;
@@ -277,7 +314,9 @@ pub unsafe fn scatterv(send: VBuf<'_>, recv: Input<Buf>, root_rank: i32, comm: C
             rv = unsafe { View::single(r.addr, info, n, &[], &[(0, n)]) };
             distinct(send.addr, r.addr, at_root && recv_bytes > 0)?;
         } else if !at_root {
-            return Err(in_place_not_allowed("recvbuf of a rank other than the root"));
+            return Err(in_place_not_allowed(
+                "recvbuf of a rank other than the root",
+            ));
         }
         let (sv, blocks) = if at_root {
             let cs = counts(send.counts, t.size, "sendcounts")?;
@@ -312,7 +351,9 @@ pub unsafe fn allgather(send: Input<Buf>, recv: Buf, comm: CommId) -> Result<()>
     run(runtime::with(|rt| {
         let t = team(rt, comm)?;
         let (rc, rinfo) = plain(rt, &recv, "recv")?;
-        let total = rc.checked_mul(t.size).ok_or_else(|| Error::new(ErrorClass::Count, "recvcount times size overflows"))?;
+        let total = rc
+            .checked_mul(t.size)
+            .ok_or_else(|| Error::new(ErrorClass::Count, "recvcount times size overflows"))?;
         let block = bytes(rc, rinfo)?;
         let mut sv = View::unused();
         if let Input::Data(s) = send {
@@ -353,7 +394,16 @@ pub unsafe fn allgatherv(send: Input<Buf>, recv: VBuf<'_>, comm: CommId) -> Resu
         let me = t.rank;
         let ip = send.is_in_place();
         // SAFETY: per the function's contract.
-        let (rv, blocks) = unsafe { View::blocks(recv.addr, rinfo, &cs, recv.displs, |i| ip && i == me, |_| true)? };
+        let (rv, blocks) = unsafe {
+            View::blocks(
+                recv.addr,
+                rinfo,
+                &cs,
+                recv.displs,
+                |i| ip && i == me,
+                |_| true,
+            )?
+        };
         let mut sv = View::unused();
         if let Input::Data(s) = send {
             let (sc, sinfo) = plain(rt, &s, "send")?;
@@ -383,7 +433,9 @@ pub unsafe fn alltoall(send: Input<Buf>, recv: Buf, comm: CommId) -> Result<()> 
     run(runtime::with(|rt| {
         let t = team(rt, comm)?;
         let (rc, rinfo) = plain(rt, &recv, "recv")?;
-        let total = rc.checked_mul(t.size).ok_or_else(|| Error::new(ErrorClass::Count, "recvcount times size overflows"))?;
+        let total = rc
+            .checked_mul(t.size)
+            .ok_or_else(|| Error::new(ErrorClass::Count, "recvcount times size overflows"))?;
         let block = bytes(rc, rinfo)?;
         let mut sv = View::unused();
         if let Input::Data(s) = send {
@@ -424,7 +476,8 @@ pub unsafe fn alltoallv(send: Input<VBuf<'_>>, recv: VBuf<'_>, comm: CommId) -> 
         buffer(recv.addr, rtotal, rinfo, "recvbuf")?;
         let ip = send.is_in_place();
         // SAFETY: per the function's contract.
-        let (rv, rblocks) = unsafe { View::blocks(recv.addr, rinfo, &rcs, recv.displs, |_| ip, |_| true)? };
+        let (rv, rblocks) =
+            unsafe { View::blocks(recv.addr, rinfo, &rcs, recv.displs, |_| ip, |_| true)? };
         let (sv, sblocks) = match send {
             Input::InPlace => (View::unused(), Vec::new()),
             Input::Data(s) => {
@@ -439,7 +492,11 @@ pub unsafe fn alltoallv(send: Input<VBuf<'_>>, recv: VBuf<'_>, comm: CommId) -> 
             }
         };
         if !ip && sblocks[t.rank].len != rblocks[t.rank].len {
-            return Err(mismatch("MPI_Alltoallv", sblocks[t.rank].len, rblocks[t.rank].len));
+            return Err(mismatch(
+                "MPI_Alltoallv",
+                sblocks[t.rank].len,
+                rblocks[t.rank].len,
+            ));
         }
         let spec = Spec::Alltoallv {
             send: &sblocks,
@@ -451,11 +508,19 @@ pub unsafe fn alltoallv(send: Input<VBuf<'_>>, recv: VBuf<'_>, comm: CommId) -> 
     })?)
 }
 
-fn wtypes<'a>(rt: &'a Runtime, types: &[TypeId], n: usize, what: &str) -> Result<Vec<&'a TypeInfo>> {
+fn wtypes<'a>(
+    rt: &'a Runtime,
+    types: &[TypeId],
+    n: usize,
+    what: &str,
+) -> Result<Vec<&'a TypeInfo>> {
     if types.len() < n {
         return err(
             ErrorClass::Arg,
-            format!("{what} has {} entries, the communicator has {n} ranks", types.len()),
+            format!(
+                "{what} has {} entries, the communicator has {n} ranks",
+                types.len()
+            ),
         );
     }
     types[..n]
@@ -477,7 +542,8 @@ pub unsafe fn alltoallw(send: Input<WBuf<'_>>, recv: WBuf<'_>, comm: CommId) -> 
         let rtypes = wtypes(rt, recv.types, t.size, "recvtypes")?;
         let ip = send.is_in_place();
         // SAFETY: per the function's contract.
-        let (rv, rblocks) = unsafe { View::wblocks(recv.addr, &rtypes, &rcs, recv.displs, ip, true)? };
+        let (rv, rblocks) =
+            unsafe { View::wblocks(recv.addr, &rtypes, &rcs, recv.displs, ip, true)? };
         let (sv, sblocks) = match send {
             Input::InPlace => (View::unused(), Vec::new()),
             Input::Data(s) => {
@@ -492,7 +558,11 @@ pub unsafe fn alltoallw(send: Input<WBuf<'_>>, recv: WBuf<'_>, comm: CommId) -> 
             }
         };
         if !ip && sblocks[t.rank].len != rblocks[t.rank].len {
-            return Err(mismatch("MPI_Alltoallw", sblocks[t.rank].len, rblocks[t.rank].len));
+            return Err(mismatch(
+                "MPI_Alltoallw",
+                sblocks[t.rank].len,
+                rblocks[t.rank].len,
+            ));
         }
         let spec = Spec::Alltoallv {
             send: &sblocks,

@@ -184,7 +184,10 @@ impl Reducer {
                 if src.is_empty() {
                     Ok(())
                 } else {
-                    err(ErrorClass::Intern, "reduction step in a collective without an operation")
+                    err(
+                        ErrorClass::Intern,
+                        "reduction step in a collective without an operation",
+                    )
                 }
             }
             Reducer::Predefined { op, basic } => {
@@ -235,7 +238,10 @@ pub fn data_range(t: &TypeInfo, count: usize) -> (isize, isize) {
     let d = t.datatype();
     let (tlb, tub) = (d.true_lb(), d.true_ub());
     let last = (count as isize - 1).saturating_mul(t.signed_extent);
-    (tlb.min(last.saturating_add(tlb)), tub.max(last.saturating_add(tub)))
+    (
+        tlb.min(last.saturating_add(tlb)),
+        tub.max(last.saturating_add(tub)),
+    )
 }
 
 #[cfg(test)]

@@ -59,7 +59,12 @@ fn run(prepared: (super::exec::Exec, View, View)) -> Result<()> {
 ///
 /// # Safety
 /// A non-in-place send buffer must hold `n` elements.
-unsafe fn send_view(send: Input<usize>, recv: Option<usize>, n: usize, info: &TypeInfo) -> Result<View> {
+unsafe fn send_view(
+    send: Input<usize>,
+    recv: Option<usize>,
+    n: usize,
+    info: &TypeInfo,
+) -> Result<View> {
     match send {
         Input::InPlace => Ok(View::unused()),
         Input::Data(s) => {
@@ -94,7 +99,9 @@ pub unsafe fn reduce(
         let root = root(root_rank, t.size)?;
         let at_root = t.rank == root;
         if send.is_in_place() && !at_root {
-            return Err(in_place_not_allowed("sendbuf of a rank other than the root"));
+            return Err(in_place_not_allowed(
+                "sendbuf of a rank other than the root",
+            ));
         }
         // SAFETY: per the function's contract.
         let sv = unsafe { send_view(send, at_root.then_some(recv), n, info)? };
@@ -145,7 +152,11 @@ unsafe fn reduce_all(
         let in_place = send.is_in_place();
         let pre: &[(usize, usize)] = if in_place { &[(0, n)] } else { &[] };
         // Exscan leaves rank 0's receive buffer undefined: never write it there.
-        let post: &[(usize, usize)] = if kind == Kind::Exscan && t.rank == 0 { &[] } else { &[(0, n)] };
+        let post: &[(usize, usize)] = if kind == Kind::Exscan && t.rank == 0 {
+            &[]
+        } else {
+            &[(0, n)]
+        };
         // SAFETY: per the caller's contract.
         let rv = unsafe { View::single(recv, info, n, pre, post) };
         let (e, commutative) = (elems(n, red.elem), red.commutative);
@@ -175,7 +186,14 @@ unsafe fn reduce_all(
 ///
 /// # Safety
 /// Both buffers (the receive buffer only, in place) must hold `count` elements of `ty`.
-pub unsafe fn allreduce(send: Input<usize>, recv: usize, count: i32, ty: TypeId, op: OpId, comm: CommId) -> Result<()> {
+pub unsafe fn allreduce(
+    send: Input<usize>,
+    recv: usize,
+    count: i32,
+    ty: TypeId,
+    op: OpId,
+    comm: CommId,
+) -> Result<()> {
     // SAFETY: forwarded contract.
     unsafe { reduce_all(Kind::Allreduce, send, recv, count, ty, op, comm) }
 }
@@ -184,7 +202,14 @@ pub unsafe fn allreduce(send: Input<usize>, recv: usize, count: i32, ty: TypeId,
 ///
 /// # Safety
 /// As for [`allreduce`].
-pub unsafe fn scan(send: Input<usize>, recv: usize, count: i32, ty: TypeId, op: OpId, comm: CommId) -> Result<()> {
+pub unsafe fn scan(
+    send: Input<usize>,
+    recv: usize,
+    count: i32,
+    ty: TypeId,
+    op: OpId,
+    comm: CommId,
+) -> Result<()> {
     // SAFETY: forwarded contract.
     unsafe { reduce_all(Kind::Scan, send, recv, count, ty, op, comm) }
 }
@@ -194,7 +219,14 @@ pub unsafe fn scan(send: Input<usize>, recv: usize, count: i32, ty: TypeId, op: 
 ///
 /// # Safety
 /// As for [`allreduce`].
-pub unsafe fn exscan(send: Input<usize>, recv: usize, count: i32, ty: TypeId, op: OpId, comm: CommId) -> Result<()> {
+pub unsafe fn exscan(
+    send: Input<usize>,
+    recv: usize,
+    count: i32,
+    ty: TypeId,
+    op: OpId,
+    comm: CommId,
+) -> Result<()> {
     // SAFETY: forwarded contract.
     unsafe { reduce_all(Kind::Exscan, send, recv, count, ty, op, comm) }
 }
@@ -216,9 +248,12 @@ pub unsafe fn reduce_scatter_block(
     run(runtime::with(|rt| {
         let t = team(rt, comm)?;
         let rc = nonneg(recvcount, "recvcount")?;
-        let total = rc
-            .checked_mul(t.size)
-            .ok_or_else(|| crate::Error::new(ErrorClass::Count, format!("recvcount {rc} times {} ranks overflows", t.size)))?;
+        let total = rc.checked_mul(t.size).ok_or_else(|| {
+            crate::Error::new(
+                ErrorClass::Count,
+                format!("recvcount {rc} times {} ranks overflows", t.size),
+            )
+        })?;
         let info = datatype(rt, ty, "datatype")?;
         let red = operation(rt, op, ty, info)?;
         let in_place = send.is_in_place();
@@ -266,7 +301,9 @@ pub unsafe fn reduce_scatter(
         let total = cs
             .iter()
             .try_fold(0usize, |a, &c| a.checked_add(c))
-            .ok_or_else(|| crate::Error::new(ErrorClass::Count, "the sum of recvcounts overflows"))?;
+            .ok_or_else(|| {
+                crate::Error::new(ErrorClass::Count, "the sum of recvcounts overflows")
+            })?;
         let mine = cs[t.rank];
         let info = datatype(rt, ty, "datatype")?;
         let red = operation(rt, op, ty, info)?;
@@ -304,7 +341,13 @@ pub unsafe fn reduce_scatter(
 ///
 /// # Safety
 /// Both buffers must hold `count` elements of `ty`.
-pub unsafe fn reduce_local(input: usize, inout: usize, count: i32, ty: TypeId, op: OpId) -> Result<()> {
+pub unsafe fn reduce_local(
+    input: usize,
+    inout: usize,
+    count: i32,
+    ty: TypeId,
+    op: OpId,
+) -> Result<()> {
     let (o, info, n) = runtime::with(|rt| {
         let n = nonneg(count, "count")?;
         let info = datatype(rt, ty, "datatype")?;
@@ -319,7 +362,10 @@ pub unsafe fn reduce_local(input: usize, inout: usize, count: i32, ty: TypeId, o
     if lo == hi {
         return Ok(());
     }
-    let (i0, o0) = ((input as isize).wrapping_add(lo), (inout as isize).wrapping_add(lo));
+    let (i0, o0) = (
+        (input as isize).wrapping_add(lo),
+        (inout as isize).wrapping_add(lo),
+    );
     let len = (hi - lo) as usize;
     if i0 < o0.wrapping_add(len as isize) && o0 < i0.wrapping_add(len as isize) {
         return err(
@@ -342,7 +388,8 @@ pub unsafe fn reduce_local(input: usize, inout: usize, count: i32, ty: TypeId, o
                         std::slice::from_raw_parts_mut(o0 as *mut u8, len),
                     )
                 };
-                kernel_reduce_local(p, pt, a, b, n).map_err(|e| crate::Error::new(ErrorClass::Op, e.to_string()))
+                kernel_reduce_local(p, pt, a, b, n)
+                    .map_err(|e| crate::Error::new(ErrorClass::Op, e.to_string()))
             }
             None => {
                 // A derived type of one basic type: reduce the packed elements.

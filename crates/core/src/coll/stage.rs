@@ -74,7 +74,13 @@ impl View {
     ///
     /// # Safety
     /// `addr` must hold `total` elements of `t` (the `pre` parts readable).
-    pub unsafe fn single(addr: usize, t: &TypeInfo, total: usize, pre: Parts<'_>, post: Parts<'_>) -> View {
+    pub unsafe fn single(
+        addr: usize,
+        t: &TypeInfo,
+        total: usize,
+        pre: Parts<'_>,
+        post: Parts<'_>,
+    ) -> View {
         if t.contiguous || total == 0 {
             return View::direct(addr);
         }
@@ -180,7 +186,9 @@ impl View {
         for i in 0..n {
             blocks.push(Block { off, len: lens[i] });
             if used(i) {
-                let ty = match tys.iter().position(|t: &TypeInfo| oxmpi_datatype::Datatype::ptr_eq(t.datatype(), types[i].datatype())) {
+                let ty = match tys.iter().position(|t: &TypeInfo| {
+                    oxmpi_datatype::Datatype::ptr_eq(t.datatype(), types[i].datatype())
+                }) {
                     Some(k) => k,
                     None => {
                         tys.push(types[i].clone());
@@ -228,6 +236,9 @@ fn too_large() -> crate::error::Error {
 fn checked_len(count: usize, size: usize) -> Result<usize> {
     match count.checked_mul(size) {
         Some(n) => Ok(n),
-        None => err(ErrorClass::Count, format!("{count} elements of {size} bytes overflow")),
+        None => err(
+            ErrorClass::Count,
+            format!("{count} elements of {size} bytes overflow"),
+        ),
     }
 }

@@ -76,7 +76,11 @@ impl State {
             None => true,
         };
         if fresh {
-            let reachable = c.group.members().iter().all(|&w| route(w) != Route::Unreachable);
+            let reachable = c
+                .group
+                .members()
+                .iter()
+                .all(|&w| route(w) != Route::Unreachable);
             self.seqs[slot] = Some(Seq {
                 group: Arc::downgrade(&c.group),
                 next: 0,
@@ -105,11 +109,19 @@ impl State {
 
     /// The schedule for `spec` on this rank: chosen by the decision table, built once and
     /// then reused (only specs without per-rank arrays are cached).
-    pub(crate) fn schedule(&mut self, spec: &Spec<'_>, me: Member) -> std::result::Result<Arc<Schedule>, ScheduleError> {
+    pub(crate) fn schedule(
+        &mut self,
+        spec: &Spec<'_>,
+        me: Member,
+    ) -> std::result::Result<Arc<Schedule>, ScheduleError> {
         let algo = choose(&self.tuning, spec, me.size);
         let key = cacheable(spec);
         if let Some(k) = &key {
-            if let Some(c) = self.cache.iter().find(|c| c.spec == *k && c.me == me && c.algo == algo) {
+            if let Some(c) = self
+                .cache
+                .iter()
+                .find(|c| c.spec == *k && c.me == me && c.algo == algo)
+            {
                 return Ok(c.sched.clone());
             }
         }
