@@ -4,11 +4,12 @@
 
 use super::exec::Exec;
 use super::op::{data_range, Reducer};
+use super::shm::{self, Offer, ShmComm};
 use super::stage::View;
 use super::state::schedule_error;
 use crate::comm::{CommId, Group};
 use crate::error::{err, Error, ErrorClass, Result};
-use crate::runtime::Runtime;
+use crate::runtime::{self, Runtime};
 use crate::types::{TypeId, TypeInfo};
 use oxmpi_coll::schedule::{Member, Spec};
 use std::sync::Arc;
@@ -217,4 +218,47 @@ pub(crate) fn launch(
         reducer,
         pool,
     ))
+}
+
+/// How a call will run, decided under the runtime lock.
+pub(crate) enum Plan {
+    /// The point-to-point schedule, with the views to unpack afterwards.
+    Sched(Exec, View, View),
+    /// The shared-memory fast path.
+    Fast(shm::Call),
+    /// The communicator's fast path must be set up first (collectively), then the call
+    /// planned again.
+    Setup(shm::Setup),
+}
+
+/// The fast-path plan for a call of `bytes` per rank on `t`, if it takes that path.
+pub(crate) fn fast_plan(
+    rt: &mut Runtime,
+    t: &Team,
+    bytes: usize,
+    make: impl FnOnce(Arc<ShmComm>) -> shm::Call,
+) -> Option<Plan> {
+    match shm::offer(rt, t, bytes)? {
+        Offer::Ready(c) => Some(Plan::Fast(make(c))),
+        Offer::Setup(s) => Some(Plan::Setup(s)),
+    }
+}
+
+/// Plans a call with `f` (under the lock) and runs it (without the lock).
+pub(crate) fn drive(mut f: impl FnMut(&mut Runtime) -> Result<Plan>) -> Result<()> {
+    loop {
+        match runtime::with(&mut f)? {
+            Plan::Setup(s) => shm::set_up(s)?,
+            Plan::Fast(c) => return shm::run(c),
+            Plan::Sched(exec, send, recv) => {
+                let r = exec.run();
+                // SAFETY: the user buffers stay valid for the whole call (MPI contract).
+                unsafe {
+                    send.finish();
+                    recv.finish();
+                }
+                return r;
+            }
+        }
+    }
 }

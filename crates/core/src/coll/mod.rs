@@ -9,6 +9,7 @@
 //!   `Alltoall(v,w)`.
 //! - `exec`, `stage`, `state`, `check`: the executor, the mapping of user buffers to
 //!   the schedules' packed view, the per-process state, the shared checks.
+//! - `shm`: the shared-memory fast path for small calls on single-node communicators.
 //!
 //! Every call takes the next tag of its communicator's collective sequence (all
 //! members call collectives on a communicator in the same order), so the messages of
@@ -20,6 +21,7 @@ mod exec;
 pub mod movement;
 pub mod op;
 pub mod reduction;
+mod shm;
 mod stage;
 mod state;
 

@@ -6,16 +6,16 @@
 //! insignificant pointers and arrays are never read.
 
 use super::check::{
-    buffer, bytes, counts, datatype, distinct, in_place_not_allowed, launch, nonneg, not_aliased,
-    root, team, Input,
+    buffer, bytes, counts, datatype, distinct, drive, fast_plan, in_place_not_allowed, launch,
+    nonneg, not_aliased, root, team, Input, Plan,
 };
-use super::exec::Exec;
+use super::shm::{self, Data};
 use super::op::Reducer;
 use super::stage::View;
 use crate::comm::CommId;
 use crate::error::{err, Error, ErrorClass, Result};
 use crate::p2p::Buf;
-use crate::runtime::{self, Runtime};
+use crate::runtime::Runtime;
 use crate::types::{TypeId, TypeInfo};
 use oxmpi_coll::schedule::Spec;
 
@@ -37,17 +37,6 @@ pub struct WBuf<'a> {
     pub counts: &'a [i32],
     pub displs: &'a [i32],
     pub types: &'a [TypeId],
-}
-
-fn run(prepared: (Exec, View, View)) -> Result<()> {
-    let (exec, send, recv) = prepared;
-    let r = exec.run();
-    // SAFETY: the user buffers stay valid for the whole call (MPI contract).
-    unsafe {
-        send.finish();
-        recv.finish();
-    }
-    r
 }
 
 /// Count and datatype of a plain buffer argument.
@@ -84,12 +73,23 @@ fn no_reduce() -> Reducer {
 
 /// `MPI_Barrier`.
 pub fn barrier(comm: CommId) -> Result<()> {
-    run(runtime::with(|rt| {
+    drive(|rt| {
         let t = team(rt, comm)?;
+        let fast = fast_plan(rt, &t, 0, |comm| shm::Call {
+            comm,
+            kind: shm::Kind::Barrier,
+            input: None,
+            output: None,
+            reducer: no_reduce(),
+            bytes: 0,
+        });
+        if let Some(p) = fast {
+            return Ok(p);
+        }
         let (sv, rv) = (View::unused(), View::unused());
         let exec = launch(rt, &t, &Spec::Barrier, &sv, &rv, no_reduce())?;
-        Ok((exec, sv, rv))
-    })?)
+        Ok(Plan::Sched(exec, sv, rv))
+    })
 }
 
 /// `MPI_Bcast`.
@@ -97,10 +97,28 @@ pub fn barrier(comm: CommId) -> Result<()> {
 /// # Safety
 /// The buffer must hold `count` elements of its datatype.
 pub unsafe fn bcast(b: Buf, root_rank: i32, comm: CommId) -> Result<()> {
-    run(runtime::with(|rt| {
+    drive(|rt| {
         let t = team(rt, comm)?;
         let (n, info) = plain(rt, &b, "")?;
+        let info = &info.clone();
         let root = root(root_rank, t.size)?;
+        let d = Data {
+            addr: b.addr,
+            count: n,
+            ty: info.clone(),
+        };
+        let at_root = t.rank == root;
+        let fast = fast_plan(rt, &t, bytes(n, info)?, |comm| shm::Call {
+            comm,
+            kind: shm::Kind::Bcast { root },
+            input: at_root.then(|| d.clone()),
+            output: (!at_root).then_some(d),
+            reducer: no_reduce(),
+            bytes: n * info.size,
+        });
+        if let Some(p) = fast {
+            return Ok(p);
+        }
         let all: &[(usize, usize)] = &[(0, n)];
         let (pre, post) = if t.rank == root {
             (all, &[][..])
@@ -115,8 +133,8 @@ pub unsafe fn bcast(b: Buf, root_rank: i32, comm: CommId) -> Result<()> {
         };
         let sv = View::unused();
         let exec = launch(rt, &t, &spec, &sv, &v, no_reduce())?;
-        Ok((exec, sv, v))
-    })?)
+        Ok(Plan::Sched(exec, sv, v))
+    })
 }
 
 /// `MPI_Gather`. `recv` matters only at the root; `MPI_IN_PLACE` only at the root.
@@ -125,7 +143,7 @@ pub unsafe fn bcast(b: Buf, root_rank: i32, comm: CommId) -> Result<()> {
 /// The buffers must hold their counts of elements where significant (the root's
 /// receive buffer `size * recvcount`).
 pub unsafe fn gather(send: Input<Buf>, recv: Buf, root_rank: i32, comm: CommId) -> Result<()> {
-    run(runtime::with(|rt| {
+    drive(|rt| {
         let t = team(rt, comm)?;
         let root = root(root_rank, t.size)?;
         let at_root = t.rank == root;
@@ -170,8 +188,8 @@ pub unsafe fn gather(send: Input<Buf>, recv: Buf, root_rank: i32, comm: CommId) 
             in_place: send.is_in_place(),
         };
         let exec = launch(rt, &t, &spec, &sv, &rv, no_reduce())?;
-        Ok((exec, sv, rv))
-    })?)
+        Ok(Plan::Sched(exec, sv, rv))
+    })
 }
 
 /// `MPI_Gatherv`. `recv` (its counts and displacements too) matters only at the root.
@@ -184,7 +202,7 @@ pub unsafe fn gatherv(
     root_rank: i32,
     comm: CommId,
 ) -> Result<()> {
-    run(runtime::with(|rt| {
+    drive(|rt| {
         let t = team(rt, comm)?;
         let root = root(root_rank, t.size)?;
         let at_root = t.rank == root;
@@ -233,8 +251,8 @@ pub unsafe fn gatherv(
             in_place: send.is_in_place(),
         };
         let exec = launch(rt, &t, &spec, &sv, &rv, no_reduce())?;
-        Ok((exec, sv, rv))
-    })?)
+        Ok(Plan::Sched(exec, sv, rv))
+    })
 }
 
 /// `MPI_Scatter`. `send` matters only at the root; `MPI_IN_PLACE` (as the receive
@@ -244,7 +262,7 @@ pub unsafe fn gatherv(
 /// The root's send buffer must hold `size * sendcount` elements, every other receive
 /// buffer `recvcount`.
 pub unsafe fn scatter(send: Buf, recv: Input<Buf>, root_rank: i32, comm: CommId) -> Result<()> {
-    run(runtime::with(|rt| {
+    drive(|rt| {
         let t = team(rt, comm)?;
         let root = root(root_rank, t.size)?;
         let at_root = t.rank == root;
@@ -287,8 +305,8 @@ pub unsafe fn scatter(send: Buf, recv: Input<Buf>, root_rank: i32, comm: CommId)
             in_place: recv.is_in_place(),
         };
         let exec = launch(rt, &t, &spec, &sv, &rv, no_reduce())?;
-        Ok((exec, sv, rv))
-    })?)
+        Ok(Plan::Sched(exec, sv, rv))
+    })
 }
 
 /// `MPI_Scatterv`. `send` (its counts and displacements too) matters only at the root.
@@ -301,7 +319,7 @@ pub unsafe fn scatterv(
     root_rank: i32,
     comm: CommId,
 ) -> Result<()> {
-    run(runtime::with(|rt| {
+    drive(|rt| {
         let t = team(rt, comm)?;
         let root = root(root_rank, t.size)?;
         let at_root = t.rank == root;
@@ -339,8 +357,8 @@ pub unsafe fn scatterv(
             in_place: recv.is_in_place(),
         };
         let exec = launch(rt, &t, &spec, &sv, &rv, no_reduce())?;
-        Ok((exec, sv, rv))
-    })?)
+        Ok(Plan::Sched(exec, sv, rv))
+    })
 }
 
 /// `MPI_Allgather`.
@@ -348,14 +366,21 @@ pub unsafe fn scatterv(
 /// # Safety
 /// The send buffer must hold `sendcount` elements, the receive buffer `size * recvcount`.
 pub unsafe fn allgather(send: Input<Buf>, recv: Buf, comm: CommId) -> Result<()> {
-    run(runtime::with(|rt| {
+    drive(|rt| {
         let t = team(rt, comm)?;
         let (rc, rinfo) = plain(rt, &recv, "recv")?;
         let total = rc
             .checked_mul(t.size)
             .ok_or_else(|| Error::new(ErrorClass::Count, "recvcount times size overflows"))?;
+        let rinfo = &rinfo.clone();
         let block = bytes(rc, rinfo)?;
-        let mut sv = View::unused();
+        let mut input = Data {
+            addr: recv
+                .addr
+                .wrapping_add(((t.rank * rc) as isize).wrapping_mul(rinfo.signed_extent) as usize),
+            count: rc,
+            ty: rinfo.clone(),
+        };
         if let Input::Data(s) = send {
             let (sc, sinfo) = plain(rt, &s, "send")?;
             let sb = bytes(sc, sinfo)?;
@@ -363,8 +388,31 @@ pub unsafe fn allgather(send: Input<Buf>, recv: Buf, comm: CommId) -> Result<()>
                 return Err(mismatch("MPI_Allgather", sb, block));
             }
             not_aliased(s.addr, sinfo, sc, recv.addr, rinfo, total)?;
+            input = Data {
+                addr: s.addr,
+                count: sc,
+                ty: sinfo.clone(),
+            };
+        }
+        let fast = fast_plan(rt, &t, block, |comm| shm::Call {
+            comm,
+            kind: shm::Kind::Allgather,
+            input: Some(input.clone()),
+            output: Some(Data {
+                addr: recv.addr,
+                count: total,
+                ty: rinfo.clone(),
+            }),
+            reducer: no_reduce(),
+            bytes: block,
+        });
+        if let Some(p) = fast {
+            return Ok(p);
+        }
+        let mut sv = View::unused();
+        if let Input::Data(_) = send {
             // SAFETY: per the function's contract.
-            sv = unsafe { View::single(s.addr, sinfo, sc, &[(0, sc)], &[]) };
+            sv = unsafe { View::single(input.addr, &input.ty, input.count, &[(0, input.count)], &[]) };
         }
         let own = [(t.rank * rc, rc)];
         let pre: &[(usize, usize)] = if send.is_in_place() { &own } else { &[] };
@@ -375,8 +423,8 @@ pub unsafe fn allgather(send: Input<Buf>, recv: Buf, comm: CommId) -> Result<()>
             in_place: send.is_in_place(),
         };
         let exec = launch(rt, &t, &spec, &sv, &rv, no_reduce())?;
-        Ok((exec, sv, rv))
-    })?)
+        Ok(Plan::Sched(exec, sv, rv))
+    })
 }
 
 /// `MPI_Allgatherv`.
@@ -384,7 +432,7 @@ pub unsafe fn allgather(send: Input<Buf>, recv: Buf, comm: CommId) -> Result<()>
 /// # Safety
 /// The send buffer must hold `sendcount` elements, the receive buffer every block.
 pub unsafe fn allgatherv(send: Input<Buf>, recv: VBuf<'_>, comm: CommId) -> Result<()> {
-    run(runtime::with(|rt| {
+    drive(|rt| {
         let t = team(rt, comm)?;
         let cs = counts(recv.counts, t.size, "recvcounts")?;
         displs_len(recv.displs, t.size, "displs")?;
@@ -420,8 +468,8 @@ pub unsafe fn allgatherv(send: Input<Buf>, recv: VBuf<'_>, comm: CommId) -> Resu
             in_place: ip,
         };
         let exec = launch(rt, &t, &spec, &sv, &rv, no_reduce())?;
-        Ok((exec, sv, rv))
-    })?)
+        Ok(Plan::Sched(exec, sv, rv))
+    })
 }
 
 /// `MPI_Alltoall`.
@@ -430,7 +478,7 @@ pub unsafe fn allgatherv(send: Input<Buf>, recv: VBuf<'_>, comm: CommId) -> Resu
 /// The send buffer must hold `size * sendcount` elements, the receive buffer
 /// `size * recvcount`.
 pub unsafe fn alltoall(send: Input<Buf>, recv: Buf, comm: CommId) -> Result<()> {
-    run(runtime::with(|rt| {
+    drive(|rt| {
         let t = team(rt, comm)?;
         let (rc, rinfo) = plain(rt, &recv, "recv")?;
         let total = rc
@@ -458,8 +506,8 @@ pub unsafe fn alltoall(send: Input<Buf>, recv: Buf, comm: CommId) -> Result<()> 
             in_place: send.is_in_place(),
         };
         let exec = launch(rt, &t, &spec, &sv, &rv, no_reduce())?;
-        Ok((exec, sv, rv))
-    })?)
+        Ok(Plan::Sched(exec, sv, rv))
+    })
 }
 
 /// `MPI_Alltoallv`.
@@ -467,7 +515,7 @@ pub unsafe fn alltoall(send: Input<Buf>, recv: Buf, comm: CommId) -> Result<()> 
 /// # Safety
 /// Each buffer must hold its blocks.
 pub unsafe fn alltoallv(send: Input<VBuf<'_>>, recv: VBuf<'_>, comm: CommId) -> Result<()> {
-    run(runtime::with(|rt| {
+    drive(|rt| {
         let t = team(rt, comm)?;
         let rcs = counts(recv.counts, t.size, "recvcounts")?;
         displs_len(recv.displs, t.size, "rdispls")?;
@@ -504,8 +552,8 @@ pub unsafe fn alltoallv(send: Input<VBuf<'_>>, recv: VBuf<'_>, comm: CommId) -> 
             in_place: ip,
         };
         let exec = launch(rt, &t, &spec, &sv, &rv, no_reduce())?;
-        Ok((exec, sv, rv))
-    })?)
+        Ok(Plan::Sched(exec, sv, rv))
+    })
 }
 
 fn wtypes<'a>(
@@ -535,7 +583,7 @@ fn wtypes<'a>(
 /// # Safety
 /// Each buffer must hold its blocks.
 pub unsafe fn alltoallw(send: Input<WBuf<'_>>, recv: WBuf<'_>, comm: CommId) -> Result<()> {
-    run(runtime::with(|rt| {
+    drive(|rt| {
         let t = team(rt, comm)?;
         let rcs = counts(recv.counts, t.size, "recvcounts")?;
         displs_len(recv.displs, t.size, "rdispls")?;
@@ -570,6 +618,6 @@ pub unsafe fn alltoallw(send: Input<WBuf<'_>>, recv: WBuf<'_>, comm: CommId) -> 
             in_place: ip,
         };
         let exec = launch(rt, &t, &spec, &sv, &rv, no_reduce())?;
-        Ok((exec, sv, rv))
-    })?)
+        Ok(Plan::Sched(exec, sv, rv))
+    })
 }

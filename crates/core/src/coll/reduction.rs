@@ -6,8 +6,10 @@
 //! decision table picks.
 
 use super::check::{
-    buffer, counts, datatype, in_place_not_allowed, launch, nonneg, not_aliased, root, team, Input,
+    buffer, bytes, counts, datatype, drive, fast_plan, in_place_not_allowed, launch, nonneg,
+    not_aliased, root, team, Input, Plan,
 };
+use super::shm::{self, Data};
 use super::op::{data_range, Op, OpId, Reducer};
 use super::stage::View;
 use crate::comm::CommId;
@@ -33,6 +35,19 @@ fn operation(rt: &Runtime, op: OpId, ty: TypeId, info: &TypeInfo) -> Result<Red>
     })
 }
 
+/// The user buffer a fast-path reduction reads: the send buffer, or the receive buffer
+/// in place.
+fn data(send: Input<usize>, recv: usize, n: usize, info: &TypeInfo) -> Data {
+    Data {
+        addr: match send {
+            Input::Data(s) => s,
+            Input::InPlace => recv,
+        },
+        count: n,
+        ty: info.clone(),
+    }
+}
+
 /// Elements of a reduction buffer (a datatype of size 0 makes an empty reduction).
 fn elems(n: usize, elem: usize) -> Elems {
     if elem == 0 {
@@ -40,18 +55,6 @@ fn elems(n: usize, elem: usize) -> Elems {
     } else {
         Elems::new(n, elem)
     }
-}
-
-/// Runs a prepared call and unpacks staged results.
-fn run(prepared: (super::exec::Exec, View, View)) -> Result<()> {
-    let (exec, send, recv) = prepared;
-    let r = exec.run();
-    // SAFETY: the user buffers stay valid for the whole call (MPI contract).
-    unsafe {
-        send.finish();
-        recv.finish();
-    }
-    r
 }
 
 /// Checks `sendbuf` (unless in place) against `recvbuf` for a reduction of `n` elements
@@ -91,10 +94,10 @@ pub unsafe fn reduce(
     root_rank: i32,
     comm: CommId,
 ) -> Result<()> {
-    run(runtime::with(|rt| {
+    drive(|rt| {
         let t = team(rt, comm)?;
         let n = nonneg(count, "count")?;
-        let info = datatype(rt, ty, "datatype")?;
+        let info = &datatype(rt, ty, "datatype")?.clone();
         let red = operation(rt, op, ty, info)?;
         let root = root(root_rank, t.size)?;
         let at_root = t.rank == root;
@@ -102,6 +105,26 @@ pub unsafe fn reduce(
             return Err(in_place_not_allowed(
                 "sendbuf of a rank other than the root",
             ));
+        }
+        if let Input::Data(s) = send {
+            buffer(s, n, info, "sendbuf")?;
+            if at_root {
+                not_aliased(s, info, n, recv, info, n)?;
+            }
+        }
+        if at_root {
+            buffer(recv, n, info, "recvbuf")?;
+        }
+        let fast = fast_plan(rt, &t, bytes(n, info)?, |comm| shm::Call {
+            comm,
+            kind: shm::Kind::Reduce { root },
+            input: Some(data(send, recv, n, info)),
+            output: at_root.then(|| data(Input::Data(recv), recv, n, info)),
+            reducer: red.reducer.clone(),
+            bytes: n * info.size,
+        });
+        if let Some(p) = fast {
+            return Ok(p);
         }
         // SAFETY: per the function's contract.
         let sv = unsafe { send_view(send, at_root.then_some(recv), n, info)? };
@@ -120,8 +143,8 @@ pub unsafe fn reduce(
             in_place: send.is_in_place(),
         };
         let exec = launch(rt, &t, &spec, &sv, &rv, red.reducer)?;
-        Ok((exec, sv, rv))
-    })?)
+        Ok(Plan::Sched(exec, sv, rv))
+    })
 }
 
 /// Which of the like-shaped reductions [`reduce_all`] runs.
@@ -141,12 +164,32 @@ unsafe fn reduce_all(
     op: OpId,
     comm: CommId,
 ) -> Result<()> {
-    run(runtime::with(|rt| {
+    drive(|rt| {
         let t = team(rt, comm)?;
         let n = nonneg(count, "count")?;
-        let info = datatype(rt, ty, "datatype")?;
+        let info = &datatype(rt, ty, "datatype")?.clone();
         let red = operation(rt, op, ty, info)?;
         buffer(recv, n, info, "recvbuf")?;
+        if let Input::Data(s) = send {
+            buffer(s, n, info, "sendbuf")?;
+            not_aliased(s, info, n, recv, info, n)?;
+        }
+        let fast_kind = match kind {
+            Kind::Allreduce => shm::Kind::Allreduce,
+            Kind::Scan => shm::Kind::Scan,
+            Kind::Exscan => shm::Kind::Exscan,
+        };
+        let fast = fast_plan(rt, &t, bytes(n, info)?, |comm| shm::Call {
+            comm,
+            kind: fast_kind,
+            input: Some(data(send, recv, n, info)),
+            output: (kind != Kind::Exscan || t.rank > 0).then(|| data(Input::Data(recv), recv, n, info)),
+            reducer: red.reducer.clone(),
+            bytes: n * info.size,
+        });
+        if let Some(p) = fast {
+            return Ok(p);
+        }
         // SAFETY: per the caller's contract.
         let sv = unsafe { send_view(send, Some(recv), n, info)? };
         let in_place = send.is_in_place();
@@ -178,8 +221,8 @@ unsafe fn reduce_all(
             },
         };
         let exec = launch(rt, &t, &spec, &sv, &rv, red.reducer)?;
-        Ok((exec, sv, rv))
-    })?)
+        Ok(Plan::Sched(exec, sv, rv))
+    })
 }
 
 /// `MPI_Allreduce`.
@@ -245,7 +288,7 @@ pub unsafe fn reduce_scatter_block(
     op: OpId,
     comm: CommId,
 ) -> Result<()> {
-    run(runtime::with(|rt| {
+    drive(|rt| {
         let t = team(rt, comm)?;
         let rc = nonneg(recvcount, "recvcount")?;
         let total = rc.checked_mul(t.size).ok_or_else(|| {
@@ -277,8 +320,8 @@ pub unsafe fn reduce_scatter_block(
             in_place,
         };
         let exec = launch(rt, &t, &spec, &sv, &rv, red.reducer)?;
-        Ok((exec, sv, rv))
-    })?)
+        Ok(Plan::Sched(exec, sv, rv))
+    })
 }
 
 /// `MPI_Reduce_scatter`: the input has `sum(recvcounts)` elements; rank `i` receives
@@ -295,7 +338,7 @@ pub unsafe fn reduce_scatter(
     op: OpId,
     comm: CommId,
 ) -> Result<()> {
-    run(runtime::with(|rt| {
+    drive(|rt| {
         let t = team(rt, comm)?;
         let cs = counts(recvcounts, t.size, "recvcounts")?;
         let total = cs
@@ -331,8 +374,8 @@ pub unsafe fn reduce_scatter(
             in_place,
         };
         let exec = launch(rt, &t, &spec, &sv, &rv, red.reducer)?;
-        Ok((exec, sv, rv))
-    })?)
+        Ok(Plan::Sched(exec, sv, rv))
+    })
 }
 
 /// `MPI_Reduce_local`: `inout[k] = input[k] op inout[k]` on user memory, no

@@ -42,6 +42,12 @@ pub struct State {
     cache: Vec<Cached>,
     cache_next: usize,
     pool: Option<Pool>,
+    /// `OXMPI_COLL_SHM` (default on): the shared-memory fast path for small calls.
+    pub fast_enabled: bool,
+    /// `OXMPI_COLL_SHM_MAX`: largest per-rank contribution of the fast path (bytes).
+    pub fast_max: usize,
+    /// Fast-path state by context slot.
+    pub(crate) fast: Vec<Option<super::shm::Entry>>,
 }
 
 impl State {
@@ -49,7 +55,21 @@ impl State {
     pub fn from_env() -> Result<State> {
         let tuning = Tuning::from_lookup(|k| std::env::var(k).ok())
             .map_err(|e| Error::new(ErrorClass::Other, format!("bad collective tuning: {e}")))?;
-        Ok(State::with_tuning(tuning))
+        let mut s = State::with_tuning(tuning);
+        let var = |k: &str| std::env::var(k).ok();
+        if let Some(v) = var("OXMPI_COLL_SHM") {
+            s.fast_enabled = match v.trim() {
+                "0" | "no" | "off" | "false" => false,
+                "1" | "yes" | "on" | "true" | "" => true,
+                _ => return Err(Error::new(ErrorClass::Other, format!("OXMPI_COLL_SHM={v:?}: expected 0 or 1"))),
+            };
+        }
+        if let Some(v) = var("OXMPI_COLL_SHM_MAX") {
+            s.fast_max = v.trim().parse().map_err(|_| {
+                Error::new(ErrorClass::Other, format!("OXMPI_COLL_SHM_MAX={v:?}: expected a byte count"))
+            })?;
+        }
+        Ok(s)
     }
 
     pub fn with_tuning(tuning: Tuning) -> State {
@@ -60,6 +80,9 @@ impl State {
             cache: Vec::with_capacity(CACHE_SLOTS),
             cache_next: 0,
             pool: Some(Pool::default()),
+            fast_enabled: true,
+            fast_max: super::shm::SLOT,
+            fast: Vec::new(),
         }
     }
 
@@ -105,6 +128,18 @@ impl State {
         if let Some(s) = self.seqs.get_mut(ctx as usize / 2) {
             *s = None;
         }
+        if let Some(f) = self.fast.get_mut(ctx as usize / 2) {
+            *f = None;
+        }
+    }
+
+    /// Records the fast-path state of the communicator with `group` on context slot
+    /// `slot` (`None`: it uses the point-to-point algorithms).
+    pub(crate) fn set_fast(&mut self, slot: usize, group: &Arc<Group>, comm: Option<Arc<super::shm::ShmComm>>) {
+        if self.fast.len() <= slot {
+            self.fast.resize_with(slot + 1, || None);
+        }
+        self.fast[slot] = Some(super::shm::entry(group, comm));
     }
 
     /// The schedule for `spec` on this rank: chosen by the decision table, built once and
