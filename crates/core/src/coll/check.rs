@@ -30,7 +30,6 @@ impl<T> Input<T> {
 /// The communicator facts a collective needs.
 pub(crate) struct Team {
     pub id: CommId,
-    pub group: Arc<Group>,
     pub ctx: u32,
     pub rank: usize,
     pub size: usize,
@@ -56,7 +55,6 @@ pub(crate) fn team(rt: &Runtime, id: CommId) -> Result<Team> {
     }
     Ok(Team {
         id,
-        group: c.group.clone(),
         ctx: c.coll_ctx(),
         rank: c.rank as usize,
         size: c.size() as usize,
@@ -203,12 +201,13 @@ pub(crate) fn launch(
 ) -> Result<Exec> {
     let sched = rt.coll.schedule(spec, t.member()).map_err(schedule_error)?;
     let c = rt.comms.get(t.id)?;
+    let group = c.group.clone();
     let dev = &rt.device;
     let tag = rt.coll.next_tag(c, |w| dev.route(w))?;
     let pool = rt.coll.take_pool();
     Ok(Exec::new(
         sched,
-        t.group.clone(),
+        group,
         t.id,
         t.ctx,
         tag,
@@ -229,18 +228,22 @@ pub(crate) enum Plan {
     /// The communicator's fast path must be set up first (collectively), then the call
     /// planned again.
     Setup(shm::Setup),
+    /// The communicator has no fast path: record that, then plan again.
+    NoFast(u32, Arc<Group>),
 }
 
 /// The fast-path plan for a call of `bytes` per rank on `t`, if it takes that path.
 pub(crate) fn fast_plan(
-    rt: &mut Runtime,
+    rt: &Runtime,
     t: &Team,
     bytes: usize,
+    kind: shm::Kind,
     make: impl FnOnce(Arc<ShmComm>) -> shm::Call,
 ) -> Option<Plan> {
-    match shm::offer(rt, t, bytes)? {
+    match shm::offer(rt, t, bytes, shm::has_large(kind))? {
         Offer::Ready(c) => Some(Plan::Fast(make(c))),
         Offer::Setup(s) => Some(Plan::Setup(s)),
+        Offer::Disable(ctx, group) => Some(Plan::NoFast(ctx, group)),
     }
 }
 
@@ -249,6 +252,10 @@ pub(crate) fn drive(mut f: impl FnMut(&mut Runtime) -> Result<Plan>) -> Result<(
     loop {
         match runtime::with(&mut f)? {
             Plan::Setup(s) => shm::set_up(s)?,
+            Plan::NoFast(ctx, group) => runtime::with(|rt| {
+                rt.coll.set_fast(ctx as usize / 2, &group, None);
+                Ok(())
+            })?,
             Plan::Fast(c) => return shm::run(c),
             Plan::Sched(exec, send, recv) => {
                 let r = exec.run();

@@ -9,8 +9,8 @@ use super::check::{
     buffer, bytes, counts, datatype, distinct, drive, fast_plan, in_place_not_allowed, launch,
     nonneg, not_aliased, root, team, Input, Plan,
 };
-use super::shm::{self, Data};
 use super::op::Reducer;
+use super::shm::{self, Data};
 use super::stage::View;
 use crate::comm::CommId;
 use crate::error::{err, Error, ErrorClass, Result};
@@ -75,13 +75,14 @@ fn no_reduce() -> Reducer {
 pub fn barrier(comm: CommId) -> Result<()> {
     drive(|rt| {
         let t = team(rt, comm)?;
-        let fast = fast_plan(rt, &t, 0, |comm| shm::Call {
+        let fast = fast_plan(rt, &t, 0, shm::Kind::Barrier, |comm| shm::Call {
             comm,
             kind: shm::Kind::Barrier,
             input: None,
             output: None,
             reducer: no_reduce(),
             bytes: 0,
+            elem: 1,
         });
         if let Some(p) = fast {
             return Ok(p);
@@ -100,21 +101,19 @@ pub unsafe fn bcast(b: Buf, root_rank: i32, comm: CommId) -> Result<()> {
     drive(|rt| {
         let t = team(rt, comm)?;
         let (n, info) = plain(rt, &b, "")?;
-        let info = &info.clone();
         let root = root(root_rank, t.size)?;
-        let d = Data {
-            addr: b.addr,
-            count: n,
-            ty: info.clone(),
-        };
+        let d = Data::new(b.addr, n, info);
         let at_root = t.rank == root;
-        let fast = fast_plan(rt, &t, bytes(n, info)?, |comm| shm::Call {
-            comm,
-            kind: shm::Kind::Bcast { root },
-            input: at_root.then(|| d.clone()),
-            output: (!at_root).then_some(d),
-            reducer: no_reduce(),
-            bytes: n * info.size,
+        let fast = fast_plan(rt, &t, bytes(n, info)?, shm::Kind::Bcast { root }, |comm| {
+            shm::Call {
+                comm,
+                kind: shm::Kind::Bcast { root },
+                input: at_root.then(|| d.clone()),
+                output: (!at_root).then_some(d),
+                reducer: no_reduce(),
+                bytes: n * info.size,
+                elem: 1,
+            }
         });
         if let Some(p) = fast {
             return Ok(p);
@@ -372,15 +371,12 @@ pub unsafe fn allgather(send: Input<Buf>, recv: Buf, comm: CommId) -> Result<()>
         let total = rc
             .checked_mul(t.size)
             .ok_or_else(|| Error::new(ErrorClass::Count, "recvcount times size overflows"))?;
-        let rinfo = &rinfo.clone();
         let block = bytes(rc, rinfo)?;
-        let mut input = Data {
-            addr: recv
-                .addr
-                .wrapping_add(((t.rank * rc) as isize).wrapping_mul(rinfo.signed_extent) as usize),
-            count: rc,
-            ty: rinfo.clone(),
-        };
+        let own = recv
+            .addr
+            .wrapping_add(((t.rank * rc) as isize).wrapping_mul(rinfo.signed_extent) as usize);
+        let mut input = Data::new(own, rc, rinfo);
+        let mut sent = (own, rc, rinfo.clone());
         if let Input::Data(s) = send {
             let (sc, sinfo) = plain(rt, &s, "send")?;
             let sb = bytes(sc, sinfo)?;
@@ -388,23 +384,17 @@ pub unsafe fn allgather(send: Input<Buf>, recv: Buf, comm: CommId) -> Result<()>
                 return Err(mismatch("MPI_Allgather", sb, block));
             }
             not_aliased(s.addr, sinfo, sc, recv.addr, rinfo, total)?;
-            input = Data {
-                addr: s.addr,
-                count: sc,
-                ty: sinfo.clone(),
-            };
+            input = Data::new(s.addr, sc, sinfo);
+            sent = (s.addr, sc, sinfo.clone());
         }
-        let fast = fast_plan(rt, &t, block, |comm| shm::Call {
+        let fast = fast_plan(rt, &t, block, shm::Kind::Allgather, |comm| shm::Call {
             comm,
             kind: shm::Kind::Allgather,
             input: Some(input.clone()),
-            output: Some(Data {
-                addr: recv.addr,
-                count: total,
-                ty: rinfo.clone(),
-            }),
+            output: Some(Data::new(recv.addr, total, rinfo)),
             reducer: no_reduce(),
             bytes: block,
+            elem: 1,
         });
         if let Some(p) = fast {
             return Ok(p);
@@ -412,7 +402,7 @@ pub unsafe fn allgather(send: Input<Buf>, recv: Buf, comm: CommId) -> Result<()>
         let mut sv = View::unused();
         if let Input::Data(_) = send {
             // SAFETY: per the function's contract.
-            sv = unsafe { View::single(input.addr, &input.ty, input.count, &[(0, input.count)], &[]) };
+            sv = unsafe { View::single(sent.0, &sent.2, sent.1, &[(0, sent.1)], &[]) };
         }
         let own = [(t.rank * rc, rc)];
         let pre: &[(usize, usize)] = if send.is_in_place() { &own } else { &[] };

@@ -9,6 +9,7 @@ use crate::error::{err, Error, ErrorClass, Result};
 use crate::types::{TypeId, TypeInfo};
 use oxmpi_coll::ops::{check_collective_op, reduce_packed, OpError, PredefinedOp};
 use oxmpi_datatype::Predefined;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 
 /// Index of an operation: `0..=13` are the predefined operations in
@@ -160,7 +161,7 @@ impl Reducer {
                         )
                     }
                 };
-                check_collective_op(*p, basic).map_err(op_error)?;
+                checked(*p, basic)?;
                 Ok(Reducer::Predefined { op: *p, basic })
             }
             Op::User(u) => Ok(Reducer::User {
@@ -229,11 +230,31 @@ impl Reducer {
     }
 }
 
+/// (operation, type) pairs already found valid: validity of predefined pairs never
+/// changes, so each is checked once per process.
+static VALID: [AtomicBool; PredefinedOp::ALL.len() * Predefined::COUNT] =
+    [const { AtomicBool::new(false) }; PredefinedOp::ALL.len() * Predefined::COUNT];
+
+fn checked(op: PredefinedOp, ty: Predefined) -> Result<()> {
+    let i = op as usize * Predefined::COUNT + ty as usize;
+    if VALID.get(i).is_some_and(|v| v.load(Ordering::Relaxed)) {
+        return Ok(());
+    }
+    check_collective_op(op, ty).map_err(op_error)?;
+    if let Some(v) = VALID.get(i) {
+        v.store(true, Ordering::Relaxed);
+    }
+    Ok(())
+}
+
 /// Where the data bytes of `count` elements of `t` lie relative to the buffer's base
 /// address: `(lowest, one past the highest)`; `(0, 0)` without data.
 pub fn data_range(t: &TypeInfo, count: usize) -> (isize, isize) {
     if count == 0 || t.size == 0 {
         return (0, 0);
+    }
+    if t.contiguous {
+        return (0, (count * t.size) as isize);
     }
     let d = t.datatype();
     let (tlb, tub) = (d.true_lb(), d.true_ub());

@@ -9,8 +9,8 @@ use super::check::{
     buffer, bytes, counts, datatype, drive, fast_plan, in_place_not_allowed, launch, nonneg,
     not_aliased, root, team, Input, Plan,
 };
-use super::shm::{self, Data};
 use super::op::{data_range, Op, OpId, Reducer};
+use super::shm::{self, Data};
 use super::stage::View;
 use crate::comm::CommId;
 use crate::error::{err, ErrorClass, Result};
@@ -38,14 +38,11 @@ fn operation(rt: &Runtime, op: OpId, ty: TypeId, info: &TypeInfo) -> Result<Red>
 /// The user buffer a fast-path reduction reads: the send buffer, or the receive buffer
 /// in place.
 fn data(send: Input<usize>, recv: usize, n: usize, info: &TypeInfo) -> Data {
-    Data {
-        addr: match send {
-            Input::Data(s) => s,
-            Input::InPlace => recv,
-        },
-        count: n,
-        ty: info.clone(),
-    }
+    let addr = match send {
+        Input::Data(s) => s,
+        Input::InPlace => recv,
+    };
+    Data::new(addr, n, info)
 }
 
 /// Elements of a reduction buffer (a datatype of size 0 makes an empty reduction).
@@ -97,7 +94,7 @@ pub unsafe fn reduce(
     drive(|rt| {
         let t = team(rt, comm)?;
         let n = nonneg(count, "count")?;
-        let info = &datatype(rt, ty, "datatype")?.clone();
+        let info = datatype(rt, ty, "datatype")?;
         let red = operation(rt, op, ty, info)?;
         let root = root(root_rank, t.size)?;
         let at_root = t.rank == root;
@@ -115,14 +112,21 @@ pub unsafe fn reduce(
         if at_root {
             buffer(recv, n, info, "recvbuf")?;
         }
-        let fast = fast_plan(rt, &t, bytes(n, info)?, |comm| shm::Call {
-            comm,
-            kind: shm::Kind::Reduce { root },
-            input: Some(data(send, recv, n, info)),
-            output: at_root.then(|| data(Input::Data(recv), recv, n, info)),
-            reducer: red.reducer.clone(),
-            bytes: n * info.size,
-        });
+        let fast = fast_plan(
+            rt,
+            &t,
+            bytes(n, info)?,
+            shm::Kind::Reduce { root },
+            |comm| shm::Call {
+                comm,
+                kind: shm::Kind::Reduce { root },
+                input: Some(data(send, recv, n, info)),
+                output: at_root.then(|| data(Input::Data(recv), recv, n, info)),
+                reducer: red.reducer.clone(),
+                bytes: n * info.size,
+                elem: info.size,
+            },
+        );
         if let Some(p) = fast {
             return Ok(p);
         }
@@ -167,7 +171,7 @@ unsafe fn reduce_all(
     drive(|rt| {
         let t = team(rt, comm)?;
         let n = nonneg(count, "count")?;
-        let info = &datatype(rt, ty, "datatype")?.clone();
+        let info = datatype(rt, ty, "datatype")?;
         let red = operation(rt, op, ty, info)?;
         buffer(recv, n, info, "recvbuf")?;
         if let Input::Data(s) = send {
@@ -179,13 +183,15 @@ unsafe fn reduce_all(
             Kind::Scan => shm::Kind::Scan,
             Kind::Exscan => shm::Kind::Exscan,
         };
-        let fast = fast_plan(rt, &t, bytes(n, info)?, |comm| shm::Call {
+        let fast = fast_plan(rt, &t, bytes(n, info)?, fast_kind, |comm| shm::Call {
             comm,
             kind: fast_kind,
             input: Some(data(send, recv, n, info)),
-            output: (kind != Kind::Exscan || t.rank > 0).then(|| data(Input::Data(recv), recv, n, info)),
+            output: (kind != Kind::Exscan || t.rank > 0)
+                .then(|| data(Input::Data(recv), recv, n, info)),
             reducer: red.reducer.clone(),
             bytes: n * info.size,
+            elem: info.size,
         });
         if let Some(p) = fast {
             return Ok(p);

@@ -2,13 +2,13 @@
 //! live on this node: `MPI_Barrier`, and `MPI_Bcast`, `MPI_Reduce`, `MPI_Allreduce`,
 //! `MPI_Scan`, `MPI_Exscan`, `MPI_Allgather` of at most [`SLOT`] bytes per rank.
 //!
-//! Each such communicator gets, on its first eligible call, a segment of its own: a
-//! header with one arrival counter, then two generations ("parities") of one slot per
-//! member. A call is one step: every member writes its contribution into its slot of
-//! the call's parity, adds one to the counter (the member completing `s * n` arrivals
-//! wakes the sleepers), waits until the counter reaches `s * n`, then reads what it needs
-//! from the others' slots (and reduces in rank order, so non-commutative operations keep
-//! their order). A member starts call `s + 2` (which rewrites the same parity) only after
+//! Each such communicator gets, on its first eligible call, a segment of its own: two
+//! generations ("parities") of one slot per member, each slot an arrival word followed
+//! by the data in the same cache line. A call `s` is one step: every member writes its
+//! contribution into its slot of the call's parity, stores `s` in the slot's arrival
+//! word, waits until every member's word says `s` (the member whose store completes the
+//! set wakes the sleepers), then reads what it needs from the others' slots (reducing
+//! in rank order, so non-commutative operations keep their order). A member starts call `s + 2` (which rewrites the same parity) only after
 //! seeing every member arrive at `s + 1`, i.e. after every member finished reading call
 //! `s`: two parities are enough, no other synchronisation is needed.
 //!
@@ -42,7 +42,13 @@ use std::time::Duration;
 pub const SLOT: usize = 2048;
 /// Largest communicator that uses the fast path.
 pub const MAX_MEMBERS: usize = 64;
-const HEADER: usize = 128;
+/// Bytes of each member's staging area for large calls (and of the result area): a
+/// large call moves its vector through them in pieces of this size.
+pub const BIG: usize = 128 * 1024;
+/// Offset of the data in a slot (the arrival word shares its cache line).
+const DATA: usize = 8;
+/// Distance between slots: the data plus one cache line, keeping slots line aligned.
+const STRIDE: usize = SLOT + 64;
 /// Tag of the setup messages (below communicator management's reserved range).
 pub const SETUP_TAG: i32 = 0x7D00_0000;
 const NAME_CAP: usize = 256;
@@ -64,47 +70,75 @@ pub(crate) struct ShmComm {
 
 impl ShmComm {
     fn len_for(n: usize) -> usize {
-        HEADER + 2 * n * SLOT
+        2 * n * STRIDE + (n + 1) * BIG
     }
 
-    fn counter(&self) -> &AtomicU32 {
-        // SAFETY: the segment starts with a zero-initialised, 4-byte aligned (page
-        // aligned mapping) u32 that every member only accesses atomically.
-        unsafe { &*(self.map.as_ptr() as *const AtomicU32) }
+    /// Member `rank`'s staging area for one piece of a large call.
+    fn big_in(&self, rank: usize) -> *mut u8 {
+        self.map
+            .as_ptr()
+            .wrapping_add(2 * self.n * STRIDE + rank * BIG)
     }
 
+    /// The shared result area of a large call.
+    fn big_out(&self) -> *mut u8 {
+        self.big_in(self.n)
+    }
+
+    /// A full synchronisation step (a call without data).
+    fn sync(&self) -> Result<()> {
+        let call = self.begin();
+        self.arrive_and_wait(call)
+    }
+
+    /// Start of member `rank`'s slot for `call` (its parity): the arrival word, then the
+    /// data at [`DATA`].
     fn slot(&self, call: u32, rank: usize) -> *mut u8 {
         let parity = (call % 2) as usize;
-        // In bounds: HEADER + (parity * n + rank + 1) * SLOT <= len for rank < n.
-        self.map.as_ptr().wrapping_add(HEADER + (parity * self.n + rank) * SLOT)
+        // In bounds: (parity * n + rank + 1) * STRIDE <= len for rank < n.
+        self.map
+            .as_ptr()
+            .wrapping_add((parity * self.n + rank) * STRIDE)
     }
 
-    fn target(&self, call: u32) -> u32 {
-        call.wrapping_mul(self.n as u32)
+    fn data(&self, call: u32, rank: usize) -> *mut u8 {
+        self.slot(call, rank).wrapping_add(DATA)
     }
 
-    fn done(&self, target: u32) -> bool {
-        self.counter().load(Ordering::Acquire).wrapping_sub(target) as i32 >= 0
+    fn flag(&self, call: u32, rank: usize) -> &AtomicU32 {
+        // SAFETY: every slot starts with a zero-initialised, 64-byte aligned u32 that
+        // members only access atomically.
+        unsafe { &*(self.slot(call, rank) as *const AtomicU32) }
     }
 
-    /// Counts this member in for `call`; the member completing it wakes the others.
-    fn arrive(&self, call: u32) {
-        let now = self.counter().fetch_add(1, Ordering::SeqCst).wrapping_add(1);
-        if now == self.target(call) {
+    /// First member (from `from`) that has not arrived at `call`, or `n`.
+    fn missing(&self, call: u32, mut from: usize) -> usize {
+        while from < self.n
+            && (from == self.me || self.flag(call, from).load(Ordering::SeqCst) == call)
+        {
+            from += 1;
+        }
+        from
+    }
+
+    /// Publishes this member's arrival at `call` (after its data) and waits for all.
+    /// The member whose arrival completes the call (the last in the total order of the
+    /// arrival stores, which therefore sees all of them) wakes the others that sleep.
+    fn arrive_and_wait(&self, call: u32) -> Result<()> {
+        self.flag(call, self.me).store(call, Ordering::SeqCst);
+        let mut next = self.missing(call, 0);
+        if next == self.n {
             for (k, &j) in self.local.iter().enumerate() {
                 if k != self.me {
                     self.node.notify(j);
                 }
             }
+            return Ok(());
         }
-    }
-
-    /// Waits until every member has arrived at `call`.
-    fn wait(&self, call: u32) -> Result<()> {
-        let target = self.target(call);
         let mut idle: u32 = 0;
         loop {
-            if self.done(target) {
+            next = self.missing(call, next);
+            if next == self.n {
                 return Ok(());
             }
             idle = idle.saturating_add(1);
@@ -115,7 +149,7 @@ impl ShmComm {
                 std::hint::spin_loop();
             } else if idle <= self.spin.saturating_add(self.yields) {
                 runtime::with(|rt| Ok(rt.device.progress()))?;
-                if !self.done(target) {
+                if self.missing(call, next) < self.n {
                     std::thread::yield_now();
                 }
             } else {
@@ -127,7 +161,10 @@ impl ShmComm {
                 })?;
                 if calm {
                     let node = &self.node;
-                    node.sleep(|| self.done(target) || node.incoming_pending(), self.nap);
+                    node.sleep(
+                        || self.missing(call, next) == self.n || node.incoming_pending(),
+                        self.nap,
+                    );
                 }
             }
         }
@@ -144,27 +181,85 @@ impl ShmComm {
 pub(crate) struct Data {
     pub addr: usize,
     pub count: usize,
-    pub ty: TypeInfo,
+    /// Packed bytes of the `count` elements.
+    pub bytes: usize,
+    /// The datatype when it is not contiguous (contiguous data is copied directly).
+    pub layout: Option<TypeInfo>,
 }
 
 impl Data {
+    pub fn new(addr: usize, count: usize, ty: &TypeInfo) -> Data {
+        Data {
+            addr,
+            count,
+            bytes: count * ty.size,
+            layout: (!ty.contiguous).then(|| ty.clone()),
+        }
+    }
+
     /// Copies the packed bytes of the buffer to `dst`.
     ///
     /// # Safety
     /// The user buffer holds `count` elements; `dst` has room for their packed bytes.
     unsafe fn pack_to(&self, dst: *mut u8) {
-        let n = self.count * self.ty.size;
-        if n == 0 {
+        if self.bytes == 0 {
             return;
         }
-        if self.ty.contiguous {
+        match &self.layout {
             // SAFETY: per the contract; shared slots never overlap user memory.
-            unsafe { std::ptr::copy_nonoverlapping(self.addr as *const u8, dst, n) };
-        } else {
+            None => unsafe {
+                std::ptr::copy_nonoverlapping(self.addr as *const u8, dst, self.bytes)
+            },
+            Some(t) => {
+                // SAFETY: per the contract.
+                let out = unsafe { std::slice::from_raw_parts_mut(dst, self.bytes) };
+                // SAFETY: per the contract.
+                unsafe { t.pack(self.addr as *const u8, self.count, out) };
+            }
+        }
+    }
+
+    /// Copies packed bytes `off..off + len` of the buffer to `dst`.
+    ///
+    /// # Safety
+    /// As for [`Data::pack_to`], with `off + len <= bytes` and `dst` holding `len` bytes.
+    unsafe fn pack_range(&self, off: usize, len: usize, dst: *mut u8) {
+        if len == 0 {
+            return;
+        }
+        match &self.layout {
             // SAFETY: per the contract.
-            let out = unsafe { std::slice::from_raw_parts_mut(dst, n) };
+            None => unsafe {
+                std::ptr::copy_nonoverlapping((self.addr + off) as *const u8, dst, len)
+            },
+            Some(t) => {
+                // SAFETY: per the contract.
+                let out = unsafe { std::slice::from_raw_parts_mut(dst, len) };
+                // SAFETY: per the contract.
+                unsafe { t.pack_at(self.addr as *const u8, self.count, off, out) };
+            }
+        }
+    }
+
+    /// Writes packed bytes `off..off + len` of the buffer from `src`.
+    ///
+    /// # Safety
+    /// As for [`Data::pack_range`].
+    unsafe fn unpack_range(&self, off: usize, len: usize, src: *const u8) {
+        if len == 0 {
+            return;
+        }
+        match &self.layout {
             // SAFETY: per the contract.
-            unsafe { self.ty.pack(self.addr as *const u8, self.count, out) };
+            None => unsafe {
+                std::ptr::copy_nonoverlapping(src, (self.addr + off) as *mut u8, len)
+            },
+            Some(t) => {
+                // SAFETY: per the contract.
+                let input = unsafe { std::slice::from_raw_parts(src, len) };
+                // SAFETY: per the contract.
+                unsafe { t.unpack_at(self.addr as *mut u8, self.count, off, input) };
+            }
         }
     }
 
@@ -173,18 +268,18 @@ impl Data {
     /// # Safety
     /// As for [`Data::pack_to`], with `src` holding the packed bytes.
     unsafe fn unpack_from(&self, src: *const u8) {
-        let n = self.count * self.ty.size;
-        if n == 0 {
+        if self.bytes == 0 {
             return;
         }
-        if self.ty.contiguous {
+        match &self.layout {
             // SAFETY: per the contract.
-            unsafe { std::ptr::copy_nonoverlapping(src, self.addr as *mut u8, n) };
-        } else {
-            // SAFETY: per the contract.
-            let data = unsafe { std::slice::from_raw_parts(src, n) };
-            // SAFETY: per the contract.
-            unsafe { self.ty.unpack(self.addr as *mut u8, data) };
+            None => unsafe { std::ptr::copy_nonoverlapping(src, self.addr as *mut u8, self.bytes) },
+            Some(t) => {
+                // SAFETY: per the contract.
+                let data = unsafe { std::slice::from_raw_parts(src, self.bytes) };
+                // SAFETY: per the contract.
+                unsafe { t.unpack(self.addr as *mut u8, data) };
+            }
         }
     }
 }
@@ -212,6 +307,8 @@ pub(crate) struct Call {
     pub reducer: Reducer,
     /// Bytes of one rank's contribution.
     pub bytes: usize,
+    /// Bytes of one element (reductions split vectors only between elements).
+    pub elem: usize,
 }
 
 /// Everything the collective setup needs, gathered under the lock.
@@ -237,24 +334,38 @@ pub(crate) struct Entry {
 pub(crate) enum Offer {
     Ready(Arc<ShmComm>),
     Setup(Setup),
+    /// The communicator (context id, group) cannot have a fast path.
+    Disable(u32, Arc<Group>),
 }
 
 fn sanitize(s: &str) -> String {
     s.chars()
-        .map(|c| if c.is_ascii_alphanumeric() || c == '-' || c == '_' || c == '.' { c } else { '_' })
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || c == '-' || c == '_' || c == '.' {
+                c
+            } else {
+                '_'
+            }
+        })
         .collect()
 }
 
 /// The fast path for a call on `t` whose per-rank contribution is `bytes`, if the
 /// communicator has (or can get) one. Every member decides the same way: the answer
 /// depends only on the communicator, the byte count and the environment.
-pub(crate) fn offer(rt: &mut Runtime, t: &Team, bytes: usize) -> Option<Offer> {
-    if !rt.coll.fast_enabled || bytes > rt.coll.fast_max.min(SLOT) || t.size < 2 || t.size > MAX_MEMBERS {
+pub(crate) fn offer(rt: &Runtime, t: &Team, bytes: usize, large_ok: bool) -> Option<Offer> {
+    let limit = if large_ok {
+        rt.coll.fast_large_max.max(rt.coll.fast_max.min(SLOT))
+    } else {
+        rt.coll.fast_max.min(SLOT)
+    };
+    if !rt.coll.fast_enabled || bytes > limit || t.size < 2 || t.size > MAX_MEMBERS {
         return None;
     }
+    let group = &rt.comms.get(t.id).ok()?.group;
     let slot = t.ctx as usize / 2;
     if let Some(Some(e)) = rt.coll.fast.get(slot) {
-        if e.group.as_ptr() == Arc::as_ptr(&t.group) {
+        if e.group.as_ptr() == Arc::as_ptr(group) {
             return e.comm.clone().map(Offer::Ready);
         }
     }
@@ -262,25 +373,24 @@ pub(crate) fn offer(rt: &mut Runtime, t: &Team, bytes: usize) -> Option<Offer> {
     let node = rt.device.node().cloned();
     let mut local = Vec::with_capacity(t.size);
     let eligible = node.is_some()
-        && t.group.members().iter().enumerate().all(|(k, &w)| match rt.device.route(w) {
-            Route::Shm(j) => {
-                local.push(j);
-                true
-            }
-            Route::SelfLoop if k == t.rank => {
-                local.push(node.as_ref().map_or(0, |n| n.local_rank()));
-                true
-            }
-            _ => false,
-        });
-    let (Some(node), Some(pmi)) = (node, rt.pmi.as_ref()) else {
-        rt.coll.set_fast(slot, &t.group, None);
-        return None;
+        && group
+            .members()
+            .iter()
+            .enumerate()
+            .all(|(k, &w)| match rt.device.route(w) {
+                Route::Shm(j) => {
+                    local.push(j);
+                    true
+                }
+                Route::SelfLoop if k == t.rank => {
+                    local.push(node.as_ref().map_or(0, |n| n.local_rank()));
+                    true
+                }
+                _ => false,
+            });
+    let (true, Some(node), Some(pmi)) = (eligible, node, rt.pmi.as_ref()) else {
+        return Some(Offer::Disable(t.ctx, group.clone()));
     };
-    if !eligible {
-        rt.coll.set_fast(slot, &t.group, None);
-        return None;
-    }
     let cfg = rt.device.config();
     let nap = if rt.device.tcp_sleeper().is_some() {
         Duration::from_millis(1)
@@ -289,7 +399,7 @@ pub(crate) fn offer(rt: &mut Runtime, t: &Team, bytes: usize) -> Option<Offer> {
     };
     Some(Offer::Setup(Setup {
         ctx: t.ctx,
-        group: t.group.clone(),
+        group: group.clone(),
         me: t.rank,
         local,
         node,
@@ -376,7 +486,11 @@ pub(crate) fn setup(s: Setup) -> Result<Option<Arc<ShmComm>>> {
         );
         let _ = shm::unlink(&name);
         mapping = shm::create(&name, len).ok();
-        let announced = if mapping.is_some() { name.clone().into_bytes() } else { Vec::new() };
+        let announced = if mapping.is_some() {
+            name.clone().into_bytes()
+        } else {
+            Vec::new()
+        };
         let sends = members[1..]
             .iter()
             .map(|&w| send(s.ctx, 0, w, announced.clone()))
@@ -442,17 +556,20 @@ pub(crate) fn set_up(s: Setup) -> Result<()> {
 // ----- the calls -------------------------------------------------------------------------
 
 fn internal(what: &str) -> Error {
-    Error::new(ErrorClass::Intern, format!("shared-memory collective: {what}"))
+    Error::new(
+        ErrorClass::Intern,
+        format!("shared-memory collective: {what}"),
+    )
 }
 
 /// Runs a prepared fast call (outside the runtime lock).
 pub(crate) fn run(c: Call) -> Result<()> {
     let sc = &*c.comm;
+    if c.bytes > SLOT {
+        return large(&c);
+    }
     let call = sc.begin();
     let (n, me, bytes) = (sc.n, sc.me, c.bytes);
-    if bytes > SLOT {
-        return Err(internal("contribution larger than a slot"));
-    }
     // Contribute.
     let writes = match c.kind {
         Kind::Barrier => false,
@@ -463,15 +580,14 @@ pub(crate) fn run(c: Call) -> Result<()> {
         if let Some(input) = &c.input {
             // SAFETY: the slot holds SLOT >= bytes bytes of our mapping; the input
             // buffer holds its elements (checked by the caller, MPI contract).
-            unsafe { input.pack_to(sc.slot(call, me)) };
+            unsafe { input.pack_to(sc.data(call, me)) };
         }
     }
-    sc.arrive(call);
-    sc.wait(call)?;
+    sc.arrive_and_wait(call)?;
     let slot = |k: usize| -> &[u8] {
         // SAFETY: every member wrote its slot before arriving and nobody rewrites this
         // parity before we arrive at the next call (module documentation).
-        unsafe { std::slice::from_raw_parts(sc.slot(call, k) as *const u8, bytes) }
+        unsafe { std::slice::from_raw_parts(sc.data(call, k) as *const u8, bytes) }
     };
     let Some(out) = &c.output else {
         return Ok(());
@@ -496,9 +612,13 @@ pub(crate) fn run(c: Call) -> Result<()> {
         }
         Kind::Allgather => {
             // The output holds n blocks of `bytes`, packed in rank order.
-            let mut staged = if out.ty.contiguous { Vec::new() } else { vec![0u8; n * bytes] };
+            let mut staged = if out.layout.is_none() {
+                Vec::new()
+            } else {
+                vec![0u8; n * bytes]
+            };
             for k in 0..n {
-                let dst = if out.ty.contiguous {
+                let dst = if out.layout.is_none() {
                     (out.addr as *mut u8).wrapping_add(k * bytes)
                 } else {
                     staged.as_mut_ptr().wrapping_add(k * bytes)
@@ -506,9 +626,9 @@ pub(crate) fn run(c: Call) -> Result<()> {
                 // SAFETY: the output buffer (or the staging copy) holds n * bytes bytes.
                 unsafe { std::ptr::copy_nonoverlapping(slot(k).as_ptr(), dst, bytes) };
             }
-            if !out.ty.contiguous {
+            if let Some(t) = &out.layout {
                 // SAFETY: the output buffer holds n * recvcount elements (checked).
-                unsafe { out.ty.unpack(out.addr as *mut u8, &staged) };
+                unsafe { t.unpack(out.addr as *mut u8, &staged) };
             }
             Ok(())
         }
@@ -530,7 +650,7 @@ fn fold<'a>(
         return Ok(());
     }
     let mut staged = Vec::new();
-    let acc: &mut [u8] = if out.ty.contiguous {
+    let acc: &mut [u8] = if out.layout.is_none() {
         // SAFETY: a contiguous output buffer is exactly `bytes` bytes at its address
         // (checked by the caller); no slot overlaps user memory.
         unsafe { std::slice::from_raw_parts_mut(out.addr as *mut u8, bytes) }
@@ -542,9 +662,100 @@ fn fold<'a>(
     for k in ranks.rev().skip(1) {
         red.apply(slot(k), acc)?;
     }
-    if !out.ty.contiguous {
+    if out.layout.is_some() {
         // SAFETY: the output buffer holds the result's elements (checked by the caller).
         unsafe { out.unpack_from(staged.as_ptr()) };
+    }
+    Ok(())
+}
+
+/// Whether `kind` has a large-message variant ([`large`]).
+pub(crate) fn has_large(kind: Kind) -> bool {
+    matches!(
+        kind,
+        Kind::Bcast { .. } | Kind::Reduce { .. } | Kind::Allreduce
+    )
+}
+
+/// Bcast, Reduce and Allreduce of more than a slot: the vector moves through the
+/// staging areas in pieces of at most [`BIG`] bytes (whole elements), two
+/// synchronisation steps per piece. Reductions: each member copies its piece in, then
+/// member `k` reduces the `k`-th part of the piece from every member's staging area (in
+/// rank order) into the result area, then every member that wants the result copies it
+/// out. The result area is only rewritten after the next piece's first step, which
+/// every member reaches after copying the previous result out.
+fn large(c: &Call) -> Result<()> {
+    let sc = &*c.comm;
+    let (n, me) = (sc.n, sc.me);
+    if !has_large(c.kind) {
+        return Err(internal("no large-message variant"));
+    }
+    let elem = c.elem.max(1);
+    let piece = (BIG / elem) * elem;
+    if piece == 0 {
+        return Err(internal("element larger than a staging area"));
+    }
+    let mut off = 0;
+    while off < c.bytes {
+        let len = piece.min(c.bytes - off);
+        match c.kind {
+            Kind::Bcast { root } => {
+                if me == root {
+                    if let Some(input) = &c.input {
+                        // SAFETY: the result area holds BIG >= len bytes; the root's
+                        // buffer holds `bytes` packed bytes (checked by the caller).
+                        unsafe { input.pack_range(off, len, sc.big_out()) };
+                    }
+                }
+                sc.sync()?;
+                if me != root {
+                    if let Some(out) = &c.output {
+                        // SAFETY: as above, for the receivers' buffers.
+                        unsafe { out.unpack_range(off, len, sc.big_out()) };
+                    }
+                }
+                sc.sync()?;
+            }
+            _ => {
+                if let Some(input) = &c.input {
+                    // SAFETY: our staging area holds BIG >= len bytes; the input holds
+                    // `bytes` packed bytes (checked by the caller).
+                    unsafe { input.pack_range(off, len, sc.big_in(me)) };
+                }
+                sc.sync()?;
+                let count = len / elem;
+                let (base, extra) = (count / n, count % n);
+                let lo = (me * base + me.min(extra)) * elem;
+                let hi = lo + (base + usize::from(me < extra)) * elem;
+                if hi > lo {
+                    // SAFETY: [lo, hi) lies inside every staging area and the result
+                    // area (hi <= len <= BIG); member `me` alone writes this part of the
+                    // result area during this step, and nobody writes staging areas.
+                    let acc = unsafe {
+                        std::slice::from_raw_parts_mut(sc.big_out().wrapping_add(lo), hi - lo)
+                    };
+                    let part = |k: usize| -> &[u8] {
+                        // SAFETY: as above.
+                        unsafe {
+                            std::slice::from_raw_parts(
+                                sc.big_in(k).wrapping_add(lo) as *const u8,
+                                hi - lo,
+                            )
+                        }
+                    };
+                    acc.copy_from_slice(part(n - 1));
+                    for k in (0..n - 1).rev() {
+                        c.reducer.apply(part(k), acc)?;
+                    }
+                }
+                sc.sync()?;
+                if let Some(out) = &c.output {
+                    // SAFETY: the result area holds the piece; the output holds `bytes`.
+                    unsafe { out.unpack_range(off, len, sc.big_out()) };
+                }
+            }
+        }
+        off += len;
     }
     Ok(())
 }

@@ -46,6 +46,9 @@ pub struct State {
     pub fast_enabled: bool,
     /// `OXMPI_COLL_SHM_MAX`: largest per-rank contribution of the fast path (bytes).
     pub fast_max: usize,
+    /// `OXMPI_COLL_SHM_LARGE_MAX`: largest vector of Bcast/Reduce/Allreduce that goes
+    /// through the shared segment in pieces (bytes; 0 disables).
+    pub fast_large_max: usize,
     /// Fast-path state by context slot.
     pub(crate) fast: Vec<Option<super::shm::Entry>>,
 }
@@ -61,12 +64,28 @@ impl State {
             s.fast_enabled = match v.trim() {
                 "0" | "no" | "off" | "false" => false,
                 "1" | "yes" | "on" | "true" | "" => true,
-                _ => return Err(Error::new(ErrorClass::Other, format!("OXMPI_COLL_SHM={v:?}: expected 0 or 1"))),
+                _ => {
+                    return Err(Error::new(
+                        ErrorClass::Other,
+                        format!("OXMPI_COLL_SHM={v:?}: expected 0 or 1"),
+                    ))
+                }
             };
         }
         if let Some(v) = var("OXMPI_COLL_SHM_MAX") {
             s.fast_max = v.trim().parse().map_err(|_| {
-                Error::new(ErrorClass::Other, format!("OXMPI_COLL_SHM_MAX={v:?}: expected a byte count"))
+                Error::new(
+                    ErrorClass::Other,
+                    format!("OXMPI_COLL_SHM_MAX={v:?}: expected a byte count"),
+                )
+            })?;
+        }
+        if let Some(v) = var("OXMPI_COLL_SHM_LARGE_MAX") {
+            s.fast_large_max = v.trim().parse().map_err(|_| {
+                Error::new(
+                    ErrorClass::Other,
+                    format!("OXMPI_COLL_SHM_LARGE_MAX={v:?}: expected a byte count"),
+                )
             })?;
         }
         Ok(s)
@@ -82,6 +101,7 @@ impl State {
             pool: Some(Pool::default()),
             fast_enabled: true,
             fast_max: super::shm::SLOT,
+            fast_large_max: 1 << 20,
             fast: Vec::new(),
         }
     }
@@ -135,7 +155,12 @@ impl State {
 
     /// Records the fast-path state of the communicator with `group` on context slot
     /// `slot` (`None`: it uses the point-to-point algorithms).
-    pub(crate) fn set_fast(&mut self, slot: usize, group: &Arc<Group>, comm: Option<Arc<super::shm::ShmComm>>) {
+    pub(crate) fn set_fast(
+        &mut self,
+        slot: usize,
+        group: &Arc<Group>,
+        comm: Option<Arc<super::shm::ShmComm>>,
+    ) {
         if self.fast.len() <= slot {
             self.fast.resize_with(slot + 1, || None);
         }
