@@ -240,7 +240,7 @@ pub(crate) fn fast_plan(
     kind: shm::Kind,
     make: impl FnOnce(Arc<ShmComm>) -> shm::Call,
 ) -> Option<Plan> {
-    match shm::offer(rt, t, bytes, shm::has_large(kind))? {
+    match shm::offer(rt, t, bytes, kind)? {
         Offer::Ready(c) => Some(Plan::Fast(make(c))),
         Offer::Setup(s) => Some(Plan::Setup(s)),
         Offer::Disable(ctx, group) => Some(Plan::NoFast(ctx, group)),

@@ -40,11 +40,24 @@ pub struct WBuf<'a> {
 }
 
 /// Count and datatype of a plain buffer argument.
-fn plain<'a>(rt: &'a Runtime, b: &Buf, what: &str) -> Result<(usize, &'a TypeInfo)> {
-    let n = nonneg(b.count, &format!("{what}count"))?;
-    let t = datatype(rt, b.ty, &format!("{what}type"))?;
-    buffer(b.addr, n, t, &format!("{what}buf"))?;
+fn plain<'a>(rt: &'a Runtime, b: &Buf, what: Side) -> Result<(usize, &'a TypeInfo)> {
+    let (count, ty, buf) = match what {
+        Side::Send => ("sendcount", "sendtype", "sendbuf"),
+        Side::Recv => ("recvcount", "recvtype", "recvbuf"),
+        Side::Both => ("count", "datatype", "buffer"),
+    };
+    let n = nonneg(b.count, count)?;
+    let t = datatype(rt, b.ty, ty)?;
+    buffer(b.addr, n, t, buf)?;
     Ok((n, t))
+}
+
+/// Which buffer argument [`plain`] checks (for the names in messages).
+#[derive(Clone, Copy)]
+enum Side {
+    Send,
+    Recv,
+    Both,
 }
 
 fn displs_len(d: &[i32], n: usize, what: &str) -> Result<()> {
@@ -100,7 +113,7 @@ pub fn barrier(comm: CommId) -> Result<()> {
 pub unsafe fn bcast(b: Buf, root_rank: i32, comm: CommId) -> Result<()> {
     drive(|rt| {
         let t = team(rt, comm)?;
-        let (n, info) = plain(rt, &b, "")?;
+        let (n, info) = plain(rt, &b, Side::Both)?;
         let root = root(root_rank, t.size)?;
         let d = Data::new(b.addr, n, info);
         let at_root = t.rank == root;
@@ -146,40 +159,68 @@ pub unsafe fn gather(send: Input<Buf>, recv: Buf, root_rank: i32, comm: CommId) 
         let t = team(rt, comm)?;
         let root = root(root_rank, t.size)?;
         let at_root = t.rank == root;
-        let mut sv = View::unused();
-        let mut rv = View::unused();
-        let mut send_bytes = None;
+        let mut sent = None;
         if let Input::Data(s) = send {
-            let (n, info) = plain(rt, &s, "send")?;
-            send_bytes = Some(bytes(n, info)?);
-            // SAFETY: per the function's contract.
-            sv = unsafe { View::single(s.addr, info, n, &[(0, n)], &[]) };
+            let (n, info) = plain(rt, &s, Side::Send)?;
+            sent = Some((s.addr, n, info));
         } else if !at_root {
             return Err(in_place_not_allowed(
                 "sendbuf of a rank other than the root",
             ));
         }
+        let mut received = None;
         let block = if at_root {
-            let (rc, rinfo) = plain(rt, &recv, "recv")?;
+            let (rc, rinfo) = plain(rt, &recv, Side::Recv)?;
             let total = rc
                 .checked_mul(t.size)
                 .ok_or_else(|| Error::new(ErrorClass::Count, "recvcount times size overflows"))?;
             let block = bytes(rc, rinfo)?;
-            if let Input::Data(s) = send {
-                let sb = send_bytes.unwrap_or(0);
+            if let Some((addr, n, sinfo)) = sent {
+                let sb = bytes(n, sinfo)?;
                 if sb != block {
                     return Err(mismatch("the root's own block", sb, block));
                 }
-                let sinfo = datatype(rt, s.ty, "sendtype")?;
-                not_aliased(s.addr, sinfo, s.count as usize, recv.addr, rinfo, total)?;
+                not_aliased(addr, sinfo, n, recv.addr, rinfo, total)?;
             }
-            let own = [(t.rank * rc, rc)];
-            let pre: &[(usize, usize)] = if send.is_in_place() { &own } else { &[] };
-            // SAFETY: per the function's contract.
-            rv = unsafe { View::single(recv.addr, rinfo, total, pre, &[(0, total)]) };
+            received = Some((rc, total, rinfo));
             block
         } else {
-            send_bytes.unwrap_or(0)
+            let (_, n, info) = sent.expect("checked above");
+            bytes(n, info)?
+        };
+        let input = match (sent, received) {
+            (Some((addr, n, info)), _) => Data::new(addr, n, info),
+            (None, Some((rc, _, rinfo))) => {
+                Data::new(own_block(recv.addr, t.rank, rc, rinfo), rc, rinfo)
+            }
+            (None, None) => unreachable!("in place only at the root"),
+        };
+        let kind = shm::Kind::Gather { root };
+        let fast = fast_plan(rt, &t, block, kind, |comm| shm::Call {
+            comm,
+            kind,
+            input: Some(input),
+            output: received.map(|(_, total, rinfo)| Data::new(recv.addr, total, rinfo)),
+            reducer: no_reduce(),
+            bytes: block,
+            elem: 1,
+        });
+        if let Some(p) = fast {
+            return Ok(p);
+        }
+        let sv = match sent {
+            // SAFETY: per the function's contract.
+            Some((addr, n, info)) => unsafe { View::single(addr, info, n, &[(0, n)], &[]) },
+            None => View::unused(),
+        };
+        let rv = match received {
+            Some((rc, total, rinfo)) => {
+                let own = [(t.rank * rc, rc)];
+                let pre: &[(usize, usize)] = if send.is_in_place() { &own } else { &[] };
+                // SAFETY: per the function's contract.
+                unsafe { View::single(recv.addr, rinfo, total, pre, &[(0, total)]) }
+            }
+            None => View::unused(),
         };
         let spec = Spec::Gather {
             root: root as u32,
@@ -189,6 +230,11 @@ pub unsafe fn gather(send: Input<Buf>, recv: Buf, root_rank: i32, comm: CommId) 
         let exec = launch(rt, &t, &spec, &sv, &rv, no_reduce())?;
         Ok(Plan::Sched(exec, sv, rv))
     })
+}
+
+/// Address of block `rank` (of `count` elements each) in a buffer of `info` elements.
+fn own_block(addr: usize, rank: usize, count: usize, info: &TypeInfo) -> usize {
+    addr.wrapping_add(((rank * count) as isize).wrapping_mul(info.signed_extent) as usize)
 }
 
 /// `MPI_Gatherv`. `recv` (its counts and displacements too) matters only at the root.
@@ -208,7 +254,7 @@ pub unsafe fn gatherv(
         let mut sv = View::unused();
         let mut send_bytes = 0;
         if let Input::Data(s) = send {
-            let (n, info) = plain(rt, &s, "send")?;
+            let (n, info) = plain(rt, &s, Side::Send)?;
             send_bytes = bytes(n, info)?;
             // SAFETY: per the function's contract.
             sv = unsafe { View::single(s.addr, info, n, &[(0, n)], &[]) };
@@ -265,38 +311,59 @@ pub unsafe fn scatter(send: Buf, recv: Input<Buf>, root_rank: i32, comm: CommId)
         let t = team(rt, comm)?;
         let root = root(root_rank, t.size)?;
         let at_root = t.rank == root;
-        let mut rv = View::unused();
-        let mut recv_bytes = None;
+        let mut received = None;
         if let Input::Data(r) = recv {
-            let (n, info) = plain(rt, &r, "recv")?;
-            recv_bytes = Some(bytes(n, info)?);
-            // SAFETY: per the function's contract.
-            rv = unsafe { View::single(r.addr, info, n, &[], &[(0, n)]) };
+            let (n, info) = plain(rt, &r, Side::Recv)?;
+            received = Some((r.addr, n, info));
         } else if !at_root {
             return Err(in_place_not_allowed(
                 "recvbuf of a rank other than the root",
             ));
         }
-        let mut sv = View::unused();
+        let mut sent = None;
         let block = if at_root {
-            let (sc, sinfo) = plain(rt, &send, "send")?;
+            let (sc, sinfo) = plain(rt, &send, Side::Send)?;
             let total = sc
                 .checked_mul(t.size)
                 .ok_or_else(|| Error::new(ErrorClass::Count, "sendcount times size overflows"))?;
             let block = bytes(sc, sinfo)?;
-            if let Input::Data(r) = recv {
-                let rb = recv_bytes.unwrap_or(0);
+            if let Some((addr, n, rinfo)) = received {
+                let rb = bytes(n, rinfo)?;
                 if rb != block {
                     return Err(mismatch("the root's own block", block, rb));
                 }
-                let rinfo = datatype(rt, r.ty, "recvtype")?;
-                not_aliased(send.addr, sinfo, total, r.addr, rinfo, r.count as usize)?;
+                not_aliased(send.addr, sinfo, total, addr, rinfo, n)?;
             }
-            // SAFETY: per the function's contract.
-            sv = unsafe { View::single(send.addr, sinfo, total, &[(0, total)], &[]) };
+            sent = Some((total, sinfo));
             block
         } else {
-            recv_bytes.unwrap_or(0)
+            let (_, n, info) = received.expect("checked above");
+            bytes(n, info)?
+        };
+        let kind = shm::Kind::Scatter { root };
+        let fast = fast_plan(rt, &t, block, kind, |comm| shm::Call {
+            comm,
+            kind,
+            input: sent.map(|(total, sinfo)| Data::new(send.addr, total, sinfo)),
+            output: received.map(|(addr, n, info)| Data::new(addr, n, info)),
+            reducer: no_reduce(),
+            bytes: block,
+            elem: 1,
+        });
+        if let Some(p) = fast {
+            return Ok(p);
+        }
+        let rv = match received {
+            // SAFETY: per the function's contract.
+            Some((addr, n, info)) => unsafe { View::single(addr, info, n, &[], &[(0, n)]) },
+            None => View::unused(),
+        };
+        let sv = match sent {
+            // SAFETY: per the function's contract.
+            Some((total, sinfo)) => unsafe {
+                View::single(send.addr, sinfo, total, &[(0, total)], &[])
+            },
+            None => View::unused(),
         };
         let spec = Spec::Scatter {
             root: root as u32,
@@ -325,7 +392,7 @@ pub unsafe fn scatterv(
         let mut rv = View::unused();
         let mut recv_bytes = 0;
         if let Input::Data(r) = recv {
-            let (n, info) = plain(rt, &r, "recv")?;
+            let (n, info) = plain(rt, &r, Side::Recv)?;
             recv_bytes = bytes(n, info)?;
             // SAFETY: per the function's contract.
             rv = unsafe { View::single(r.addr, info, n, &[], &[(0, n)]) };
@@ -367,7 +434,7 @@ pub unsafe fn scatterv(
 pub unsafe fn allgather(send: Input<Buf>, recv: Buf, comm: CommId) -> Result<()> {
     drive(|rt| {
         let t = team(rt, comm)?;
-        let (rc, rinfo) = plain(rt, &recv, "recv")?;
+        let (rc, rinfo) = plain(rt, &recv, Side::Recv)?;
         let total = rc
             .checked_mul(t.size)
             .ok_or_else(|| Error::new(ErrorClass::Count, "recvcount times size overflows"))?;
@@ -378,7 +445,7 @@ pub unsafe fn allgather(send: Input<Buf>, recv: Buf, comm: CommId) -> Result<()>
         let mut input = Data::new(own, rc, rinfo);
         let mut sent = (own, rc, rinfo.clone());
         if let Input::Data(s) = send {
-            let (sc, sinfo) = plain(rt, &s, "send")?;
+            let (sc, sinfo) = plain(rt, &s, Side::Send)?;
             let sb = bytes(sc, sinfo)?;
             if sb != block {
                 return Err(mismatch("MPI_Allgather", sb, block));
@@ -444,7 +511,7 @@ pub unsafe fn allgatherv(send: Input<Buf>, recv: VBuf<'_>, comm: CommId) -> Resu
         };
         let mut sv = View::unused();
         if let Input::Data(s) = send {
-            let (sc, sinfo) = plain(rt, &s, "send")?;
+            let (sc, sinfo) = plain(rt, &s, Side::Send)?;
             let sb = bytes(sc, sinfo)?;
             if sb != blocks[me].len {
                 return Err(mismatch("MPI_Allgatherv", sb, blocks[me].len));
@@ -470,23 +537,45 @@ pub unsafe fn allgatherv(send: Input<Buf>, recv: VBuf<'_>, comm: CommId) -> Resu
 pub unsafe fn alltoall(send: Input<Buf>, recv: Buf, comm: CommId) -> Result<()> {
     drive(|rt| {
         let t = team(rt, comm)?;
-        let (rc, rinfo) = plain(rt, &recv, "recv")?;
+        let (rc, rinfo) = plain(rt, &recv, Side::Recv)?;
         let total = rc
             .checked_mul(t.size)
             .ok_or_else(|| Error::new(ErrorClass::Count, "recvcount times size overflows"))?;
         let block = bytes(rc, rinfo)?;
-        let mut sv = View::unused();
+        let mut sent = None;
         if let Input::Data(s) = send {
-            let (sc, sinfo) = plain(rt, &s, "send")?;
+            let (sc, sinfo) = plain(rt, &s, Side::Send)?;
             let sb = bytes(sc, sinfo)?;
             if sb != block {
                 return Err(mismatch("MPI_Alltoall", sb, block));
             }
             let stotal = sc.saturating_mul(t.size);
             not_aliased(s.addr, sinfo, stotal, recv.addr, rinfo, total)?;
-            // SAFETY: per the function's contract.
-            sv = unsafe { View::single(s.addr, sinfo, stotal, &[(0, stotal)], &[]) };
+            sent = Some((s.addr, stotal, sinfo));
         }
+        let kind = shm::Kind::Alltoall;
+        let fast = fast_plan(rt, &t, block, kind, |comm| shm::Call {
+            comm,
+            kind,
+            input: Some(match sent {
+                Some((addr, stotal, sinfo)) => Data::new(addr, stotal, sinfo),
+                None => Data::new(recv.addr, total, rinfo),
+            }),
+            output: Some(Data::new(recv.addr, total, rinfo)),
+            reducer: no_reduce(),
+            bytes: block,
+            elem: 1,
+        });
+        if let Some(p) = fast {
+            return Ok(p);
+        }
+        let sv = match sent {
+            // SAFETY: per the function's contract.
+            Some((addr, stotal, sinfo)) => unsafe {
+                View::single(addr, sinfo, stotal, &[(0, stotal)], &[])
+            },
+            None => View::unused(),
+        };
         let all = [(0, total)];
         let pre: &[(usize, usize)] = if send.is_in_place() { &all } else { &[] };
         // SAFETY: per the function's contract.

@@ -34,6 +34,7 @@ use crate::sys::shm::{self, Mapping};
 use crate::transport::shm::ShmNode;
 use crate::transport::Route;
 use crate::types::TypeInfo;
+use std::cell::Cell;
 use std::sync::atomic::{AtomicU32, Ordering};
 use std::sync::{Arc, Weak};
 use std::time::Duration;
@@ -63,6 +64,8 @@ pub(crate) struct ShmComm {
     node: Arc<ShmNode>,
     /// Fast-path calls started by this process on the communicator.
     calls: AtomicU32,
+    /// The last call every member is known to have arrived at.
+    known: AtomicU32,
     spin: u32,
     yields: u32,
     nap: Duration,
@@ -83,12 +86,6 @@ impl ShmComm {
     /// The shared result area of a large call.
     fn big_out(&self) -> *mut u8 {
         self.big_in(self.n)
-    }
-
-    /// A full synchronisation step (a call without data).
-    fn sync(&self) -> Result<()> {
-        let call = self.begin();
-        self.arrive_and_wait(call)
     }
 
     /// Start of member `rank`'s slot for `call` (its parity): the arrival word, then the
@@ -121,24 +118,82 @@ impl ShmComm {
         from
     }
 
-    /// Publishes this member's arrival at `call` (after its data) and waits for all.
-    /// The member whose arrival completes the call (the last in the total order of the
-    /// arrival stores, which therefore sees all of them) wakes the others that sleep.
-    fn arrive_and_wait(&self, call: u32) -> Result<()> {
-        self.flag(call, self.me).store(call, Ordering::SeqCst);
-        let mut next = self.missing(call, 0);
-        if next == self.n {
-            for (k, &j) in self.local.iter().enumerate() {
-                if k != self.me {
-                    self.node.notify(j);
-                }
+    /// True when every member has arrived at `call`.
+    fn all_arrived(&self, call: u32) -> bool {
+        self.missing(call, 0) == self.n
+    }
+
+    /// Rings the doorbell of every other member that sleeps.
+    fn notify_sleepers(&self) {
+        for (k, &j) in self.local.iter().enumerate() {
+            if k != self.me {
+                self.node.notify(j);
             }
+        }
+    }
+
+    /// Publishes this member's arrival at `call` (after its data). A member that will
+    /// not wait for all the others (`lazy`) wakes every sleeper, since someone may wait
+    /// for it; otherwise only the member whose arrival completes the call does (the last
+    /// in the total order of the arrival stores, which therefore sees all of them).
+    /// Returns true when this member saw the call complete.
+    fn publish(&self, call: u32, lazy: bool) -> bool {
+        self.flag(call, self.me).store(call, Ordering::SeqCst);
+        if lazy {
+            self.notify_sleepers();
+            return false;
+        }
+        if self.all_arrived(call) {
+            self.known.store(call, Ordering::Relaxed);
+            self.notify_sleepers();
+            return true;
+        }
+        false
+    }
+
+    /// Waits until every member has arrived at `call`.
+    fn wait_all(&self, call: u32) -> Result<()> {
+        let next = Cell::new(0);
+        self.wait_until(|| {
+            next.set(self.missing(call, next.get()));
+            next.get() == self.n
+        })?;
+        self.known.store(call, Ordering::Relaxed);
+        Ok(())
+    }
+
+    /// Waits until members `ranks` have arrived at `call`.
+    fn wait_some(&self, call: u32, ranks: std::ops::Range<usize>) -> Result<()> {
+        let next = Cell::new(ranks.start);
+        self.wait_until(|| {
+            let mut k = next.get();
+            while k < ranks.end
+                && (k == self.me || self.flag(call, k).load(Ordering::SeqCst) == call)
+            {
+                k += 1;
+            }
+            next.set(k);
+            k >= ranks.end
+        })
+    }
+
+    /// Before writing a slot for `call`: every member has finished `call - 2` (which
+    /// used the same slots), i.e. arrived at `call - 1`.
+    fn ensure_prev(&self, call: u32) -> Result<()> {
+        let prev = call.wrapping_sub(1);
+        let known = self.known.load(Ordering::Relaxed);
+        if prev == 0 || prev.wrapping_sub(known) as i32 <= 0 {
             return Ok(());
         }
+        self.wait_all(prev)
+    }
+
+    /// The engine's waiting policy around `done`: spin, yield, then sleep on the node
+    /// doorbell, keeping the device progressing.
+    fn wait_until(&self, done: impl Fn() -> bool) -> Result<()> {
         let mut idle: u32 = 0;
         loop {
-            next = self.missing(call, next);
-            if next == self.n {
+            if done() {
                 return Ok(());
             }
             idle = idle.saturating_add(1);
@@ -149,7 +204,7 @@ impl ShmComm {
                 std::hint::spin_loop();
             } else if idle <= self.spin.saturating_add(self.yields) {
                 runtime::with(|rt| Ok(rt.device.progress()))?;
-                if self.missing(call, next) < self.n {
+                if !done() {
                     std::thread::yield_now();
                 }
             } else {
@@ -161,13 +216,20 @@ impl ShmComm {
                 })?;
                 if calm {
                     let node = &self.node;
-                    node.sleep(
-                        || self.missing(call, next) == self.n || node.incoming_pending(),
-                        self.nap,
-                    );
+                    node.sleep(|| done() || node.incoming_pending(), self.nap);
                 }
             }
         }
+    }
+
+    /// A full synchronisation step (a call without data).
+    fn sync(&self) -> Result<()> {
+        let call = self.begin();
+        self.ensure_prev(call)?;
+        if !self.publish(call, false) {
+            self.wait_all(call)?;
+        }
+        Ok(())
     }
 
     /// Starts a call: its number.
@@ -294,6 +356,9 @@ pub(crate) enum Kind {
     Scan,
     Exscan,
     Allgather,
+    Gather { root: usize },
+    Scatter { root: usize },
+    Alltoall,
 }
 
 /// One fast-path call, prepared under the runtime lock.
@@ -353,13 +418,18 @@ fn sanitize(s: &str) -> String {
 /// The fast path for a call on `t` whose per-rank contribution is `bytes`, if the
 /// communicator has (or can get) one. Every member decides the same way: the answer
 /// depends only on the communicator, the byte count and the environment.
-pub(crate) fn offer(rt: &Runtime, t: &Team, bytes: usize, large_ok: bool) -> Option<Offer> {
+pub(crate) fn offer(rt: &Runtime, t: &Team, bytes: usize, kind: Kind) -> Option<Offer> {
+    let large_ok = has_large(kind);
     let limit = if large_ok {
         rt.coll.fast_large_max.max(rt.coll.fast_max.min(SLOT))
     } else {
         rt.coll.fast_max.min(SLOT)
     };
-    if !rt.coll.fast_enabled || bytes > limit || t.size < 2 || t.size > MAX_MEMBERS {
+    if !rt.coll.fast_enabled
+        || slot_bytes(kind, bytes, t.size) > limit
+        || t.size < 2
+        || t.size > MAX_MEMBERS
+    {
         return None;
     }
     let group = &rt.comms.get(t.id).ok()?.group;
@@ -536,6 +606,7 @@ pub(crate) fn setup(s: Setup) -> Result<Option<Arc<ShmComm>>> {
             local: s.local,
             node: s.node,
             calls: AtomicU32::new(0),
+            known: AtomicU32::new(0),
             spin: s.spin,
             yields: s.yields,
             nap: s.nap,
@@ -562,77 +633,144 @@ fn internal(what: &str) -> Error {
     )
 }
 
+/// Bytes a member's slot must hold for `kind` with blocks of `bytes` on `n` members.
+pub(crate) fn slot_bytes(kind: Kind, bytes: usize, n: usize) -> usize {
+    match kind {
+        Kind::Scatter { .. } | Kind::Alltoall => bytes.saturating_mul(n),
+        _ => bytes,
+    }
+}
+
 /// Runs a prepared fast call (outside the runtime lock).
 pub(crate) fn run(c: Call) -> Result<()> {
     let sc = &*c.comm;
-    if c.bytes > SLOT {
+    let (n, me, bytes) = (sc.n, sc.me, c.bytes);
+    if slot_bytes(c.kind, bytes, n) > SLOT {
         return large(&c);
     }
     let call = sc.begin();
-    let (n, me, bytes) = (sc.n, sc.me, c.bytes);
-    // Contribute.
-    let writes = match c.kind {
-        Kind::Barrier => false,
-        Kind::Bcast { root } => me == root,
-        _ => true,
+    sc.ensure_prev(call)?;
+    let data = |k: usize, at: usize, len: usize| -> &[u8] {
+        // SAFETY: the member wrote its slot before publishing its arrival, and nobody
+        // rewrites this parity before everyone arrived at the next call (module
+        // documentation); `at + len <= SLOT` for every caller below.
+        unsafe { std::slice::from_raw_parts(sc.data(call, k).wrapping_add(at) as *const u8, len) }
     };
-    if writes {
-        if let Some(input) = &c.input {
-            // SAFETY: the slot holds SLOT >= bytes bytes of our mapping; the input
-            // buffer holds its elements (checked by the caller, MPI contract).
+    let contribute = |input: &Option<Data>| {
+        if let Some(input) = input {
+            // SAFETY: the slot holds SLOT bytes, enough for this call (checked above);
+            // the input holds its elements (checked by the caller, MPI contract).
             unsafe { input.pack_to(sc.data(call, me)) };
         }
-    }
-    sc.arrive_and_wait(call)?;
-    let slot = |k: usize| -> &[u8] {
-        // SAFETY: every member wrote its slot before arriving and nobody rewrites this
-        // parity before we arrive at the next call (module documentation).
-        unsafe { std::slice::from_raw_parts(sc.data(call, k) as *const u8, bytes) }
-    };
-    let Some(out) = &c.output else {
-        return Ok(());
     };
     match c.kind {
-        Kind::Barrier => Ok(()),
+        Kind::Barrier => {
+            if !sc.publish(call, false) {
+                sc.wait_all(call)?;
+            }
+            Ok(())
+        }
         Kind::Bcast { root } => {
+            if me == root {
+                contribute(&c.input);
+                sc.publish(call, true);
+                return Ok(());
+            }
+            sc.publish(call, true);
+            sc.wait_some(call, root..root + 1)?;
+            if let Some(out) = &c.output {
+                // SAFETY: the output holds `bytes` packed bytes (checked by the caller).
+                unsafe { out.unpack_from(data(root, 0, bytes).as_ptr()) };
+            }
+            Ok(())
+        }
+        Kind::Reduce { root } | Kind::Gather { root } => {
+            contribute(&c.input);
             if me != root {
-                // SAFETY: the output buffer holds `bytes` packed bytes (checked).
-                unsafe { out.unpack_from(slot(root).as_ptr()) };
+                sc.publish(call, true);
+                return Ok(());
+            }
+            if !sc.publish(call, false) {
+                sc.wait_all(call)?;
+            }
+            let Some(out) = &c.output else { return Ok(()) };
+            if matches!(c.kind, Kind::Reduce { .. }) {
+                fold(&c.reducer, out, bytes, 0..n, &|k| data(k, 0, bytes))
+            } else {
+                gather_into(out, bytes, n, |k| data(k, 0, bytes))
+            }
+        }
+        Kind::Scatter { root } => {
+            if me == root {
+                contribute(&c.input);
+                sc.publish(call, true);
+            } else {
+                sc.publish(call, true);
+                sc.wait_some(call, root..root + 1)?;
+            }
+            if let Some(out) = &c.output {
+                // SAFETY: the root's slot holds n blocks; the output holds one.
+                unsafe { out.unpack_from(data(root, me * bytes, bytes).as_ptr()) };
             }
             Ok(())
         }
-        Kind::Reduce { .. } | Kind::Allreduce => fold(&c.reducer, out, bytes, 0..n, &slot),
-        Kind::Scan => fold(&c.reducer, out, bytes, 0..me + 1, &slot),
-        Kind::Exscan => {
-            if me > 0 {
-                fold(&c.reducer, out, bytes, 0..me, &slot)
-            } else {
-                Ok(())
+        Kind::Scan | Kind::Exscan => {
+            contribute(&c.input);
+            sc.publish(call, true);
+            let upto = if c.kind == Kind::Scan { me + 1 } else { me };
+            sc.wait_some(call, 0..upto)?;
+            match &c.output {
+                Some(out) if upto > 0 => {
+                    fold(&c.reducer, out, bytes, 0..upto, &|k| data(k, 0, bytes))
+                }
+                _ => Ok(()),
             }
         }
-        Kind::Allgather => {
-            // The output holds n blocks of `bytes`, packed in rank order.
-            let mut staged = if out.layout.is_none() {
-                Vec::new()
-            } else {
-                vec![0u8; n * bytes]
-            };
-            for k in 0..n {
-                let dst = if out.layout.is_none() {
-                    (out.addr as *mut u8).wrapping_add(k * bytes)
-                } else {
-                    staged.as_mut_ptr().wrapping_add(k * bytes)
-                };
-                // SAFETY: the output buffer (or the staging copy) holds n * bytes bytes.
-                unsafe { std::ptr::copy_nonoverlapping(slot(k).as_ptr(), dst, bytes) };
+        Kind::Allreduce | Kind::Allgather | Kind::Alltoall => {
+            contribute(&c.input);
+            if !sc.publish(call, false) {
+                sc.wait_all(call)?;
             }
-            if let Some(t) = &out.layout {
-                // SAFETY: the output buffer holds n * recvcount elements (checked).
-                unsafe { t.unpack(out.addr as *mut u8, &staged) };
+            let Some(out) = &c.output else { return Ok(()) };
+            match c.kind {
+                Kind::Allreduce => fold(&c.reducer, out, bytes, 0..n, &|k| data(k, 0, bytes)),
+                Kind::Allgather => gather_into(out, bytes, n, |k| data(k, 0, bytes)),
+                _ => gather_into(out, bytes, n, |k| data(k, me * bytes, bytes)),
             }
-            Ok(())
         }
     }
+}
+
+/// Writes block `k` (`bytes` long, from `block(k)`) of every member into the output,
+/// packed in rank order.
+fn gather_into<'a>(
+    out: &Data,
+    bytes: usize,
+    n: usize,
+    block: impl Fn(usize) -> &'a [u8],
+) -> Result<()> {
+    if bytes == 0 {
+        return Ok(());
+    }
+    let mut staged = if out.layout.is_none() {
+        Vec::new()
+    } else {
+        vec![0u8; n * bytes]
+    };
+    for k in 0..n {
+        let dst = if out.layout.is_none() {
+            (out.addr as *mut u8).wrapping_add(k * bytes)
+        } else {
+            staged.as_mut_ptr().wrapping_add(k * bytes)
+        };
+        // SAFETY: the output buffer (or the staging copy) holds n * bytes bytes.
+        unsafe { std::ptr::copy_nonoverlapping(block(k).as_ptr(), dst, bytes) };
+    }
+    if let Some(t) = &out.layout {
+        // SAFETY: the output buffer holds the n blocks' elements (checked by the caller).
+        unsafe { t.unpack(out.addr as *mut u8, &staged) };
+    }
+    Ok(())
 }
 
 /// `out = x(lo) op ... op x(hi - 1)` over the members' slots, in rank order.
@@ -702,16 +840,17 @@ fn large(c: &Call) -> Result<()> {
             Kind::Bcast { root } => {
                 if me == root {
                     if let Some(input) = &c.input {
-                        // SAFETY: the result area holds BIG >= len bytes; the root's
-                        // buffer holds `bytes` packed bytes (checked by the caller).
-                        unsafe { input.pack_range(off, len, sc.big_out()) };
+                        // SAFETY: the root's staging area holds BIG >= len bytes (no
+                        // member reads it before the next step); the root's buffer holds
+                        // `bytes` packed bytes (checked by the caller).
+                        unsafe { input.pack_range(off, len, sc.big_in(root)) };
                     }
                 }
                 sc.sync()?;
                 if me != root {
                     if let Some(out) = &c.output {
                         // SAFETY: as above, for the receivers' buffers.
-                        unsafe { out.unpack_range(off, len, sc.big_out()) };
+                        unsafe { out.unpack_range(off, len, sc.big_in(root)) };
                     }
                 }
                 sc.sync()?;
