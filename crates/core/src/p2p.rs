@@ -7,9 +7,7 @@
 
 use crate::comm::{Comm, CommId};
 use crate::device::matching::Spec;
-use crate::device::{
-    Direction, Finisher, Persistent, RecvArgs, ReqId, SendArgs, SendMode, Status,
-};
+use crate::device::{Direction, Finisher, Persistent, RecvArgs, ReqId, SendArgs, SendMode, Status};
 use crate::error::{err, Error, ErrorClass, Result};
 use crate::runtime::{self, Runtime};
 use crate::types::{TypeId, TypeInfo};
@@ -55,7 +53,10 @@ pub struct Completion {
 
 fn check_count(count: i32) -> Result<usize> {
     if count < 0 {
-        return err(ErrorClass::Count, format!("invalid count {count} (must be >= 0)"));
+        return err(
+            ErrorClass::Count,
+            format!("invalid count {count} (must be >= 0)"),
+        );
     }
     Ok(count as usize)
 }
@@ -161,7 +162,14 @@ struct SendPlan {
     staged: Option<Vec<u8>>,
 }
 
-fn plan_send(rt: &Runtime, b: &Buf, dest: i32, tag: i32, comm: CommId, mode: Mode) -> Result<Option<SendPlan>> {
+fn plan_send(
+    rt: &Runtime,
+    b: &Buf,
+    dest: i32,
+    tag: i32,
+    comm: CommId,
+    mode: Mode,
+) -> Result<Option<SendPlan>> {
     let c = rt.comms.get(comm)?;
     let count = check_count(b.count)?;
     let t = rt.types.for_comm(b.ty)?;
@@ -170,9 +178,12 @@ fn plan_send(rt: &Runtime, b: &Buf, dest: i32, tag: i32, comm: CommId, mode: Mod
     let Some(w) = dest_world(c, dest, rt)? else {
         return Ok(None);
     };
-    let len = count
-        .checked_mul(t.size)
-        .ok_or_else(|| Error::new(ErrorClass::Count, format!("message of {count} elements is too large")))?;
+    let len = count.checked_mul(t.size).ok_or_else(|| {
+        Error::new(
+            ErrorClass::Count,
+            format!("message of {count} elements is too large"),
+        )
+    })?;
     let direct = zero_copy_addr(t, b, count);
     let staged = (direct.is_none() && len > 0).then(|| pack(t, b, count));
     Ok(Some(SendPlan {
@@ -219,7 +230,9 @@ fn bsend_copy(rt: &mut Runtime, p: SendPlan) -> Result<()> {
     if !rt.device.bsend.is_attached() {
         return err(
             ErrorClass::Buffer,
-            format!("buffered send of {len} bytes with no buffer attached (call MPI_Buffer_attach)"),
+            format!(
+                "buffered send of {len} bytes with no buffer attached (call MPI_Buffer_attach)"
+            ),
         );
     }
     let slot = match rt.device.bsend.alloc(len) {
@@ -259,7 +272,9 @@ fn bsend_copy(rt: &mut Runtime, p: SendPlan) -> Result<()> {
 pub unsafe fn isend(b: Buf, dest: i32, tag: i32, comm: CommId, mode: Mode) -> Result<ReqId> {
     runtime::with(|rt| match plan_send(rt, &b, dest, tag, comm, mode)? {
         None => {
-            let id = rt.device.complete_request(Status::proc_null(), Direction::Send);
+            let id = rt
+                .device
+                .complete_request(Status::proc_null(), Direction::Send);
             Ok(id)
         }
         Some(p) => start_plan(rt, p, mode, comm),
@@ -276,7 +291,13 @@ pub unsafe fn send(b: Buf, dest: i32, tag: i32, comm: CommId, mode: Mode) -> Res
     wait(id).map(|_| ())
 }
 
-fn plan_recv(rt: &Runtime, b: &Buf, src: i32, tag: i32, comm: CommId) -> Result<Option<(RecvArgs, Option<Finisher>)>> {
+fn plan_recv(
+    rt: &Runtime,
+    b: &Buf,
+    src: i32,
+    tag: i32,
+    comm: CommId,
+) -> Result<Option<(RecvArgs, Option<Finisher>)>> {
     let c = rt.comms.get(comm)?;
     let count = check_count(b.count)?;
     let t = rt.types.for_comm(b.ty)?;
@@ -286,9 +307,12 @@ fn plan_recv(rt: &Runtime, b: &Buf, src: i32, tag: i32, comm: CommId) -> Result<
     if src == PROC_NULL {
         return Ok(None);
     }
-    let cap = count
-        .checked_mul(t.size)
-        .ok_or_else(|| Error::new(ErrorClass::Count, format!("receive of {count} elements is too large")))?;
+    let cap = count.checked_mul(t.size).ok_or_else(|| {
+        Error::new(
+            ErrorClass::Count,
+            format!("receive of {count} elements is too large"),
+        )
+    })?;
     let args = RecvArgs {
         spec: Spec {
             ctx: c.ctx,
@@ -310,7 +334,9 @@ fn plan_recv(rt: &Runtime, b: &Buf, src: i32, tag: i32, comm: CommId) -> Result<
 pub unsafe fn irecv(b: Buf, src: i32, tag: i32, comm: CommId) -> Result<ReqId> {
     runtime::with(|rt| {
         let id = match plan_recv(rt, &b, src, tag, comm)? {
-            None => rt.device.complete_request(Status::proc_null(), Direction::Recv),
+            None => rt
+                .device
+                .complete_request(Status::proc_null(), Direction::Recv),
             Some((a, None)) => rt.device.irecv(a),
             Some((a, Some(f))) => rt.device.irecv_staged(a, f),
         };
@@ -336,7 +362,9 @@ pub unsafe fn recv(b: Buf, src: i32, tag: i32, comm: CommId) -> Result<Status> {
 pub unsafe fn send_init(b: Buf, dest: i32, tag: i32, comm: CommId, mode: Mode) -> Result<ReqId> {
     runtime::with(|rt| {
         let id = match plan_send(rt, &b, dest, tag, comm, mode)? {
-            None => rt.device.persistent_request(Persistent::ProcNull, Direction::Send),
+            None => rt
+                .device
+                .persistent_request(Persistent::ProcNull, Direction::Send),
             Some(p) => {
                 let kind = if mode == Mode::Buffered {
                     Persistent::Bsend(p.args)
@@ -350,7 +378,10 @@ pub unsafe fn send_init(b: Buf, dest: i32, tag: i32, comm: CommId, mode: Mode) -
         // The request names the type by index at every start: keep the index valid
         // even if the user frees the type (released by `request_free`).
         rt.types.hold(b.ty)?;
-        rt.device.request_mut(id).expect("just created").persistent_buf = Some(b);
+        rt.device
+            .request_mut(id)
+            .expect("just created")
+            .persistent_buf = Some(b);
         Ok(id)
     })
 }
@@ -362,14 +393,21 @@ pub unsafe fn send_init(b: Buf, dest: i32, tag: i32, comm: CommId, mode: Mode) -
 pub unsafe fn recv_init(b: Buf, src: i32, tag: i32, comm: CommId) -> Result<ReqId> {
     runtime::with(|rt| {
         let id = match plan_recv(rt, &b, src, tag, comm)? {
-            None => rt.device.persistent_request(Persistent::ProcNull, Direction::Recv),
-            Some((a, _)) => rt.device.persistent_request(Persistent::Recv(a), Direction::Recv),
+            None => rt
+                .device
+                .persistent_request(Persistent::ProcNull, Direction::Recv),
+            Some((a, _)) => rt
+                .device
+                .persistent_request(Persistent::Recv(a), Direction::Recv),
         };
         set_owner(rt, id, comm);
         // The request names the type by index at every start: keep the index valid
         // even if the user frees the type (released by `request_free`).
         rt.types.hold(b.ty)?;
-        rt.device.request_mut(id).expect("just created").persistent_buf = Some(b);
+        rt.device
+            .request_mut(id)
+            .expect("just created")
+            .persistent_buf = Some(b);
         Ok(id)
     })
 }
@@ -397,7 +435,13 @@ fn start_one(rt: &mut Runtime, id: ReqId) -> Result<()> {
         Persistent::Bsend(a) => {
             let plan = SendPlan {
                 args: a,
-                staged: staged.then(|| pack(t.as_ref().expect("type"), b.as_ref().expect("buf"), b.expect("buf").count as usize)),
+                staged: staged.then(|| {
+                    pack(
+                        t.as_ref().expect("type"),
+                        b.as_ref().expect("buf"),
+                        b.expect("buf").count as usize,
+                    )
+                }),
             };
             bsend_copy(rt, plan)?;
             let _ = rt.device.start(id).err(); // Bsend templates are not started by the device
@@ -407,7 +451,9 @@ fn start_one(rt: &mut Runtime, id: ReqId) -> Result<()> {
         Persistent::Send(_) if staged => {
             let (t, b) = (t.expect("type"), b.expect("buf"));
             let v = pack(&t, &b, b.count as usize);
-            rt.device.start_staged(id, Some(v), None).map_err(|c| Error::new(c, "cannot start request"))
+            rt.device
+                .start_staged(id, Some(v), None)
+                .map_err(|c| Error::new(c, "cannot start request"))
         }
         Persistent::Recv(_) if staged => {
             let (t, b) = (t.expect("type"), b.expect("buf"));
@@ -415,7 +461,10 @@ fn start_one(rt: &mut Runtime, id: ReqId) -> Result<()> {
                 .start_staged(id, None, Some(unpacker(&t, &b)))
                 .map_err(|c| Error::new(c, "cannot start request"))
         }
-        _ => rt.device.start(id).map_err(|c| Error::new(c, "cannot start request")),
+        _ => rt
+            .device
+            .start(id)
+            .map_err(|c| Error::new(c, "cannot start request")),
     }
 }
 
@@ -523,8 +572,9 @@ pub fn testany(ids: &[Option<ReqId>]) -> Result<(bool, Option<(usize, Completion
 }
 
 fn all_done(rt: &Runtime, ids: &[Option<ReqId>]) -> bool {
-    ids.iter()
-        .all(|id| active(rt, *id).is_none_or(|i| rt.device.request(i).is_some_and(|r| r.is_complete())))
+    ids.iter().all(|id| {
+        active(rt, *id).is_none_or(|i| rt.device.request(i).is_some_and(|r| r.is_complete()))
+    })
 }
 
 fn finish_all(rt: &mut Runtime, ids: &[Option<ReqId>]) -> Vec<Option<Completion>> {
@@ -609,7 +659,11 @@ pub fn request_status(id: ReqId) -> Result<Option<Status>> {
 pub fn request_free(id: ReqId) -> Result<()> {
     runtime::with(|rt| {
         check_request(rt, id)?;
-        let held = rt.device.request(id).and_then(|r| r.persistent_buf).map(|b| b.ty);
+        let held = rt
+            .device
+            .request(id)
+            .and_then(|r| r.persistent_buf)
+            .map(|b| b.ty);
         rt.device.free_request(id);
         if let Some(ty) = held {
             rt.types.release(ty);
@@ -629,7 +683,9 @@ pub fn cancel(id: ReqId) -> Result<()> {
 
 /// The communicator a request was started on (for error reporting).
 pub fn request_comm(id: ReqId) -> Option<CommId> {
-    runtime::with(|rt| Ok(rt.device.request(id).map(|r| r.owner))).ok().flatten()
+    runtime::with(|rt| Ok(rt.device.request(id).map(|r| r.owner)))
+        .ok()
+        .flatten()
 }
 
 // ----- probe -----------------------------------------------------------------------------
@@ -641,7 +697,11 @@ fn probe_spec(rt: &Runtime, src: i32, tag: i32, comm: CommId) -> Result<Option<S
     if src == PROC_NULL {
         return Ok(None);
     }
-    Ok(Some(Spec { ctx: c.ctx, src, tag }))
+    Ok(Some(Spec {
+        ctx: c.ctx,
+        src,
+        tag,
+    }))
 }
 
 /// `MPI_Iprobe`.
@@ -651,7 +711,7 @@ pub fn iprobe(src: i32, tag: i32, comm: CommId) -> Result<Option<Status>> {
             return Ok(Some(Status::proc_null()));
         };
         rt.device.progress();
-        Ok(rt.device.probe(spec))
+        Ok(rt.device.probe_seen(spec))
     })
 }
 
@@ -661,7 +721,7 @@ pub fn probe(src: i32, tag: i32, comm: CommId) -> Result<Status> {
     let Some(spec) = spec else {
         return Ok(Status::proc_null());
     };
-    runtime::block_on(|rt| Ok(rt.device.probe(spec)))
+    runtime::block_on(|rt| Ok(rt.device.probe_seen(spec)))
 }
 
 // ----- buffered-send buffer -----------------------------------------------------------------
@@ -754,7 +814,14 @@ pub unsafe fn sendrecv(
 ///
 /// # Safety
 /// The buffer must hold `count` elements of the datatype.
-pub unsafe fn sendrecv_replace(b: Buf, dest: i32, stag: i32, src: i32, rtag: i32, comm: CommId) -> Result<Status> {
+pub unsafe fn sendrecv_replace(
+    b: Buf,
+    dest: i32,
+    stag: i32,
+    src: i32,
+    rtag: i32,
+    comm: CommId,
+) -> Result<Status> {
     let (len, t) = runtime::with(|rt| {
         let count = check_count(b.count)?;
         let t = rt.types.for_comm(b.ty)?.clone();

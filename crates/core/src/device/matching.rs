@@ -124,7 +124,10 @@ impl<P, U> Matcher<P, U> {
             (s, i)
         } else {
             let q = c.unexpected.get(spec.src as usize)?;
-            (spec.src as usize, q.iter().position(|e| spec.tag_ok(e.tag))?)
+            (
+                spec.src as usize,
+                q.iter().position(|e| spec.tag_ok(e.tag))?,
+            )
         };
         let e = c.unexpected[src].remove(idx)?;
         c.unexpected_count -= 1;
@@ -165,6 +168,16 @@ impl<P, U> Matcher<P, U> {
                 &e.item,
             )
         })
+    }
+
+    /// Like [`Matcher::peek_unexpected`], with the message open for marking.
+    pub fn peek_unexpected_mut(&mut self, spec: Spec) -> Option<(Envelope, &mut U)> {
+        let (env, _) = self.peek_unexpected(spec)?;
+        let c = self.contexts.get_mut(spec.ctx as usize)?.as_deref_mut()?;
+        let e = c.unexpected[env.src as usize]
+            .iter_mut()
+            .find(|e| spec.tag_ok(e.tag))?;
+        Some((env, &mut e.item))
     }
 
     /// Records a receive that found no unexpected message.
@@ -326,7 +339,10 @@ mod tests {
         assert_eq!(m.take_unexpected(spec(ANY_SOURCE, 8)).unwrap().1, 11);
         assert_eq!(m.peek_unexpected(spec(1, ANY_TAG)).unwrap().1, &10);
         assert_eq!(m.take_unexpected(spec(1, 8)).unwrap().1, 12);
-        assert_eq!(m.take_unexpected(spec(ANY_SOURCE, ANY_TAG)).unwrap(), (env(1, 7), 10));
+        assert_eq!(
+            m.take_unexpected(spec(ANY_SOURCE, ANY_TAG)).unwrap(),
+            (env(1, 7), 10)
+        );
         assert!(m.take_unexpected(spec(ANY_SOURCE, ANY_TAG)).is_none());
         assert!(m.context_idle(0));
     }
@@ -334,7 +350,14 @@ mod tests {
     #[test]
     fn contexts_are_separate_and_cancel_works() {
         let mut m = M::new();
-        m.push_unexpected(Envelope { ctx: 4, src: 0, tag: 1 }, 9);
+        m.push_unexpected(
+            Envelope {
+                ctx: 4,
+                src: 0,
+                tag: 1,
+            },
+            9,
+        );
         assert!(m.take_unexpected(spec(0, 1)).is_none());
         assert_eq!(m.unexpected_in(4), 1);
         m.post(spec(0, 1), 5);

@@ -21,14 +21,14 @@ pub mod request;
 use crate::config::Config;
 use crate::error::ErrorClass;
 use crate::sys::cma;
-use crate::transport::ring::{Consumer, Producer};
 use crate::transport::bell::Poker;
+use crate::transport::ring::{Consumer, Producer};
 use crate::transport::shm::ShmNode;
 use crate::transport::tcp::{self, TcpNet};
 use crate::transport::Route;
 use bsend::BsendPool;
 use matching::{Envelope, Matcher, Spec};
-use packet::{Header, Kind, FLAG_CANCELLED, FLAG_SYNC, HEADER_BYTES};
+use packet::{Header, Kind, FLAG_CANCELLED, FLAG_PROBED, FLAG_SYNC, HEADER_BYTES};
 pub use request::{
     Direction, Finisher, Persistent, RecvArgs, ReqId, Request, RequestTable, SendArgs, SendMode,
     Status,
@@ -72,8 +72,15 @@ struct Outgoing {
 
 /// A message that arrived before its receive was posted.
 pub(crate) enum Unexpected {
-    Eager { from: u32, hdr: Header, data: Vec<u8> },
-    Rts { from: u32, hdr: Header },
+    Eager {
+        from: u32,
+        hdr: Header,
+        data: Vec<u8>,
+    },
+    Rts {
+        from: u32,
+        hdr: Header,
+    },
 }
 
 impl Unexpected {
@@ -86,6 +93,21 @@ impl Unexpected {
         match self {
             Unexpected::Eager { hdr, .. } | Unexpected::Rts { hdr, .. } => hdr,
         }
+    }
+    fn hdr_mut(&mut self) -> &mut Header {
+        match self {
+            Unexpected::Eager { hdr, .. } | Unexpected::Rts { hdr, .. } => hdr,
+        }
+    }
+    /// Whether the sender may still take this message back with a cancel request: it
+    /// waits for an answer (rendezvous or synchronous), so its request id is still in
+    /// use and names this message alone (ids of completed sends are reused, so the id
+    /// of a plain eager message may already stand for a later send), and the
+    /// application has not seen it through a probe.
+    fn cancellable_by(&self, from: u32, sreq: ReqId) -> bool {
+        let h = self.hdr();
+        let waits = matches!(self, Unexpected::Rts { .. }) || h.flags & FLAG_SYNC != 0;
+        self.from() == from && h.sreq == sreq && waits && h.flags & FLAG_PROBED == 0
     }
 }
 
@@ -538,6 +560,21 @@ impl Device {
         })
     }
 
+    /// `MPI_Iprobe` by the application: like [`Device::probe`], and the message found
+    /// can no longer be cancelled by its sender (the receive that follows must get it).
+    pub fn probe_seen(&mut self, spec: Spec) -> Option<Status> {
+        let (env, u) = self.matcher.peek_unexpected_mut(spec)?;
+        let h = u.hdr_mut();
+        h.flags |= FLAG_PROBED;
+        Some(Status {
+            source: env.src,
+            tag: env.tag,
+            error: ErrorClass::Success,
+            bytes: h.len,
+            cancelled: false,
+        })
+    }
+
     /// `MPI_Cancel`. Receives still posted are cancelled at once; sends not yet matched
     /// are cancelled by asking the receiver (the answer arrives through progress).
     pub fn cancel(&mut self, id: ReqId) {
@@ -576,7 +613,10 @@ impl Device {
                 if r.cancel_pending {
                     return;
                 }
-                self.reqs.get_mut(id).expect("request exists").cancel_pending = true;
+                self.reqs
+                    .get_mut(id)
+                    .expect("request exists")
+                    .cancel_pending = true;
                 let mut h = Header::new(Kind::CancelReq);
                 h.sreq = id;
                 h.ctx = a.ctx;
@@ -678,7 +718,8 @@ impl Device {
         let mut i = 0;
         while i < self.streams.len() {
             let s = &self.streams[i];
-            let (dest, rreq, buf, len, mut off, sreq) = (s.dest, s.rreq, s.buf, s.len, s.off, s.sreq);
+            let (dest, rreq, buf, len, mut off, sreq) =
+                (s.dest, s.rreq, s.buf, s.len, s.off, s.sreq);
             if self.route(dest) == Route::Tcp {
                 let (progressed, done) = self.pump_tcp_stream(i);
                 did |= progressed;
@@ -699,7 +740,8 @@ impl Device {
                     h.len = n;
                     // SAFETY: [buf+off, buf+off+n) lies within the send buffer, which
                     // stays valid until this send completes after its last piece.
-                    let piece = unsafe { std::slice::from_raw_parts(buf.add(off as usize), n as usize) };
+                    let piece =
+                        unsafe { std::slice::from_raw_parts(buf.add(off as usize), n as usize) };
                     if !self.try_write(dest, &h, piece) {
                         break;
                     }
@@ -911,9 +953,9 @@ impl Device {
             }
             Kind::Data => self.receive_piece(hdr.rreq, hdr.addr, payload),
             Kind::CancelReq => {
-                let removed = self.matcher.remove_unexpected(hdr.ctx, hdr.src_rank, |u| {
-                    u.from() == from && u.hdr().sreq == hdr.sreq
-                });
+                let removed = self
+                    .matcher
+                    .remove_unexpected(hdr.ctx, hdr.src_rank, |u| u.cancellable_by(from, hdr.sreq));
                 let mut h = Header::new(Kind::CancelResp);
                 h.sreq = hdr.sreq;
                 if removed.is_some() {

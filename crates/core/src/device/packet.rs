@@ -43,6 +43,10 @@ impl Kind {
 pub const FLAG_SYNC: u8 = 1;
 /// Flag on [`Kind::CancelResp`]: the message was removed before it matched.
 pub const FLAG_CANCELLED: u8 = 2;
+/// Local mark on a stored unexpected message (never sent): the application has seen it
+/// through `MPI_Probe`/`MPI_Iprobe`, so its sender may no longer cancel it (a receive
+/// that follows the probe must get the probed message).
+pub const FLAG_PROBED: u8 = 4;
 
 /// Size of an encoded header in bytes.
 pub const HEADER_BYTES: usize = 40;
