@@ -22,7 +22,8 @@ static F08_STATUSES_IGNORE_TARGET: [c_int; 5] = [0; 5];
 
 /// `MPI_UNWEIGHTED` (`int *const`).
 #[no_mangle]
-pub static MPI_UNWEIGHTED: SentinelPtr = SentinelPtr(&UNWEIGHTED_TARGET as *const c_int as *const c_void);
+pub static MPI_UNWEIGHTED: SentinelPtr =
+    SentinelPtr(&UNWEIGHTED_TARGET as *const c_int as *const c_void);
 /// `MPI_WEIGHTS_EMPTY` (`int *const`).
 #[no_mangle]
 pub static MPI_WEIGHTS_EMPTY: SentinelPtr =

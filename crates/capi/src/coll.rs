@@ -11,7 +11,7 @@ use crate::mpi_fn;
 use crate::op::op;
 use oxmpi_core::coll::{self, Input, VBuf, WBuf};
 use oxmpi_core::comm::CommId;
-use oxmpi_core::p2p::{self, Buf};
+use oxmpi_core::p2p::Buf;
 use oxmpi_core::types::TypeId;
 use oxmpi_core::{Error, ErrorClass, Result};
 use std::ffi::c_void;
@@ -51,8 +51,13 @@ fn unused() -> Buf {
     }
 }
 
-fn is_root(c: CommId, root: c_int) -> Result<bool> {
-    Ok(p2p::comm_rank(c)? == root)
+/// Whether this process is the root of a rooted collective (its root-only arguments
+/// are significant), and whether it takes part at all (not `MPI_PROC_NULL` in the root
+/// group of an intercommunicator).
+fn rooted(c: CommId, root: c_int) -> Result<(coll::Shape, bool, bool)> {
+    let s = coll::shape(c)?;
+    let idle = s.inter && root == oxmpi_core::PROC_NULL;
+    Ok((s, s.is_root(root), !idle))
 }
 
 /// `n` entries of a C array argument.
@@ -85,8 +90,10 @@ unsafe fn types(p: *const MPI_Datatype, n: usize, what: &str) -> Result<Vec<Type
         .collect()
 }
 
+/// Entries of the per-peer array arguments (the remote group's size on an
+/// intercommunicator).
 fn size(c: CommId) -> Result<usize> {
-    Ok(p2p::comm_size(c)? as usize)
+    Ok(coll::shape(c)?.peers)
 }
 
 mpi_fn! { MPI_Barrier / PMPI_Barrier (c: MPI_Comm) target(convert::target(c)) {
@@ -94,22 +101,25 @@ mpi_fn! { MPI_Barrier / PMPI_Barrier (c: MPI_Comm) target(convert::target(c)) {
 }}
 
 mpi_fn! { MPI_Bcast / PMPI_Bcast (b: MutPtr, n: c_int, dt: MPI_Datatype, root: c_int, c: MPI_Comm) target(convert::target(c)) {
-    unsafe { coll::bcast(buf(b, n, dt)?, root, comm(c)?) }
+    let id = comm(c)?;
+    // MPI_PROC_NULL in an intercommunicator's root group: the buffer is insignificant.
+    let b = if root == oxmpi_core::PROC_NULL { unused() } else { buf(b, n, dt)? };
+    unsafe { coll::bcast(b, root, id) }
 }}
 
 mpi_fn! { MPI_Gather / PMPI_Gather (sb: Ptr, sn: c_int, st: MPI_Datatype, rb: MutPtr, rn: c_int, rt: MPI_Datatype, root: c_int, c: MPI_Comm) target(convert::target(c)) {
     let id = comm(c)?;
-    let at_root = is_root(id, root)?;
-    let send = if at_root { input_buf(sb, sn, st)? } else { Input::Data(buf(sb, sn, st)?) };
+    let (_, at_root, active) = rooted(id, root)?;
+    let send = if at_root { input_buf(sb, sn, st)? } else if active { Input::Data(buf(sb, sn, st)?) } else { Input::Data(unused()) };
     let recv = if at_root { buf(rb, rn, rt)? } else { unused() };
     unsafe { coll::gather(send, recv, root, id) }
 }}
 
 mpi_fn! { MPI_Gatherv / PMPI_Gatherv (sb: Ptr, sn: c_int, st: MPI_Datatype, rb: MutPtr, rcounts: *const c_int, displs: *const c_int, rt: MPI_Datatype, root: c_int, c: MPI_Comm) target(convert::target(c)) {
     let id = comm(c)?;
-    let at_root = is_root(id, root)?;
-    let send = if at_root { input_buf(sb, sn, st)? } else { Input::Data(buf(sb, sn, st)?) };
-    let n = if at_root { size(id)? } else { 0 };
+    let (shape, at_root, active) = rooted(id, root)?;
+    let send = if at_root { input_buf(sb, sn, st)? } else if active { Input::Data(buf(sb, sn, st)?) } else { Input::Data(unused()) };
+    let n = if at_root { shape.peers } else { 0 };
     let recv = VBuf {
         addr: rb as usize,
         counts: unsafe { ints(rcounts, n, "recvcounts")? },
@@ -121,23 +131,23 @@ mpi_fn! { MPI_Gatherv / PMPI_Gatherv (sb: Ptr, sn: c_int, st: MPI_Datatype, rb: 
 
 mpi_fn! { MPI_Scatter / PMPI_Scatter (sb: Ptr, sn: c_int, st: MPI_Datatype, rb: MutPtr, rn: c_int, rt: MPI_Datatype, root: c_int, c: MPI_Comm) target(convert::target(c)) {
     let id = comm(c)?;
-    let at_root = is_root(id, root)?;
+    let (_, at_root, active) = rooted(id, root)?;
     let send = if at_root { buf(sb, sn, st)? } else { unused() };
-    let recv = if at_root { input_buf(rb, rn, rt)? } else { Input::Data(buf(rb, rn, rt)?) };
+    let recv = if at_root { input_buf(rb, rn, rt)? } else if active { Input::Data(buf(rb, rn, rt)?) } else { Input::Data(unused()) };
     unsafe { coll::scatter(send, recv, root, id) }
 }}
 
 mpi_fn! { MPI_Scatterv / PMPI_Scatterv (sb: Ptr, scounts: *const c_int, displs: *const c_int, st: MPI_Datatype, rb: MutPtr, rn: c_int, rt: MPI_Datatype, root: c_int, c: MPI_Comm) target(convert::target(c)) {
     let id = comm(c)?;
-    let at_root = is_root(id, root)?;
-    let n = if at_root { size(id)? } else { 0 };
+    let (shape, at_root, active) = rooted(id, root)?;
+    let n = if at_root { shape.peers } else { 0 };
     let send = VBuf {
         addr: sb as usize,
         counts: unsafe { ints(scounts, n, "sendcounts")? },
         displs: unsafe { ints(displs, n, "displs")? },
         ty: if at_root { datatype(st)? } else { unused().ty },
     };
-    let recv = if at_root { input_buf(rb, rn, rt)? } else { Input::Data(buf(rb, rn, rt)?) };
+    let recv = if at_root { input_buf(rb, rn, rt)? } else if active { Input::Data(buf(rb, rn, rt)?) } else { Input::Data(unused()) };
     unsafe { coll::scatterv(send, recv, root, id) }
 }}
 
@@ -221,7 +231,7 @@ mpi_fn! { MPI_Reduce_scatter_block / PMPI_Reduce_scatter_block (sb: Ptr, rb: Mut
 
 mpi_fn! { MPI_Reduce_scatter / PMPI_Reduce_scatter (sb: Ptr, rb: MutPtr, counts: *const c_int, dt: MPI_Datatype, o: MPI_Op, c: MPI_Comm) target(convert::target(c)) {
     let id = comm(c)?;
-    let n = size(id)?;
+    let n = coll::shape(id)?.local;
     let counts = unsafe { ints(counts, n, "recvcounts")? };
     unsafe { coll::reduce_scatter(input(sb), rb as usize, counts, datatype(dt)?, op(o)?, id) }
 }}

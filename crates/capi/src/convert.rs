@@ -14,10 +14,17 @@ pub const STATUS_IGNORE: usize = 1;
 
 pub fn comm(h: MPI_Comm) -> Result<CommId> {
     if h == handles::MPI_COMM_NULL {
-        return Err(Error::new(ErrorClass::Comm, "invalid communicator MPI_COMM_NULL"));
+        return Err(Error::new(
+            ErrorClass::Comm,
+            "invalid communicator MPI_COMM_NULL",
+        ));
     }
-    handles::comm_index(h)
-        .ok_or_else(|| Error::new(ErrorClass::Comm, format!("invalid communicator handle {h:#x}")))
+    handles::comm_index(h).ok_or_else(|| {
+        Error::new(
+            ErrorClass::Comm,
+            format!("invalid communicator handle {h:#x}"),
+        )
+    })
 }
 
 /// Error-handler target for a communicator argument (falls back to "no object" when
@@ -31,12 +38,18 @@ pub fn target(h: MPI_Comm) -> crate::export::Target {
 
 pub fn datatype(h: MPI_Datatype) -> Result<TypeId> {
     if h == handles::MPI_DATATYPE_NULL {
-        return Err(Error::new(ErrorClass::Type, "invalid datatype MPI_DATATYPE_NULL"));
+        return Err(Error::new(
+            ErrorClass::Type,
+            "invalid datatype MPI_DATATYPE_NULL",
+        ));
     }
     match handles::datatype_from_handle(h) {
         Some(DatatypeRef::Predefined(p)) => Ok(p as TypeId),
         Some(DatatypeRef::Created(i)) => Ok(i),
-        None => Err(Error::new(ErrorClass::Type, format!("invalid datatype handle {h:#x}"))),
+        None => Err(Error::new(
+            ErrorClass::Type,
+            format!("invalid datatype handle {h:#x}"),
+        )),
     }
 }
 
@@ -53,9 +66,12 @@ pub fn request(h: MPI_Request) -> Result<Option<ReqId>> {
     if h == handles::MPI_REQUEST_NULL {
         return Ok(None);
     }
-    handles::request_index(h)
-        .map(Some)
-        .ok_or_else(|| Error::new(ErrorClass::Request, format!("invalid request handle {h:#x}")))
+    handles::request_index(h).map(Some).ok_or_else(|| {
+        Error::new(
+            ErrorClass::Request,
+            format!("invalid request handle {h:#x}"),
+        )
+    })
 }
 
 pub fn request_handle(id: ReqId) -> MPI_Request {
@@ -99,7 +115,10 @@ pub fn is_cancelled(st: &MPI_Status) -> bool {
 /// Checks a required output pointer.
 pub fn out<T>(p: *mut T, what: &str) -> Result<*mut T> {
     if p.is_null() {
-        return Err(Error::new(ErrorClass::Arg, format!("null pointer for {what}")));
+        return Err(Error::new(
+            ErrorClass::Arg,
+            format!("null pointer for {what}"),
+        ));
     }
     Ok(p)
 }

@@ -28,7 +28,10 @@ fn user_table() -> std::sync::MutexGuard<'static, Vec<Option<UserHandler>>> {
 fn from_handle(h: MPI_Errhandler) -> Result<Errhandler> {
     let bad = || Error::new(ErrorClass::Arg, format!("invalid error handler {h:#x}"));
     if h == handles::MPI_ERRHANDLER_NULL {
-        return Err(Error::new(ErrorClass::Arg, "invalid error handler MPI_ERRHANDLER_NULL"));
+        return Err(Error::new(
+            ErrorClass::Arg,
+            "invalid error handler MPI_ERRHANDLER_NULL",
+        ));
     }
     let i = handles::errhandler_index(h).ok_or_else(bad)?;
     Ok(match i {
@@ -86,7 +89,10 @@ pub fn call_user(target: Target, code: c_int) -> c_int {
     let Ok(Errhandler::User(i)) = eh else {
         return code;
     };
-    let func = user_table().get(i as usize).and_then(|s| s.as_ref()).map(|u| u.func);
+    let func = user_table()
+        .get(i as usize)
+        .and_then(|s| s.as_ref())
+        .map(|u| u.func);
     if let Some(f) = func {
         let mut h = handles::comm_handle(id);
         let mut c = code;

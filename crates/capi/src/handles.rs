@@ -128,9 +128,12 @@ impl MPI_Status {
 pub const MPI_BOTTOM: *mut c_void = std::ptr::null_mut();
 /// `MPI_IN_PLACE`: the address `(void *)-1`.
 pub const MPI_IN_PLACE: *mut c_void = usize::MAX as *mut c_void;
-/// `MPI_STATUS_IGNORE`: the address 1.
+/// `MPI_STATUS_IGNORE`: the address 1 (MPICH's value, so not `dangling_mut`, which
+/// would use the alignment of `MPI_Status`).
+#[allow(clippy::manual_dangling_ptr)]
 pub const MPI_STATUS_IGNORE: *mut MPI_Status = 1 as *mut MPI_Status;
 /// `MPI_STATUSES_IGNORE`: the address 1, like `MPI_STATUS_IGNORE`.
+#[allow(clippy::manual_dangling_ptr)]
 pub const MPI_STATUSES_IGNORE: *mut MPI_Status = 1 as *mut MPI_Status;
 /// `MPI_ERRCODES_IGNORE`: the null address.
 pub const MPI_ERRCODES_IGNORE: *mut c_int = std::ptr::null_mut();

@@ -2,7 +2,9 @@
 //! receives, completion calls, probe, cancel, persistent requests and the
 //! buffered-send buffer.
 
-use crate::convert::{self, buf, comm, request, request_handle, status_ptr, write_status, STATUS_IGNORE};
+use crate::convert::{
+    self, buf, comm, request, request_handle, status_ptr, write_status, STATUS_IGNORE,
+};
 use crate::export::Target;
 use crate::handles::{MPI_Comm, MPI_Datatype, MPI_Request, MPI_Status};
 use crate::mpi_fn;
@@ -15,7 +17,15 @@ use std::os::raw::c_int;
 type Ptr = *const c_void;
 type MutPtr = *mut c_void;
 
-unsafe fn send_mode(b: Ptr, n: c_int, dt: MPI_Datatype, dest: c_int, tag: c_int, c: MPI_Comm, mode: Mode) -> Result<()> {
+unsafe fn send_mode(
+    b: Ptr,
+    n: c_int,
+    dt: MPI_Datatype,
+    dest: c_int,
+    tag: c_int,
+    c: MPI_Comm,
+    mode: Mode,
+) -> Result<()> {
     // SAFETY: the caller's buffer is valid per the MPI contract.
     unsafe { p2p::send(buf(b, n, dt)?, dest, tag, comm(c)?, mode) }
 }
@@ -233,7 +243,10 @@ unsafe fn read_requests(n: c_int, rs: *mut MPI_Request) -> Result<Vec<Option<Req
 }
 
 fn statuses_ptr(st: *mut MPI_Status) -> Result<*mut MPI_Status> {
-    convert::out(st, "array of statuses (use MPI_STATUSES_IGNORE to ignore them)")
+    convert::out(
+        st,
+        "array of statuses (use MPI_STATUSES_IGNORE to ignore them)",
+    )
 }
 
 /// Status slot `i` of an array, or the ignore marker.
@@ -307,10 +320,19 @@ mpi_fn! { MPI_Testany / PMPI_Testany (n: c_int, rs: *mut MPI_Request, index: *mu
 
 /// Writes the results of a wait/test-all and reports `MPI_ERR_IN_STATUS` when any
 /// request failed.
-unsafe fn report_all(rs: *mut MPI_Request, st: *mut MPI_Status, done: &[Option<Completion>]) -> Result<()> {
-    let failed = done.iter().flatten().any(|c| c.status.error != ErrorClass::Success);
+unsafe fn report_all(
+    rs: *mut MPI_Request,
+    st: *mut MPI_Status,
+    done: &[Option<Completion>],
+) -> Result<()> {
+    let failed = done
+        .iter()
+        .flatten()
+        .any(|c| c.status.error != ErrorClass::Success);
     for (i, c) in done.iter().enumerate() {
-        let s = c.map(|c| c.status).unwrap_or(oxmpi_core::device::Status::EMPTY);
+        let s = c
+            .map(|c| c.status)
+            .unwrap_or(oxmpi_core::device::Status::EMPTY);
         // SAFETY: i < n for both arrays (MPI contract).
         unsafe {
             if let Some(c) = c {
@@ -379,7 +401,9 @@ unsafe fn report_some(
         unsafe { *outcount = UNDEFINED };
         return Ok(());
     };
-    let failed = done.iter().any(|(_, c)| c.status.error != ErrorClass::Success);
+    let failed = done
+        .iter()
+        .any(|(_, c)| c.status.error != ErrorClass::Success);
     // SAFETY: outcount checked; indices/statuses hold n entries and done.len() <= n.
     unsafe {
         *outcount = done.len() as c_int;

@@ -90,7 +90,12 @@ pub fn init(required: ThreadLevel) -> Result<ThreadLevel> {
     let mut g = lock();
     match *g {
         Phase::Running(_) => return err(ErrorClass::Other, "MPI is already initialized"),
-        Phase::After => return err(ErrorClass::Other, "MPI cannot be initialized again after MPI_Finalize"),
+        Phase::After => {
+            return err(
+                ErrorClass::Other,
+                "MPI cannot be initialized again after MPI_Finalize",
+            )
+        }
         Phase::Before => {}
     }
     let mut cfg = Config::from_env();
@@ -101,9 +106,7 @@ pub fn init(required: ThreadLevel) -> Result<ThreadLevel> {
         cfg.shm_chunk_bytes = cfg.shm_chunk_bytes.min(max);
     }
     let nlocal = boot.node_size;
-    let oversubscribed = cfg
-        .oversubscribed
-        .unwrap_or(nlocal > sys::available_cpus());
+    let oversubscribed = cfg.oversubscribed.unwrap_or(nlocal > sys::available_cpus());
     let provided = required.min(MAX_THREAD_LEVEL);
     let world_group = Arc::new(Group::new((0..boot.size).collect()));
     let self_group = Arc::new(Group::new(vec![boot.rank]));
@@ -168,7 +171,10 @@ pub fn with<R>(f: impl FnOnce(&mut Runtime) -> Result<R>) -> Result<R> {
     let mut g = lock();
     match &mut *g {
         Phase::Running(rt) => f(rt),
-        Phase::Before => err(ErrorClass::Other, "MPI has not been initialized (call MPI_Init first)"),
+        Phase::Before => err(
+            ErrorClass::Other,
+            "MPI has not been initialized (call MPI_Init first)",
+        ),
         Phase::After => err(ErrorClass::Other, "MPI has already been finalized"),
     }
 }
@@ -237,9 +243,7 @@ pub fn finalize() -> Result<()> {
     // failing callback is reported once finalization is complete.
     let attrs = crate::commops::finalize_attributes();
     // Let buffered sends and queued packets drain before leaving.
-    block_on(|rt| {
-        Ok((!rt.device.bsend.busy() && !rt.device.has_outgoing()).then_some(()))
-    })?;
+    block_on(|rt| Ok((!rt.device.bsend.busy() && !rt.device.has_outgoing()).then_some(())))?;
     let mut g = lock();
     let phase = std::mem::replace(&mut *g, Phase::After);
     let Phase::Running(mut rt) = phase else {
@@ -250,10 +254,15 @@ pub fn finalize() -> Result<()> {
     if let Some(pmi) = rt.pmi.as_mut() {
         // The fence keeps a rank from leaving while a peer may still pull a rendezvous
         // message out of its memory.
-        pmi.fence()
-            .map_err(|e| crate::error::Error::new(ErrorClass::Other, format!("PMI fence at finalize failed: {e}")))?;
-        pmi.finalize()
-            .map_err(|e| crate::error::Error::new(ErrorClass::Other, format!("PMI finalize failed: {e}")))?;
+        pmi.fence().map_err(|e| {
+            crate::error::Error::new(
+                ErrorClass::Other,
+                format!("PMI fence at finalize failed: {e}"),
+            )
+        })?;
+        pmi.finalize().map_err(|e| {
+            crate::error::Error::new(ErrorClass::Other, format!("PMI finalize failed: {e}"))
+        })?;
     }
     attrs
 }

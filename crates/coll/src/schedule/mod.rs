@@ -223,7 +223,7 @@ impl Schedule {
         };
         let check = |what: &str, r: &Region| -> Result<(), String> {
             let size = size_of(r.buf).ok_or_else(|| format!("{what} names missing {:?}", r.buf))?;
-            if r.len > 0 && r.off.checked_add(r.len).map_or(true, |end| end > size) {
+            if r.len > 0 && r.off.checked_add(r.len).is_none_or(|end| end > size) {
                 return Err(format!("{what} {r:?} exceeds the buffer's {size} bytes"));
             }
             Ok(())

@@ -44,21 +44,18 @@ impl Team {
     }
 }
 
-/// Resolves an intracommunicator.
-pub(crate) fn team(rt: &Runtime, id: CommId) -> Result<Team> {
+/// Resolves a communicator: `None` for an intercommunicator.
+pub(crate) fn team_or_inter(rt: &Runtime, id: CommId) -> Result<Option<Team>> {
     let c = rt.comms.get(id)?;
     if c.remote.is_some() {
-        return err(
-            ErrorClass::Comm,
-            "collective operations on intercommunicators are not supported by oxmpi yet",
-        );
+        return Ok(None);
     }
-    Ok(Team {
+    Ok(Some(Team {
         id,
         ctx: c.coll_ctx(),
         rank: c.rank as usize,
         size: c.size() as usize,
-    })
+    }))
 }
 
 pub(crate) fn nonneg(v: i32, what: &str) -> Result<usize> {
@@ -230,6 +227,8 @@ pub(crate) enum Plan {
     Setup(shm::Setup),
     /// The communicator has no fast path: record that, then plan again.
     NoFast(u32, Arc<Group>),
+    /// An intercommunicator: the caller runs the intercommunicator algorithm.
+    Inter,
 }
 
 /// The fast-path plan for a call of `bytes` per rank on `t`, if it takes that path.
@@ -247,16 +246,18 @@ pub(crate) fn fast_plan(
     }
 }
 
-/// Plans a call with `f` (under the lock) and runs it (without the lock).
-pub(crate) fn drive(mut f: impl FnMut(&mut Runtime) -> Result<Plan>) -> Result<()> {
+/// Plans a call with `f` (under the lock) and runs it (without the lock). False when
+/// the communicator is an intercommunicator (nothing was done).
+pub(crate) fn drive(mut f: impl FnMut(&mut Runtime) -> Result<Plan>) -> Result<bool> {
     loop {
         match runtime::with(&mut f)? {
+            Plan::Inter => return Ok(false),
             Plan::Setup(s) => shm::set_up(s)?,
             Plan::NoFast(ctx, group) => runtime::with(|rt| {
                 rt.coll.set_fast(ctx as usize / 2, &group, None);
                 Ok(())
             })?,
-            Plan::Fast(c) => return shm::run(c),
+            Plan::Fast(c) => return shm::run(c).map(|()| true),
             Plan::Sched(exec, send, recv) => {
                 let r = exec.run();
                 // SAFETY: the user buffers stay valid for the whole call (MPI contract).
@@ -264,7 +265,7 @@ pub(crate) fn drive(mut f: impl FnMut(&mut Runtime) -> Result<Plan>) -> Result<(
                     send.finish();
                     recv.finish();
                 }
-                return r;
+                return r.map(|()| true);
             }
         }
     }

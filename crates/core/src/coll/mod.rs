@@ -10,6 +10,7 @@
 //! - `exec`, `stage`, `state`, `check`: the executor, the mapping of user buffers to
 //!   the schedules' packed view, the per-process state, the shared checks.
 //! - `shm`: the shared-memory fast path for small calls on single-node communicators.
+//! - `inter`: the collectives on intercommunicators.
 //!
 //! Every call takes the next tag of its communicator's collective sequence (all
 //! members call collectives on a communicator in the same order), so the messages of
@@ -18,6 +19,7 @@
 
 mod check;
 mod exec;
+mod inter;
 pub mod movement;
 pub mod op;
 pub mod reduction;
@@ -60,5 +62,43 @@ pub fn forget_context(ctx: u32) -> Result<()> {
     runtime::with(|rt| {
         rt.coll.forget_context(ctx);
         Ok(())
+    })
+}
+
+/// What a binding needs to know to read a collective's array arguments.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Shape {
+    /// The communicator is an intercommunicator.
+    pub inter: bool,
+    /// This process's rank in its (local) group.
+    pub rank: i32,
+    /// Entries of per-peer arrays (`sendcounts`, `displs`, ...): the size of the group
+    /// the peers are in (the remote group of an intercommunicator).
+    pub peers: usize,
+    /// Size of the local group (`recvcounts` of `MPI_Reduce_scatter`).
+    pub local: usize,
+}
+
+impl Shape {
+    /// Whether the root-only arguments of a rooted collective are significant here.
+    pub fn is_root(&self, root: i32) -> bool {
+        if self.inter {
+            root == crate::ROOT
+        } else {
+            root == self.rank
+        }
+    }
+}
+
+/// The [`Shape`] of communicator `comm`.
+pub fn shape(comm: crate::comm::CommId) -> Result<Shape> {
+    runtime::with(|rt| {
+        let c = rt.comms.get(comm)?;
+        Ok(Shape {
+            inter: c.is_inter(),
+            rank: c.rank,
+            peers: c.peer_group().size() as usize,
+            local: c.size() as usize,
+        })
     })
 }

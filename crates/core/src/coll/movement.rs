@@ -7,8 +7,9 @@
 
 use super::check::{
     buffer, bytes, counts, datatype, distinct, drive, fast_plan, in_place_not_allowed, launch,
-    nonneg, not_aliased, root, team, Input, Plan,
+    nonneg, not_aliased, root, team_or_inter, Input, Plan,
 };
+use super::inter::{self, Many, Side};
 use super::op::Reducer;
 use super::shm::{self, Data};
 use super::stage::View;
@@ -40,11 +41,11 @@ pub struct WBuf<'a> {
 }
 
 /// Count and datatype of a plain buffer argument.
-fn plain<'a>(rt: &'a Runtime, b: &Buf, what: Side) -> Result<(usize, &'a TypeInfo)> {
+fn plain<'a>(rt: &'a Runtime, b: &Buf, what: Which) -> Result<(usize, &'a TypeInfo)> {
     let (count, ty, buf) = match what {
-        Side::Send => ("sendcount", "sendtype", "sendbuf"),
-        Side::Recv => ("recvcount", "recvtype", "recvbuf"),
-        Side::Both => ("count", "datatype", "buffer"),
+        Which::Send => ("sendcount", "sendtype", "sendbuf"),
+        Which::Recv => ("recvcount", "recvtype", "recvbuf"),
+        Which::Both => ("count", "datatype", "buffer"),
     };
     let n = nonneg(b.count, count)?;
     let t = datatype(rt, b.ty, ty)?;
@@ -54,7 +55,7 @@ fn plain<'a>(rt: &'a Runtime, b: &Buf, what: Side) -> Result<(usize, &'a TypeInf
 
 /// Which buffer argument [`plain`] checks (for the names in messages).
 #[derive(Clone, Copy)]
-enum Side {
+enum Which {
     Send,
     Recv,
     Both,
@@ -86,8 +87,10 @@ fn no_reduce() -> Reducer {
 
 /// `MPI_Barrier`.
 pub fn barrier(comm: CommId) -> Result<()> {
-    drive(|rt| {
-        let t = team(rt, comm)?;
+    let done = drive(|rt| {
+        let Some(t) = team_or_inter(rt, comm)? else {
+            return Ok(Plan::Inter);
+        };
         let fast = fast_plan(rt, &t, 0, shm::Kind::Barrier, |comm| shm::Call {
             comm,
             kind: shm::Kind::Barrier,
@@ -103,7 +106,11 @@ pub fn barrier(comm: CommId) -> Result<()> {
         let (sv, rv) = (View::unused(), View::unused());
         let exec = launch(rt, &t, &Spec::Barrier, &sv, &rv, no_reduce())?;
         Ok(Plan::Sched(exec, sv, rv))
-    })
+    })?;
+    if done {
+        return Ok(());
+    }
+    inter::barrier(comm)
 }
 
 /// `MPI_Bcast`.
@@ -111,9 +118,11 @@ pub fn barrier(comm: CommId) -> Result<()> {
 /// # Safety
 /// The buffer must hold `count` elements of its datatype.
 pub unsafe fn bcast(b: Buf, root_rank: i32, comm: CommId) -> Result<()> {
-    drive(|rt| {
-        let t = team(rt, comm)?;
-        let (n, info) = plain(rt, &b, Side::Both)?;
+    let done = drive(|rt| {
+        let Some(t) = team_or_inter(rt, comm)? else {
+            return Ok(Plan::Inter);
+        };
+        let (n, info) = plain(rt, &b, Which::Both)?;
         let root = root(root_rank, t.size)?;
         let d = Data::new(b.addr, n, info);
         let at_root = t.rank == root;
@@ -146,7 +155,12 @@ pub unsafe fn bcast(b: Buf, root_rank: i32, comm: CommId) -> Result<()> {
         let sv = View::unused();
         let exec = launch(rt, &t, &spec, &sv, &v, no_reduce())?;
         Ok(Plan::Sched(exec, sv, v))
-    })
+    })?;
+    if done {
+        return Ok(());
+    }
+    // SAFETY: forwarded contract.
+    unsafe { inter::bcast(b, root_rank, comm) }
 }
 
 /// `MPI_Gather`. `recv` matters only at the root; `MPI_IN_PLACE` only at the root.
@@ -155,13 +169,15 @@ pub unsafe fn bcast(b: Buf, root_rank: i32, comm: CommId) -> Result<()> {
 /// The buffers must hold their counts of elements where significant (the root's
 /// receive buffer `size * recvcount`).
 pub unsafe fn gather(send: Input<Buf>, recv: Buf, root_rank: i32, comm: CommId) -> Result<()> {
-    drive(|rt| {
-        let t = team(rt, comm)?;
+    let done = drive(|rt| {
+        let Some(t) = team_or_inter(rt, comm)? else {
+            return Ok(Plan::Inter);
+        };
         let root = root(root_rank, t.size)?;
         let at_root = t.rank == root;
         let mut sent = None;
         if let Input::Data(s) = send {
-            let (n, info) = plain(rt, &s, Side::Send)?;
+            let (n, info) = plain(rt, &s, Which::Send)?;
             sent = Some((s.addr, n, info));
         } else if !at_root {
             return Err(in_place_not_allowed(
@@ -170,7 +186,7 @@ pub unsafe fn gather(send: Input<Buf>, recv: Buf, root_rank: i32, comm: CommId) 
         }
         let mut received = None;
         let block = if at_root {
-            let (rc, rinfo) = plain(rt, &recv, Side::Recv)?;
+            let (rc, rinfo) = plain(rt, &recv, Which::Recv)?;
             let total = rc
                 .checked_mul(t.size)
                 .ok_or_else(|| Error::new(ErrorClass::Count, "recvcount times size overflows"))?;
@@ -229,7 +245,12 @@ pub unsafe fn gather(send: Input<Buf>, recv: Buf, root_rank: i32, comm: CommId) 
         };
         let exec = launch(rt, &t, &spec, &sv, &rv, no_reduce())?;
         Ok(Plan::Sched(exec, sv, rv))
-    })
+    })?;
+    if done {
+        return Ok(());
+    }
+    // SAFETY: forwarded contract.
+    unsafe { inter::rooted(true, Many::Plain(recv), send, root_rank, comm) }
 }
 
 /// Address of block `rank` (of `count` elements each) in a buffer of `info` elements.
@@ -247,14 +268,16 @@ pub unsafe fn gatherv(
     root_rank: i32,
     comm: CommId,
 ) -> Result<()> {
-    drive(|rt| {
-        let t = team(rt, comm)?;
+    let done = drive(|rt| {
+        let Some(t) = team_or_inter(rt, comm)? else {
+            return Ok(Plan::Inter);
+        };
         let root = root(root_rank, t.size)?;
         let at_root = t.rank == root;
         let mut sv = View::unused();
         let mut send_bytes = 0;
         if let Input::Data(s) = send {
-            let (n, info) = plain(rt, &s, Side::Send)?;
+            let (n, info) = plain(rt, &s, Which::Send)?;
             send_bytes = bytes(n, info)?;
             // SAFETY: per the function's contract.
             sv = unsafe { View::single(s.addr, info, n, &[(0, n)], &[]) };
@@ -297,7 +320,12 @@ pub unsafe fn gatherv(
         };
         let exec = launch(rt, &t, &spec, &sv, &rv, no_reduce())?;
         Ok(Plan::Sched(exec, sv, rv))
-    })
+    })?;
+    if done {
+        return Ok(());
+    }
+    // SAFETY: forwarded contract.
+    unsafe { inter::rooted(true, Many::V(recv), send, root_rank, comm) }
 }
 
 /// `MPI_Scatter`. `send` matters only at the root; `MPI_IN_PLACE` (as the receive
@@ -307,13 +335,15 @@ pub unsafe fn gatherv(
 /// The root's send buffer must hold `size * sendcount` elements, every other receive
 /// buffer `recvcount`.
 pub unsafe fn scatter(send: Buf, recv: Input<Buf>, root_rank: i32, comm: CommId) -> Result<()> {
-    drive(|rt| {
-        let t = team(rt, comm)?;
+    let done = drive(|rt| {
+        let Some(t) = team_or_inter(rt, comm)? else {
+            return Ok(Plan::Inter);
+        };
         let root = root(root_rank, t.size)?;
         let at_root = t.rank == root;
         let mut received = None;
         if let Input::Data(r) = recv {
-            let (n, info) = plain(rt, &r, Side::Recv)?;
+            let (n, info) = plain(rt, &r, Which::Recv)?;
             received = Some((r.addr, n, info));
         } else if !at_root {
             return Err(in_place_not_allowed(
@@ -322,7 +352,7 @@ pub unsafe fn scatter(send: Buf, recv: Input<Buf>, root_rank: i32, comm: CommId)
         }
         let mut sent = None;
         let block = if at_root {
-            let (sc, sinfo) = plain(rt, &send, Side::Send)?;
+            let (sc, sinfo) = plain(rt, &send, Which::Send)?;
             let total = sc
                 .checked_mul(t.size)
                 .ok_or_else(|| Error::new(ErrorClass::Count, "sendcount times size overflows"))?;
@@ -372,7 +402,12 @@ pub unsafe fn scatter(send: Buf, recv: Input<Buf>, root_rank: i32, comm: CommId)
         };
         let exec = launch(rt, &t, &spec, &sv, &rv, no_reduce())?;
         Ok(Plan::Sched(exec, sv, rv))
-    })
+    })?;
+    if done {
+        return Ok(());
+    }
+    // SAFETY: forwarded contract.
+    unsafe { inter::rooted(false, Many::Plain(send), recv, root_rank, comm) }
 }
 
 /// `MPI_Scatterv`. `send` (its counts and displacements too) matters only at the root.
@@ -385,14 +420,16 @@ pub unsafe fn scatterv(
     root_rank: i32,
     comm: CommId,
 ) -> Result<()> {
-    drive(|rt| {
-        let t = team(rt, comm)?;
+    let done = drive(|rt| {
+        let Some(t) = team_or_inter(rt, comm)? else {
+            return Ok(Plan::Inter);
+        };
         let root = root(root_rank, t.size)?;
         let at_root = t.rank == root;
         let mut rv = View::unused();
         let mut recv_bytes = 0;
         if let Input::Data(r) = recv {
-            let (n, info) = plain(rt, &r, Side::Recv)?;
+            let (n, info) = plain(rt, &r, Which::Recv)?;
             recv_bytes = bytes(n, info)?;
             // SAFETY: per the function's contract.
             rv = unsafe { View::single(r.addr, info, n, &[], &[(0, n)]) };
@@ -424,7 +461,12 @@ pub unsafe fn scatterv(
         };
         let exec = launch(rt, &t, &spec, &sv, &rv, no_reduce())?;
         Ok(Plan::Sched(exec, sv, rv))
-    })
+    })?;
+    if done {
+        return Ok(());
+    }
+    // SAFETY: forwarded contract.
+    unsafe { inter::rooted(false, Many::V(send), recv, root_rank, comm) }
 }
 
 /// `MPI_Allgather`.
@@ -432,9 +474,11 @@ pub unsafe fn scatterv(
 /// # Safety
 /// The send buffer must hold `sendcount` elements, the receive buffer `size * recvcount`.
 pub unsafe fn allgather(send: Input<Buf>, recv: Buf, comm: CommId) -> Result<()> {
-    drive(|rt| {
-        let t = team(rt, comm)?;
-        let (rc, rinfo) = plain(rt, &recv, Side::Recv)?;
+    let done = drive(|rt| {
+        let Some(t) = team_or_inter(rt, comm)? else {
+            return Ok(Plan::Inter);
+        };
+        let (rc, rinfo) = plain(rt, &recv, Which::Recv)?;
         let total = rc
             .checked_mul(t.size)
             .ok_or_else(|| Error::new(ErrorClass::Count, "recvcount times size overflows"))?;
@@ -445,7 +489,7 @@ pub unsafe fn allgather(send: Input<Buf>, recv: Buf, comm: CommId) -> Result<()>
         let mut input = Data::new(own, rc, rinfo);
         let mut sent = (own, rc, rinfo.clone());
         if let Input::Data(s) = send {
-            let (sc, sinfo) = plain(rt, &s, Side::Send)?;
+            let (sc, sinfo) = plain(rt, &s, Which::Send)?;
             let sb = bytes(sc, sinfo)?;
             if sb != block {
                 return Err(mismatch("MPI_Allgather", sb, block));
@@ -481,7 +525,16 @@ pub unsafe fn allgather(send: Input<Buf>, recv: Buf, comm: CommId) -> Result<()>
         };
         let exec = launch(rt, &t, &spec, &sv, &rv, no_reduce())?;
         Ok(Plan::Sched(exec, sv, rv))
-    })
+    })?;
+    if done {
+        return Ok(());
+    }
+    let send = match send {
+        Input::Data(s) => Input::Data(Side::Same(s)),
+        Input::InPlace => Input::InPlace,
+    };
+    // SAFETY: forwarded contract.
+    unsafe { inter::all_pairs(send, Side::Each(recv), comm) }
 }
 
 /// `MPI_Allgatherv`.
@@ -489,8 +542,10 @@ pub unsafe fn allgather(send: Input<Buf>, recv: Buf, comm: CommId) -> Result<()>
 /// # Safety
 /// The send buffer must hold `sendcount` elements, the receive buffer every block.
 pub unsafe fn allgatherv(send: Input<Buf>, recv: VBuf<'_>, comm: CommId) -> Result<()> {
-    drive(|rt| {
-        let t = team(rt, comm)?;
+    let done = drive(|rt| {
+        let Some(t) = team_or_inter(rt, comm)? else {
+            return Ok(Plan::Inter);
+        };
         let cs = counts(recv.counts, t.size, "recvcounts")?;
         displs_len(recv.displs, t.size, "displs")?;
         let rinfo = datatype(rt, recv.ty, "recvtype")?;
@@ -511,7 +566,7 @@ pub unsafe fn allgatherv(send: Input<Buf>, recv: VBuf<'_>, comm: CommId) -> Resu
         };
         let mut sv = View::unused();
         if let Input::Data(s) = send {
-            let (sc, sinfo) = plain(rt, &s, Side::Send)?;
+            let (sc, sinfo) = plain(rt, &s, Which::Send)?;
             let sb = bytes(sc, sinfo)?;
             if sb != blocks[me].len {
                 return Err(mismatch("MPI_Allgatherv", sb, blocks[me].len));
@@ -526,7 +581,16 @@ pub unsafe fn allgatherv(send: Input<Buf>, recv: VBuf<'_>, comm: CommId) -> Resu
         };
         let exec = launch(rt, &t, &spec, &sv, &rv, no_reduce())?;
         Ok(Plan::Sched(exec, sv, rv))
-    })
+    })?;
+    if done {
+        return Ok(());
+    }
+    let send = match send {
+        Input::Data(s) => Input::Data(Side::Same(s)),
+        Input::InPlace => Input::InPlace,
+    };
+    // SAFETY: forwarded contract.
+    unsafe { inter::all_pairs(send, Side::V(recv), comm) }
 }
 
 /// `MPI_Alltoall`.
@@ -535,16 +599,18 @@ pub unsafe fn allgatherv(send: Input<Buf>, recv: VBuf<'_>, comm: CommId) -> Resu
 /// The send buffer must hold `size * sendcount` elements, the receive buffer
 /// `size * recvcount`.
 pub unsafe fn alltoall(send: Input<Buf>, recv: Buf, comm: CommId) -> Result<()> {
-    drive(|rt| {
-        let t = team(rt, comm)?;
-        let (rc, rinfo) = plain(rt, &recv, Side::Recv)?;
+    let done = drive(|rt| {
+        let Some(t) = team_or_inter(rt, comm)? else {
+            return Ok(Plan::Inter);
+        };
+        let (rc, rinfo) = plain(rt, &recv, Which::Recv)?;
         let total = rc
             .checked_mul(t.size)
             .ok_or_else(|| Error::new(ErrorClass::Count, "recvcount times size overflows"))?;
         let block = bytes(rc, rinfo)?;
         let mut sent = None;
         if let Input::Data(s) = send {
-            let (sc, sinfo) = plain(rt, &s, Side::Send)?;
+            let (sc, sinfo) = plain(rt, &s, Which::Send)?;
             let sb = bytes(sc, sinfo)?;
             if sb != block {
                 return Err(mismatch("MPI_Alltoall", sb, block));
@@ -586,7 +652,16 @@ pub unsafe fn alltoall(send: Input<Buf>, recv: Buf, comm: CommId) -> Result<()> 
         };
         let exec = launch(rt, &t, &spec, &sv, &rv, no_reduce())?;
         Ok(Plan::Sched(exec, sv, rv))
-    })
+    })?;
+    if done {
+        return Ok(());
+    }
+    let send = match send {
+        Input::Data(s) => Input::Data(Side::Each(s)),
+        Input::InPlace => Input::InPlace,
+    };
+    // SAFETY: forwarded contract.
+    unsafe { inter::all_pairs(send, Side::Each(recv), comm) }
 }
 
 /// `MPI_Alltoallv`.
@@ -594,8 +669,10 @@ pub unsafe fn alltoall(send: Input<Buf>, recv: Buf, comm: CommId) -> Result<()> 
 /// # Safety
 /// Each buffer must hold its blocks.
 pub unsafe fn alltoallv(send: Input<VBuf<'_>>, recv: VBuf<'_>, comm: CommId) -> Result<()> {
-    drive(|rt| {
-        let t = team(rt, comm)?;
+    let done = drive(|rt| {
+        let Some(t) = team_or_inter(rt, comm)? else {
+            return Ok(Plan::Inter);
+        };
         let rcs = counts(recv.counts, t.size, "recvcounts")?;
         displs_len(recv.displs, t.size, "rdispls")?;
         let rinfo = datatype(rt, recv.ty, "recvtype")?;
@@ -632,7 +709,16 @@ pub unsafe fn alltoallv(send: Input<VBuf<'_>>, recv: VBuf<'_>, comm: CommId) -> 
         };
         let exec = launch(rt, &t, &spec, &sv, &rv, no_reduce())?;
         Ok(Plan::Sched(exec, sv, rv))
-    })
+    })?;
+    if done {
+        return Ok(());
+    }
+    let send = match send {
+        Input::Data(s) => Input::Data(Side::V(s)),
+        Input::InPlace => Input::InPlace,
+    };
+    // SAFETY: forwarded contract.
+    unsafe { inter::all_pairs(send, Side::V(recv), comm) }
 }
 
 fn wtypes<'a>(
@@ -662,8 +748,10 @@ fn wtypes<'a>(
 /// # Safety
 /// Each buffer must hold its blocks.
 pub unsafe fn alltoallw(send: Input<WBuf<'_>>, recv: WBuf<'_>, comm: CommId) -> Result<()> {
-    drive(|rt| {
-        let t = team(rt, comm)?;
+    let done = drive(|rt| {
+        let Some(t) = team_or_inter(rt, comm)? else {
+            return Ok(Plan::Inter);
+        };
         let rcs = counts(recv.counts, t.size, "recvcounts")?;
         displs_len(recv.displs, t.size, "rdispls")?;
         let rtypes = wtypes(rt, recv.types, t.size, "recvtypes")?;
@@ -698,5 +786,14 @@ pub unsafe fn alltoallw(send: Input<WBuf<'_>>, recv: WBuf<'_>, comm: CommId) -> 
         };
         let exec = launch(rt, &t, &spec, &sv, &rv, no_reduce())?;
         Ok(Plan::Sched(exec, sv, rv))
-    })
+    })?;
+    if done {
+        return Ok(());
+    }
+    let send = match send {
+        Input::Data(s) => Input::Data(Side::W(s)),
+        Input::InPlace => Input::InPlace,
+    };
+    // SAFETY: forwarded contract.
+    unsafe { inter::all_pairs(send, Side::W(recv), comm) }
 }

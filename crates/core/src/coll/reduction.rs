@@ -7,8 +7,9 @@
 
 use super::check::{
     buffer, bytes, counts, datatype, drive, fast_plan, in_place_not_allowed, launch, nonneg,
-    not_aliased, root, team, Input, Plan,
+    not_aliased, root, team_or_inter, Input, Plan,
 };
+use super::inter;
 use super::op::{data_range, Op, OpId, Reducer};
 use super::shm::{self, Data};
 use super::stage::View;
@@ -91,8 +92,10 @@ pub unsafe fn reduce(
     root_rank: i32,
     comm: CommId,
 ) -> Result<()> {
-    drive(|rt| {
-        let t = team(rt, comm)?;
+    let done = drive(|rt| {
+        let Some(t) = team_or_inter(rt, comm)? else {
+            return Ok(Plan::Inter);
+        };
         let n = nonneg(count, "count")?;
         let info = datatype(rt, ty, "datatype")?;
         let red = operation(rt, op, ty, info)?;
@@ -148,7 +151,12 @@ pub unsafe fn reduce(
         };
         let exec = launch(rt, &t, &spec, &sv, &rv, red.reducer)?;
         Ok(Plan::Sched(exec, sv, rv))
-    })
+    })?;
+    if done {
+        return Ok(());
+    }
+    // SAFETY: forwarded contract.
+    unsafe { inter::reduce(send, recv, count, ty, op, root_rank, comm) }
 }
 
 /// Which of the like-shaped reductions [`reduce_all`] runs.
@@ -168,8 +176,10 @@ unsafe fn reduce_all(
     op: OpId,
     comm: CommId,
 ) -> Result<()> {
-    drive(|rt| {
-        let t = team(rt, comm)?;
+    let done = drive(|rt| {
+        let Some(t) = team_or_inter(rt, comm)? else {
+            return Ok(Plan::Inter);
+        };
         let n = nonneg(count, "count")?;
         let info = datatype(rt, ty, "datatype")?;
         let red = operation(rt, op, ty, info)?;
@@ -228,7 +238,18 @@ unsafe fn reduce_all(
         };
         let exec = launch(rt, &t, &spec, &sv, &rv, red.reducer)?;
         Ok(Plan::Sched(exec, sv, rv))
-    })
+    })?;
+    if done {
+        return Ok(());
+    }
+    match kind {
+        // SAFETY: forwarded contract.
+        Kind::Allreduce => unsafe { inter::allreduce(send, recv, count, ty, op, comm) },
+        _ => err(
+            ErrorClass::Comm,
+            "MPI_Scan and MPI_Exscan are not defined on intercommunicators",
+        ),
+    }
 }
 
 /// `MPI_Allreduce`.
@@ -294,8 +315,10 @@ pub unsafe fn reduce_scatter_block(
     op: OpId,
     comm: CommId,
 ) -> Result<()> {
-    drive(|rt| {
-        let t = team(rt, comm)?;
+    let done = drive(|rt| {
+        let Some(t) = team_or_inter(rt, comm)? else {
+            return Ok(Plan::Inter);
+        };
         let rc = nonneg(recvcount, "recvcount")?;
         let total = rc.checked_mul(t.size).ok_or_else(|| {
             crate::Error::new(
@@ -327,7 +350,12 @@ pub unsafe fn reduce_scatter_block(
         };
         let exec = launch(rt, &t, &spec, &sv, &rv, red.reducer)?;
         Ok(Plan::Sched(exec, sv, rv))
-    })
+    })?;
+    if done {
+        return Ok(());
+    }
+    // SAFETY: forwarded contract.
+    unsafe { inter::reduce_scatter(send, recv, recvcount, None, ty, op, comm) }
 }
 
 /// `MPI_Reduce_scatter`: the input has `sum(recvcounts)` elements; rank `i` receives
@@ -344,8 +372,10 @@ pub unsafe fn reduce_scatter(
     op: OpId,
     comm: CommId,
 ) -> Result<()> {
-    drive(|rt| {
-        let t = team(rt, comm)?;
+    let done = drive(|rt| {
+        let Some(t) = team_or_inter(rt, comm)? else {
+            return Ok(Plan::Inter);
+        };
         let cs = counts(recvcounts, t.size, "recvcounts")?;
         let total = cs
             .iter()
@@ -381,7 +411,12 @@ pub unsafe fn reduce_scatter(
         };
         let exec = launch(rt, &t, &spec, &sv, &rv, red.reducer)?;
         Ok(Plan::Sched(exec, sv, rv))
-    })
+    })?;
+    if done {
+        return Ok(());
+    }
+    // SAFETY: forwarded contract.
+    unsafe { inter::reduce_scatter(send, recv, 0, Some(recvcounts), ty, op, comm) }
 }
 
 /// `MPI_Reduce_local`: `inout[k] = input[k] op inout[k]` on user memory, no

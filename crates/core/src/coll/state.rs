@@ -119,10 +119,12 @@ impl State {
             None => true,
         };
         if fresh {
+            let remote = c.remote.as_deref().map(|g| g.members()).unwrap_or(&[]);
             let reachable = c
                 .group
                 .members()
                 .iter()
+                .chain(remote)
                 .all(|&w| route(w) != Route::Unreachable);
             self.seqs[slot] = Some(Seq {
                 group: Arc::downgrade(&c.group),

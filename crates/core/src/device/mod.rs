@@ -585,15 +585,13 @@ impl Device {
             return;
         }
         match r.op {
-            Op::Recv(a, RecvState::Posted) => {
-                if self.matcher.remove_posted(a.spec, |p| *p == id) {
-                    let r = self.reqs.get_mut(id).expect("request exists");
-                    r.status = Status {
-                        cancelled: true,
-                        ..Status::EMPTY
-                    };
-                    self.complete(id);
-                }
+            Op::Recv(a, RecvState::Posted) if self.matcher.remove_posted(a.spec, |p| *p == id) => {
+                let r = self.reqs.get_mut(id).expect("request exists");
+                r.status = Status {
+                    cancelled: true,
+                    ..Status::EMPTY
+                };
+                self.complete(id);
             }
             Op::Send(a, SendState::Queued) => {
                 // Still in our own queue: take it back without telling anyone.
@@ -689,10 +687,7 @@ impl Device {
         let dests = std::mem::take(&mut self.pending_dests);
         let mut still = Vec::new();
         for dest in dests {
-            loop {
-                let Some(o) = self.pending[dest as usize].pop_front() else {
-                    break;
-                };
+            while let Some(o) = self.pending[dest as usize].pop_front() {
                 if self.try_write(dest, &o.hdr, o.payload.bytes()) {
                     did = true;
                     if let Some(id) = o.completes {

@@ -55,7 +55,14 @@ mod tests {
         let src: Vec<u8> = (0..100_000u32).map(|i| (i % 251) as u8).collect();
         let mut dst = vec![0u8; src.len()];
         // SAFETY: dst is valid for src.len() bytes.
-        let r = unsafe { read_from(std::process::id() as i32, src.as_ptr() as usize, dst.as_mut_ptr(), src.len()) };
+        let r = unsafe {
+            read_from(
+                std::process::id() as i32,
+                src.as_ptr() as usize,
+                dst.as_mut_ptr(),
+                src.len(),
+            )
+        };
         if r.is_ok() {
             assert_eq!(src, dst);
         }

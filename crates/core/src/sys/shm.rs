@@ -59,10 +59,7 @@ fn map_fd(fd: &std::os::fd::OwnedFd, len: usize) -> io::Result<Mapping> {
         )
     }
     .map_err(to_io)?;
-    Ok(Mapping {
-        ptr: p.cast(),
-        len,
-    })
+    Ok(Mapping { ptr: p.cast(), len })
 }
 
 /// Creates a new segment `name` (which must start with '/') of `len` zeroed bytes,

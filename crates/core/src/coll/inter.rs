@@ -1,0 +1,668 @@
+//! Collectives on intercommunicators (MPI 4.1 section 6.2.2): data flows from one group
+//! to the other. `root` is `MPI_ROOT` at the root, `MPI_PROC_NULL` at the other members
+//! of its group, and the root's rank in the remote group at the members of the other
+//! group. `MPI_IN_PLACE` is not allowed.
+//!
+//! Built from the intracommunicator schedules run inside the local group plus
+//! point-to-point transfers between the groups, all in the intercommunicator's
+//! collective context: Barrier, Allreduce, Allgather and the reduce-scatters combine
+//! within each group at its rank 0, swap between the two rank 0s and spread within the
+//! group again; the rooted operations and the v/w variants move data directly between
+//! the root and each remote member, or between every pair. Each call uses four tags
+//! from the communicator's sequence: one per phase.
+
+use super::check::{buffer, bytes, counts, datatype, nonneg, Input};
+use super::exec::Exec;
+use super::movement::{VBuf, WBuf};
+use super::op::{OpId, Reducer};
+use super::stage::View;
+use crate::comm::{CommId, Group};
+use crate::device::matching::Spec as MSpec;
+use crate::device::{RecvArgs, ReqId, SendArgs, SendMode};
+use crate::error::{err, Error, ErrorClass, Result};
+use crate::p2p::Buf;
+use crate::runtime::{self, Runtime};
+use crate::types::{TypeId, TypeInfo};
+use crate::{PROC_NULL, ROOT};
+use oxmpi_coll::decision::choose;
+use oxmpi_coll::schedule::{build, Block, Elems, Member, Spec};
+use std::ptr::NonNull;
+use std::sync::Arc;
+
+/// Phase tags within one call.
+const LOCAL_1: i32 = 1;
+const CROSS: i32 = 2;
+const LOCAL_2: i32 = 3;
+
+/// One intercommunicator call's context.
+struct Ic {
+    id: CommId,
+    ctx: u32,
+    rank: usize,
+    local: Arc<Group>,
+    remote: Arc<Group>,
+    base: i32,
+}
+
+impl Ic {
+    fn nl(&self) -> usize {
+        self.local.size() as usize
+    }
+    fn nr(&self) -> usize {
+        self.remote.size() as usize
+    }
+}
+
+/// Resolves an intercommunicator and takes the call's tags.
+fn begin(rt: &mut Runtime, id: CommId) -> Result<Ic> {
+    let c = rt.comms.get(id)?;
+    let Some(remote) = c.remote.clone() else {
+        return err(ErrorClass::Intern, "not an intercommunicator");
+    };
+    let local = c.group.clone();
+    let (ctx, rank) = (c.coll_ctx(), c.rank as usize);
+    let dev = &rt.device;
+    let seq = rt.coll.next_tag(c, |w| dev.route(w))?;
+    Ok(Ic {
+        id,
+        ctx,
+        rank,
+        local,
+        remote,
+        base: (seq % (1 << 27)) * 4,
+    })
+}
+
+/// The root argument: `Root` here, `Idle` (`MPI_PROC_NULL`), or the remote root's rank.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Role {
+    Root,
+    Idle,
+    Remote(usize),
+}
+
+fn role(root: i32, ic: &Ic) -> Result<Role> {
+    match root {
+        ROOT => Ok(Role::Root),
+        PROC_NULL => Ok(Role::Idle),
+        r if r >= 0 && (r as usize) < ic.nr() => Ok(Role::Remote(r as usize)),
+        r => err(
+            ErrorClass::Root,
+            format!(
+                "invalid root {r} on an intercommunicator (MPI_ROOT, MPI_PROC_NULL or a rank of the remote group of size {})",
+                ic.nr()
+            ),
+        ),
+    }
+}
+
+fn no_in_place<T>(x: Input<T>, what: &str) -> Result<T> {
+    match x {
+        Input::Data(d) => Ok(d),
+        Input::InPlace => err(
+            ErrorClass::Buffer,
+            format!("MPI_IN_PLACE is not allowed on an intercommunicator ({what})"),
+        ),
+    }
+}
+
+fn dangling() -> *mut u8 {
+    NonNull::<u8>::dangling().as_ptr()
+}
+
+/// Runs the schedule of `spec` inside the local group.
+fn local(
+    ic: &Ic,
+    spec: &Spec<'_>,
+    send: *const u8,
+    recv: *mut u8,
+    reducer: Reducer,
+    phase: i32,
+) -> Result<()> {
+    let me = Member {
+        rank: ic.rank as u32,
+        size: ic.nl() as u32,
+    };
+    let (sched, pool) = runtime::with(|rt| {
+        let algo = choose(&rt.coll.tuning, spec, me.size);
+        let sched = build(spec, me, algo).map_err(super::state::schedule_error)?;
+        Ok((sched, rt.coll.take_pool()))
+    })?;
+    Exec::new(
+        Arc::new(sched),
+        ic.local.clone(),
+        ic.id,
+        ic.ctx,
+        ic.base + phase,
+        ic.rank as i32,
+        send,
+        recv,
+        reducer,
+        pool,
+    )
+    .run()
+}
+
+/// Transfers between the groups: `sends` (remote rank, data, length) and `recvs`
+/// (remote rank, buffer, exact length), all posted at once and completed together.
+fn exchange(
+    ic: &Ic,
+    sends: &[(usize, *const u8, usize)],
+    recvs: &[(usize, *mut u8, usize)],
+) -> Result<()> {
+    let ids: Vec<(ReqId, Option<(usize, usize)>)> = runtime::with(|rt| {
+        let mut ids = Vec::with_capacity(sends.len() + recvs.len());
+        for &(from, buf, len) in recvs {
+            let buf = if len == 0 { dangling() } else { buf };
+            let id = rt.device.irecv(RecvArgs {
+                spec: MSpec {
+                    ctx: ic.ctx,
+                    src: from as i32,
+                    tag: ic.base + CROSS,
+                },
+                buf,
+                cap: len,
+            });
+            ids.push((id, Some((from, len))));
+        }
+        for &(to, buf, len) in sends {
+            let buf = if len == 0 {
+                dangling() as *const u8
+            } else {
+                buf
+            };
+            let id = rt.device.isend(SendArgs {
+                dest: ic.remote.members()[to],
+                ctx: ic.ctx,
+                src_rank: ic.rank as i32,
+                tag: ic.base + CROSS,
+                buf,
+                len,
+                mode: SendMode::Standard,
+            });
+            ids.push((id, None));
+        }
+        for (id, _) in &ids {
+            if let Some(r) = rt.device.request_mut(*id) {
+                r.owner = ic.id;
+            }
+        }
+        Ok(ids)
+    })?;
+    let statuses = runtime::block_on(|rt| {
+        let done = ids
+            .iter()
+            .all(|(id, _)| rt.device.request(*id).is_some_and(|r| r.is_complete()));
+        Ok(done.then(|| {
+            ids.iter()
+                .map(|(id, _)| rt.device.finish(*id))
+                .collect::<Vec<_>>()
+        }))
+    })?;
+    for ((_, want), st) in ids.iter().zip(statuses) {
+        match want {
+            Some((from, len)) if st.error != ErrorClass::Success || st.bytes != *len as u64 => {
+                return err(
+                    ErrorClass::Truncate,
+                    format!(
+                        "remote rank {from} sent {} bytes where this rank expected {len}: the groups passed different counts or datatype signatures",
+                        if st.error == ErrorClass::Truncate { "more".to_string() } else { st.bytes.to_string() }
+                    ),
+                );
+            }
+            None if st.error != ErrorClass::Success => {
+                return err(st.error, "message to the remote group failed");
+            }
+            _ => {}
+        }
+    }
+    Ok(())
+}
+
+/// Runs `f` with the staged views, then unpacks them.
+fn staged(views: Vec<View>, f: impl FnOnce(&[*mut u8]) -> Result<()>) -> Result<()> {
+    let bases: Vec<*mut u8> = views.iter().map(|v| v.base).collect();
+    let r = f(&bases);
+    for v in views {
+        // SAFETY: the user buffers stay valid for the whole call (MPI contract).
+        unsafe { v.finish() };
+    }
+    r
+}
+
+fn one(addr: usize, t: &TypeInfo, n: usize, read: bool, write: bool) -> View {
+    let all = [(0, n)];
+    let none: &[(usize, usize)] = &[];
+    let pre = if read { &all[..] } else { none };
+    let post = if write { &all[..] } else { none };
+    // SAFETY: the caller's buffer holds `n` elements where significant (MPI contract).
+    unsafe { View::single(addr, t, n, pre, post) }
+}
+
+/// `MPI_Barrier` on an intercommunicator.
+pub(crate) fn barrier(comm: CommId) -> Result<()> {
+    let ic = runtime::with(|rt| begin(rt, comm))?;
+    let (s, r) = (dangling() as *const u8, dangling());
+    local(&ic, &Spec::Barrier, s, r, Reducer::None, LOCAL_1)?;
+    if ic.rank == 0 {
+        exchange(&ic, &[(0, s, 0)], &[(0, r, 0)])?;
+    }
+    local(&ic, &Spec::Barrier, s, r, Reducer::None, LOCAL_2)
+}
+
+/// `MPI_Bcast` on an intercommunicator.
+pub(crate) unsafe fn bcast(b: Buf, root: i32, comm: CommId) -> Result<()> {
+    let (ic, role, v, len) = runtime::with(|rt| {
+        let n = nonneg(b.count, "count")?;
+        let t = datatype(rt, b.ty, "datatype")?.clone();
+        let ic = begin(rt, comm)?;
+        let role = role(root, &ic)?;
+        if role != Role::Idle {
+            buffer(b.addr, n, &t, "buffer")?;
+        }
+        let v = match role {
+            Role::Root => one(b.addr, &t, n, true, false),
+            Role::Idle => View::unused(),
+            Role::Remote(_) => one(b.addr, &t, n, false, true),
+        };
+        Ok((ic, role, v, bytes(n, &t)?))
+    })?;
+    staged(vec![v], |p| match role {
+        Role::Root => exchange(&ic, &[(0, p[0], len)], &[]),
+        Role::Idle => Ok(()),
+        Role::Remote(r) => {
+            if ic.rank == 0 {
+                exchange(&ic, &[], &[(r, p[0], len)])?;
+            }
+            let spec = Spec::Bcast {
+                root: 0,
+                bytes: len,
+            };
+            local(&ic, &spec, dangling(), p[0], Reducer::None, LOCAL_1)
+        }
+    })
+}
+
+struct RedArgs {
+    ic: Ic,
+    n: usize,
+    t: TypeInfo,
+    reducer: Reducer,
+    commutative: bool,
+}
+
+fn red_args(rt: &mut Runtime, comm: CommId, count: i32, ty: TypeId, op: OpId) -> Result<RedArgs> {
+    let n = nonneg(count, "count")?;
+    let t = datatype(rt, ty, "datatype")?.clone();
+    let o = rt.coll.ops.get(op)?;
+    let reducer = Reducer::new(&o, ty, &t)?;
+    let ic = begin(rt, comm)?;
+    Ok(RedArgs {
+        ic,
+        n,
+        t,
+        reducer,
+        commutative: o.commutative(),
+    })
+}
+
+/// The local group's reduction of `total` elements at local rank 0, in `tmp`.
+fn reduce_local(a: &RedArgs, send: *const u8, total: usize, tmp: &mut [u8]) -> Result<()> {
+    let elems = if a.t.size == 0 {
+        Elems::new(0, 0)
+    } else {
+        Elems::new(total, a.t.size)
+    };
+    let spec = Spec::Reduce {
+        root: 0,
+        elems,
+        commutative: a.commutative,
+        in_place: false,
+    };
+    let out = if a.ic.rank == 0 {
+        tmp.as_mut_ptr()
+    } else {
+        dangling()
+    };
+    local(&a.ic, &spec, send, out, a.reducer.clone(), LOCAL_1)
+}
+
+/// `MPI_Reduce` on an intercommunicator.
+pub(crate) unsafe fn reduce(
+    send: Input<usize>,
+    recv: usize,
+    count: i32,
+    ty: TypeId,
+    op: OpId,
+    root: i32,
+    comm: CommId,
+) -> Result<()> {
+    let (a, role, views) = runtime::with(|rt| {
+        let a = red_args(rt, comm, count, ty, op)?;
+        let role = role(root, &a.ic)?;
+        let views = match role {
+            Role::Root => {
+                buffer(recv, a.n, &a.t, "recvbuf")?;
+                vec![one(recv, &a.t, a.n, false, true)]
+            }
+            Role::Idle => Vec::new(),
+            Role::Remote(_) => {
+                let s = no_in_place(send, "sendbuf")?;
+                buffer(s, a.n, &a.t, "sendbuf")?;
+                vec![one(s, &a.t, a.n, true, false)]
+            }
+        };
+        Ok((a, role, views))
+    })?;
+    let len = a.n * a.t.size;
+    staged(views, |p| match role {
+        Role::Root => exchange(&a.ic, &[], &[(0, p[0], len)]),
+        Role::Idle => Ok(()),
+        Role::Remote(r) => {
+            let mut tmp = vec![0u8; if a.ic.rank == 0 { len } else { 0 }];
+            reduce_local(&a, p[0], a.n, &mut tmp)?;
+            if a.ic.rank == 0 {
+                exchange(&a.ic, &[(r, tmp.as_ptr(), len)], &[])?;
+            }
+            Ok(())
+        }
+    })
+}
+
+/// `MPI_Allreduce` on an intercommunicator: each group gets the other's reduction.
+pub(crate) unsafe fn allreduce(
+    send: Input<usize>,
+    recv: usize,
+    count: i32,
+    ty: TypeId,
+    op: OpId,
+    comm: CommId,
+) -> Result<()> {
+    let (a, views) = runtime::with(|rt| {
+        let a = red_args(rt, comm, count, ty, op)?;
+        let s = no_in_place(send, "sendbuf")?;
+        buffer(s, a.n, &a.t, "sendbuf")?;
+        buffer(recv, a.n, &a.t, "recvbuf")?;
+        let views = vec![
+            one(s, &a.t, a.n, true, false),
+            one(recv, &a.t, a.n, false, true),
+        ];
+        Ok((a, views))
+    })?;
+    let len = a.n * a.t.size;
+    staged(views, |p| {
+        let mut tmp = vec![0u8; if a.ic.rank == 0 { len } else { 0 }];
+        reduce_local(&a, p[0], a.n, &mut tmp)?;
+        if a.ic.rank == 0 {
+            exchange(&a.ic, &[(0, tmp.as_ptr(), len)], &[(0, p[1], len)])?;
+        }
+        let spec = Spec::Bcast {
+            root: 0,
+            bytes: len,
+        };
+        local(&a.ic, &spec, dangling(), p[1], Reducer::None, LOCAL_2)
+    })
+}
+
+/// `MPI_Reduce_scatter_block` (`counts` None, `recvcount` each) and `MPI_Reduce_scatter`
+/// on an intercommunicator: the other group's reduction, scattered over this group.
+pub(crate) unsafe fn reduce_scatter(
+    send: Input<usize>,
+    recv: usize,
+    recvcount: i32,
+    recvcounts: Option<&[i32]>,
+    ty: TypeId,
+    op: OpId,
+    comm: CommId,
+) -> Result<()> {
+    let (a, cs, views) = runtime::with(|rt| {
+        let a = red_args(rt, comm, recvcount.max(0), ty, op)?;
+        let nl = a.ic.nl();
+        let cs = match recvcounts {
+            Some(c) => counts(c, nl, "recvcounts")?,
+            None => vec![nonneg(recvcount, "recvcount")?; nl],
+        };
+        let total: usize = cs.iter().sum();
+        let s = no_in_place(send, "sendbuf")?;
+        buffer(s, total, &a.t, "sendbuf")?;
+        let mine = cs[a.ic.rank];
+        buffer(recv, mine, &a.t, "recvbuf")?;
+        let views = vec![
+            one(s, &a.t, total, true, false),
+            one(recv, &a.t, mine, false, true),
+        ];
+        Ok((a, cs, views))
+    })?;
+    let size = a.t.size;
+    let total: usize = cs.iter().sum();
+    let len = total * size;
+    staged(views, |p| {
+        let lead = a.ic.rank == 0;
+        let mut tmp = vec![0u8; if lead { len } else { 0 }];
+        reduce_local(&a, p[0], total, &mut tmp)?;
+        let mut theirs = vec![0u8; if lead { len } else { 0 }];
+        if lead {
+            exchange(
+                &a.ic,
+                &[(0, tmp.as_ptr(), len)],
+                &[(0, theirs.as_mut_ptr(), len)],
+            )?;
+        }
+        let mut blocks = Vec::with_capacity(cs.len());
+        let mut off = 0;
+        for &c in &cs {
+            blocks.push(Block { off, len: c * size });
+            off += c * size;
+        }
+        let spec = Spec::Scatterv {
+            root: 0,
+            send: if lead { &blocks } else { &[] },
+            recv_bytes: cs[a.ic.rank] * size,
+            in_place: false,
+        };
+        let src = if lead {
+            theirs.as_ptr()
+        } else {
+            dangling() as *const u8
+        };
+        local(&a.ic, &spec, src, p[1], Reducer::None, LOCAL_2)
+    })
+}
+
+/// The view of a v-variant argument and its blocks.
+fn vview(
+    v: &VBuf<'_>,
+    n: usize,
+    read: bool,
+    write: bool,
+    rt: &Runtime,
+    what: &str,
+) -> Result<(View, Vec<Block>)> {
+    let cs = counts(v.counts, n, what)?;
+    if v.displs.len() < n {
+        return err(
+            ErrorClass::Arg,
+            format!(
+                "displacements for {what} have {} entries, {n} needed",
+                v.displs.len()
+            ),
+        );
+    }
+    let t = datatype(rt, v.ty, "datatype")?;
+    buffer(v.addr, cs.iter().sum(), t, "buffer")?;
+    // SAFETY: the caller's buffer holds its blocks (MPI contract).
+    unsafe { View::blocks(v.addr, t, &cs, v.displs, |_| read, |_| write) }
+}
+
+/// The blocks of a plain buffer of `n` blocks of `count` elements.
+fn plain_blocks(
+    b: &Buf,
+    n: usize,
+    read: bool,
+    write: bool,
+    rt: &Runtime,
+    what: &str,
+) -> Result<(View, Vec<Block>)> {
+    let c = nonneg(b.count, what)?;
+    let t = datatype(rt, b.ty, "datatype")?;
+    let total = c
+        .checked_mul(n)
+        .ok_or_else(|| Error::new(ErrorClass::Count, "count times size overflows"))?;
+    buffer(b.addr, total, t, "buffer")?;
+    let len = bytes(c, t)?;
+    let v = one(b.addr, t, total, read, write);
+    Ok((v, (0..n).map(|i| Block { off: i * len, len }).collect()))
+}
+
+/// Sends block `i` of `s` to remote rank `i` and receives remote rank `i`'s message
+/// into block `i` of `r` (either side may be empty).
+fn pairwise(ic: &Ic, s: Option<(*mut u8, &[Block])>, r: Option<(*mut u8, &[Block])>) -> Result<()> {
+    let sends: Vec<(usize, *const u8, usize)> = s
+        .map(|(base, bl)| {
+            bl.iter()
+                .enumerate()
+                .map(|(i, b)| (i, base.wrapping_add(b.off) as *const u8, b.len))
+                .collect()
+        })
+        .unwrap_or_default();
+    let recvs: Vec<(usize, *mut u8, usize)> = r
+        .map(|(base, bl)| {
+            bl.iter()
+                .enumerate()
+                .map(|(i, b)| (i, base.wrapping_add(b.off), b.len))
+                .collect()
+        })
+        .unwrap_or_default();
+    exchange(ic, &sends, &recvs)
+}
+
+/// Rooted data movement on an intercommunicator: Gather(v) (`gather`) or Scatter(v).
+/// `many` is the root's side (one block per remote rank), `single` a member's side.
+pub(crate) enum Many<'a> {
+    Plain(Buf),
+    V(VBuf<'a>),
+}
+
+pub(crate) unsafe fn rooted(
+    gather: bool,
+    many: Many<'_>,
+    single: Input<Buf>,
+    root: i32,
+    comm: CommId,
+) -> Result<()> {
+    let (ic, role, views, blocks) = runtime::with(|rt| {
+        let ic = begin(rt, comm)?;
+        let role = role(root, &ic)?;
+        let nr = ic.nr();
+        match role {
+            Role::Root => {
+                let (v, bl) = match many {
+                    Many::Plain(b) => plain_blocks(
+                        &b,
+                        nr,
+                        !gather,
+                        gather,
+                        rt,
+                        if gather { "recvcount" } else { "sendcount" },
+                    )?,
+                    Many::V(v) => vview(
+                        &v,
+                        nr,
+                        !gather,
+                        gather,
+                        rt,
+                        if gather { "recvcounts" } else { "sendcounts" },
+                    )?,
+                };
+                Ok((ic, role, vec![v], bl))
+            }
+            Role::Idle => Ok((ic, role, Vec::new(), Vec::new())),
+            Role::Remote(_) => {
+                let b = no_in_place(single, if gather { "sendbuf" } else { "recvbuf" })?;
+                let (v, bl) = plain_blocks(
+                    &b,
+                    1,
+                    gather,
+                    !gather,
+                    rt,
+                    if gather { "sendcount" } else { "recvcount" },
+                )?;
+                Ok((ic, role, vec![v], bl))
+            }
+        }
+    })?;
+    staged(views, |p| match role {
+        Role::Root if gather => pairwise(&ic, None, Some((p[0], &blocks))),
+        Role::Root => pairwise(&ic, Some((p[0], &blocks)), None),
+        Role::Idle => Ok(()),
+        Role::Remote(r) if gather => exchange(&ic, &[(r, p[0] as *const u8, blocks[0].len)], &[]),
+        Role::Remote(r) => exchange(&ic, &[], &[(r, p[0], blocks[0].len)]),
+    })
+}
+
+/// The send and receive sides of Allgather(v) and Alltoall(v,w) on an intercommunicator.
+pub(crate) enum Side<'a> {
+    /// One block to/from every remote rank: `Buf` with its count per block.
+    Each(Buf),
+    /// The same block sent to every remote rank.
+    Same(Buf),
+    V(VBuf<'a>),
+    W(WBuf<'a>),
+}
+
+fn side_view(s: &Side<'_>, nr: usize, read: bool, rt: &Runtime) -> Result<(View, Vec<Block>)> {
+    match s {
+        Side::Each(b) => plain_blocks(
+            b,
+            nr,
+            read,
+            !read,
+            rt,
+            if read { "sendcount" } else { "recvcount" },
+        ),
+        Side::Same(b) => {
+            let (v, bl) = plain_blocks(b, 1, read, !read, rt, "sendcount")?;
+            let len = bl[0].len;
+            Ok((v, vec![Block { off: 0, len }; nr]))
+        }
+        Side::V(v) => vview(
+            v,
+            nr,
+            read,
+            !read,
+            rt,
+            if read { "sendcounts" } else { "recvcounts" },
+        ),
+        Side::W(w) => {
+            let cs = counts(w.counts, nr, if read { "sendcounts" } else { "recvcounts" })?;
+            if w.displs.len() < nr || w.types.len() < nr {
+                return err(
+                    ErrorClass::Arg,
+                    format!("displacement or datatype arrays have fewer than {nr} entries"),
+                );
+            }
+            let types = w.types[..nr]
+                .iter()
+                .map(|&t| datatype(rt, t, "datatype"))
+                .collect::<Result<Vec<_>>>()?;
+            // SAFETY: the caller's buffer holds its blocks (MPI contract).
+            unsafe { View::wblocks(w.addr, &types, &cs, w.displs, read, !read) }
+        }
+    }
+}
+
+/// Allgather(v) and Alltoall(v,w) on an intercommunicator: every member exchanges with
+/// every remote member.
+pub(crate) unsafe fn all_pairs(send: Input<Side<'_>>, recv: Side<'_>, comm: CommId) -> Result<()> {
+    let (ic, views, sb, rb) = runtime::with(|rt| {
+        let ic = begin(rt, comm)?;
+        let nr = ic.nr();
+        let s = no_in_place(send, "sendbuf")?;
+        let (sv, sb) = side_view(&s, nr, true, rt)?;
+        let (rv, rb) = side_view(&recv, nr, false, rt)?;
+        Ok((ic, vec![sv, rv], sb, rb))
+    })?;
+    staged(views, |p| {
+        pairwise(&ic, Some((p[0], &sb)), Some((p[1], &rb)))
+    })
+}
