@@ -184,7 +184,7 @@ pub fn with<R>(f: impl FnOnce(&mut Runtime) -> Result<R>) -> Result<R> {
 pub fn block_on<R>(mut poll: impl FnMut(&mut Runtime) -> Result<Option<R>>) -> Result<R> {
     let mut idle: u32 = 0;
     loop {
-        let (spin, yields, node, sleeper) = {
+        let (spin, yields, node, sleeper, seen) = {
             let mut g = lock();
             let rt = match &mut *g {
                 Phase::Running(rt) => rt,
@@ -202,16 +202,19 @@ pub fn block_on<R>(mut poll: impl FnMut(&mut Runtime) -> Result<Option<R>>) -> R
             let cfg = rt.device.config();
             let spin = cfg.effective_spin(rt.oversubscribed);
             let yields = cfg.yield_iters;
-            let (node, sleeper) = if idle >= spin.saturating_add(yields) {
+            let (node, sleeper, seen) = if idle >= spin.saturating_add(yields) {
+                // The doorbell count is read before peers learn that this rank waits
+                // for ring space, so that their wake in between is not lost.
+                let seen = rt.device.node().map_or(0, |n| n.doorbell_seq());
                 if rt.device.announce_blocked_sends() || rt.device.has_incoming() {
                     idle = 0;
                     continue;
                 }
-                (rt.device.node().cloned(), rt.device.tcp_sleeper())
+                (rt.device.node().cloned(), rt.device.tcp_sleeper(), seen)
             } else {
-                (None, None)
+                (None, None, 0)
             };
-            (spin, yields, node, sleeper)
+            (spin, yields, node, sleeper, seen)
         };
         idle = idle.saturating_add(1);
         if idle <= spin {
@@ -223,9 +226,9 @@ pub fn block_on<R>(mut poll: impl FnMut(&mut Runtime) -> Result<Option<R>>) -> R
             // then poke its doorbell socket instead of the futex.
             let nap = Duration::from_millis(100);
             match (sleeper, node) {
-                (Some(s), Some(n)) => n.sleep_in_epoll(|| n_has_incoming(&n), || s.wait(nap)),
+                (Some(s), Some(n)) => n.sleep_in_epoll(seen, || n_has_incoming(&n), || s.wait(nap)),
                 (Some(s), None) => s.wait(nap),
-                (None, Some(n)) => n.sleep(|| n_has_incoming(&n), nap),
+                (None, Some(n)) => n.sleep_since(seen, || n_has_incoming(&n), nap),
                 (None, None) => std::thread::sleep(Duration::from_micros(200)),
             }
         }

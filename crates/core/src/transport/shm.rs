@@ -188,13 +188,33 @@ impl ShmNode {
         b.sleeping.store(0, Ordering::Relaxed);
     }
 
-    /// Like [`ShmNode::sleep`] for a rank that also has TCP connections: `park` sleeps in
-    /// its epoll set; shared-memory senders see the epoll mark and poke its doorbell socket.
-    pub fn sleep_in_epoll(&self, has_work: impl Fn() -> bool, park: impl FnOnce()) {
+    /// The count of this rank's doorbell. Read it before telling peers that this rank
+    /// waits for ring space, and pass it to [`ShmNode::sleep_since`]: a wake that comes
+    /// in between then keeps the rank from sleeping.
+    pub fn doorbell_seq(&self) -> u32 {
+        self.bell(self.me).seq.load(Ordering::SeqCst)
+    }
+
+    /// Like [`ShmNode::sleep`], but returns at once if the doorbell rang since it read
+    /// `seen` (from [`ShmNode::doorbell_seq`]).
+    pub fn sleep_since(&self, seen: u32, has_work: impl Fn() -> bool, timeout: Duration) {
+        let b = self.bell(self.me);
+        b.sleeping.store(1, Ordering::SeqCst);
+        fence(Ordering::SeqCst);
+        if !has_work() {
+            futex::wait(&b.seq, seen, timeout);
+        }
+        b.sleeping.store(0, Ordering::Relaxed);
+    }
+
+    /// Like [`ShmNode::sleep_since`] for a rank that also has TCP connections: `park`
+    /// sleeps in its epoll set; shared-memory senders see the epoll mark and poke its
+    /// doorbell socket.
+    pub fn sleep_in_epoll(&self, seen: u32, has_work: impl Fn() -> bool, park: impl FnOnce()) {
         let b = self.bell(self.me);
         b.sleeping.store(SLEEP_EPOLL, Ordering::SeqCst);
         fence(Ordering::SeqCst);
-        if !has_work() {
+        if !has_work() && b.seq.load(Ordering::SeqCst) == seen {
             park();
         }
         b.sleeping.store(0, Ordering::Relaxed);
