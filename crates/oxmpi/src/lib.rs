@@ -35,6 +35,8 @@
 //! - [`topology`]: communicators and processes;
 //! - [`datatype`]: [`Equivalence`](datatype::Equivalence) and buffers;
 //! - [`point_to_point`]: sends, receives, probes, [`Status`](point_to_point::Status);
+//! - [`collective`]: barrier, broadcast, gather, scatter, all-to-all, reductions and
+//!   scans, with predefined and user [`Operation`](collective::Operation)s;
 //! - [`request`]: nonblocking operations in scopes, persistent requests;
 //! - [`buffer`]: the attached buffer of buffered-mode sends;
 //! - [`error`]: the [`Error`] type.
@@ -44,6 +46,7 @@
 #![warn(missing_docs)]
 
 pub mod buffer;
+pub mod collective;
 pub mod datatype;
 pub mod environment;
 pub mod error;
@@ -67,11 +70,17 @@ pub const PROC_NULL: topology::Rank = oxmpi_core::PROC_NULL;
 /// `MPI_UNDEFINED`: what [`Status::count`](point_to_point::Status::count) gives when the
 /// message is not a whole number of values.
 pub const UNDEFINED: i32 = oxmpi_core::UNDEFINED;
+/// `MPI_ROOT`: the root argument the root of a rooted collective on an
+/// intercommunicator passes (see [`collective`]).
+pub const ROOT: topology::Rank = oxmpi_core::ROOT;
 /// `MPI_TAG_UB`: the largest tag.
 pub const TAG_UB: point_to_point::Tag = oxmpi_core::TAG_UB;
 
 /// The traits to import for calling methods: `use oxmpi::traits::*;`.
 pub mod traits {
+    pub use crate::collective::{
+        CommunicatorCollectives, Operation, PartitionedBuffer, PartitionedBufferMut, Root,
+    };
     pub use crate::datatype::{Buffer, BufferMut, Equivalence};
     pub use crate::point_to_point::{Destination, Source};
     pub use crate::request::Scope;

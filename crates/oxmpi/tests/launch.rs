@@ -239,6 +239,11 @@ fn send_receive_and_environment() {
 }
 
 #[test]
+fn collectives_deliver_the_right_values() {
+    check_program("check_collectives");
+}
+
+#[test]
 fn a_failing_check_fails_the_job() {
     // The launcher must report a rank that exits non-zero; the test programs rely on it.
     let mut cmd = Command::new(launcher());
