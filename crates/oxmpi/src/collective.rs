@@ -40,7 +40,7 @@ pub use partition::{Partition, PartitionMut, PartitionedBuffer, PartitionedBuffe
 
 use crate::datatype::{Buffer, BufferMut, Equivalence};
 use crate::error::{engine, Error, ErrorClass, Result};
-use crate::raw::{engine_count, send_buf, Fixup};
+use crate::raw::{recv_buf, send_buf, Fixup};
 use crate::topology::{AsCommId, Communicator, Process, Rank};
 use operation::{same_length, ReductionType};
 use oxmpi_core::coll::{self, Input, Shape, VBuf};
@@ -82,12 +82,22 @@ fn recv_blocks<B: BufferMut + ?Sized>(
     b: &mut B,
     peers: usize,
 ) -> Result<(Buf, Fixup)> {
-    let n = b.count();
-    let total = engine_count::<B::Element>(method, n)? as usize;
-    let per = per_block(method, "receive", total, peers)?;
-    let p = b.pointer_mut();
-    let ty = B::Element::equivalent_datatype().type_id();
-    Ok((Buf::new(p.cast::<u8>(), per as i32, ty), Fixup::new(p, n)))
+    let mut r = recv_buf(method, b)?;
+    r.buf.count = per_block(method, "receive", r.buf.count as usize, peers)? as i32;
+    Ok((r.buf, r.fixup))
+}
+
+/// Calls that combine values or cut buffers into varying blocks work on plain buffers
+/// of their element type, not on views.
+pub(crate) fn no_view(method: &'static str, is_view: bool) -> Result<()> {
+    if is_view {
+        return Err(Error::new(
+            method,
+            ErrorClass::Buffer,
+            "this call does not take a buffer seen through a datatype (View or MutView)",
+        ));
+    }
+    Ok(())
 }
 
 /// A placeholder for a buffer argument that is insignificant on this process.
@@ -111,11 +121,8 @@ fn unused_v() -> VBuf<'static> {
 
 /// A whole receive buffer: the engine's view and the repair step.
 fn whole_buf<B: BufferMut + ?Sized>(method: &'static str, b: &mut B) -> Result<(Buf, Fixup)> {
-    let n = b.count();
-    let count = engine_count::<B::Element>(method, n)?;
-    let p = b.pointer_mut();
-    let ty = B::Element::equivalent_datatype().type_id();
-    Ok((Buf::new(p.cast::<u8>(), count, ty), Fixup::new(p, n)))
+    let r = recv_buf(method, b)?;
+    Ok((r.buf, r.fixup))
 }
 
 /// Runs the repair step of a receive buffer and turns the engine's result into ours.
@@ -192,6 +199,7 @@ pub trait CommunicatorCollectives: Communicator {
         const M: &str = "all_gather_varcount_into";
         let s = shape(M, self.comm_id())?;
         let d = R::Element::equivalent_datatype();
+        no_view(M, recvbuf.is_view())?;
         let b = blocks(
             M,
             recvbuf.counts(),
@@ -244,6 +252,7 @@ pub trait CommunicatorCollectives: Communicator {
         let s = shape(M, self.comm_id())?;
         let d = S::Element::equivalent_datatype();
         let e = R::Element::equivalent_datatype();
+        no_view(M, sendbuf.is_view() || recvbuf.is_view())?;
         let sbl = blocks(
             M,
             sendbuf.counts(),
@@ -308,6 +317,10 @@ pub trait CommunicatorCollectives: Communicator {
         O: Operation<S::Element>,
     {
         const M: &str = "reduce_scatter_block_into";
+        no_view(
+            M,
+            sendbuf.datatype_view().is_some() || recvbuf.datatype_view().is_some(),
+        )?;
         let s = shape(M, self.comm_id())?;
         let per = per_block(M, "send", sendbuf.count(), s.local)?;
         same_length(M, per, recvbuf.count())?;
@@ -391,6 +404,10 @@ where
     R: BufferMut<Element = S::Element> + ?Sized,
     O: Operation<S::Element>,
 {
+    no_view(
+        method,
+        sendbuf.datatype_view().is_some() || recvbuf.datatype_view().is_some(),
+    )?;
     same_length(method, sendbuf.count(), recvbuf.count())?;
     let rt = ReductionType::new::<S::Element, O>(method, op, sendbuf.count())?;
     let n = recvbuf.count();
@@ -492,6 +509,7 @@ pub trait Root: AsCommId {
         const M: &str = "gather_varcount_into_root";
         let s = rooted(M, self.comm_id(), self.root_rank(), true)?;
         let d = R::Element::equivalent_datatype();
+        no_view(M, recvbuf.is_view())?;
         let b = blocks(
             M,
             recvbuf.counts(),
@@ -576,6 +594,7 @@ pub trait Root: AsCommId {
         const M: &str = "scatter_varcount_into_root";
         let s = rooted(M, self.comm_id(), self.root_rank(), true)?;
         let d = S::Element::equivalent_datatype();
+        no_view(M, sendbuf.is_view())?;
         let b = blocks(
             M,
             sendbuf.counts(),
@@ -606,6 +625,7 @@ pub trait Root: AsCommId {
         O: Operation<S::Element>,
     {
         const M: &str = "reduce_into";
+        no_view(M, sendbuf.datatype_view().is_some())?;
         rooted(M, self.comm_id(), self.root_rank(), false)?;
         let rt = ReductionType::new::<S::Element, O>(M, &op, sendbuf.count())?;
         // SAFETY: `sendbuf` holds `rt.count` elements of `rt.ty` and is borrowed for the
@@ -633,6 +653,10 @@ pub trait Root: AsCommId {
         O: Operation<S::Element>,
     {
         const M: &str = "reduce_into_root";
+        no_view(
+            M,
+            sendbuf.datatype_view().is_some() || recvbuf.datatype_view().is_some(),
+        )?;
         let s = rooted(M, self.comm_id(), self.root_rank(), true)?;
         // On an intercommunicator the root contributes nothing.
         let n = recvbuf.count();

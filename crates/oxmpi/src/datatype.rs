@@ -9,9 +9,21 @@
 //! that describes its layout. The `#[derive(Equivalence)]` macro (a separate crate) does
 //! exactly that: it builds a struct datatype in the engine once, keeps it for the life of
 //! the process, and implements [`Equivalence::repair`] for fields that need it (`bool`).
+//! Its support code is [`derive`].
+//!
+//! # Datatypes made at run time
+//!
+//! [`UserDatatype`] builds contiguous, vector, indexed and struct types; a [`View`] or
+//! [`MutView`] lays one over a buffer to send or receive strided or scattered values.
 
+use crate::point_to_point::Count;
 use oxmpi_core::types::TypeId;
 use oxmpi_datatype::Predefined;
+
+pub mod derive;
+mod user;
+
+pub use user::{Address, AsDatatype, MutView, UserDatatype, View};
 
 /// Names an engine datatype, repeated `multiplicity` times per Rust value.
 ///
@@ -175,7 +187,9 @@ unsafe impl<T: Equivalence, const N: usize> Equivalence for [T; N] {
 ///
 /// # Safety
 /// `pointer()` must point to `count()` initialised, contiguous values of `Element` that
-/// live as long as the borrow of `self`.
+/// live as long as the borrow of `self`. When `datatype_view()` returns `Some((d, n))`,
+/// `n` values of `d` at `pointer()` must touch only data bytes (no padding) inside those
+/// `count()` values.
 pub unsafe trait Buffer {
     /// The element type.
     type Element: Equivalence;
@@ -183,13 +197,23 @@ pub unsafe trait Buffer {
     fn pointer(&self) -> *const Self::Element;
     /// Number of elements.
     fn count(&self) -> usize;
+
+    /// For a buffer seen through a datatype ([`View`]): that datatype and how many
+    /// values of it the message holds, instead of `count()` elements of `Element`.
+    /// `None` (the default) for plain buffers. Calls that cannot take views (the
+    /// reductions, the varcount collectives) refuse buffers that return `Some`.
+    fn datatype_view(&self) -> Option<(DatatypeRef, Count)> {
+        None
+    }
 }
 
 /// Memory a message can be received into: `count()` values of `Element`, contiguous.
 ///
 /// # Safety
 /// `pointer_mut()` must point to `count()` initialised, contiguous, writable values of
-/// `Element` that live as long as the mutable borrow of `self`.
+/// `Element` that live as long as the mutable borrow of `self`. When `datatype_view()`
+/// returns `Some((d, n))`, `n` values of `d` at `pointer_mut()` must touch only bytes
+/// inside those `count()` values (which are all repaired after a receive).
 pub unsafe trait BufferMut {
     /// The element type.
     type Element: Equivalence;
@@ -197,6 +221,12 @@ pub unsafe trait BufferMut {
     fn pointer_mut(&mut self) -> *mut Self::Element;
     /// Number of elements.
     fn count(&self) -> usize;
+
+    /// For a buffer seen through a datatype ([`MutView`]): that datatype and how many
+    /// values of it to receive; see [`Buffer::datatype_view`].
+    fn datatype_view(&self) -> Option<(DatatypeRef, Count)> {
+        None
+    }
 }
 
 // SAFETY: one value is one element at its own address.

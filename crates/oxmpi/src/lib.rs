@@ -60,6 +60,9 @@ pub use environment::{
     processor_name, time, time_resolution, version, Threading,
 };
 pub use error::{Error, ErrorClass, Result};
+/// `#[derive(Equivalence)]`: makes a struct of `Equivalence` fields sendable (crate
+/// `oxmpi-derive`; see [`datatype`]).
+pub use oxmpi_derive::Equivalence;
 
 /// `MPI_ANY_SOURCE`: the source rank of a receive that accepts any sender.
 pub const ANY_SOURCE: topology::Rank = oxmpi_core::ANY_SOURCE;
@@ -81,8 +84,9 @@ pub mod traits {
     pub use crate::collective::{
         CommunicatorCollectives, Operation, PartitionedBuffer, PartitionedBufferMut, Root,
     };
-    pub use crate::datatype::{Buffer, BufferMut, Equivalence};
+    pub use crate::datatype::{AsDatatype, Buffer, BufferMut, Equivalence};
     pub use crate::point_to_point::{Destination, Source};
     pub use crate::request::Scope;
     pub use crate::topology::{AsCommId, Communicator};
+    pub use oxmpi_derive::Equivalence;
 }

@@ -26,6 +26,9 @@ pub(crate) fn engine_count<T: Equivalence>(method: &'static str, n: usize) -> Re
 
 /// Describes a send buffer for the engine.
 pub(crate) fn send_buf<B: Buffer + ?Sized>(method: &'static str, b: &B) -> Result<Buf> {
+    if let Some((d, n)) = b.datatype_view() {
+        return Ok(Buf::new(b.pointer().cast::<u8>(), n, d.type_id()));
+    }
     let count = engine_count::<B::Element>(method, b.count())?;
     let d = B::Element::equivalent_datatype();
     Ok(Buf::new(b.pointer().cast::<u8>(), count, d.type_id()))
@@ -40,6 +43,15 @@ pub(crate) struct RecvBuf {
 /// Describes a receive buffer for the engine.
 pub(crate) fn recv_buf<B: BufferMut + ?Sized>(method: &'static str, b: &mut B) -> Result<RecvBuf> {
     let n = b.count();
+    if let Some((d, count)) = b.datatype_view() {
+        let ptr = b.pointer_mut();
+        let mut fixup = Fixup::new(ptr, n);
+        fixup.capacity = d.engine_size().saturating_mul(count.max(0) as usize);
+        return Ok(RecvBuf {
+            buf: Buf::new(ptr.cast::<u8>(), count, d.type_id()),
+            fixup,
+        });
+    }
     let count = engine_count::<B::Element>(method, n)?;
     let d = B::Element::equivalent_datatype();
     let ptr = b.pointer_mut();

@@ -244,6 +244,11 @@ fn collectives_deliver_the_right_values() {
 }
 
 #[test]
+fn derived_and_user_datatypes() {
+    check_program("check_datatypes");
+}
+
+#[test]
 fn a_failing_check_fails_the_job() {
     // The launcher must report a rank that exits non-zero; the test programs rely on it.
     let mut cmd = Command::new(launcher());

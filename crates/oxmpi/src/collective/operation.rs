@@ -323,6 +323,10 @@ where
     O: Operation<S::Element>,
 {
     const M: &str = "reduce_local_into";
+    super::no_view(
+        M,
+        inbuf.datatype_view().is_some() || inoutbuf.datatype_view().is_some(),
+    )?;
     same_length(M, inbuf.count(), inoutbuf.count())?;
     let rt = ReductionType::new::<S::Element, O>(M, &op, inbuf.count())?;
     let n = inoutbuf.count();

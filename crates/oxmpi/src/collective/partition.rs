@@ -69,6 +69,11 @@ pub unsafe trait PartitionedBuffer {
     fn counts(&self) -> &[Count];
     /// First value of each block.
     fn displs(&self) -> &[Count];
+    /// True when the buffer is a view through a datatype (refused by the varcount
+    /// calls).
+    fn is_view(&self) -> bool {
+        false
+    }
 }
 
 /// A buffer cut into blocks, to receive into.
@@ -87,6 +92,11 @@ pub unsafe trait PartitionedBufferMut {
     fn counts(&self) -> &[Count];
     /// First value of each block.
     fn displs(&self) -> &[Count];
+    /// True when the buffer is a view through a datatype (refused by the varcount
+    /// calls).
+    fn is_view(&self) -> bool {
+        false
+    }
 }
 
 // SAFETY: forwards the buffer's own (checked) pointer and count.
@@ -106,6 +116,9 @@ unsafe impl<B: Buffer + ?Sized, C: Borrow<[Count]>, D: Borrow<[Count]>> Partitio
     fn displs(&self) -> &[Count] {
         self.displs.borrow()
     }
+    fn is_view(&self) -> bool {
+        self.buf.datatype_view().is_some()
+    }
 }
 
 // SAFETY: forwards the buffer's own (checked) pointer and count.
@@ -124,6 +137,9 @@ unsafe impl<B: BufferMut + ?Sized, C: Borrow<[Count]>, D: Borrow<[Count]>> Parti
     }
     fn displs(&self) -> &[Count] {
         self.displs.borrow()
+    }
+    fn is_view(&self) -> bool {
+        self.buf.datatype_view().is_some()
     }
 }
 
