@@ -213,11 +213,6 @@ fn get_attr(c: MPI_Comm, k: c_int, val: *mut c_void, flag: *mut c_int) -> Result
         (Some(AttrValue::Word(w)), _) => Some(w as *mut c_void),
         (Some(AttrValue::Int(i)), Key::Predefined(p)) => {
             let slot = predefined_slot(p);
-            let i = if p == Predefined::LastUsedCode {
-                handles::MPI_ERR_LASTCODE
-            } else {
-                i
-            };
             slot.store(i, Ordering::Relaxed);
             Some(slot.as_ptr() as *mut c_void)
         }

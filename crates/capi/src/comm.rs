@@ -54,13 +54,8 @@ pub fn new_comm_out(out: *mut MPI_Comm, what: &str) -> Result<*mut MPI_Comm> {
 }
 
 fn check_info(info: MPI_Info) -> Result<()> {
-    if info != handles::MPI_INFO_NULL && handles::info_index(info).is_none() {
-        return Err(Error::new(
-            ErrorClass::Info,
-            format!("invalid info handle {info:#x}"),
-        ));
-    }
-    Ok(())
+    // A live info object or MPI_INFO_NULL (a freed one is refused too).
+    crate::info::optional_info(info).map(|_| ())
 }
 
 /// The error-handler target for a call whose communicator is passed by pointer.

@@ -27,6 +27,15 @@ pub fn comm(h: MPI_Comm) -> Result<CommId> {
     })
 }
 
+/// A communicator argument that must name a live communicator even where the call
+/// has no other use for it (`MPI_Pack`'s, say): the handle check of [`comm`] plus a
+/// look-up in the engine's table, so a freed communicator is refused.
+pub fn live_comm(h: MPI_Comm) -> Result<CommId> {
+    let id = comm(h)?;
+    oxmpi_core::p2p::comm_size(id)?;
+    Ok(id)
+}
+
 /// Error-handler target for a communicator argument (falls back to "no object" when
 /// the handle is not a communicator).
 pub fn target(h: MPI_Comm) -> crate::export::Target {

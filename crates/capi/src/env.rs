@@ -64,7 +64,11 @@ mpi_fn! { MPI_Init_thread / PMPI_Init_thread (_argc: *mut c_int, _argv: *mut *mu
 }}
 
 mpi_fn! { MPI_Finalize / PMPI_Finalize () target(Target::None) {
-    runtime::finalize()
+    let r = runtime::finalize();
+    if runtime::finalized() {
+        crate::export::finalized();
+    }
+    r
 }}
 
 mpi_fn! { MPI_Initialized / PMPI_Initialized (flag: *mut c_int) target(Target::None) {

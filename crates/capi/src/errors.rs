@@ -200,7 +200,6 @@ pub fn string_of(code: i32) -> Option<String> {
 
 mpi_fn! { MPI_Add_error_class / PMPI_Add_error_class (errorclass: *mut c_int) target(Target::None) {
     let out = convert::out(errorclass, "errorclass")?;
-    oxmpi_core::runtime::with(|_| Ok(()))?;
     let c = user_errors::add_class()?;
     // SAFETY: checked non-null.
     unsafe { *out = c };
@@ -209,7 +208,6 @@ mpi_fn! { MPI_Add_error_class / PMPI_Add_error_class (errorclass: *mut c_int) ta
 
 mpi_fn! { MPI_Add_error_code / PMPI_Add_error_code (errorclass: c_int, errorcode: *mut c_int) target(Target::None) {
     let out = convert::out(errorcode, "errorcode")?;
-    oxmpi_core::runtime::with(|_| Ok(()))?;
     let c = user_errors::add_code(errorclass)?;
     // SAFETY: checked non-null.
     unsafe { *out = c };
@@ -234,7 +232,6 @@ pub unsafe fn c_string<'a>(s: *const c_char, what: &str) -> Result<&'a CStr> {
 mpi_fn! { MPI_Add_error_string / PMPI_Add_error_string (errorcode: c_int, string: *const c_char) target(Target::None) {
     // SAFETY: the caller passes a NUL-terminated string (MPI contract).
     let s = unsafe { c_string(string, "string")? };
-    oxmpi_core::runtime::with(|_| Ok(()))?;
     user_errors::add_string(errorcode, &String::from_utf8_lossy(s.to_bytes()))
 }}
 

@@ -2,6 +2,10 @@
 //! into error codes, and hand them to the error handler of the object the call was
 //! about — `MPI_ERRORS_ARE_FATAL` prints one line and ends the job.
 //!
+//! Outside `MPI_Init` .. `MPI_Finalize` only the functions the standard makes always
+//! available run; every other call fails with `MPI_ERR_OTHER` (and, as no error handler
+//! can be set then, the default `MPI_ERRORS_ARE_FATAL` prints it and ends the process).
+//!
 //! [`mpi_fn!`] defines each function twice, as `PMPI_Xxx` (the implementation) and
 //! `MPI_Xxx` (the interceptable name a profiling library may replace). Internal calls
 //! never go through the `MPI_` names.
@@ -11,6 +15,7 @@ use oxmpi_core::comm::{CommId, Errhandler, SELF};
 use oxmpi_core::{runtime, Error, ErrorClass};
 use std::os::raw::c_int;
 use std::panic::{catch_unwind, AssertUnwindSafe};
+use std::sync::atomic::{AtomicBool, Ordering};
 
 /// The object whose error handler reports a failure of the call.
 #[derive(Clone, Copy, Debug)]
@@ -63,8 +68,73 @@ pub fn fatal_exit(call: &str, e: &Error) -> ! {
     runtime::abort(1, &line)
 }
 
+/// A hint that the process is between `MPI_Init` and `MPI_Finalize`: set by the first
+/// call that finds the runtime up, cleared by `MPI_Finalize`. While it is set a call
+/// costs one atomic load for the check below.
+static RUNNING: AtomicBool = AtomicBool::new(false);
+
+/// The functions MPI-4.1 lets a program call at any time, before `MPI_Init` and after
+/// `MPI_Finalize` (section 12.4.1, table 9: the info, error-class and version calls),
+/// plus `MPI_Init` and `MPI_Init_thread`, which check the phase themselves.
+const ALWAYS_AVAILABLE: &[&str] = &[
+    "MPI_Init",
+    "MPI_Init_thread",
+    "MPI_Initialized",
+    "MPI_Finalized",
+    "MPI_Get_version",
+    "MPI_Get_library_version",
+    "MPI_Info_create",
+    "MPI_Info_create_env",
+    "MPI_Info_set",
+    "MPI_Info_delete",
+    "MPI_Info_get",
+    "MPI_Info_get_valuelen",
+    "MPI_Info_get_string",
+    "MPI_Info_get_nkeys",
+    "MPI_Info_get_nthkey",
+    "MPI_Info_dup",
+    "MPI_Info_free",
+    "MPI_Errhandler_free",
+    "MPI_Error_string",
+    "MPI_Error_class",
+    "MPI_Add_error_class",
+    "MPI_Add_error_code",
+    "MPI_Add_error_string",
+];
+
+/// Refuses every other call before `MPI_Init` and after `MPI_Finalize` with
+/// `MPI_ERR_OTHER`, whether or not its body would touch the runtime: no call may act on
+/// handles or memory while there is no MPI, and each reports the same clear error.
+fn check_phase(call: &str) -> Result<(), Error> {
+    if RUNNING.load(Ordering::Acquire) || ALWAYS_AVAILABLE.contains(&call) {
+        return Ok(());
+    }
+    if runtime::finalized() {
+        return Err(Error::new(
+            ErrorClass::Other,
+            "MPI has already been finalized (after MPI_Finalize only the calls MPI-4.1 section 12.4.1 lists may be made)",
+        ));
+    }
+    if !runtime::initialized() {
+        return Err(Error::new(
+            ErrorClass::Other,
+            "MPI has not been initialized (call MPI_Init or MPI_Init_thread first)",
+        ));
+    }
+    RUNNING.store(true, Ordering::Release);
+    Ok(())
+}
+
+/// Called by `MPI_Finalize` once the runtime is gone: later calls are checked again.
+pub fn finalized() {
+    RUNNING.store(false, Ordering::Release);
+}
+
 /// Runs the body of an entry point.
 pub fn guard(call: &'static str, target: Target, f: impl FnOnce() -> Result<(), Error>) -> c_int {
+    if let Err(e) = check_phase(call) {
+        return raise(call, target, &e);
+    }
     match catch_unwind(AssertUnwindSafe(f)) {
         Ok(Ok(())) => 0,
         Ok(Err(e)) => raise(call, target, &e),

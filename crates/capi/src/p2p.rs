@@ -589,7 +589,7 @@ mpi_fn! { MPI_Buffer_detach / PMPI_Buffer_detach (b: MutPtr, size: *mut c_int) t
 
 mpi_fn! { MPI_Pack_size / PMPI_Pack_size (n: c_int, dt: MPI_Datatype, c: MPI_Comm, size: *mut c_int) target(convert::target(c)) {
     let size = convert::out(size, "size")?;
-    comm(c)?;
+    convert::live_comm(c)?;
     let bytes = p2p::pack_size(n, convert::datatype(dt)?)?;
     if bytes > i32::MAX as usize {
         return Err(Error::new(ErrorClass::Count, format!("packed size {bytes} does not fit in an int")));

@@ -3,7 +3,7 @@
 //! ("external32"), with their large-count `_c` forms. The C buffers become slices
 //! here; counts, positions, truncation and the conversions are the engine's.
 
-use crate::convert::{self, comm, datatype, out};
+use crate::convert::{self, datatype, out};
 use crate::export::Target;
 use crate::handles::{MPI_Aint, MPI_Comm, MPI_Count, MPI_Datatype};
 use crate::mpi_fn;
@@ -95,7 +95,7 @@ unsafe fn pack<T: Copy + Into<i64> + TryFrom<usize>>(
     pos: *mut T,
     c: MPI_Comm,
 ) -> Result<()> {
-    comm(c)?;
+    convert::live_comm(c)?;
     let id = datatype(dt)?;
     // SAFETY: the caller's position pointer and buffers are valid (MPI contract).
     let (pos, at) = unsafe { position(pos)? };
@@ -136,7 +136,7 @@ unsafe fn unpack<T: Copy + Into<i64> + TryFrom<usize>>(
     dt: MPI_Datatype,
     c: MPI_Comm,
 ) -> Result<()> {
-    comm(c)?;
+    convert::live_comm(c)?;
     let id = datatype(dt)?;
     // SAFETY: the caller's position pointer and buffers are valid (MPI contract).
     let (pos, at) = unsafe { position(pos)? };
@@ -156,7 +156,7 @@ mpi_fn! { MPI_Unpack_c / PMPI_Unpack_c (inbuf: *const c_void, insize: MPI_Count,
 
 mpi_fn! { MPI_Pack_size_c / PMPI_Pack_size_c (incount: MPI_Count, dt: MPI_Datatype, c: MPI_Comm, size: *mut MPI_Count) target(convert::target(c)) {
     let size = out(size, "size")?;
-    comm(c)?;
+    convert::live_comm(c)?;
     let n = types::pack_size(incount, datatype(dt)?)?;
     // SAFETY: checked non-null.
     unsafe { *size = n as MPI_Count };

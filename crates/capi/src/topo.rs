@@ -128,6 +128,7 @@ mpi_fn! { MPI_Cart_get / PMPI_Cart_get (c: MPI_Comm, maxdims: c_int, dims: *mut 
     let (cart, rank) = commops::cart_of(comm(c)?)?;
     let per: Vec<i32> = cart.periods.iter().map(|&p| p as i32).collect();
     let xy = cart.coords_of(rank)?;
+    check_max("maxdims", maxdims, cart.ndims())?;
     // SAFETY: each array holds maxdims ints (MPI contract).
     unsafe {
         write_ints(dims, maxdims, &cart.dims, "dims")?;
@@ -292,13 +293,8 @@ mpi_fn! { MPI_Topo_test / PMPI_Topo_test (c: MPI_Comm, status: *mut c_int) targe
 }}
 
 fn check_info(info: MPI_Info) -> Result<()> {
-    if info != handles::MPI_INFO_NULL && handles::info_index(info).is_none() {
-        return Err(Error::new(
-            ErrorClass::Info,
-            format!("invalid info handle {info:#x}"),
-        ));
-    }
-    Ok(())
+    // A live info object or MPI_INFO_NULL (a freed one is refused too).
+    crate::info::optional_info(info).map(|_| ())
 }
 
 fn check_degree(what: &str, d: c_int) -> Result<()> {

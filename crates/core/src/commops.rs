@@ -884,7 +884,7 @@ fn predefined_value(rt: &runtime::Runtime, p: Predefined) -> Option<i32> {
         Predefined::Io => Some(ANY_SOURCE),
         Predefined::WtimeIsGlobal => Some(0),
         Predefined::UniverseSize => rt.universe_size.map(|u| u.min(i32::MAX as u32) as i32),
-        Predefined::LastUsedCode => Some(ErrorClass::LAST_PREDEFINED),
+        Predefined::LastUsedCode => Some(crate::user_errors::last_used()),
         Predefined::AppNum => (rt.appnum >= 0).then_some(rt.appnum),
     }
 }
