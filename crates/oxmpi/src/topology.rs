@@ -1,10 +1,26 @@
 //! Communicators and the processes in them: the [`Communicator`] trait,
-//! [`SimpleCommunicator`] (world, self, and later duplicates and splits), and the
-//! [`Process`] / [`AnyProcess`] endpoints that point-to-point calls are made on.
+//! [`SimpleCommunicator`] (world, self, duplicates and splits), [`InterCommunicator`],
+//! [`CartesianCommunicator`], groups ([`UserGroup`]), and the [`Process`] /
+//! [`AnyProcess`] endpoints that point-to-point calls are made on.
+//!
+//! Communicators made by this crate are freed (`MPI_Comm_free`) when dropped; the
+//! borrow of a [`Process`] keeps its communicator alive.
 
+use crate::error::{engine, Error, Result};
 use oxmpi_core::comm::{CommId, SELF, WORLD};
+use oxmpi_core::commops;
 use oxmpi_core::runtime;
 use std::marker::PhantomData;
+
+mod cartesian;
+mod group;
+mod inter;
+mod split;
+
+pub use cartesian::{dims_create, CartesianCommunicator, CartesianLayout};
+pub use group::{GroupRelation, UserGroup};
+pub use inter::InterCommunicator;
+pub use split::{Color, CommunicatorRelation, Key};
 
 /// A process's rank in a communicator.
 pub type Rank = i32;
@@ -49,6 +65,36 @@ pub trait Communicator: AsCommId {
         }
     }
 
+    /// The group of the communicator (the local group of an intercommunicator)
+    /// (`MPI_Comm_group`).
+    fn group(&self) -> Result<UserGroup> {
+        commops::snapshot(self.comm_id())
+            .map(|c| UserGroup::from_core(c.group))
+            .map_err(engine("group"))
+    }
+
+    /// How this communicator relates to `other` (`MPI_Comm_compare`).
+    fn compare<C: AsCommId + ?Sized>(&self, other: &C) -> Result<CommunicatorRelation> {
+        commops::comm_compare(self.comm_id(), other.comm_id())
+            .map(CommunicatorRelation::from_core)
+            .map_err(engine("compare"))
+    }
+
+    /// True for an intercommunicator (`MPI_Comm_test_inter`).
+    fn is_inter(&self) -> Result<bool> {
+        commops::comm_test_inter(self.comm_id()).map_err(engine("is_inter"))
+    }
+
+    /// The communicator's name (`MPI_Comm_get_name`); empty when it has none.
+    fn get_name(&self) -> Result<String> {
+        commops::comm_get_name(self.comm_id()).map_err(engine("get_name"))
+    }
+
+    /// Names the communicator (`MPI_Comm_set_name`; longer names are cut to 127 bytes).
+    fn set_name(&self, name: &str) -> Result<()> {
+        commops::comm_set_name(self.comm_id(), name).map_err(engine("set_name"))
+    }
+
     /// Ends the whole job with `errorcode` (`MPI_Abort`); never returns.
     fn abort(&self, errorcode: i32) -> ! {
         runtime::abort(
@@ -61,15 +107,37 @@ pub trait Communicator: AsCommId {
     }
 }
 
-/// A communicator: `MPI_COMM_WORLD`, `MPI_COMM_SELF`, or (later) one derived from them.
+/// An intracommunicator: `MPI_COMM_WORLD`, `MPI_COMM_SELF`, or one made from them
+/// (duplicates, splits, subgroups, merged intercommunicators).
 ///
 /// It holds the engine's communicator index and caches this process's rank and the
-/// size, which never change during the communicator's life.
+/// size, which never change during the communicator's life. One made by this crate is
+/// freed when dropped.
 #[derive(Debug, PartialEq, Eq)]
 pub struct SimpleCommunicator {
     id: CommId,
     rank: Rank,
     size: Rank,
+    owned: bool,
+}
+
+/// This process's rank and the (local) size of engine communicator `id`.
+pub(crate) fn rank_and_size(method: &'static str, id: CommId) -> Result<(Rank, Rank)> {
+    runtime::with(|rt| {
+        let c = rt.comms.get(id)?;
+        Ok((c.rank, c.size()))
+    })
+    .map_err(engine(method))
+}
+
+/// Frees a communicator this crate made, reporting (not panicking on) failures.
+pub(crate) fn free_comm(id: CommId) {
+    if runtime::finalized() {
+        return;
+    }
+    if let Err(e) = commops::comm_free(id) {
+        eprintln!("oxmpi: {}", Error::from_core("communicator drop (free)", e));
+    }
 }
 
 impl SimpleCommunicator {
@@ -78,6 +146,23 @@ impl SimpleCommunicator {
             id: WORLD,
             rank,
             size,
+            owned: false,
+        }
+    }
+
+    /// Takes ownership of a communicator the engine just made for this process.
+    pub(crate) fn adopt(method: &'static str, id: CommId) -> Result<SimpleCommunicator> {
+        match rank_and_size(method, id) {
+            Ok((rank, size)) => Ok(SimpleCommunicator {
+                id,
+                rank,
+                size,
+                owned: true,
+            }),
+            Err(e) => {
+                free_comm(id);
+                Err(e)
+            }
         }
     }
 
@@ -87,17 +172,31 @@ impl SimpleCommunicator {
             id: SELF,
             rank: 0,
             size: 1,
+            owned: false,
         }
     }
 
     /// Wraps an engine communicator whose rank and size are known.
     ///
-    /// This is how communicator constructors (dup, split, ...) hand out their results;
     /// `id` must name a live engine communicator in which this process has rank `rank`
-    /// among `size`. A wrong description makes calls fail or address the wrong peers,
-    /// never touches memory unsafely.
+    /// among `size`; the value does not own it (dropping it frees nothing). A wrong
+    /// description makes calls fail or address the wrong peers, never touches memory
+    /// unsafely.
     pub fn from_raw_parts(id: CommId, rank: Rank, size: Rank) -> SimpleCommunicator {
-        SimpleCommunicator { id, rank, size }
+        SimpleCommunicator {
+            id,
+            rank,
+            size,
+            owned: false,
+        }
+    }
+}
+
+impl Drop for SimpleCommunicator {
+    fn drop(&mut self) {
+        if self.owned {
+            free_comm(self.id);
+        }
     }
 }
 

@@ -249,6 +249,11 @@ fn derived_and_user_datatypes() {
 }
 
 #[test]
+fn communicators_groups_and_topologies() {
+    check_program("check_communicators");
+}
+
+#[test]
 fn a_failing_check_fails_the_job() {
     // The launcher must report a rank that exits non-zero; the test programs rely on it.
     let mut cmd = Command::new(launcher());
