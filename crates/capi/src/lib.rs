@@ -21,6 +21,7 @@ pub mod group;
 pub mod handles;
 pub mod info;
 pub mod mem;
+pub mod neighbor;
 pub mod op;
 pub mod p2p;
 pub mod pack;

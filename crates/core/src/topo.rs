@@ -58,6 +58,31 @@ impl Topology {
             Topology::DistGraph(_) => TopoKind::DistGraph,
         }
     }
+
+    /// The in-neighbours (sources) and out-neighbours (destinations) of the process at
+    /// `rank`, in the order of the neighbourhood collectives' buffer blocks (MPI 4.1
+    /// section 8.6): for a Cartesian grid, per dimension the -1 then the +1 neighbour
+    /// (`MPI_PROC_NULL` past the ends of open dimensions), both lists alike; for a
+    /// graph, `MPI_Graph_neighbors` for both; for a distributed graph, its sources and
+    /// destinations.
+    pub fn neighbors(&self, rank: i32) -> Result<(Vec<i32>, Vec<i32>)> {
+        match self {
+            Topology::Cart(c) => {
+                let mut v = Vec::with_capacity(2 * c.ndims());
+                for d in 0..c.ndims() {
+                    let (lo, hi) = c.shift(rank, d as i32, 1)?;
+                    v.push(lo);
+                    v.push(hi);
+                }
+                Ok((v.clone(), v))
+            }
+            Topology::Graph(g) => {
+                let v = g.neighbors(rank)?.to_vec();
+                Ok((v.clone(), v))
+            }
+            Topology::DistGraph(g) => Ok((g.sources.clone(), g.destinations.clone())),
+        }
+    }
 }
 
 fn product(dims: &[i32]) -> Result<i32> {
@@ -579,6 +604,27 @@ mod tests {
         let (col, s) = c.sub(7, &[false, false, false]).unwrap();
         assert_eq!(col, 7);
         assert_eq!(s.size(), 1);
+    }
+
+    #[test]
+    fn neighbor_lists_in_block_order() {
+        // 3 x 2 grid, periodic in dimension 1 only; rank 1 = (0,1).
+        let c = Topology::Cart(Cart::new(&[3, 2], &[false, true], 6).unwrap());
+        let (i, o) = c.neighbors(1).unwrap();
+        assert_eq!(i, vec![PROC_NULL, 3, 0, 0]);
+        assert_eq!(i, o);
+        let (i, _) = c.neighbors(4).unwrap();
+        assert_eq!(i, vec![2, PROC_NULL, 5, 5]);
+        let g = Topology::Graph(Graph::new(&[2, 3, 4, 6], &[1, 3, 0, 3, 0, 2], 4).unwrap());
+        assert_eq!(g.neighbors(3).unwrap(), (vec![0, 2], vec![0, 2]));
+        let d = Topology::DistGraph(DistGraph {
+            sources: vec![2],
+            source_weights: vec![1],
+            destinations: vec![0, 1, 0],
+            dest_weights: vec![1, 1, 1],
+            weighted: false,
+        });
+        assert_eq!(d.neighbors(0).unwrap(), (vec![2], vec![0, 1, 0]));
     }
 
     #[test]

@@ -21,6 +21,7 @@ mod check;
 mod exec;
 mod inter;
 pub mod movement;
+pub mod neighbor;
 pub mod op;
 pub mod reduction;
 mod shm;

@@ -1,0 +1,153 @@
+//! Neighbourhood collective entry points: `MPI_Neighbor_allgather(v)` and
+//! `MPI_Neighbor_alltoall(v,w)`.
+//!
+//! The per-neighbour arrays hold one entry per in-neighbour (receive side) or
+//! out-neighbour (send side) of the calling process, so the communicator's topology is
+//! resolved first (`MPI_ERR_TOPOLOGY` without one) and only that many entries are read.
+//! `MPI_IN_PLACE` is not an option for these calls (MPI 4.1 section 8.6).
+
+use crate::convert::{self, buf, comm, datatype};
+use crate::handles::{MPI_Aint, MPI_Comm, MPI_Datatype, MPI_IN_PLACE};
+use crate::mpi_fn;
+use oxmpi_core::coll::movement::VBuf;
+use oxmpi_core::coll::neighbor::{self, WBuf};
+use oxmpi_core::types::TypeId;
+use oxmpi_core::{Error, ErrorClass, Result};
+use std::ffi::c_void;
+use std::os::raw::c_int;
+
+type Ptr = *const c_void;
+type MutPtr = *mut c_void;
+
+/// The send buffer, which may not be `MPI_IN_PLACE`.
+fn send_ptr(p: Ptr) -> Result<Ptr> {
+    if std::ptr::eq(p, MPI_IN_PLACE) {
+        return Err(Error::new(
+            ErrorClass::Buffer,
+            "sendbuf is MPI_IN_PLACE, which neighbourhood collectives do not accept",
+        ));
+    }
+    Ok(p)
+}
+
+/// `n` entries of a C array argument.
+///
+/// # Safety
+/// A non-null `p` must point to at least `n` elements.
+unsafe fn array<'a, T>(p: *const T, n: usize, what: &str) -> Result<&'a [T]> {
+    if n == 0 {
+        return Ok(&[]);
+    }
+    if p.is_null() {
+        return Err(Error::new(
+            ErrorClass::Arg,
+            format!("{what} is NULL but {n} entries are needed"),
+        ));
+    }
+    // SAFETY: per the contract.
+    Ok(unsafe { std::slice::from_raw_parts(p, n) })
+}
+
+/// `n` datatype handles.
+///
+/// # Safety
+/// As for [`array`].
+unsafe fn types(p: *const MPI_Datatype, n: usize, what: &str) -> Result<Vec<TypeId>> {
+    // SAFETY: forwarded contract.
+    let hs = unsafe { array(p, n, what)? };
+    hs.iter()
+        .enumerate()
+        .map(|(i, &h)| {
+            datatype(h).map_err(|e| Error::new(e.class, format!("{what}[{i}]: {}", e.message)))
+        })
+        .collect()
+}
+
+mpi_fn! { MPI_Neighbor_allgather / PMPI_Neighbor_allgather (sb: Ptr, sn: c_int, st: MPI_Datatype, rb: MutPtr, rn: c_int, rt: MPI_Datatype, c: MPI_Comm) target(convert::target(c)) {
+    let id = comm(c)?;
+    let send = buf(send_ptr(sb)?, sn, st)?;
+    let recv = buf(rb, rn, rt)?;
+    // SAFETY: the buffers hold their blocks (MPI contract).
+    unsafe { neighbor::neighbor_allgather(send, recv, id) }
+}}
+
+mpi_fn! { MPI_Neighbor_allgatherv / PMPI_Neighbor_allgatherv (sb: Ptr, sn: c_int, st: MPI_Datatype, rb: MutPtr, rcounts: *const c_int, displs: *const c_int, rt: MPI_Datatype, c: MPI_Comm) target(convert::target(c)) {
+    let id = comm(c)?;
+    let n = neighbor::degrees(id)?.indegree();
+    let send = buf(send_ptr(sb)?, sn, st)?;
+    let recv = VBuf {
+        addr: rb as usize,
+        // SAFETY: the array holds one entry per neighbour (MPI contract).
+        counts: unsafe { array(rcounts, n, "recvcounts")? },
+        // SAFETY: the array holds one entry per neighbour (MPI contract).
+        displs: unsafe { array(displs, n, "displs")? },
+        ty: datatype(rt)?,
+    };
+    // SAFETY: the buffers hold their blocks (MPI contract).
+    unsafe { neighbor::neighbor_allgatherv(send, recv, id) }
+}}
+
+mpi_fn! { MPI_Neighbor_alltoall / PMPI_Neighbor_alltoall (sb: Ptr, sn: c_int, st: MPI_Datatype, rb: MutPtr, rn: c_int, rt: MPI_Datatype, c: MPI_Comm) target(convert::target(c)) {
+    let id = comm(c)?;
+    let send = buf(send_ptr(sb)?, sn, st)?;
+    let recv = buf(rb, rn, rt)?;
+    // SAFETY: the buffers hold their blocks (MPI contract).
+    unsafe { neighbor::neighbor_alltoall(send, recv, id) }
+}}
+
+mpi_fn! { MPI_Neighbor_alltoallv / PMPI_Neighbor_alltoallv (sb: Ptr, scounts: *const c_int, sdispls: *const c_int, st: MPI_Datatype, rb: MutPtr, rcounts: *const c_int, rdispls: *const c_int, rt: MPI_Datatype, c: MPI_Comm) target(convert::target(c)) {
+    let id = comm(c)?;
+    let d = neighbor::degrees(id)?;
+    let (nin, nout) = (d.indegree(), d.outdegree());
+    let send = VBuf {
+        addr: send_ptr(sb)? as usize,
+        // SAFETY: the array holds one entry per neighbour (MPI contract).
+        counts: unsafe { array(scounts, nout, "sendcounts")? },
+        // SAFETY: the array holds one entry per neighbour (MPI contract).
+        displs: unsafe { array(sdispls, nout, "sdispls")? },
+        ty: datatype(st)?,
+    };
+    let recv = VBuf {
+        addr: rb as usize,
+        // SAFETY: the array holds one entry per neighbour (MPI contract).
+        counts: unsafe { array(rcounts, nin, "recvcounts")? },
+        // SAFETY: the array holds one entry per neighbour (MPI contract).
+        displs: unsafe { array(rdispls, nin, "rdispls")? },
+        ty: datatype(rt)?,
+    };
+    // SAFETY: the buffers hold their blocks (MPI contract).
+    unsafe { neighbor::neighbor_alltoallv(send, recv, id) }
+}}
+
+mpi_fn! { MPI_Neighbor_alltoallw / PMPI_Neighbor_alltoallw (sb: Ptr, scounts: *const c_int, sdispls: *const MPI_Aint, st: *const MPI_Datatype, rb: MutPtr, rcounts: *const c_int, rdispls: *const MPI_Aint, rt: *const MPI_Datatype, c: MPI_Comm) target(convert::target(c)) {
+    let id = comm(c)?;
+    let d = neighbor::degrees(id)?;
+    let (nin, nout) = (d.indegree(), d.outdegree());
+    let sb = send_ptr(sb)?;
+    // SAFETY: the array holds one entry per neighbour (MPI contract).
+    let stypes = unsafe { types(st, nout, "sendtypes")? };
+    // SAFETY: the array holds one entry per neighbour (MPI contract).
+    let rtypes = unsafe { types(rt, nin, "recvtypes")? };
+    // SAFETY: the array holds one entry per neighbour (MPI contract).
+    let sd: &[MPI_Aint] = unsafe { array(sdispls, nout, "sdispls")? };
+    // SAFETY: the array holds one entry per neighbour (MPI contract).
+    let rd: &[MPI_Aint] = unsafe { array(rdispls, nin, "rdispls")? };
+    let sd: Vec<isize> = sd.iter().map(|&x| x as isize).collect();
+    let rd: Vec<isize> = rd.iter().map(|&x| x as isize).collect();
+    let send = WBuf {
+        addr: sb as usize,
+        // SAFETY: the array holds one entry per neighbour (MPI contract).
+        counts: unsafe { array(scounts, nout, "sendcounts")? },
+        displs: &sd,
+        types: &stypes,
+    };
+    let recv = WBuf {
+        addr: rb as usize,
+        // SAFETY: the array holds one entry per neighbour (MPI contract).
+        counts: unsafe { array(rcounts, nin, "recvcounts")? },
+        displs: &rd,
+        types: &rtypes,
+    };
+    // SAFETY: the buffers hold their blocks (MPI contract).
+    unsafe { neighbor::neighbor_alltoallw(send, recv, id) }
+}}
