@@ -28,6 +28,8 @@ pub enum Primitive {
     C64,
     /// Two `long double`.
     CLongDouble,
+    /// Two IEEE binary128 (Fortran `COMPLEX*32`); moved as bytes, no arithmetic.
+    C128,
     /// C `_Bool` / C++ `bool` (1 byte, 0 or 1).
     Bool,
     /// Fortran `LOGICAL` (4 bytes, zero is false).
@@ -45,7 +47,7 @@ impl Primitive {
             Primitive::I32 | Primitive::U32 | Primitive::F32 | Primitive::Logical => 4,
             Primitive::I64 | Primitive::U64 | Primitive::F64 | Primitive::C32 => 8,
             Primitive::LongDouble | Primitive::F128 | Primitive::C64 => 16,
-            Primitive::CLongDouble => 32,
+            Primitive::CLongDouble | Primitive::C128 => 32,
         }
     }
 
@@ -54,7 +56,7 @@ impl Primitive {
         match self {
             Primitive::C32 => 4,
             Primitive::C64 => 8,
-            Primitive::CLongDouble => 16,
+            Primitive::CLongDouble | Primitive::C128 => 16,
             other => other.size(),
         }
     }
@@ -163,7 +165,7 @@ predefined! {
     Real16 = "MPI_REAL16", Floating, [F128];
     Complex8 = "MPI_COMPLEX8", Complex, [C32];
     Complex16 = "MPI_COMPLEX16", Complex, [C64];
-    Complex32 = "MPI_COMPLEX32", Complex, [CLongDouble];
+    Complex32 = "MPI_COMPLEX32", Complex, [C128];
     Integer1 = "MPI_INTEGER1", FortranInteger, [I8];
     Integer2 = "MPI_INTEGER2", FortranInteger, [I16];
     Integer4 = "MPI_INTEGER4", FortranInteger, [I32];

@@ -223,7 +223,9 @@ pub(super) fn elementwise(op: PredefinedOp, prim: Primitive, input: &[u8], inout
         Primitive::Bool => logical::<u8>(op, input, inout),
         Primitive::Logical => logical::<u32>(op, input, inout),
         Primitive::Byte => bytes(op, input, inout),
-        Primitive::F128 => unreachable!("check_op admits no arithmetic on binary128"),
+        Primitive::F128 | Primitive::C128 => {
+            unreachable!("check_op admits no arithmetic on binary128")
+        }
     }
 }
 

@@ -204,7 +204,12 @@ pub fn check_op(op: PredefinedOp, ty: Predefined) -> Result<(), OpError> {
         return Err(OpError::NotDefined { op, ty });
     }
     let arithmetic = !matches!(op, O::Replace | O::NoOp);
-    if arithmetic && ty.primitives().contains(&Primitive::F128) {
+    if arithmetic
+        && ty
+            .primitives()
+            .iter()
+            .any(|p| matches!(p, Primitive::F128 | Primitive::C128))
+    {
         return Err(OpError::Unsupported { op, ty });
     }
     if arithmetic && !x87::ARITHMETIC && needs_x87_arithmetic(op, ty) {
