@@ -23,6 +23,12 @@ pub enum Threading {
 }
 
 impl Threading {
+    /// The standard's name of the level, e.g. `"MPI_THREAD_SERIALIZED"` (as
+    /// `MPI_INFO_ENV`'s `thread_level` reports it).
+    pub fn name(self) -> &'static str {
+        self.to_core().name()
+    }
+
     fn to_core(self) -> ThreadLevel {
         match self {
             Threading::Single => ThreadLevel::Single,

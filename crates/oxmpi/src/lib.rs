@@ -39,6 +39,7 @@
 //!   scans, with predefined and user [`Operation`](collective::Operation)s;
 //! - [`request`]: nonblocking operations in scopes, persistent requests;
 //! - [`buffer`]: the attached buffer of buffered-mode sends;
+//! - [`info`]: [`Info`](info::Info) objects (key-value hints, `MPI_INFO_ENV`);
 //! - [`error`]: the [`Error`] type.
 //!
 //! `use oxmpi::traits::*;` brings the traits whose methods the examples call.
@@ -50,6 +51,7 @@ pub mod collective;
 pub mod datatype;
 pub mod environment;
 pub mod error;
+pub mod info;
 pub mod point_to_point;
 mod raw;
 pub mod request;

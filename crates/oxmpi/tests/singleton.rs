@@ -13,6 +13,18 @@ fn singleton_life_cycle() {
     let (universe, provided) =
         oxmpi::initialize_with_threading(oxmpi::Threading::Multiple).expect("initialize");
     assert!(provided <= oxmpi::Threading::Multiple);
+    // The truth: the engine's highest level, as MPI_INFO_ENV reports it too.
+    assert_eq!(
+        provided.name(),
+        oxmpi_core::runtime::MAX_THREAD_LEVEL.name()
+    );
+    assert_eq!(universe.threading_support(), provided);
+    let env = oxmpi::info::Info::environment();
+    assert_eq!(
+        env.get("thread_level").unwrap().as_deref(),
+        Some(provided.name())
+    );
+    assert_eq!(env.get("maxprocs").unwrap().as_deref(), Some("1"));
     assert!(oxmpi::is_initialized() && !oxmpi::is_finalized());
     let world = universe.world();
     assert_eq!((world.rank(), world.size()), (0, 1));
