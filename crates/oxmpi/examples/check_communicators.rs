@@ -1,8 +1,10 @@
 //! Test program: communicators and groups. Duplicates (separate message spaces),
 //! splits by color and key, subgroups (collective and group-only creation), the group
 //! algebra and rank translation, intercommunicators (point-to-point, collectives,
-//! merge), Cartesian grids (coordinates, shifts, sub-grids), names and error classes.
+//! merge), Cartesian grids (coordinates, shifts, sub-grids), typed attributes, names
+//! and error classes.
 
+use oxmpi::attribute::AttributeKey;
 use oxmpi::collective::SystemOperation;
 use oxmpi::topology::{dims_create, Color, CommunicatorRelation, GroupRelation, UserGroup};
 use oxmpi::traits::*;
@@ -53,6 +55,60 @@ fn main() -> Result<(), oxmpi::Error> {
     );
     check!(rank, !ok(rank, dup.is_inter(), "is_inter"), "dup is intra");
     drop(dup);
+
+    // Typed attributes: cloned into duplicates, dropped with their communicator.
+    let key = ok(
+        rank,
+        AttributeKey::<Vec<String>>::new(),
+        "AttributeKey::new",
+    );
+    let other = ok(rank, AttributeKey::<i32>::new(), "AttributeKey::new");
+    let value = vec!["a".to_string(), format!("rank {rank}")];
+    ok(
+        rank,
+        world.set_attribute(&key, value.clone()),
+        "set_attribute",
+    );
+    check_eq!(
+        rank,
+        ok(rank, world.get_attribute(&key), "get_attribute"),
+        Some(value.clone()),
+        "attribute"
+    );
+    check_eq!(
+        rank,
+        ok(rank, world.get_attribute(&other), "get_attribute"),
+        None,
+        "unset attribute"
+    );
+    let d2 = ok(rank, world.duplicate(), "duplicate with attributes");
+    check_eq!(
+        rank,
+        ok(rank, d2.get_attribute(&key), "get on dup"),
+        Some(value.clone()),
+        "copied attribute"
+    );
+    check_eq!(rank, key.cached_values(), 2, "two copies");
+    ok(rank, d2.set_attribute(&key, Vec::new()), "replace");
+    check_eq!(rank, key.cached_values(), 2, "replaced, not added");
+    check_eq!(
+        rank,
+        ok(rank, d2.get_attribute(&key), "get replaced"),
+        Some(Vec::new()),
+        "replaced attribute"
+    );
+    drop(d2);
+    check_eq!(rank, key.cached_values(), 1, "dropped with the duplicate");
+    ok(rank, world.delete_attribute(&key), "delete_attribute");
+    check_eq!(rank, key.cached_values(), 0, "deleted");
+    check_eq!(
+        rank,
+        ok(rank, world.get_attribute(&key), "get deleted"),
+        None,
+        "deleted attribute"
+    );
+    ok(rank, world.set_attribute(&other, 5), "set on world");
+    drop(other);
 
     // Split by parity, ranks reversed by the key.
     let half = ok(

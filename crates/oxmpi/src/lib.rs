@@ -39,6 +39,7 @@
 //!   scans, with predefined and user [`Operation`](collective::Operation)s;
 //! - [`request`]: nonblocking operations in scopes, persistent requests;
 //! - [`buffer`]: the attached buffer of buffered-mode sends;
+//! - [`attribute`]: typed attributes cached on communicators;
 //! - [`info`]: [`Info`](info::Info) objects (key-value hints, `MPI_INFO_ENV`);
 //! - [`error`]: the [`Error`] type.
 //!
@@ -46,6 +47,7 @@
 
 #![warn(missing_docs)]
 
+pub mod attribute;
 pub mod buffer;
 pub mod collective;
 pub mod datatype;
@@ -83,6 +85,7 @@ pub const TAG_UB: point_to_point::Tag = oxmpi_core::TAG_UB;
 
 /// The traits to import for calling methods: `use oxmpi::traits::*;`.
 pub mod traits {
+    pub use crate::attribute::Attributes;
     pub use crate::collective::{
         CommunicatorCollectives, Operation, PartitionedBuffer, PartitionedBufferMut, Root,
     };
