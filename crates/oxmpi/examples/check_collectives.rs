@@ -36,6 +36,18 @@ fn main() -> Result<(), oxmpi::Error> {
     let last = world.process_at_rank(size - 1);
     let first = world.process_at_rank(0);
 
+    // Lets the launch tests see that a panicking user operation ends the job cleanly.
+    if std::env::var_os("OXMPI_EXAMPLE_PANIC").is_some() {
+        let bad = ok(
+            rank,
+            UserOperation::commutative(|_: &[i32], _: &mut [i32]| panic!("user op failed")),
+            "UserOperation",
+        );
+        let mut y = 0i32;
+        let r = world.all_reduce_into(&rank, &mut y, &bad);
+        common::fail(rank, format_args!("the panicking operation returned {r:?}"));
+    }
+
     ok(rank, world.barrier(), "barrier");
 
     // Broadcast: arrays, a long vector (rendezvous sizes), bools (repaired).

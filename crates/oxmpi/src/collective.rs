@@ -4,7 +4,7 @@
 //! scatter, reduce), with their reduction [`Operation`]s and the [`Partition`]s of the
 //! varcount calls.
 //!
-//! Buffers are typed by [`Equivalence`](crate::datatype::Equivalence). The buffers of a
+//! Buffers are typed by [`Equivalence`]. The buffers of a
 //! reduction hold the same element type (the operation is typed too); the buffers of
 //! the calls that only move data may differ in type as long as their engine elements
 //! match (an `[i32; 2]` sent, two `i32` received), as MPI's type-signature rule asks.

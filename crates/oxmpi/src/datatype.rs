@@ -9,7 +9,7 @@
 //! that describes its layout. The `#[derive(Equivalence)]` macro (a separate crate) does
 //! exactly that: it builds a struct datatype in the engine once, keeps it for the life of
 //! the process, and implements [`Equivalence::repair`] for fields that need it (`bool`).
-//! Its support code is [`derive`].
+//! Its support code is [`derive`](mod@derive).
 //!
 //! # Datatypes made at run time
 //!

@@ -254,6 +254,27 @@ fn communicators_groups_and_topologies() {
 }
 
 #[test]
+fn a_panicking_user_operation_ends_the_job() {
+    let mut cmd = Command::new(launcher());
+    cmd.args(["-n", "2"])
+        .arg(example("check_collectives"))
+        .env("OXMPI_EXAMPLE_PANIC", "1");
+    let r = run_limited(cmd, "check_collectives with a panicking operation");
+    assert!(
+        !r.status.success(),
+        "stdout:\n{}\nstderr:\n{}",
+        r.stdout,
+        r.stderr
+    );
+    assert!(
+        r.stderr.contains("a user reduction operation panicked"),
+        "{}",
+        r.stderr
+    );
+    assert!(!r.stderr.contains("CHECK FAILED"), "{}", r.stderr);
+}
+
+#[test]
 fn a_failing_check_fails_the_job() {
     // The launcher must report a rank that exits non-zero; the test programs rely on it.
     let mut cmd = Command::new(launcher());
