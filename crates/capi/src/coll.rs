@@ -120,6 +120,9 @@ mpi_fn! { MPI_Gatherv / PMPI_Gatherv (sb: Ptr, sn: c_int, st: MPI_Datatype, rb: 
     let (shape, at_root, active) = rooted(id, root)?;
     let send = if at_root { input_buf(sb, sn, st)? } else if active { Input::Data(buf(sb, sn, st)?) } else { Input::Data(unused()) };
     let n = if at_root { shape.peers } else { 0 };
+    if at_root {
+        convert::not_in_place(rb, "recvbuf")?;
+    }
     let recv = VBuf {
         addr: rb as usize,
         counts: unsafe { ints(rcounts, n, "recvcounts")? },
@@ -141,6 +144,9 @@ mpi_fn! { MPI_Scatterv / PMPI_Scatterv (sb: Ptr, scounts: *const c_int, displs: 
     let id = comm(c)?;
     let (shape, at_root, active) = rooted(id, root)?;
     let n = if at_root { shape.peers } else { 0 };
+    if at_root {
+        convert::not_in_place(sb, "sendbuf")?;
+    }
     let send = VBuf {
         addr: sb as usize,
         counts: unsafe { ints(scounts, n, "sendcounts")? },
@@ -158,6 +164,7 @@ mpi_fn! { MPI_Allgather / PMPI_Allgather (sb: Ptr, sn: c_int, st: MPI_Datatype, 
 mpi_fn! { MPI_Allgatherv / PMPI_Allgatherv (sb: Ptr, sn: c_int, st: MPI_Datatype, rb: MutPtr, rcounts: *const c_int, displs: *const c_int, rt: MPI_Datatype, c: MPI_Comm) target(convert::target(c)) {
     let id = comm(c)?;
     let n = size(id)?;
+    convert::not_in_place(rb, "recvbuf")?;
     let recv = VBuf {
         addr: rb as usize,
         counts: unsafe { ints(rcounts, n, "recvcounts")? },
@@ -174,6 +181,7 @@ mpi_fn! { MPI_Alltoall / PMPI_Alltoall (sb: Ptr, sn: c_int, st: MPI_Datatype, rb
 mpi_fn! { MPI_Alltoallv / PMPI_Alltoallv (sb: Ptr, scounts: *const c_int, sdispls: *const c_int, st: MPI_Datatype, rb: MutPtr, rcounts: *const c_int, rdispls: *const c_int, rt: MPI_Datatype, c: MPI_Comm) target(convert::target(c)) {
     let id = comm(c)?;
     let n = size(id)?;
+    convert::not_in_place(rb, "recvbuf")?;
     let send = if in_place(sb) {
         Input::InPlace
     } else {
@@ -196,6 +204,7 @@ mpi_fn! { MPI_Alltoallv / PMPI_Alltoallv (sb: Ptr, scounts: *const c_int, sdispl
 mpi_fn! { MPI_Alltoallw / PMPI_Alltoallw (sb: Ptr, scounts: *const c_int, sdispls: *const c_int, st: *const MPI_Datatype, rb: MutPtr, rcounts: *const c_int, rdispls: *const c_int, rt: *const MPI_Datatype, c: MPI_Comm) target(convert::target(c)) {
     let id = comm(c)?;
     let n = size(id)?;
+    convert::not_in_place(rb, "recvbuf")?;
     let stypes = if in_place(sb) { Vec::new() } else { unsafe { types(st, n, "sendtypes")? } };
     let rtypes = unsafe { types(rt, n, "recvtypes")? };
     let send = if in_place(sb) {
@@ -218,18 +227,25 @@ mpi_fn! { MPI_Alltoallw / PMPI_Alltoallw (sb: Ptr, scounts: *const c_int, sdispl
 }}
 
 mpi_fn! { MPI_Reduce / PMPI_Reduce (sb: Ptr, rb: MutPtr, n: c_int, dt: MPI_Datatype, o: MPI_Op, root: c_int, c: MPI_Comm) target(convert::target(c)) {
-    unsafe { coll::reduce(input(sb), rb as usize, n, datatype(dt)?, op(o)?, root, comm(c)?) }
+    let id = comm(c)?;
+    if in_place(rb) && rooted(id, root)?.1 {
+        convert::not_in_place(rb, "recvbuf")?;
+    }
+    unsafe { coll::reduce(input(sb), rb as usize, n, datatype(dt)?, op(o)?, root, id) }
 }}
 
 mpi_fn! { MPI_Allreduce / PMPI_Allreduce (sb: Ptr, rb: MutPtr, n: c_int, dt: MPI_Datatype, o: MPI_Op, c: MPI_Comm) target(convert::target(c)) {
+    convert::not_in_place(rb, "recvbuf")?;
     unsafe { coll::allreduce(input(sb), rb as usize, n, datatype(dt)?, op(o)?, comm(c)?) }
 }}
 
 mpi_fn! { MPI_Reduce_scatter_block / PMPI_Reduce_scatter_block (sb: Ptr, rb: MutPtr, n: c_int, dt: MPI_Datatype, o: MPI_Op, c: MPI_Comm) target(convert::target(c)) {
+    convert::not_in_place(rb, "recvbuf")?;
     unsafe { coll::reduce_scatter_block(input(sb), rb as usize, n, datatype(dt)?, op(o)?, comm(c)?) }
 }}
 
 mpi_fn! { MPI_Reduce_scatter / PMPI_Reduce_scatter (sb: Ptr, rb: MutPtr, counts: *const c_int, dt: MPI_Datatype, o: MPI_Op, c: MPI_Comm) target(convert::target(c)) {
+    convert::not_in_place(rb, "recvbuf")?;
     let id = comm(c)?;
     let n = coll::shape(id)?.local;
     let counts = unsafe { ints(counts, n, "recvcounts")? };
@@ -237,9 +253,11 @@ mpi_fn! { MPI_Reduce_scatter / PMPI_Reduce_scatter (sb: Ptr, rb: MutPtr, counts:
 }}
 
 mpi_fn! { MPI_Scan / PMPI_Scan (sb: Ptr, rb: MutPtr, n: c_int, dt: MPI_Datatype, o: MPI_Op, c: MPI_Comm) target(convert::target(c)) {
+    convert::not_in_place(rb, "recvbuf")?;
     unsafe { coll::scan(input(sb), rb as usize, n, datatype(dt)?, op(o)?, comm(c)?) }
 }}
 
 mpi_fn! { MPI_Exscan / PMPI_Exscan (sb: Ptr, rb: MutPtr, n: c_int, dt: MPI_Datatype, o: MPI_Op, c: MPI_Comm) target(convert::target(c)) {
+    convert::not_in_place(rb, "recvbuf")?;
     unsafe { coll::exscan(input(sb), rb as usize, n, datatype(dt)?, op(o)?, comm(c)?) }
 }}

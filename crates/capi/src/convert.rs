@@ -62,7 +62,21 @@ pub fn datatype(h: MPI_Datatype) -> Result<TypeId> {
     }
 }
 
+/// Refuses `MPI_IN_PLACE` as a buffer argument: only some collective buffers accept
+/// it (and their bindings test for it before they get here). Used as an address it
+/// would be dereferenced.
+pub fn not_in_place(ptr: *const std::ffi::c_void, what: &str) -> Result<()> {
+    if std::ptr::eq(ptr, handles::MPI_IN_PLACE) {
+        return Err(Error::new(
+            ErrorClass::Buffer,
+            format!("MPI_IN_PLACE is not a valid {what} here"),
+        ));
+    }
+    Ok(())
+}
+
 pub fn buf(ptr: *const std::ffi::c_void, count: i32, dt: MPI_Datatype) -> Result<Buf> {
+    not_in_place(ptr, "buffer")?;
     Ok(Buf {
         addr: ptr as usize,
         count,

@@ -106,6 +106,8 @@ mpi_fn! { MPI_Op_commutative / PMPI_Op_commutative (h: MPI_Op, commute: *mut c_i
 }}
 
 mpi_fn! { MPI_Reduce_local / PMPI_Reduce_local (inbuf: *const c_void, inoutbuf: *mut c_void, count: c_int, dt: MPI_Datatype, h: MPI_Op) target(Target::None) {
+    crate::convert::not_in_place(inbuf, "inbuf")?;
+    crate::convert::not_in_place(inoutbuf, "inoutbuf")?;
     let ty = crate::convert::datatype(dt)?;
     // SAFETY: the buffers hold `count` elements (MPI contract).
     unsafe { coll::reduce_local(inbuf as usize, inoutbuf as usize, count, ty, op(h)?) }

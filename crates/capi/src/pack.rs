@@ -95,6 +95,8 @@ unsafe fn pack<T: Copy + Into<i64> + TryFrom<usize>>(
     pos: *mut T,
     c: MPI_Comm,
 ) -> Result<()> {
+    convert::not_in_place(inbuf, "inbuf")?;
+    convert::not_in_place(outbuf, "outbuf")?;
     convert::live_comm(c)?;
     let id = datatype(dt)?;
     // SAFETY: the caller's position pointer and buffers are valid (MPI contract).
@@ -136,6 +138,8 @@ unsafe fn unpack<T: Copy + Into<i64> + TryFrom<usize>>(
     dt: MPI_Datatype,
     c: MPI_Comm,
 ) -> Result<()> {
+    convert::not_in_place(inbuf, "inbuf")?;
+    convert::not_in_place(outbuf, "outbuf")?;
     convert::live_comm(c)?;
     let id = datatype(dt)?;
     // SAFETY: the caller's position pointer and buffers are valid (MPI contract).
@@ -175,6 +179,8 @@ unsafe fn pack_external(
     outsize: i64,
     pos: *mut i64,
 ) -> Result<()> {
+    convert::not_in_place(inbuf, "inbuf")?;
+    convert::not_in_place(outbuf, "outbuf")?;
     let rep = datarep(rep)?;
     let id = datatype(dt)?;
     // SAFETY: the caller's position pointer and buffers are valid (MPI contract).
@@ -203,6 +209,8 @@ unsafe fn unpack_external(
     outcount: i64,
     dt: MPI_Datatype,
 ) -> Result<()> {
+    convert::not_in_place(inbuf, "inbuf")?;
+    convert::not_in_place(outbuf, "outbuf")?;
     let rep = datarep(rep)?;
     let id = datatype(dt)?;
     // SAFETY: the caller's position pointer and buffers are valid (MPI contract).

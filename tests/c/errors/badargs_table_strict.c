@@ -11,6 +11,7 @@
  *   request, op, group, info, errhandler, keyval: null, freed or foreign handles
  *   pointers       NULL where the call must store a result
  *   topology       a topology call on a communicator without (or with another) topology
+ *   MPI_IN_PLACE   given where the call does not accept it (point-to-point, receive buffers)
  *
  * Each row names the call and the error classes accepted (the class MPICH returns and,
  * where the standard leaves room, the other defensible one).  Collective rows use only
@@ -795,6 +796,65 @@ static void bad_ranks_tags(void)
     ROW(MPI_ERR_BUFFER, MPI_Bsend(ibuf, 1, MPI_INT, rank, 0, MPI_COMM_WORLD));
 }
 
+/* ---- MPI_IN_PLACE where a call does not accept it ------------------------------------------ */
+
+static void misplaced_in_place(void)
+{
+    MPI_Request r;
+    MPI_Aint a = 0;
+    int pos = 0;
+    char pk[64];
+    void *ip = MPI_IN_PLACE;
+#define IPROW(call) ROW2(MPI_ERR_BUFFER, MPI_ERR_ARG, call)
+    IPROW(MPI_Send(ip, 1, MPI_INT, rank, 0, MPI_COMM_WORLD));
+    IPROW(MPI_Ssend(ip, 1, MPI_INT, rank, 0, MPI_COMM_WORLD));
+    IPROW(MPI_Isend(ip, 1, MPI_INT, rank, 0, MPI_COMM_WORLD, &r));
+    IPROW(MPI_Send_init(ip, 1, MPI_INT, rank, 0, MPI_COMM_WORLD, &r));
+    IPROW(MPI_Recv(ip, 1, MPI_INT, rank, 0, MPI_COMM_WORLD, &st));
+    IPROW(MPI_Irecv(ip, 1, MPI_INT, rank, 0, MPI_COMM_WORLD, &r));
+    IPROW(MPI_Sendrecv(ip, 1, MPI_INT, rank, 0, ibuf2, 1, MPI_INT, rank, 0, MPI_COMM_WORLD, &st));
+    IPROW(MPI_Sendrecv(ibuf, 1, MPI_INT, rank, 0, ip, 1, MPI_INT, rank, 0, MPI_COMM_WORLD, &st));
+    IPROW(MPI_Sendrecv_replace(ip, 1, MPI_INT, rank, 0, rank, 0, MPI_COMM_WORLD, &st));
+    IPROW(MPI_Bcast(ip, 1, MPI_INT, 0, MPI_COMM_WORLD));
+    /* receive buffers of collectives */
+    IPROW(MPI_Allreduce(ibuf, ip, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD));
+    IPROW(MPI_Reduce(ibuf, ip, 1, MPI_INT, MPI_SUM, 0, MPI_COMM_SELF));
+    IPROW(MPI_Reduce_scatter_block(ibuf, ip, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD));
+    {
+        int one[1] = {1};
+        IPROW(MPI_Reduce_scatter(ibuf, ip, one, MPI_INT, MPI_SUM, MPI_COMM_SELF));
+        IPROW(MPI_Gatherv(ibuf, 1, MPI_INT, ip, one, ibuf, MPI_INT, 0, MPI_COMM_SELF));
+        IPROW(MPI_Scatterv(ip, one, ibuf, MPI_INT, ibuf2, 1, MPI_INT, 0, MPI_COMM_SELF));
+    }
+    IPROW(MPI_Scan(ibuf, ip, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD));
+    IPROW(MPI_Exscan(ibuf, ip, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD));
+    IPROW(MPI_Gather(ibuf, 1, MPI_INT, ip, 1, MPI_INT, 0, MPI_COMM_SELF));
+    IPROW(MPI_Scatter(ip, 1, MPI_INT, ibuf2, 1, MPI_INT, 0, MPI_COMM_SELF));
+    IPROW(MPI_Allgather(ibuf, 1, MPI_INT, ip, 1, MPI_INT, MPI_COMM_WORLD));
+    IPROW(MPI_Allgatherv(ibuf, 1, MPI_INT, ip, ibuf, ibuf, MPI_INT, MPI_COMM_WORLD));
+    IPROW(MPI_Alltoall(ibuf, 1, MPI_INT, ip, 1, MPI_INT, MPI_COMM_WORLD));
+    IPROW(MPI_Alltoallv(ibuf, ibuf, ibuf, MPI_INT, ip, ibuf, ibuf, MPI_INT, MPI_COMM_WORLD));
+    {
+        MPI_Datatype ts[64];
+        for (int i = 0; i < 64; i++) {
+            ts[i] = MPI_INT;
+        }
+        IPROW(MPI_Alltoallw(ibuf, ibuf, ibuf, ts, ip, ibuf, ibuf, ts, MPI_COMM_WORLD));
+    }
+    /* local reductions and packing */
+    IPROW(MPI_Reduce_local(ip, ibuf2, 1, MPI_INT, MPI_SUM));
+    IPROW(MPI_Reduce_local(ibuf, ip, 1, MPI_INT, MPI_SUM));
+    IPROW(MPI_Pack(ip, 1, MPI_INT, pk, sizeof pk, &pos, MPI_COMM_WORLD));
+    pos = 0;
+    IPROW(MPI_Pack(ibuf, 1, MPI_INT, ip, sizeof pk, &pos, MPI_COMM_WORLD));
+    pos = 0;
+    IPROW(MPI_Unpack(pk, sizeof pk, &pos, ip, 1, MPI_INT, MPI_COMM_WORLD));
+    IPROW(MPI_Pack_external("external32", ip, 1, MPI_INT, pk, sizeof pk, &a));
+    a = 0;
+    IPROW(MPI_Unpack_external("external32", pk, sizeof pk, &a, ip, 1, MPI_INT));
+#undef IPROW
+}
+
 /* ---- requests ------------------------------------------------------------------------------ */
 
 static void bad_requests(void)
@@ -1291,6 +1351,7 @@ int main(int argc, char **argv)
     bad_datatypes();
     bad_counts();
     bad_ranks_tags();
+    misplaced_in_place();
     bad_requests();
     bad_ops();
     bad_groups();
