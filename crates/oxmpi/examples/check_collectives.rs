@@ -282,6 +282,52 @@ fn main() -> Result<(), oxmpi::Error> {
     );
     check_eq!(rank, both, [true, size == 1], "logical_and");
 
+    // Minimum and maximum with their locations.
+    let mine = [
+        oxmpi::collective::Location {
+            value: ((rank * 7) % size) as f64,
+            location: rank,
+        },
+        oxmpi::collective::Location {
+            value: 1.0,
+            location: rank,
+        },
+    ];
+    let mut m = [oxmpi::collective::Location::default(); 2];
+    ok(
+        rank,
+        world.all_reduce_into(&mine[..], &mut m[..], SystemOperation::max_location()),
+        "max_location",
+    );
+    let top = (0..size)
+        .max_by_key(|r| ((r * 7) % size, -r))
+        .expect("ranks");
+    check_eq!(
+        rank,
+        (m[0].value, m[0].location, m[1].location),
+        (((top * 7) % size) as f64, top, 0),
+        "max_location (ties: lowest location)"
+    );
+    let mut l = [oxmpi::collective::Location::<i32>::default(); 1];
+    ok(
+        rank,
+        world.all_reduce_into(
+            &[oxmpi::collective::Location {
+                value: -rank,
+                location: 10 + rank,
+            }][..],
+            &mut l[..],
+            SystemOperation::min_location(),
+        ),
+        "min_location",
+    );
+    check_eq!(
+        rank,
+        (l[0].value, l[0].location),
+        (1 - size, 9 + size),
+        "min_location"
+    );
+
     // Reduce-scatter-block: block j of rank r is [r + j, 1]; rank i gets the sums.
     let out: Vec<i32> = (0..size).flat_map(|j| [rank + j, 1]).collect();
     let mut blk = [0i32; 2];

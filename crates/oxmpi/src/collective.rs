@@ -35,7 +35,7 @@
 mod operation;
 mod partition;
 
-pub use operation::{reduce_local_into, Operation, SystemOperation, UserOperation};
+pub use operation::{reduce_local_into, Location, Operation, SystemOperation, UserOperation};
 pub use partition::{Partition, PartitionMut, PartitionedBuffer, PartitionedBufferMut};
 
 use crate::datatype::{Buffer, BufferMut, Equivalence};

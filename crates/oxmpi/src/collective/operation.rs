@@ -9,7 +9,7 @@
 //! holds the values of lower ranks (the order MPI guarantees for non-commutative
 //! operations).
 
-use crate::datatype::{Buffer, BufferMut, Equivalence};
+use crate::datatype::{Buffer, BufferMut, DatatypeRef, Equivalence};
 use crate::error::{engine, Error, ErrorClass, Result};
 use crate::raw::{engine_count, zeroed_vec, Fixup};
 use oxmpi_coll::ops::PredefinedOp;
@@ -80,6 +80,16 @@ impl SystemOperation {
     pub fn bitwise_xor() -> SystemOperation {
         SystemOperation(PredefinedOp::Bxor)
     }
+    /// The smallest value with its location, the lowest location on ties
+    /// (`MPI_MINLOC`); for buffers of [`Location`].
+    pub fn min_location() -> SystemOperation {
+        SystemOperation(PredefinedOp::Minloc)
+    }
+    /// The largest value with its location, the lowest location on ties
+    /// (`MPI_MAXLOC`); for buffers of [`Location`].
+    pub fn max_location() -> SystemOperation {
+        SystemOperation(PredefinedOp::Maxloc)
+    }
     /// Keeps the value of the higher rank (`MPI_REPLACE`).
     pub fn replace() -> SystemOperation {
         SystemOperation(PredefinedOp::Replace)
@@ -106,6 +116,39 @@ impl<T: Equivalence> Operation<T> for SystemOperation {
         self.0.is_commutative()
     }
 }
+
+/// A value and where it came from (a rank, an index), for
+/// [`SystemOperation::min_location`] and [`SystemOperation::max_location`]. Laid out
+/// as C's `struct { T value; int location; }`, the layout of MPI's pair types
+/// (`MPI_FLOAT_INT`, `MPI_DOUBLE_INT`, `MPI_LONG_INT`, `MPI_SHORT_INT`, `MPI_2INT`).
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, PartialOrd)]
+pub struct Location<T> {
+    /// The value compared.
+    pub value: T,
+    /// Where it came from.
+    pub location: i32,
+}
+
+macro_rules! location {
+    ($($t:ty => $p:ident),* $(,)?) => {$(
+        // SAFETY: `#[repr(C)]` puts `value` at 0 and `location` at the next multiple of
+        // 4 after it, exactly the predefined pair type's map, whose extent is the C
+        // struct's size, i.e. `size_of::<Self>()`; padding is outside the map. Every
+        // bit pattern of the two fields is valid.
+        unsafe impl Equivalence for Location<$t> {
+            fn equivalent_datatype() -> DatatypeRef {
+                DatatypeRef::predefined(oxmpi_datatype::Predefined::$p)
+            }
+        }
+    )*};
+}
+
+location! {
+    f32 => FloatInt, f64 => DoubleInt, i16 => ShortInt, i32 => TwoInt,
+}
+#[cfg(target_pointer_width = "64")]
+location! { i64 => LongInt }
 
 /// A reduction operation on values of `T` defined by a Rust closure
 /// (`MPI_Op_create`); freed when dropped (`MPI_Op_free`).
@@ -383,6 +426,23 @@ mod tests {
         assert!(!<SystemOperation as Operation<f64>>::is_commutative(
             &SystemOperation::replace()
         ));
+    }
+
+    #[test]
+    fn locations_match_the_pair_types() {
+        use oxmpi_datatype::Predefined as P;
+        fn check<T>(p: P)
+        where
+            Location<T>: Equivalence,
+        {
+            assert_eq!(p.extent(), std::mem::size_of::<Location<T>>());
+            assert_eq!(p.offsets()[1], std::mem::offset_of!(Location<T>, location));
+        }
+        check::<f32>(P::FloatInt);
+        check::<f64>(P::DoubleInt);
+        check::<i16>(P::ShortInt);
+        check::<i32>(P::TwoInt);
+        check::<i64>(P::LongInt);
     }
 
     #[test]

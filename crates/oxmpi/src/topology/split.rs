@@ -66,7 +66,7 @@ fn adopt_some(method: &'static str, r: Option<CommId>) -> Result<Option<SimpleCo
 }
 
 impl SimpleCommunicator {
-    /// A new communicator with the same group, topology-free, and attributes copied
+    /// A new communicator with the same group and topology, and attributes copied
     /// (`MPI_Comm_dup`). Collective.
     pub fn duplicate(&self) -> Result<SimpleCommunicator> {
         const M: &str = "duplicate";
