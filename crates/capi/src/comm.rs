@@ -1,5 +1,5 @@
 //! Communicator entry points: duplication, creation from groups, splitting, freeing,
-//! comparison, names, and intercommunicators (create, merge, queries).
+//! comparison, names, hints (info), and intercommunicators (create, merge, queries).
 
 use crate::convert::{self, comm};
 use crate::errhandler::{PMPI_Comm_get_errhandler, PMPI_Comm_set_errhandler, PMPI_Errhandler_free};
@@ -83,6 +83,24 @@ mpi_fn! { MPI_Comm_dup_with_info / PMPI_Comm_dup_with_info (c: MPI_Comm, info: M
     check_info(info)?;
     let id = commops::comm_dup(comm(c)?)?;
     put_comm(out, Some(id));
+    Ok(())
+}}
+
+// Communicator hints. oxmpi acts on no communicator info key, so the hints given to
+// MPI_Comm_set_info (and MPI_Comm_dup_with_info) are ignored, as MPI 4.1 section 7.4.4
+// allows, and MPI_Comm_get_info returns a new info object without keys: the standard's
+// answer when no supported, default-valued or retained user hints exist.
+
+mpi_fn! { MPI_Comm_set_info / PMPI_Comm_set_info (c: MPI_Comm, info: MPI_Info) target(convert::target(c)) {
+    comm(c)?;
+    crate::info::info(info).map(|_| ())
+}}
+
+mpi_fn! { MPI_Comm_get_info / PMPI_Comm_get_info (c: MPI_Comm, out: *mut MPI_Info) target(convert::target(c)) {
+    comm(c)?;
+    let out = convert::out(out, "info_used")?;
+    // SAFETY: checked non-null.
+    unsafe { *out = handles::info_handle(oxmpi_core::info::create()) };
     Ok(())
 }}
 
