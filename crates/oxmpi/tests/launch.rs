@@ -266,12 +266,16 @@ fn a_panicking_user_operation_ends_the_job() {
         r.stdout,
         r.stderr
     );
-    assert!(
-        r.stderr.contains("a user reduction operation panicked"),
-        "{}",
-        r.stderr
-    );
     assert!(!r.stderr.contains("CHECK FAILED"), "{}", r.stderr);
+    // Hydra may end the job before the aborting rank's message reaches it; our
+    // launcher reports it.
+    if launcher() == profile_dir().join("mpiexec") {
+        assert!(
+            r.stderr.contains("a user reduction operation panicked"),
+            "{}",
+            r.stderr
+        );
+    }
 }
 
 #[test]
