@@ -32,8 +32,10 @@
 //!
 //! - [`environment`]: [`initialize`], the [`Universe`](environment::Universe), time and
 //!   versions;
-//! - [`topology`]: communicators and processes;
-//! - [`datatype`]: [`Equivalence`](datatype::Equivalence) and buffers;
+//! - [`topology`]: communicators (duplicates, splits, subgroups, intercommunicators,
+//!   Cartesian grids), groups and processes;
+//! - [`datatype`]: [`Equivalence`](datatype::Equivalence) (and `#[derive(Equivalence)]`),
+//!   buffers, datatypes made at run time and views through them;
 //! - [`point_to_point`]: sends, receives, probes, [`Status`](point_to_point::Status);
 //! - [`collective`]: barrier, broadcast, gather, scatter, all-to-all, reductions and
 //!   scans, with predefined and user [`Operation`](collective::Operation)s;
