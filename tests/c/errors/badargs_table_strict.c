@@ -95,7 +95,7 @@ static int gq_cancel(void *s, int complete)
 /* ---- the objects the rows use ---------------------------------------------------------- */
 
 static int rank, size;
-static MPI_Comm freed_comm, foreign_comm, inter = MPI_COMM_NULL, cart;
+static MPI_Comm freed_comm, foreign_comm, half = MPI_COMM_NULL, inter = MPI_COMM_NULL, cart;
 static MPI_Datatype freed_type, foreign_type, uncommitted;
 static MPI_Group world_group, freed_group, foreign_group;
 static MPI_Op freed_op, foreign_op;
@@ -167,10 +167,9 @@ static void setup(void)
 
     if (size >= 2) {
         /* even ranks and odd ranks, leaders world ranks 0 and 1 */
-        MPI_Comm half;
         MTEST_CALL(MPI_Comm_split(MPI_COMM_WORLD, rank % 2, rank, &half));
+        MTEST_CALL(MPI_Comm_set_errhandler(half, MPI_ERRORS_RETURN));
         MTEST_CALL(MPI_Intercomm_create(half, 0, MPI_COMM_WORLD, rank % 2 ? 0 : 1, 7, &inter));
-        MTEST_CALL(MPI_Comm_free(&half));
     }
     int dims[1] = {size}, periods[1] = {0};
     MTEST_CALL(MPI_Cart_create(MPI_COMM_WORLD, 1, dims, periods, 0, &cart));
@@ -190,6 +189,7 @@ static void teardown(void)
     MTEST_CALL(MPI_Type_free_keyval(&type_keyval));
     if (inter != MPI_COMM_NULL) {
         MTEST_CALL(MPI_Comm_free(&inter));
+        MTEST_CALL(MPI_Comm_free(&half));
     }
     MTEST_CALL(MPI_Comm_free(&cart));
 }
@@ -349,6 +349,22 @@ static void wrong_comm_kind(void)
     ROW(MPI_ERR_COMM, MPI_Exscan(ibuf, ibuf2, 1, MPI_INT, MPI_SUM, inter));
     ROW(MPI_ERR_COMM, MPI_Intercomm_create(inter, 0, MPI_COMM_WORLD, 0, 0, &out));
     ROW(MPI_ERR_COMM, MPI_Comm_create_group(inter, world_group, 0, &out));
+    /* MPI_Intercomm_create arguments that only the local leaders read: the leaders
+     * detect them and every member returns the error */
+    int remote = rank % 2 ? 0 : 1;
+    ROW(MPI_ERR_COMM, MPI_Intercomm_create(half, 0, MPI_COMM_NULL, remote, 7, &out));
+    ROW(MPI_ERR_COMM, MPI_Intercomm_create(half, 0, foreign_comm, remote, 7, &out));
+    ROW(MPI_ERR_RANK, MPI_Intercomm_create(half, 0, MPI_COMM_WORLD, size + 5, 7, &out));
+    ROW(MPI_ERR_RANK, MPI_Intercomm_create(half, 0, MPI_COMM_WORLD, rank % 2, 7, &out));
+    ROW(MPI_ERR_TAG, MPI_Intercomm_create(half, 0, MPI_COMM_WORLD, remote, -7, &out));
+    /* roots of intercommunicator collectives: a rank of the remote group, MPI_ROOT or
+     * MPI_PROC_NULL; anything else fails on both sides */
+    ROW(MPI_ERR_ROOT, MPI_Bcast(ibuf, 1, MPI_INT, -5, inter));
+    ROW(MPI_ERR_ROOT, MPI_Bcast(ibuf, 1, MPI_INT, size, inter));
+    ROW(MPI_ERR_ROOT, MPI_Reduce(ibuf, ibuf2, 1, MPI_INT, MPI_SUM, size, inter));
+    /* and MPI_ROOT is no root of an intracommunicator */
+    ROW(MPI_ERR_ROOT, MPI_Bcast(ibuf, 1, MPI_INT, MPI_ROOT, MPI_COMM_WORLD));
+    ROW(MPI_ERR_ROOT, MPI_Gather(ibuf, 1, MPI_INT, ibuf2, 1, MPI_INT, MPI_ROOT, MPI_COMM_WORLD));
     /* topology queries on an intercommunicator (it has no topology) */
     ROW2(MPI_ERR_TOPOLOGY, MPI_ERR_COMM, MPI_Cartdim_get(inter, &v));
     ROW2(MPI_ERR_TOPOLOGY, MPI_ERR_COMM, MPI_Graphdims_get(inter, &v, &flag));
