@@ -13,7 +13,8 @@
  *     them, which MPICH 4.0.2 gets wrong, is in neighbor_strict.c);
  * with contiguous and derived datatypes, and the argument errors (no topology, null
  * communicator, negative counts, null and uncommitted datatypes); the communicator
- * keeps working after them. */
+ * keeps working after them; neighbourhood calls interleaved with Allreduce and Bcast on
+ * one communicator without synchronisation. */
 #include "mtest.h"
 #include "neighbor_util.h"
 
@@ -86,6 +87,46 @@ static void error_tests(int size)
     MTEST_CALL(MPI_Comm_free(&line));
 }
 
+/* Neighbourhood calls interleaved with other collectives on the same communicator, with
+ * no synchronisation between rounds: each round's messages must match only their own
+ * call. */
+static void interleave(int size)
+{
+    int dims[2] = {0, 0}, per[2] = {0, 1};
+    MPI_Comm c;
+    MTEST_CALL(MPI_Dims_create(size, 2, dims));
+    per[1] = dims[1] >= 3;
+    MTEST_CALL(MPI_Cart_create(MPI_COMM_WORLD, 2, dims, per, 0, &c));
+    nbrs_t n;
+    get_nbrs(c, &n);
+    int me = rank_in(c);
+    for (int round = 0; round < 20; round++) {
+        int sb[4], rb[4], sum = -1, root = round % size, b = me == root ? round : -1;
+        for (int k = 0; k < 4; k++) {
+            sb[k] = val(me, code_send(&n, k), round);
+            rb[k] = SENT;
+        }
+        MTEST_CALL(MPI_Neighbor_alltoall(sb, 1, MPI_INT, rb, 1, MPI_INT, c));
+        MTEST_CALL(MPI_Allreduce(&me, &sum, 1, MPI_INT, MPI_SUM, c));
+        MTEST_CALL(MPI_Bcast(&b, 1, MPI_INT, root, c));
+        for (int i = 0; i < 4; i++) {
+            int want = n.src[i] == MPI_PROC_NULL ? SENT : val(n.src[i], code_recv(&n, me, i), round);
+            MTEST_CHECK(rb[i] == want, "interleaved round %d: block %d = %d, expected %d", round, i,
+                        rb[i], want);
+        }
+        MTEST_EQ("interleaved allreduce", size * (size - 1) / 2, sum);
+        MTEST_EQ("interleaved bcast", round, b);
+        int g[4] = {SENT, SENT, SENT, SENT}, v = round * 100 + me;
+        MTEST_CALL(MPI_Neighbor_allgather(&v, 1, MPI_INT, g, 1, MPI_INT, c));
+        for (int i = 0; i < 4; i++) {
+            int want = n.src[i] == MPI_PROC_NULL ? SENT : round * 100 + n.src[i];
+            MTEST_CHECK(g[i] == want, "interleaved round %d: allgather block %d = %d", round, i,
+                        g[i]);
+        }
+    }
+    MTEST_CALL(MPI_Comm_free(&c));
+}
+
 int main(int argc, char **argv)
 {
     mtest_init(&argc, &argv);
@@ -98,6 +139,7 @@ int main(int argc, char **argv)
     skip_alltoallw = 1; /* see neighbor_strict.c */
     dist_graph_tests(size, rank, 0);
     skip_alltoallw = 0;
+    interleave(size);
     error_tests(size);
     return mtest_finalize();
 }
