@@ -14,7 +14,8 @@
  * with contiguous and derived datatypes, and the argument errors (no topology, null
  * communicator, negative counts, null and uncommitted datatypes); the communicator
  * keeps working after them; neighbourhood calls interleaved with Allreduce and Bcast on
- * one communicator without synchronisation. */
+ * one communicator without synchronisation; 1 MiB blocks (rendezvous), contiguous and
+ * strided. */
 #include "mtest.h"
 #include "neighbor_util.h"
 
@@ -127,6 +128,52 @@ static void interleave(int size)
     MTEST_CALL(MPI_Comm_free(&c));
 }
 
+/* Blocks of 1 MiB (past every eager threshold) on an open line, contiguous and through a
+ * strided receive type. */
+static void large_blocks(int size)
+{
+    enum { N = 256 * 1024 };
+    int dims[1] = {size}, per[1] = {0}, me = mtest_rank();
+    MPI_Comm line;
+    MTEST_CALL(MPI_Cart_create(MPI_COMM_WORLD, 1, dims, per, 0, &line));
+    int *sb = mtest_malloc(sizeof(int) * 2 * N), *rb = mtest_malloc(sizeof(int) * 4 * N);
+    for (int k = 0; k < 2; k++) {
+        for (int j = 0; j < N; j++) sb[k * N + j] = me * 7 + k + j * 3;
+    }
+    for (int j = 0; j < 2 * N; j++) rb[j] = SENT;
+    MTEST_CALL(MPI_Neighbor_alltoall(sb, N, MPI_INT, rb, N, MPI_INT, line));
+    int nb[2] = {me - 1, me + 1}, bad = 0;
+    for (int i = 0; i < 2; i++) {
+        int ok = nb[i] >= 0 && nb[i] < size;
+        for (int j = 0; j < N; j++) {
+            /* block i came from the neighbour's block i^1 */
+            int want = ok ? nb[i] * 7 + (i ^ 1) + j * 3 : SENT;
+            bad += rb[i * N + j] != want;
+        }
+    }
+    MTEST_EQ("1 MiB alltoall blocks: wrong ints", 0, bad);
+    MPI_Datatype every_other, spaced;
+    MTEST_CALL(MPI_Type_vector(N, 1, 2, MPI_INT, &every_other));
+    MTEST_CALL(MPI_Type_create_resized(every_other, 0, (MPI_Aint)sizeof(int) * 2 * N, &spaced));
+    MTEST_CALL(MPI_Type_commit(&spaced));
+    for (int j = 0; j < 4 * N; j++) rb[j] = SENT;
+    MTEST_CALL(MPI_Neighbor_allgather(sb, N, MPI_INT, rb, 1, spaced, line));
+    bad = 0;
+    for (int i = 0; i < 2; i++) {
+        int ok = nb[i] >= 0 && nb[i] < size;
+        for (int j = 0; j < 2 * N; j++) {
+            int want = ok && j % 2 == 0 ? nb[i] * 7 + (j / 2) * 3 : SENT;
+            bad += rb[i * 2 * N + j] != want;
+        }
+    }
+    MTEST_EQ("1 MiB strided allgather blocks: wrong ints", 0, bad);
+    MTEST_CALL(MPI_Type_free(&spaced));
+    MTEST_CALL(MPI_Type_free(&every_other));
+    free(sb);
+    free(rb);
+    MTEST_CALL(MPI_Comm_free(&line));
+}
+
 int main(int argc, char **argv)
 {
     mtest_init(&argc, &argv);
@@ -140,6 +187,7 @@ int main(int argc, char **argv)
     dist_graph_tests(size, rank, 0);
     skip_alltoallw = 0;
     interleave(size);
+    large_blocks(size);
     error_tests(size);
     return mtest_finalize();
 }
