@@ -1,10 +1,10 @@
 /* Neighbourhood collectives (MPI 4.1 section 8.6): MPI_Neighbor_allgather(v) and
  * MPI_Neighbor_alltoall(v,w) (checks in neighbor_util.h) on
  *   - 2-D Cartesian grids from MPI_Dims_create, open and periodic in the dimensions of
- *     extent 3 or more; 1-D open lines and rings of 3 or more: block order per
- *     dimension -1 then +1 neighbour, MPI_PROC_NULL blocks untouched (periodic
- *     dimensions of extent 1 or 2, where MPICH 4.0.2 delivers the wrong blocks, are in
- *     neighbor_strict.c);
+ *     extent 3 or more, a duplicate and a Cart_sub row of the open grid; 1-D open lines
+ *     and rings of 3 or more: block order per dimension -1 then +1 neighbour,
+ *     MPI_PROC_NULL blocks untouched (periodic dimensions of extent 1 or 2, where MPICH
+ *     4.0.2 delivers the wrong blocks, are in neighbor_strict.c);
  *   - a graph (ring plus opposite node plus a self loop at node 0, each neighbour once;
  *     repeated edges are in neighbor_strict.c) in MPI_Graph_neighbors order;
  *   - distributed graphs with asymmetric adjacency (in-neighbours differ from
@@ -27,6 +27,17 @@ static void cart_tests(int size)
     MPI_Comm cart;
     MTEST_CALL(MPI_Cart_create(MPI_COMM_WORLD, 2, dims, open, 0, &cart));
     run_all(cart, "open grid");
+    {
+        /* a duplicate keeps the topology; a sub-grid (the rows) has its own */
+        MPI_Comm dup, rows;
+        int keep[2] = {0, 1};
+        MTEST_CALL(MPI_Comm_dup(cart, &dup));
+        run_all(dup, "duplicate of the open grid");
+        MTEST_CALL(MPI_Comm_free(&dup));
+        MTEST_CALL(MPI_Cart_sub(cart, keep, &rows));
+        run_all(rows, "row of the open grid");
+        MTEST_CALL(MPI_Comm_free(&rows));
+    }
     MTEST_CALL(MPI_Comm_free(&cart));
     MTEST_CALL(MPI_Cart_create(MPI_COMM_WORLD, 2, dims, wide, 0, &cart));
     run_all(cart, "grid periodic where extent >= 3");
