@@ -272,16 +272,21 @@ pub fn finalize() -> Result<()> {
 
 /// `MPI_Abort`: tells the launcher to end the job with `code`, and exits.
 pub fn abort(code: i32, msg: &str) -> ! {
+    // Our own mpiexec (which sets OXMPI_KVSNAME) prints the message it receives with
+    // the abort; other launchers (Hydra, Slurm) may kill the job as soon as they hear
+    // of the abort, so the message is printed before telling them.
+    let launcher_prints = std::env::var_os("OXMPI_KVSNAME").is_some();
     let mut g = lock();
+    let has_pmi = matches!(&*g, Phase::Running(rt) if rt.pmi.is_some());
+    if !msg.is_empty() && !(has_pmi && launcher_prints) {
+        eprintln!("{msg}");
+    }
     if let Phase::Running(rt) = &mut *g {
         if let Some(pmi) = rt.pmi.as_mut() {
             pmi.abort(code, msg);
         }
     }
     drop(g);
-    if !msg.is_empty() {
-        eprintln!("{msg}");
-    }
     std::process::exit(code);
 }
 
