@@ -7,7 +7,9 @@
 
 use crate::comm::{Comm, CommId};
 use crate::device::matching::Spec;
-use crate::device::{Direction, Finisher, Persistent, RecvArgs, ReqId, SendArgs, SendMode, Status};
+use crate::device::{
+    Direction, Finisher, Layout, Persistent, RecvArgs, ReqId, SendArgs, SendMode, Status,
+};
 use crate::error::{err, Error, ErrorClass, Result};
 use crate::runtime::{self, Runtime};
 use crate::types::{TypeId, TypeInfo};
@@ -138,6 +140,15 @@ fn zero_copy_addr(t: &TypeInfo, b: &Buf, count: usize) -> Option<usize> {
         .map(|(disp, _)| b.addr.wrapping_add(disp as usize))
 }
 
+/// The description of a non-contiguous buffer that the device moves piece by piece.
+fn layout(t: &TypeInfo, b: &Buf, count: usize) -> Layout {
+    Layout {
+        base: b.addr,
+        count,
+        ty: t.clone(),
+    }
+}
+
 fn pack(t: &TypeInfo, b: &Buf, count: usize) -> Vec<u8> {
     let mut v = vec![0u8; count * t.size];
     // SAFETY: the caller's buffer holds `count` elements of the type (MPI contract).
@@ -159,7 +170,9 @@ fn unpacker(t: &TypeInfo, b: &Buf) -> Finisher {
 
 struct SendPlan {
     args: SendArgs,
-    staged: Option<Vec<u8>>,
+    /// The buffer when it is not contiguous (packed by the device as it sends, or into
+    /// the attached buffer for buffered mode).
+    layout: Option<Layout>,
 }
 
 fn plan_send(
@@ -185,7 +198,7 @@ fn plan_send(
         )
     })?;
     let direct = zero_copy_addr(t, b, count);
-    let staged = (direct.is_none() && len > 0).then(|| pack(t, b, count));
+    let layout = (direct.is_none() && len > 0).then(|| layout(t, b, count));
     Ok(Some(SendPlan {
         args: SendArgs {
             dest: w,
@@ -200,7 +213,7 @@ fn plan_send(
                 _ => SendMode::Standard,
             },
         },
-        staged,
+        layout,
     }))
 }
 
@@ -209,8 +222,8 @@ fn start_plan(rt: &mut Runtime, p: SendPlan, mode: Mode, comm: CommId) -> Result
         bsend_copy(rt, p)?;
         rt.device.complete_request(Status::EMPTY, Direction::Send)
     } else {
-        match p.staged {
-            Some(v) => rt.device.isend_staged(p.args, v),
+        match p.layout {
+            Some(l) => rt.device.isend_layout(p.args, l),
             None => rt.device.isend(p.args),
         }
     };
@@ -251,13 +264,17 @@ fn bsend_copy(rt: &mut Runtime, p: SendPlan) -> Result<()> {
         }
     };
     let dst = rt.device.bsend.addr(slot);
-    let src: &[u8] = match &p.staged {
-        Some(v) => v,
-        // SAFETY: the user buffer holds len bytes (validated count and type).
-        None => unsafe { std::slice::from_raw_parts(p.args.buf, len) },
-    };
-    // SAFETY: the pool region at `dst` has room for len bytes (alloc above).
-    unsafe { std::ptr::copy_nonoverlapping(src.as_ptr(), dst, len) };
+    match &p.layout {
+        // SAFETY: the pool region at `dst` has room for len bytes (alloc above) and
+        // does not overlap the user buffer, which holds the layout's elements.
+        Some(l) => unsafe {
+            l.pack_at(0, std::slice::from_raw_parts_mut(dst, len));
+        },
+        // SAFETY: the user buffer holds len bytes (validated count and type); the pool
+        // region at `dst` has room for them (alloc above).
+        None if len > 0 => unsafe { std::ptr::copy_nonoverlapping(p.args.buf, dst, len) },
+        None => {}
+    }
     let mut a = p.args;
     a.buf = dst;
     rt.device.start_bsend_copy(a, slot);
@@ -297,7 +314,7 @@ fn plan_recv(
     src: i32,
     tag: i32,
     comm: CommId,
-) -> Result<Option<(RecvArgs, Option<Finisher>)>> {
+) -> Result<Option<(RecvArgs, Option<Layout>)>> {
     let c = rt.comms.get(comm)?;
     let count = check_count(b.count)?;
     let t = rt.types.for_comm(b.ty)?;
@@ -322,8 +339,8 @@ fn plan_recv(
         buf: zero_copy_addr(t, b, count).unwrap_or(b.addr) as *mut u8,
         cap,
     };
-    let fin = (zero_copy_addr(t, b, count).is_none() && cap > 0).then(|| unpacker(t, b));
-    Ok(Some((args, fin)))
+    let l = (zero_copy_addr(t, b, count).is_none() && cap > 0).then(|| layout(t, b, count));
+    Ok(Some((args, l)))
 }
 
 /// `MPI_Irecv`.
@@ -338,7 +355,7 @@ pub unsafe fn irecv(b: Buf, src: i32, tag: i32, comm: CommId) -> Result<ReqId> {
                 .device
                 .complete_request(Status::proc_null(), Direction::Recv),
             Some((a, None)) => rt.device.irecv(a),
-            Some((a, Some(f))) => rt.device.irecv_staged(a, f),
+            Some((a, Some(l))) => rt.device.irecv_layout(a, l),
         };
         set_owner(rt, id, comm);
         Ok(id)
@@ -435,12 +452,9 @@ fn start_one(rt: &mut Runtime, id: ReqId) -> Result<()> {
         Persistent::Bsend(a) => {
             let plan = SendPlan {
                 args: a,
-                staged: staged.then(|| {
-                    pack(
-                        t.as_ref().expect("type"),
-                        b.as_ref().expect("buf"),
-                        b.expect("buf").count as usize,
-                    )
+                layout: staged.then(|| {
+                    let b = b.expect("buf");
+                    layout(t.as_ref().expect("type"), &b, b.count as usize)
                 }),
             };
             bsend_copy(rt, plan)?;

@@ -28,14 +28,25 @@ use crate::transport::tcp::{self, TcpNet};
 use crate::transport::Route;
 use bsend::BsendPool;
 use matching::{Envelope, Matcher, Spec};
-use packet::{Header, Kind, FLAG_CANCELLED, FLAG_PROBED, FLAG_SYNC, HEADER_BYTES};
+use packet::{
+    Header, Kind, FLAG_CANCELLED, FLAG_IOVLIST, FLAG_NONCONTIG, FLAG_PROBED, FLAG_SYNC,
+    HEADER_BYTES,
+};
 pub use request::{
-    Direction, Finisher, Persistent, RecvArgs, ReqId, Request, RequestTable, SendArgs, SendMode,
-    Status,
+    Direction, Finisher, Layout, Persistent, RecvArgs, ReqId, Request, RequestTable, SendArgs,
+    SendMode, Status,
 };
 use request::{Op, RecvState, SendState};
 use std::collections::VecDeque;
 use std::sync::Arc;
+
+/// A non-contiguous send publishes its piece list for a single-copy pull only when
+/// its pieces average at least this many bytes: the kernel pins remote memory piece by
+/// piece, so lists of small pieces copy far slower than a packed stream.
+const MIN_LISTED_PIECE: usize = 1024;
+
+/// Longest piece list a receiver accepts (entries; 16 bytes each).
+const MAX_LIST_ENTRIES: u64 = 1 << 24;
 
 /// How to reach one world rank.
 #[derive(Clone, Copy, Debug)]
@@ -119,6 +130,28 @@ struct Stream {
     buf: *const u8,
     len: u64,
     off: u64,
+    /// The send buffer when it is not contiguous (`buf` is then its base only).
+    layout: Option<Arc<Layout>>,
+    /// For a layout: the next piece, packed once (`piece_off` is its stream offset,
+    /// `u64::MAX` for none), so a transport that has no room now costs no repacking.
+    piece: Vec<u8>,
+    piece_off: u64,
+}
+
+impl Stream {
+    /// Packs stream bytes `off..off + n` of the layout into `piece` unless already there,
+    /// and takes the piece out (give it back with `self.piece = ..`).
+    fn packed_piece(&mut self, l: &Layout, off: u64, n: u64) -> Vec<u8> {
+        let mut v = std::mem::take(&mut self.piece);
+        if self.piece_off != off || v.len() != n as usize {
+            v.resize(n as usize, 0);
+            // SAFETY: the send buffer holds the layout's elements until this send
+            // completes after its last piece; `v` is our own memory.
+            unsafe { l.pack_at(off as usize, &mut v) };
+            self.piece_off = off;
+        }
+        v
+    }
 }
 
 /// The point-to-point engine of one process.
@@ -347,6 +380,51 @@ impl Device {
         id
     }
 
+    /// Starts a send of the packed stream of a non-contiguous buffer (`a.buf` is its base
+    /// and `a.len` the packed bytes). Messages sent eagerly or over TCP are packed into a
+    /// scratch buffer first; larger ones over shared memory are announced with a
+    /// non-contiguous rendezvous and streamed in pieces packed straight into the ring.
+    pub fn isend_layout(&mut self, a: SendArgs, l: Layout) -> ReqId {
+        let route = self.route(a.dest);
+        let eager_limit = match route {
+            Route::Tcp => self.cfg.tcp_eager_limit,
+            _ => self.cfg.shm_eager_limit,
+        };
+        if a.len <= eager_limit || route == Route::Tcp {
+            let mut v = vec![0u8; a.len];
+            // SAFETY: the user buffer holds the layout's elements (MPI contract).
+            let n = unsafe { l.pack_at(0, &mut v) };
+            v.truncate(n);
+            return self.isend_staged(a, v);
+        }
+        let id = self.reqs.insert(Request::new(
+            Op::Send(a, SendState::Queued),
+            Direction::Send,
+        ));
+        let list = if matches!(route, Route::Shm(_)) && self.cma_ok {
+            piece_list(&l, a.len)
+        } else {
+            Vec::new()
+        };
+        let r = self.reqs.get_mut(id).expect("just inserted");
+        r.layout = Some(Arc::new(l));
+        r.piece_list = list;
+        self.launch_send(id, a);
+        id
+    }
+
+    /// Starts a receive into a non-contiguous buffer (`a.buf` is its base, `a.cap` the
+    /// packed capacity): each arriving piece is unpacked straight into it.
+    pub fn irecv_layout(&mut self, a: RecvArgs, l: Layout) -> ReqId {
+        let id = self.reqs.insert(Request::new(
+            Op::Recv(a, RecvState::Posted),
+            Direction::Recv,
+        ));
+        self.reqs.get_mut(id).expect("just inserted").layout = Some(Arc::new(l));
+        self.launch_recv(id, a);
+        id
+    }
+
     /// Starts a receive into a scratch buffer of `cap` bytes; `finisher` scatters the
     /// received bytes to the user buffer on completion.
     pub fn irecv_staged(&mut self, mut a: RecvArgs, finisher: Finisher) -> ReqId {
@@ -428,6 +506,15 @@ impl Device {
         } else {
             h.kind = Kind::Rts;
             h.addr = a.buf as u64;
+            if let Some(r) = self.reqs.get(id).filter(|r| r.layout.is_some()) {
+                h.flags |= FLAG_NONCONTIG;
+                h.addr = 0;
+                if !r.piece_list.is_empty() {
+                    h.flags |= FLAG_IOVLIST;
+                    h.addr = r.piece_list.as_ptr() as u64;
+                    h.rreq = r.piece_list.len() as u32;
+                }
+            }
             self.set_send_state(id, SendState::WaitFin);
             self.post_packet(a.dest, h, Payload::Empty, None);
         }
@@ -715,6 +802,7 @@ impl Device {
             let s = &self.streams[i];
             let (dest, rreq, buf, len, mut off, sreq) =
                 (s.dest, s.rreq, s.buf, s.len, s.off, s.sreq);
+            let layout = s.layout.clone();
             if self.route(dest) == Route::Tcp {
                 let (progressed, done) = self.pump_tcp_stream(i);
                 did |= progressed;
@@ -733,11 +821,24 @@ impl Device {
                     h.rreq = rreq;
                     h.addr = off;
                     h.len = n;
-                    // SAFETY: [buf+off, buf+off+n) lies within the send buffer, which
-                    // stays valid until this send completes after its last piece.
-                    let piece =
-                        unsafe { std::slice::from_raw_parts(buf.add(off as usize), n as usize) };
-                    if !self.try_write(dest, &h, piece) {
+                    let written = match &layout {
+                        Some(l) => {
+                            let v = self.streams[i].packed_piece(l, off, n);
+                            let ok = self.try_write(dest, &h, &v);
+                            self.streams[i].piece = v;
+                            ok
+                        }
+                        None => {
+                            // SAFETY: [buf+off, buf+off+n) lies within the send buffer,
+                            // which stays valid until this send completes after its last
+                            // piece.
+                            let piece = unsafe {
+                                std::slice::from_raw_parts(buf.add(off as usize), n as usize)
+                            };
+                            self.try_write(dest, &h, piece)
+                        }
+                    };
+                    if !written {
                         break;
                     }
                     off += n;
@@ -760,7 +861,11 @@ impl Device {
     fn pump_tcp_stream(&mut self, i: usize) -> (bool, bool) {
         let s = &self.streams[i];
         let (dest, rreq, buf, len, mut off, sreq) = (s.dest, s.rreq, s.buf, s.len, s.off, s.sreq);
+        let layout = s.layout.clone();
+        let mut piece = std::mem::take(&mut self.streams[i].piece);
+        let mut piece_off = self.streams[i].piece_off;
         let Some(t) = self.tcp.as_mut() else {
+            self.streams[i].piece = piece;
             return (false, false);
         };
         let chunk = self.cfg.tcp_chunk_bytes as u64;
@@ -772,11 +877,25 @@ impl Device {
                 h.rreq = rreq;
                 h.addr = off;
                 h.len = n;
-                // SAFETY: [buf+off, buf+off+n) lies within the send buffer, which stays
-                // valid until this send completes, which waits until the connection no
-                // longer holds `sreq`.
-                let sent = unsafe {
-                    t.try_send_borrowed(dest, &h, buf.add(off as usize), n as usize, sreq)
+                let sent = match &layout {
+                    Some(l) => {
+                        // A non-contiguous piece is packed (once) and handed over as a
+                        // copy.
+                        if piece_off != off || piece.len() != n as usize {
+                            piece.resize(n as usize, 0);
+                            // SAFETY: the send buffer holds the layout's elements until
+                            // this send completes.
+                            unsafe { l.pack_at(off as usize, &mut piece) };
+                            piece_off = off;
+                        }
+                        t.try_send(dest, &h, &piece)
+                    }
+                    // SAFETY: [buf+off, buf+off+n) lies within the send buffer, which
+                    // stays valid until this send completes, which waits until the
+                    // connection no longer holds `sreq`.
+                    None => unsafe {
+                        t.try_send_borrowed(dest, &h, buf.add(off as usize), n as usize, sreq)
+                    },
                 };
                 if !sent {
                     break;
@@ -786,6 +905,8 @@ impl Device {
             }
             self.streams[i].off = off;
         }
+        self.streams[i].piece = piece;
+        self.streams[i].piece_off = piece_off;
         (did, off >= len && !t.holds(dest, sreq))
     }
 
@@ -929,12 +1050,14 @@ impl Device {
             Kind::SyncAck | Kind::Fin => self.complete(hdr.sreq),
             Kind::Cts => {
                 let Some(Request {
-                    op: Op::Send(a, _), ..
+                    op: Op::Send(a, _),
+                    layout,
+                    ..
                 }) = self.reqs.get(hdr.sreq)
                 else {
                     return;
                 };
-                let a = *a;
+                let (a, layout) = (*a, layout.clone());
                 let len = hdr.len.min(a.len as u64);
                 self.set_send_state(hdr.sreq, SendState::Streaming);
                 self.streams.push(Stream {
@@ -944,6 +1067,9 @@ impl Device {
                     buf: a.buf,
                     len,
                     off: 0,
+                    layout,
+                    piece: Vec::new(),
+                    piece_off: u64::MAX,
                 });
             }
             Kind::Data => self.receive_piece(hdr.rreq, hdr.addr, payload),
@@ -1011,9 +1137,17 @@ impl Device {
         let a = self.recv_args(id);
         let n = self.set_recv_status(id, hdr, a.cap).min(data.len());
         if n > 0 {
-            // SAFETY: the receive buffer holds `cap >= n` bytes (MPI contract checked
-            // by the caller's count/type validation); `data` has at least n bytes.
-            unsafe { std::ptr::copy_nonoverlapping(data.as_ptr(), a.buf, n) };
+            match self.reqs.get(id).and_then(|r| r.layout.as_ref()) {
+                // SAFETY: the receive buffer holds the layout's elements, whose packed
+                // size is cap >= n (MPI contract checked by the caller's validation).
+                Some(l) => unsafe {
+                    l.unpack_at(0, &data[..n]);
+                },
+                // SAFETY: the receive buffer holds `cap >= n` bytes (MPI contract
+                // checked by the caller's count/type validation); `data` has at least n
+                // bytes.
+                None => unsafe { std::ptr::copy_nonoverlapping(data.as_ptr(), a.buf, n) },
+            }
         }
         self.complete(id);
         if hdr.flags & FLAG_SYNC != 0 {
@@ -1026,19 +1160,56 @@ impl Device {
     fn start_pull(&mut self, id: ReqId, from: u32, hdr: &Header) {
         let a = self.recv_args(id);
         let n = self.set_recv_status(id, hdr, a.cap);
+        let layout = self.reqs.get(id).and_then(|r| r.layout.clone());
         let mut pulled = false;
         if n == 0 {
             pulled = true;
+        } else if hdr.flags & FLAG_NONCONTIG != 0 {
+            // The sender's data is scattered: read it piece by piece when it published
+            // its piece list, else it streams packed pieces after Cts.
+            if hdr.flags & FLAG_IOVLIST != 0
+                && self.cma_ok
+                && matches!(self.route(from), Route::Shm(_))
+            {
+                let pid = self.peers[from as usize].pid;
+                match self.pull_listed(pid, hdr, n, a.buf, layout.as_deref()) {
+                    Ok(()) => pulled = true,
+                    Err(_) => self.cma_ok = false,
+                }
+            }
         } else if from == self.me {
             // SAFETY: the sender's buffer (our own memory) holds hdr.len >= n bytes and
-            // stays valid until we send Fin; the receive buffer holds cap >= n bytes.
-            unsafe { std::ptr::copy(hdr.addr as *const u8, a.buf, n) };
+            // stays valid until we send Fin; the receive buffer holds cap >= n bytes
+            // (packed size of the layout's elements, when it has one).
+            unsafe {
+                match &layout {
+                    Some(l) => {
+                        l.unpack_at(0, std::slice::from_raw_parts(hdr.addr as *const u8, n));
+                    }
+                    None => std::ptr::copy(hdr.addr as *const u8, a.buf, n),
+                }
+            }
             pulled = true;
         } else if self.cma_ok && matches!(self.route(from), Route::Shm(_)) {
             let pid = self.peers[from as usize].pid;
-            // SAFETY: the receive buffer holds n bytes; the remote range is checked by
-            // the kernel.
-            match unsafe { cma::read_from(pid, hdr.addr as usize, a.buf, n) } {
+            let r = match &layout {
+                // SAFETY: the pieces lie inside the receive buffer (n <= its packed
+                // size); the remote range is checked by the kernel.
+                Some(l) => {
+                    unsafe { cma::read_scatter(pid, hdr.addr as usize, &mut l.pieces(0, n)) }
+                        .and_then(|got| {
+                            if got == n {
+                                Ok(())
+                            } else {
+                                Err(std::io::Error::other("short cross-memory read"))
+                            }
+                        })
+                }
+                // SAFETY: the receive buffer holds n bytes; the remote range is checked
+                // by the kernel.
+                None => unsafe { cma::read_from(pid, hdr.addr as usize, a.buf, n) },
+            };
+            match r {
                 Ok(()) => pulled = true,
                 Err(_) => self.cma_ok = false,
             }
@@ -1067,7 +1238,68 @@ impl Device {
         }
     }
 
+    /// Copies the first `n` bytes of a message whose sender published its piece list
+    /// (see [`FLAG_IOVLIST`]) straight from the sender's memory into the receive buffer
+    /// (`buf`, or the pieces of `layout`).
+    fn pull_listed(
+        &self,
+        pid: i32,
+        hdr: &Header,
+        n: usize,
+        buf: *mut u8,
+        layout: Option<&Layout>,
+    ) -> std::io::Result<()> {
+        let bad =
+            |what: &str| std::io::Error::new(std::io::ErrorKind::InvalidData, what.to_string());
+        let entries = hdr.rreq as u64;
+        if entries == 0 || entries > MAX_LIST_ENTRIES || entries > hdr.len {
+            return Err(bad("piece list of a bad length"));
+        }
+        let mut list = vec![[0u64; 2]; entries as usize];
+        // SAFETY: `list` holds entries * 16 writable bytes; the remote range is checked
+        // by the kernel.
+        unsafe {
+            cma::read_from(
+                pid,
+                hdr.addr as usize,
+                list.as_mut_ptr() as *mut u8,
+                list.len() * 16,
+            )?
+        };
+        let mut total = 0u64;
+        for e in &list {
+            total = total
+                .checked_add(e[1])
+                .ok_or_else(|| bad("piece list overflows"))?;
+        }
+        if total != hdr.len {
+            return Err(bad("piece list does not add up to the message length"));
+        }
+        let mut remote = list.iter().map(|e| (e[0] as usize, e[1] as usize));
+        // SAFETY: the local pieces lie inside the receive buffer, which holds n bytes
+        // (packed, for a layout); the remote pieces are checked by the kernel.
+        let got = unsafe {
+            match layout {
+                Some(l) => cma::read_vectored(pid, &mut remote, &mut l.pieces(0, n)),
+                None => {
+                    cma::read_vectored(pid, &mut remote, &mut std::iter::once((buf as usize, n)))
+                }
+            }
+        }?;
+        if got != n {
+            return Err(bad("short cross-memory read"));
+        }
+        Ok(())
+    }
+
     fn receive_piece(&mut self, id: ReqId, off: u64, data: &[u8]) {
+        if let Some(l) = self.streaming_layout(id, off, data.len() as u64) {
+            // SAFETY: the receive buffer holds the layout's elements and the piece lies
+            // inside the packed bytes the request wants (checked above).
+            unsafe { l.unpack_at(off as usize, data) };
+            self.piece_landed(id, data.len() as u64);
+            return;
+        }
         let Some(dst) = self.piece_target(id, off, data.len() as u64) else {
             return;
         };
@@ -1076,18 +1308,39 @@ impl Device {
         self.piece_landed(id, data.len() as u64);
     }
 
-    /// Where a piece of `len` bytes at `off` of streamed receive `id` goes; None if the
-    /// request is not streaming or the range falls outside what it wants.
-    fn piece_target(&self, id: ReqId, off: u64, len: u64) -> Option<*mut u8> {
+    /// The layout of streamed receive `id` when it has one and a piece of `len` bytes
+    /// at `off` falls inside what it wants.
+    fn streaming_layout(&self, id: ReqId, off: u64, len: u64) -> Option<Arc<Layout>> {
         let Some(Request {
-            op: Op::Recv(a, RecvState::Streaming { want, .. }),
+            op: Op::Recv(_, RecvState::Streaming { want, .. }),
+            layout: Some(l),
             ..
         }) = self.reqs.get(id)
         else {
             return None;
         };
+        (off.checked_add(len)? <= *want).then(|| l.clone())
+    }
+
+    /// Where a piece of `len` bytes at `off` of streamed receive `id` goes; None if the
+    /// request is not streaming or the range falls outside what it wants. A receive
+    /// with a layout gets its bounce buffer, unpacked when the piece has landed.
+    fn piece_target(&mut self, id: ReqId, off: u64, len: u64) -> Option<*mut u8> {
+        let Some(Request {
+            op: Op::Recv(a, RecvState::Streaming { want, .. }),
+            layout,
+            bounce,
+            ..
+        }) = self.reqs.get_mut(id)
+        else {
+            return None;
+        };
         if off.checked_add(len)? > *want {
             return None;
+        }
+        if layout.is_some() {
+            bounce.resize(len as usize, 0);
+            return Some(bounce.as_mut_ptr());
         }
         // SAFETY: off <= want <= cap, inside the receive buffer.
         Some(unsafe { a.buf.add(off as usize) })
@@ -1119,6 +1372,32 @@ impl tcp::Sink for Device {
     }
 
     fn data_landed(&mut self, _from: u32, hdr: &Header) {
+        if let Some(r) = self.reqs.get_mut(hdr.rreq) {
+            if let Some(l) = r.layout.clone() {
+                let data = std::mem::take(&mut r.bounce);
+                let n = (hdr.len as usize).min(data.len());
+                // SAFETY: the receive buffer holds the layout's elements; data_target
+                // checked that the piece lies inside the packed bytes wanted.
+                unsafe { l.unpack_at(hdr.addr as usize, &data[..n]) };
+                if let Some(r) = self.reqs.get_mut(hdr.rreq) {
+                    r.bounce = data;
+                }
+            }
+        }
         self.piece_landed(hdr.rreq, hdr.len);
     }
+}
+
+/// The pieces `(address, length)` of the first `len` stream bytes of `l`, or nothing
+/// when they average under [`MIN_LISTED_PIECE`] bytes.
+fn piece_list(l: &Layout, len: usize) -> Vec<[u64; 2]> {
+    let most = len / MIN_LISTED_PIECE;
+    let mut v = Vec::new();
+    for (addr, n) in l.pieces(0, len) {
+        if v.len() >= most {
+            return Vec::new();
+        }
+        v.push([addr as u64, n as u64]);
+    }
+    v
 }

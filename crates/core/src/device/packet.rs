@@ -48,6 +48,17 @@ pub const FLAG_CANCELLED: u8 = 2;
 /// that follows the probe must get the probed message).
 pub const FLAG_PROBED: u8 = 4;
 
+/// Flag on [`Kind::Rts`]: the sender's buffer is not one contiguous range (`addr` means
+/// nothing), so the receiver cannot pull it and answers [`Kind::Cts`] for a stream of
+/// packed pieces.
+pub const FLAG_NONCONTIG: u8 = 8;
+
+/// Flag on a non-contiguous [`Kind::Rts`]: `addr` is the address, in the sender's
+/// memory, of the list of its buffer's pieces (`rreq` little-endian `(u64 address, u64
+/// length)` pairs, in stream order), so a receiver allowed to read the sender's memory
+/// can copy the message in one pass; others answer [`Kind::Cts`].
+pub const FLAG_IOVLIST: u8 = 16;
+
 /// Size of an encoded header in bytes.
 pub const HEADER_BYTES: usize = 40;
 

@@ -3,6 +3,8 @@
 
 use super::matching::Spec;
 use crate::error::ErrorClass;
+use crate::types::TypeInfo;
+use std::sync::Arc;
 
 /// Index of a request in the device's table.
 pub type ReqId = u32;
@@ -119,6 +121,55 @@ pub enum Direction {
     Recv,
 }
 
+/// A non-contiguous user buffer: `count` elements of a datatype at `base`. The device
+/// moves its packed byte stream piece by piece (packing each piece as it is sent,
+/// unpacking each piece as it arrives), never as one temporary copy of the message.
+#[derive(Clone, Debug)]
+pub struct Layout {
+    pub base: usize,
+    pub count: usize,
+    pub ty: TypeInfo,
+}
+
+impl Layout {
+    /// Bytes of the packed stream.
+    pub fn bytes(&self) -> usize {
+        self.count * self.ty.size
+    }
+
+    /// Packs stream bytes `off..off + out.len()` into `out`; returns bytes written.
+    ///
+    /// # Safety
+    /// The buffer must hold `count` elements of the type (readable) and not overlap `out`.
+    pub unsafe fn pack_at(&self, off: usize, out: &mut [u8]) -> usize {
+        // SAFETY: forwarded caller contract.
+        unsafe {
+            self.ty
+                .pack_at(self.base as *const u8, self.count, off, out)
+        }
+    }
+
+    /// Unpacks `data` as stream bytes `off..off + data.len()`; returns bytes consumed.
+    ///
+    /// # Safety
+    /// The buffer must hold `count` elements of the type (writable) and not overlap `data`.
+    pub unsafe fn unpack_at(&self, off: usize, data: &[u8]) -> usize {
+        // SAFETY: forwarded caller contract.
+        unsafe {
+            self.ty
+                .unpack_at(self.base as *mut u8, self.count, off, data)
+        }
+    }
+
+    /// The memory pieces `(address, length)` behind stream bytes `off..off + len`, in
+    /// stream order.
+    pub fn pieces(&self, off: usize, len: usize) -> impl Iterator<Item = (usize, usize)> + '_ {
+        self.ty
+            .blocks(self.count, off, len)
+            .map(move |(d, n)| (self.base.wrapping_add(d as usize), n))
+    }
+}
+
 /// Runs when a staged receive completes: gets the bytes received into the scratch
 /// buffer and scatters them into the user's buffer.
 pub type Finisher = Box<dyn FnOnce(&[u8]) + Send>;
@@ -140,6 +191,14 @@ pub struct Request {
     pub(crate) scratch: Option<Vec<u8>>,
     /// For staged receives: scatters the scratch bytes to the user buffer.
     pub(crate) finisher: Option<Finisher>,
+    /// A non-contiguous user buffer moved piece by piece (instead of `scratch`); the
+    /// `buf` of the operation's arguments is then only its base address.
+    pub(crate) layout: Option<Arc<Layout>>,
+    /// For a non-contiguous rendezvous send: its buffer's pieces `(address, length)`,
+    /// which the receiver reads with cross-memory attach (empty when not published).
+    pub(crate) piece_list: Vec<[u64; 2]>,
+    /// Where a piece for a non-contiguous receive lands from TCP before it is unpacked.
+    pub(crate) bounce: Vec<u8>,
     /// Opaque tag of the owner (the core stores the communicator index, so errors can
     /// be reported to its error handler).
     pub owner: u32,
@@ -176,6 +235,9 @@ impl Request {
             direction,
             scratch: None,
             finisher: None,
+            layout: None,
+            bounce: Vec::new(),
+            piece_list: Vec::new(),
             owner: 0,
             persistent_buf: None,
             generalized: false,
