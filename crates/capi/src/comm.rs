@@ -92,12 +92,12 @@ mpi_fn! { MPI_Comm_dup_with_info / PMPI_Comm_dup_with_info (c: MPI_Comm, info: M
 // answer when no supported, default-valued or retained user hints exist.
 
 mpi_fn! { MPI_Comm_set_info / PMPI_Comm_set_info (c: MPI_Comm, info: MPI_Info) target(convert::target(c)) {
-    comm(c)?;
+    convert::live_comm(c)?;
     crate::info::info(info).map(|_| ())
 }}
 
 mpi_fn! { MPI_Comm_get_info / PMPI_Comm_get_info (c: MPI_Comm, out: *mut MPI_Info) target(convert::target(c)) {
-    comm(c)?;
+    convert::live_comm(c)?;
     let out = convert::out(out, "info_used")?;
     // SAFETY: checked non-null.
     unsafe { *out = handles::info_handle(oxmpi_core::info::create()) };

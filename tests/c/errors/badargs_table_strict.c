@@ -295,6 +295,20 @@ static void bad_communicators(void)
             ROW(MPI_ERR_COMM, MPI_Errhandler_get(c, &e));
         }
         ROW(MPI_ERR_COMM, MPI_Comm_call_errhandler(c, MPI_ERR_OTHER));
+        {
+            MPI_Info used;
+            ROW(MPI_ERR_COMM, MPI_Comm_set_info(c, info));
+            ROW(MPI_ERR_COMM, MPI_Comm_get_info(c, &used));
+            MPI_Datatype ts[1] = {MPI_INT};
+            MPI_Aint ad[1] = {0};
+            ROW(MPI_ERR_COMM, MPI_Neighbor_allgather(ibuf, 1, MPI_INT, ibuf2, 1, MPI_INT, c));
+            ROW(MPI_ERR_COMM, MPI_Neighbor_allgatherv(ibuf, 1, MPI_INT, ibuf2, ibuf, ibuf, MPI_INT,
+                                                      c));
+            ROW(MPI_ERR_COMM, MPI_Neighbor_alltoall(ibuf, 1, MPI_INT, ibuf2, 1, MPI_INT, c));
+            ROW(MPI_ERR_COMM, MPI_Neighbor_alltoallv(ibuf, ibuf, ibuf, MPI_INT, ibuf2, ibuf, ibuf,
+                                                     MPI_INT, c));
+            ROW(MPI_ERR_COMM, MPI_Neighbor_alltoallw(ibuf, ibuf, ad, ts, ibuf2, ibuf, ad, ts, c));
+        }
         ROW(MPI_ERR_COMM, MPI_Topo_test(c, &v));
         {
             int d[1] = {1}, p[1] = {0}, k[1] = {0};
@@ -390,6 +404,39 @@ static void bad_topology(void)
     ROW(MPI_ERR_TOPOLOGY, MPI_Graphdims_get(MPI_COMM_WORLD, &v, &flag));
     ROW(MPI_ERR_TOPOLOGY, MPI_Dist_graph_neighbors(MPI_COMM_WORLD, 0, idx, e, 0, idx, e));
     ROW(MPI_ERR_TOPOLOGY, MPI_Dist_graph_neighbors_count(MPI_COMM_WORLD, &v, &flag, idx));
+    /* neighbourhood collectives need a topology */
+    {
+        MPI_Datatype ts[64];
+        MPI_Aint ad[64] = {0};
+        for (int i = 0; i < 64; i++) {
+            ts[i] = MPI_INT;
+        }
+        ROW(MPI_ERR_TOPOLOGY, MPI_Neighbor_allgather(ibuf, 1, MPI_INT, ibuf2, 1, MPI_INT,
+                                                     MPI_COMM_WORLD));
+        ROW(MPI_ERR_TOPOLOGY, MPI_Neighbor_allgatherv(ibuf, 1, MPI_INT, ibuf2, ibuf, ibuf, MPI_INT,
+                                                      MPI_COMM_WORLD));
+        ROW(MPI_ERR_TOPOLOGY, MPI_Neighbor_alltoall(ibuf, 1, MPI_INT, ibuf2, 1, MPI_INT,
+                                                    MPI_COMM_WORLD));
+        ROW(MPI_ERR_TOPOLOGY, MPI_Neighbor_alltoallv(ibuf, ibuf, ibuf, MPI_INT, ibuf2, ibuf, ibuf,
+                                                     MPI_INT, MPI_COMM_WORLD));
+        ROW(MPI_ERR_TOPOLOGY, MPI_Neighbor_alltoallw(ibuf, ibuf, ad, ts, ibuf2, ibuf, ad, ts,
+                                                     MPI_COMM_WORLD));
+        /* bad arguments on the Cartesian communicator (every member sees them) */
+        ROW(MPI_ERR_COUNT, MPI_Neighbor_allgather(ibuf, -1, MPI_INT, ibuf2, 1, MPI_INT, cart));
+        ROW(MPI_ERR_COUNT, MPI_Neighbor_alltoall(ibuf, 1, MPI_INT, ibuf2, -1, MPI_INT, cart));
+        ROW(MPI_ERR_TYPE, MPI_Neighbor_allgather(ibuf, 1, MPI_DATATYPE_NULL, ibuf2, 1, MPI_INT,
+                                                 cart));
+        ROW(MPI_ERR_TYPE, MPI_Neighbor_alltoall(ibuf, 1, MPI_INT, ibuf2, 1, uncommitted, cart));
+        ROW(MPI_ERR_ARG, MPI_Neighbor_allgatherv(ibuf, 1, MPI_INT, ibuf2, NULL, ibuf, MPI_INT,
+                                                 cart));
+        ROW(MPI_ERR_ARG, MPI_Neighbor_alltoallv(ibuf, NULL, ibuf, MPI_INT, ibuf2, ibuf, ibuf,
+                                                MPI_INT, cart));
+        ROW(MPI_ERR_ARG, MPI_Neighbor_alltoallw(ibuf, ibuf, ad, NULL, ibuf2, ibuf, ad, ts, cart));
+        ROW2(MPI_ERR_BUFFER, MPI_ERR_ARG, MPI_Neighbor_alltoall(MPI_IN_PLACE, 1, MPI_INT, ibuf2, 1,
+                                                                MPI_INT, cart));
+        ROW2(MPI_ERR_BUFFER, MPI_ERR_ARG, MPI_Neighbor_allgather(ibuf, 1, MPI_INT, MPI_IN_PLACE, 1,
+                                                                 MPI_INT, cart));
+    }
     /* a Cartesian communicator is not a graph */
     ROW(MPI_ERR_TOPOLOGY, MPI_Graph_neighbors_count(cart, 0, &v));
     ROW(MPI_ERR_TOPOLOGY, MPI_Graph_get(cart, 1, 1, idx, e));
@@ -1077,6 +1124,7 @@ static void bad_infos(void)
         ROW(MPI_ERR_INFO, MPI_Info_dup(in, &out));
         out = in;
         ROW2(MPI_ERR_INFO, MPI_ERR_ARG, MPI_Info_free(&out));
+        ROW2(MPI_ERR_INFO, MPI_ERR_ARG, MPI_Comm_set_info(MPI_COMM_WORLD, in));
         if (in != MPI_INFO_NULL) {
             /* MPI_INFO_NULL is a valid "no hints" argument in these */
             MPI_Aint p;
@@ -1232,6 +1280,7 @@ static void null_pointers(void)
     ROW(MPI_ERR_ARG, MPI_Comm_free(NULL));
     ROW(MPI_ERR_ARG, MPI_Comm_compare(MPI_COMM_WORLD, MPI_COMM_WORLD, NULL));
     ROW(MPI_ERR_ARG, MPI_Comm_test_inter(MPI_COMM_WORLD, NULL));
+    ROW(MPI_ERR_ARG, MPI_Comm_get_info(MPI_COMM_WORLD, NULL));
     ROW(MPI_ERR_ARG, MPI_Comm_set_name(MPI_COMM_WORLD, NULL));
     ROW(MPI_ERR_ARG, MPI_Comm_get_name(MPI_COMM_WORLD, NULL, &v));
     ROW(MPI_ERR_ARG, MPI_Intercomm_create(MPI_COMM_WORLD, 0, MPI_COMM_WORLD, 0, 0, NULL));
