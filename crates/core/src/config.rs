@@ -117,6 +117,31 @@ pub const TUNABLES: &[Tunable] = &[
         default: "0",
         meaning: "1 logs TCP listening addresses and connection events to stderr",
     },
+    Tunable {
+        name: "OXMPI_NODE_ID",
+        default: "auto",
+        meaning: "ranks with equal node ids share memory (auto: host name, boot id and network namespace)",
+    },
+    Tunable {
+        name: "OXMPI_PMI",
+        default: "auto",
+        meaning: "1 or 2 forces the PMI wire protocol (auto: PMI-2 under Slurm's PMI2 variables, else PMI-1)",
+    },
+    Tunable {
+        name: "OXMPI_COLL_SHM",
+        default: "1",
+        meaning: "0 turns off the shared-memory fast path of collectives on single-node communicators",
+    },
+    Tunable {
+        name: "OXMPI_COLL_SHM_MAX",
+        default: "2048",
+        meaning: "largest contribution (bytes per rank) a collective sends through the fast path's slots",
+    },
+    Tunable {
+        name: "OXMPI_COLL_SHM_LARGE_MAX",
+        default: "1048576",
+        meaning: "largest single-node Bcast/Reduce/Allreduce (bytes) moved through shared staging areas",
+    },
 ];
 
 fn var_usize(name: &str, default: usize) -> usize {
