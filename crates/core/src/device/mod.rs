@@ -16,6 +16,7 @@
 pub mod bsend;
 pub mod matching;
 pub mod packet;
+pub mod pieces;
 pub mod request;
 
 use crate::config::Config;
@@ -40,13 +41,21 @@ use request::{Op, RecvState, SendState};
 use std::collections::VecDeque;
 use std::sync::Arc;
 
-/// A non-contiguous send publishes its piece list for a single-copy pull only when
-/// its pieces average at least this many bytes: the kernel pins remote memory piece by
-/// piece, so lists of small pieces copy far slower than a packed stream.
-const MIN_LISTED_PIECE: usize = 1024;
+/// A non-contiguous send publishes its piece list (see [`pieces`]) only when it has at
+/// most one entry per this many message bytes (else its pieces stream through the ring).
+const BYTES_PER_LIST_ENTRY: usize = 256;
 
-/// Longest piece list a receiver accepts (entries; 16 bytes each).
-const MAX_LIST_ENTRIES: u64 = 1 << 24;
+/// Longest piece list a receiver accepts (entries).
+const MAX_LIST_ENTRIES: u64 = 1 << 22;
+
+/// A receiver reads a listed message piece by piece (the kernel's vectored copy) when its
+/// pieces average at least this many bytes: the kernel pins remote memory piece by
+/// piece, so small pieces are read instead as spans with their gaps, through a bounce
+/// buffer, and gathered in user space.
+const MIN_VECTORED_PIECE: u64 = 1024;
+
+/// Largest span read at once into the bounce buffer.
+const SPAN_BYTES: usize = 256 * 1024;
 
 /// How to reach one world rank.
 #[derive(Clone, Copy, Debug)]
@@ -171,6 +180,11 @@ pub struct Device {
     pending_dests: Vec<u32>,
     streams: Vec<Stream>,
     cma_ok: bool,
+    /// More local ranks than cores (or `OXMPI_OVERSUBSCRIBED=1`): non-contiguous sends
+    /// publish their piece list rather than stream.
+    oversubscribed: bool,
+    /// Bounce buffer for reading listed messages of small pieces (kept between messages).
+    span_bounce: Vec<u8>,
     /// The TCP transport (taken out while it delivers packets to the device).
     tcp: Option<Box<TcpNet>>,
     /// Wakes local ranks that sleep in their TCP epoll set.
@@ -206,6 +220,9 @@ impl Device {
             }
         }
         let cma_ok = !cfg.shm_no_cma;
+        let oversubscribed = cfg
+            .oversubscribed
+            .unwrap_or(nlocal > crate::sys::available_cpus());
         let npeers = peers.len();
         Device {
             me,
@@ -222,6 +239,8 @@ impl Device {
             pending_dests: Vec::new(),
             streams: Vec::new(),
             cma_ok,
+            oversubscribed,
+            span_bounce: Vec::new(),
             tcp: None,
             poker: None,
             bsend: BsendPool::default(),
@@ -401,8 +420,12 @@ impl Device {
             Op::Send(a, SendState::Queued),
             Direction::Send,
         ));
-        let list = if matches!(route, Route::Shm(_)) && self.cma_ok {
-            piece_list(&l, a.len)
+        // With a core per rank the sender packing into the ring while the receiver
+        // unpacks from it (two copies in parallel) is fastest; oversubscribed, the
+        // receiver copies alone (one process at work, no handoff per ring's worth).
+        let list = if matches!(route, Route::Shm(_)) && self.cma_ok && self.oversubscribed {
+            let most = (a.len / BYTES_PER_LIST_ENTRY).min(MAX_LIST_ENTRIES as usize);
+            pieces::build(l.pieces(0, a.len), most).unwrap_or_default()
         } else {
             Vec::new()
         };
@@ -1193,6 +1216,7 @@ impl Device {
         } else if self.cma_ok && matches!(self.route(from), Route::Shm(_)) {
             let pid = self.peers[from as usize].pid;
             let r = match &layout {
+                Some(l) if small_pieces(l, n) => self.pull_unpack(pid, hdr.addr as usize, n, l),
                 // SAFETY: the pieces lie inside the receive buffer (n <= its packed
                 // size); the remote range is checked by the kernel.
                 Some(l) => {
@@ -1242,7 +1266,7 @@ impl Device {
     /// (see [`FLAG_IOVLIST`]) straight from the sender's memory into the receive buffer
     /// (`buf`, or the pieces of `layout`).
     fn pull_listed(
-        &self,
+        &mut self,
         pid: i32,
         hdr: &Header,
         n: usize,
@@ -1252,44 +1276,128 @@ impl Device {
         let bad =
             |what: &str| std::io::Error::new(std::io::ErrorKind::InvalidData, what.to_string());
         let entries = hdr.rreq as u64;
-        if entries == 0 || entries > MAX_LIST_ENTRIES || entries > hdr.len {
+        if entries == 0 || entries > MAX_LIST_ENTRIES {
             return Err(bad("piece list of a bad length"));
         }
-        let mut list = vec![[0u64; 2]; entries as usize];
-        // SAFETY: `list` holds entries * 16 writable bytes; the remote range is checked
-        // by the kernel.
+        let mut list = vec![[0u64; 4]; entries as usize];
+        // SAFETY: `list` holds entries * ENTRY_BYTES writable bytes; the remote range is
+        // checked by the kernel.
         unsafe {
             cma::read_from(
                 pid,
                 hdr.addr as usize,
                 list.as_mut_ptr() as *mut u8,
-                list.len() * 16,
+                list.len() * pieces::ENTRY_BYTES,
             )?
         };
-        let mut total = 0u64;
-        for e in &list {
-            total = total
-                .checked_add(e[1])
-                .ok_or_else(|| bad("piece list overflows"))?;
+        let count = pieces::check(&list, hdr.len, hdr.len).ok_or_else(|| bad("bad piece list"))?;
+        if hdr.len / count >= MIN_VECTORED_PIECE {
+            let mut remote = pieces::expand(&list);
+            // SAFETY: the local pieces lie inside the receive buffer, which holds n bytes
+            // (packed, for a layout); the remote pieces are checked by the kernel.
+            let got = unsafe {
+                match layout {
+                    Some(l) => cma::read_vectored(pid, &mut remote, &mut l.pieces(0, n)),
+                    None => cma::read_vectored(
+                        pid,
+                        &mut remote,
+                        &mut std::iter::once((buf as usize, n)),
+                    ),
+                }
+            }?;
+            return if got == n {
+                Ok(())
+            } else {
+                Err(bad("short cross-memory read"))
+            };
         }
-        if total != hdr.len {
-            return Err(bad("piece list does not add up to the message length"));
-        }
-        let mut remote = list.iter().map(|e| (e[0] as usize, e[1] as usize));
-        // SAFETY: the local pieces lie inside the receive buffer, which holds n bytes
-        // (packed, for a layout); the remote pieces are checked by the kernel.
-        let got = unsafe {
+        // Small pieces: read spans (gaps included) into the bounce buffer, gather the
+        // pieces, and write them to the receive buffer.
+        let mut bounce = std::mem::take(&mut self.span_bounce);
+        bounce.resize(SPAN_BYTES, 0);
+        let mut packed = Vec::with_capacity(if layout.is_some() { SPAN_BYTES } else { 0 });
+        let mut spans = pieces::Spans::new(pieces::expand(&list), SPAN_BYTES);
+        let mut span = pieces::Span::default();
+        let mut off = 0usize;
+        let mut result = Ok(());
+        while off < n && spans.next_into(&mut span) {
+            // SAFETY: the bounce buffer holds SPAN_BYTES >= span.len bytes; the remote
+            // range is checked by the kernel.
+            if let Err(e) =
+                unsafe { cma::read_from(pid, span.start, bounce.as_mut_ptr(), span.len) }
+            {
+                result = Err(e);
+                break;
+            }
             match layout {
-                Some(l) => cma::read_vectored(pid, &mut remote, &mut l.pieces(0, n)),
                 None => {
-                    cma::read_vectored(pid, &mut remote, &mut std::iter::once((buf as usize, n)))
+                    for &(o, len) in &span.pieces {
+                        let len = len.min(n - off);
+                        // SAFETY: [off, off + len) lies inside the receive buffer of n
+                        // bytes; the source lies inside the span just read.
+                        unsafe {
+                            std::ptr::copy_nonoverlapping(bounce.as_ptr().add(o), buf.add(off), len)
+                        };
+                        off += len;
+                        if off >= n {
+                            break;
+                        }
+                    }
+                }
+                Some(l) => {
+                    packed.clear();
+                    for &(o, len) in &span.pieces {
+                        let len = len.min(n - off - packed.len());
+                        packed.extend_from_slice(&bounce[o..o + len]);
+                        if off + packed.len() >= n {
+                            break;
+                        }
+                    }
+                    // SAFETY: the receive buffer holds the layout's elements, whose
+                    // packed bytes off..off + packed.len() lie within the n wanted.
+                    unsafe { l.unpack_at(off, &packed) };
+                    off += packed.len();
                 }
             }
-        }?;
-        if got != n {
-            return Err(bad("short cross-memory read"));
         }
-        Ok(())
+        self.span_bounce = bounce;
+        result?;
+        if off == n {
+            Ok(())
+        } else {
+            Err(bad("short cross-memory read"))
+        }
+    }
+
+    /// Copies `n` contiguous bytes at `remote` in process `pid` into the non-contiguous
+    /// receive buffer `l` through the bounce buffer (read a span, unpack it), which beats
+    /// the kernel's vectored copy for small pieces.
+    fn pull_unpack(
+        &mut self,
+        pid: i32,
+        remote: usize,
+        n: usize,
+        l: &Layout,
+    ) -> std::io::Result<()> {
+        let mut bounce = std::mem::take(&mut self.span_bounce);
+        bounce.resize(SPAN_BYTES, 0);
+        let mut off = 0;
+        let mut r = Ok(());
+        while off < n {
+            let k = (n - off).min(SPAN_BYTES);
+            // SAFETY: the bounce buffer holds SPAN_BYTES >= k bytes; the remote range is
+            // checked by the kernel.
+            r = unsafe { cma::read_from(pid, remote + off, bounce.as_mut_ptr(), k) };
+            if r.is_err() {
+                break;
+            }
+            // SAFETY: the receive buffer holds the layout's elements; off + k <= n lies
+            // within their packed size.
+            unsafe { l.unpack_at(off, &bounce[..k]) };
+            off += k;
+        }
+        self.span_bounce = bounce;
+        r
     }
 
     fn receive_piece(&mut self, id: ReqId, off: u64, data: &[u8]) {
@@ -1388,16 +1496,10 @@ impl tcp::Sink for Device {
     }
 }
 
-/// The pieces `(address, length)` of the first `len` stream bytes of `l`, or nothing
-/// when they average under [`MIN_LISTED_PIECE`] bytes.
-fn piece_list(l: &Layout, len: usize) -> Vec<[u64; 2]> {
-    let most = len / MIN_LISTED_PIECE;
-    let mut v = Vec::new();
-    for (addr, n) in l.pieces(0, len) {
-        if v.len() >= most {
-            return Vec::new();
-        }
-        v.push([addr as u64, n as u64]);
-    }
-    v
+/// Whether the pieces behind the first `n` stream bytes of `l` average under
+/// [`MIN_VECTORED_PIECE`] bytes (judged from the first 64 KiB).
+fn small_pieces(l: &Layout, n: usize) -> bool {
+    let probe = n.min(64 * 1024);
+    let count = l.pieces(0, probe).count().max(1);
+    ((probe / count) as u64) < MIN_VECTORED_PIECE
 }

@@ -54,9 +54,10 @@ pub const FLAG_PROBED: u8 = 4;
 pub const FLAG_NONCONTIG: u8 = 8;
 
 /// Flag on a non-contiguous [`Kind::Rts`]: `addr` is the address, in the sender's
-/// memory, of the list of its buffer's pieces (`rreq` little-endian `(u64 address, u64
-/// length)` pairs, in stream order), so a receiver allowed to read the sender's memory
-/// can copy the message in one pass; others answer [`Kind::Cts`].
+/// memory, of the list of its buffer's pieces (`rreq` entries of the form
+/// [`super::pieces::Entry`], native-endian: both ends run on one node), so a receiver
+/// allowed to read the sender's memory copies the message itself; others answer
+/// [`Kind::Cts`].
 pub const FLAG_IOVLIST: u8 = 16;
 
 /// Size of an encoded header in bytes.

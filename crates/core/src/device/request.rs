@@ -194,9 +194,10 @@ pub struct Request {
     /// A non-contiguous user buffer moved piece by piece (instead of `scratch`); the
     /// `buf` of the operation's arguments is then only its base address.
     pub(crate) layout: Option<Arc<Layout>>,
-    /// For a non-contiguous rendezvous send: its buffer's pieces `(address, length)`,
-    /// which the receiver reads with cross-memory attach (empty when not published).
-    pub(crate) piece_list: Vec<[u64; 2]>,
+    /// For a non-contiguous rendezvous send: the list of its buffer's pieces (see
+    /// [`super::pieces`]), which the receiver reads with cross-memory attach (empty when
+    /// not published).
+    pub(crate) piece_list: Vec<super::pieces::Entry>,
     /// Where a piece for a non-contiguous receive lands from TCP before it is unpacked.
     pub(crate) bounce: Vec<u8>,
     /// Opaque tag of the owner (the core stores the communicator index, so errors can
