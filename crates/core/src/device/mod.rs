@@ -420,10 +420,15 @@ impl Device {
             Op::Send(a, SendState::Queued),
             Direction::Send,
         ));
-        // With a core per rank the sender packing into the ring while the receiver
-        // unpacks from it (two copies in parallel) is fastest; oversubscribed, the
-        // receiver copies alone (one process at work, no handoff per ring's worth).
-        let list = if matches!(route, Route::Shm(_)) && self.cma_ok && self.oversubscribed {
+        // Pieces of 1 KiB or more: the receiver copies them itself, in one pass, from
+        // the published list. Small pieces: with a core per rank, the sender packing
+        // into the ring while the receiver unpacks from it (two copies in parallel) is
+        // fastest; oversubscribed, the receiver copies alone from the list (one process
+        // at work, no handoff per ring's worth).
+        let listed = matches!(route, Route::Shm(_))
+            && self.cma_ok
+            && (self.oversubscribed || !small_pieces(&l, a.len));
+        let list = if listed {
             let most = (a.len / BYTES_PER_LIST_ENTRY).min(MAX_LIST_ENTRIES as usize);
             pieces::build(l.pieces(0, a.len), most).unwrap_or_default()
         } else {
