@@ -45,6 +45,10 @@ use std::sync::Arc;
 /// most one entry per this many message bytes (else its pieces stream through the ring).
 const BYTES_PER_LIST_ENTRY: usize = 256;
 
+/// Most memory pieces a streamed `Data` packet is gathered from directly (more, and the
+/// piece is packed into a buffer first, so that a full ring costs no repeated walk).
+const GATHER_PARTS: usize = 8;
+
 /// Longest piece list a receiver accepts (entries).
 const MAX_LIST_ENTRIES: u64 = 1 << 22;
 
@@ -420,14 +424,11 @@ impl Device {
             Op::Send(a, SendState::Queued),
             Direction::Send,
         ));
-        // Pieces of 1 KiB or more: the receiver copies them itself, in one pass, from
-        // the published list. Small pieces: with a core per rank, the sender packing
-        // into the ring while the receiver unpacks from it (two copies in parallel) is
-        // fastest; oversubscribed, the receiver copies alone from the list (one process
-        // at work, no handoff per ring's worth).
-        let listed = matches!(route, Route::Shm(_))
-            && self.cma_ok
-            && (self.oversubscribed || !small_pieces(&l, a.len));
+        // With a core per rank, the sender packing into the ring while the receiver
+        // unpacks from it (two copies in parallel) is fastest; oversubscribed, the
+        // receiver copies alone from the published list (one process at work, no
+        // handoff per ring's worth).
+        let listed = matches!(route, Route::Shm(_)) && self.cma_ok && self.oversubscribed;
         let list = if listed {
             let most = (a.len / BYTES_PER_LIST_ENTRY).min(MAX_LIST_ENTRIES as usize);
             pieces::build(l.pieces(0, a.len), most).unwrap_or_default()
@@ -775,6 +776,46 @@ impl Device {
         }
     }
 
+    /// Writes a `Data` packet of stream bytes `off..off + n` of a non-contiguous send
+    /// buffer into a shared-memory ring straight from the buffer's pieces, when they are
+    /// few ([`GATHER_PARTS`] at most: large blocks); None when the piece must be packed
+    /// first (many small blocks, or another route).
+    fn try_gather(
+        &mut self,
+        dest: u32,
+        hdr: &Header,
+        l: &Layout,
+        off: u64,
+        n: u64,
+    ) -> Option<bool> {
+        let Route::Shm(j) = self.route(dest) else {
+            return None;
+        };
+        let h = hdr.encode();
+        let mut parts: [&[u8]; GATHER_PARTS + 1] = [&[]; GATHER_PARTS + 1];
+        parts[0] = &h;
+        let mut k = 1;
+        for (addr, len) in l.pieces(off as usize, n as usize) {
+            if k > GATHER_PARTS {
+                return None;
+            }
+            // SAFETY: the piece lies inside the send buffer, which stays valid until this
+            // send completes after its last piece.
+            parts[k] = unsafe { std::slice::from_raw_parts(addr as *const u8, len) };
+            k += 1;
+        }
+        let p = self.producers[j].as_mut().expect("producer for local peer");
+        if !p.try_push(&parts[..k]) {
+            return Some(false);
+        }
+        if let Some(nd) = &self.node {
+            if nd.notify(j) {
+                self.poke(j);
+            }
+        }
+        Some(true)
+    }
+
     fn post_packet(&mut self, dest: u32, hdr: Header, payload: Payload, completes: Option<ReqId>) {
         let d = dest as usize;
         if self.pending[d].is_empty() && self.try_write(dest, &hdr, payload.bytes()) {
@@ -850,12 +891,15 @@ impl Device {
                     h.addr = off;
                     h.len = n;
                     let written = match &layout {
-                        Some(l) => {
-                            let v = self.streams[i].packed_piece(l, off, n);
-                            let ok = self.try_write(dest, &h, &v);
-                            self.streams[i].piece = v;
-                            ok
-                        }
+                        Some(l) => match self.try_gather(dest, &h, l, off, n) {
+                            Some(ok) => ok,
+                            None => {
+                                let v = self.streams[i].packed_piece(l, off, n);
+                                let ok = self.try_write(dest, &h, &v);
+                                self.streams[i].piece = v;
+                                ok
+                            }
+                        },
                         None => {
                             // SAFETY: [buf+off, buf+off+n) lies within the send buffer,
                             // which stays valid until this send completes after its last
