@@ -12,6 +12,16 @@
 //!   through the ring. Over TCP the receiver always answers `Cts` and the sender
 //!   streams `Data` pieces that are written from and read into the user buffers
 //!   directly; the eager limit is then `OXMPI_TCP_EAGER_LIMIT`.
+//!
+//! Non-contiguous buffers arrive as a [`Layout`] (base address, count and a datatype's
+//! pack program), never as one packed copy: receives unpack each eager payload, `Data`
+//! piece or TCP frame (through a piece-sized bounce buffer) straight into the user
+//! buffer, and pull with `process_vm_readv` into the buffer's own pieces (or through a
+//! bounce buffer when they are small). Large non-contiguous shared-memory sends set
+//! `FLAG_NONCONTIG` on the `Rts` and stream pieces packed (or gathered) on the fly into
+//! the ring after `Cts`; when ranks are oversubscribed they instead publish their piece
+//! list ([`pieces`], `FLAG_IOVLIST`) and the receiver copies the message alone. Eager,
+//! TCP and persistent non-contiguous sends are packed once into a scratch buffer.
 
 pub mod bsend;
 pub mod matching;
