@@ -7,9 +7,7 @@
 
 use crate::comm::{Comm, CommId};
 use crate::device::matching::Spec;
-use crate::device::{
-    Direction, Finisher, Layout, Persistent, RecvArgs, ReqId, SendArgs, SendMode, Status,
-};
+use crate::device::{Direction, Layout, Persistent, RecvArgs, ReqId, SendArgs, SendMode, Status};
 use crate::error::{err, Error, ErrorClass, Result};
 use crate::runtime::{self, Runtime};
 use crate::types::{TypeId, TypeInfo};
@@ -147,23 +145,6 @@ fn layout(t: &TypeInfo, b: &Buf, count: usize) -> Layout {
         count,
         ty: t.clone(),
     }
-}
-
-fn pack(t: &TypeInfo, b: &Buf, count: usize) -> Vec<u8> {
-    let mut v = vec![0u8; count * t.size];
-    // SAFETY: the caller's buffer holds `count` elements of the type (MPI contract).
-    unsafe { t.pack(b.addr as *const u8, count, &mut v) };
-    v
-}
-
-fn unpacker(t: &TypeInfo, b: &Buf) -> Finisher {
-    let t = t.clone();
-    let base = b.addr;
-    Box::new(move |data: &[u8]| {
-        // SAFETY: the receive buffer holds `count` elements (MPI contract) and `data`
-        // never exceeds count * size bytes (the scratch capacity).
-        unsafe { t.unpack(base as *mut u8, data) }
-    })
 }
 
 // ----- starting operations -------------------------------------------------------------
@@ -462,17 +443,10 @@ fn start_one(rt: &mut Runtime, id: ReqId) -> Result<()> {
             rt.device.mark_done(id, Status::EMPTY);
             Ok(())
         }
-        Persistent::Send(_) if staged => {
-            let (t, b) = (t.expect("type"), b.expect("buf"));
-            let v = pack(&t, &b, b.count as usize);
-            rt.device
-                .start_staged(id, Some(v), None)
-                .map_err(|c| Error::new(c, "cannot start request"))
-        }
-        Persistent::Recv(_) if staged => {
+        Persistent::Send(_) | Persistent::Recv(_) if staged => {
             let (t, b) = (t.expect("type"), b.expect("buf"));
             rt.device
-                .start_staged(id, None, Some(unpacker(&t, &b)))
+                .start_layout(id, layout(&t, &b, b.count as usize))
                 .map_err(|c| Error::new(c, "cannot start request"))
         }
         _ => rt

@@ -20,8 +20,9 @@
 //! bounce buffer when they are small). Large non-contiguous shared-memory sends set
 //! `FLAG_NONCONTIG` on the `Rts` and stream pieces packed (or gathered) on the fly into
 //! the ring after `Cts`; when ranks are oversubscribed they instead publish their piece
-//! list ([`pieces`], `FLAG_IOVLIST`) and the receiver copies the message alone. Eager,
-//! TCP and persistent non-contiguous sends are packed once into a scratch buffer.
+//! list ([`pieces`], `FLAG_IOVLIST`) and the receiver copies the message alone. Eager
+//! and TCP non-contiguous sends are packed into a scratch buffer; persistent requests
+//! take the same paths at every start ([`Device::start_layout`]).
 
 pub mod bsend;
 pub mod matching;
@@ -418,38 +419,86 @@ impl Device {
     /// scratch buffer first; larger ones over shared memory are announced with a
     /// non-contiguous rendezvous and streamed in pieces packed straight into the ring.
     pub fn isend_layout(&mut self, a: SendArgs, l: Layout) -> ReqId {
+        let id = self.reqs.insert(Request::new(
+            Op::Send(a, SendState::Queued),
+            Direction::Send,
+        ));
+        let a = self.attach_send_layout(id, a, l);
+        self.launch_send(id, a);
+        id
+    }
+
+    /// Gives send `id` its non-contiguous buffer: packed into its scratch when it goes
+    /// eagerly or over TCP (the returned arguments then point there), else kept as the
+    /// layout that rendezvous streams from (with the piece list when oversubscribed).
+    fn attach_send_layout(&mut self, id: ReqId, mut a: SendArgs, l: Layout) -> SendArgs {
         let route = self.route(a.dest);
         let eager_limit = match route {
             Route::Tcp => self.cfg.tcp_eager_limit,
             _ => self.cfg.shm_eager_limit,
         };
-        if a.len <= eager_limit || route == Route::Tcp {
-            let mut v = vec![0u8; a.len];
-            // SAFETY: the user buffer holds the layout's elements (MPI contract).
-            let n = unsafe { l.pack_at(0, &mut v) };
-            v.truncate(n);
-            return self.isend_staged(a, v);
-        }
-        let id = self.reqs.insert(Request::new(
-            Op::Send(a, SendState::Queued),
-            Direction::Send,
-        ));
+        let staged = a.len <= eager_limit || route == Route::Tcp;
         // With a core per rank, the sender packing into the ring while the receiver
         // unpacks from it (two copies in parallel) is fastest; oversubscribed, the
         // receiver copies alone from the published list (one process at work, no
         // handoff per ring's worth).
-        let listed = matches!(route, Route::Shm(_)) && self.cma_ok && self.oversubscribed;
+        let listed =
+            !staged && matches!(route, Route::Shm(_)) && self.cma_ok && self.oversubscribed;
         let list = if listed {
             let most = (a.len / BYTES_PER_LIST_ENTRY).min(MAX_LIST_ENTRIES as usize);
             pieces::build(l.pieces(0, a.len), most).unwrap_or_default()
         } else {
             Vec::new()
         };
-        let r = self.reqs.get_mut(id).expect("just inserted");
-        r.layout = Some(Arc::new(l));
+        let r = self.reqs.get_mut(id).expect("request exists");
         r.piece_list = list;
-        self.launch_send(id, a);
-        id
+        r.finisher = None;
+        if staged {
+            let mut v = vec![0u8; a.len];
+            // SAFETY: the user buffer holds the layout's elements (MPI contract).
+            let n = unsafe { l.pack_at(0, &mut v) };
+            v.truncate(n);
+            a.buf = v.as_ptr();
+            a.len = v.len();
+            r.scratch = Some(v);
+            r.layout = None;
+        } else {
+            r.scratch = None;
+            r.layout = Some(Arc::new(l));
+        }
+        if let Op::Send(args, _) = &mut r.op {
+            *args = a;
+        }
+        a
+    }
+
+    /// Restarts an inactive persistent send or receive whose buffer is not contiguous,
+    /// like [`Device::start`] with the buffer described by `l`.
+    pub fn start_layout(&mut self, id: ReqId, l: Layout) -> Result<(), ErrorClass> {
+        let Some(r) = self.reqs.get_mut(id) else {
+            return Err(ErrorClass::Request);
+        };
+        if !matches!(r.op, Op::Inactive) {
+            return Err(ErrorClass::Request);
+        }
+        r.complete = false;
+        r.status = Status::EMPTY;
+        match r.persistent {
+            Some(Persistent::Send(a)) => {
+                r.op = Op::Send(a, SendState::Queued);
+                let a = self.attach_send_layout(id, a, l);
+                self.launch_send(id, a);
+            }
+            Some(Persistent::Recv(a)) => {
+                r.op = Op::Recv(a, RecvState::Posted);
+                r.scratch = None;
+                r.finisher = None;
+                r.layout = Some(Arc::new(l));
+                self.launch_recv(id, a);
+            }
+            _ => return Err(ErrorClass::Request),
+        }
+        Ok(())
     }
 
     /// Starts a receive into a non-contiguous buffer (`a.buf` is its base, `a.cap` the
