@@ -124,12 +124,14 @@ impl<I: Iterator<Item = (usize, usize)>> Spans<I> {
                 }
                 continue;
             }
-            let end = s.start.wrapping_add(s.len);
-            let joins = a >= end
-                && a - end < MAX_GAP
-                && (a - s.start)
-                    .checked_add(n)
-                    .is_some_and(|e| e <= self.max_span);
+            // Joins only when the piece lies after the span's end, close to it, and the
+            // span stays short (checked arithmetic: addresses come from another process).
+            let joins = s.start.checked_add(s.len).is_some_and(|end| {
+                a.checked_sub(end).is_some_and(|gap| gap < MAX_GAP)
+                    && (a - s.start)
+                        .checked_add(n)
+                        .is_some_and(|e| e <= self.max_span)
+            });
             if !joins {
                 self.held = Some((a, n));
                 return true;
@@ -179,6 +181,19 @@ mod tests {
             check(&[[0, 1, 1, u64::MAX], [0, 1, 1, 2]], 1, u64::MAX),
             None
         );
+    }
+
+    #[test]
+    fn spans_survive_addresses_at_the_top_of_memory() {
+        let pieces = vec![(usize::MAX - 4, 4), (2, 4), (usize::MAX - 1, 8)];
+        let mut sp = Spans::new(pieces.into_iter(), 16);
+        let mut s = Span::default();
+        let mut n = 0;
+        while sp.next_into(&mut s) {
+            assert!(s.pieces.iter().all(|&(o, l)| o + l <= s.len && s.len <= 16));
+            n += 1;
+        }
+        assert_eq!(n, 3);
     }
 
     #[test]
