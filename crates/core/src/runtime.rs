@@ -278,7 +278,8 @@ pub fn abort(code: i32, msg: &str) -> ! {
     let launcher_prints = std::env::var_os("OXMPI_KVSNAME").is_some();
     let mut g = lock();
     let has_pmi = matches!(&*g, Phase::Running(rt) if rt.pmi.is_some());
-    if !msg.is_empty() && !(has_pmi && launcher_prints) {
+    let printed_by_launcher = has_pmi && launcher_prints;
+    if !msg.is_empty() && !printed_by_launcher {
         eprintln!("{msg}");
     }
     if let Phase::Running(rt) = &mut *g {
