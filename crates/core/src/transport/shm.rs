@@ -34,6 +34,24 @@ pub struct Doorbell {
     sleeping: AtomicU32,
 }
 
+/// How long a rank that announced it sleeps keeps checking for work before it blocks
+/// (see [`ShmNode::notify`]).
+pub const SLEEP_GRACE: Duration = Duration::from_micros(3);
+
+/// Polls `has_work` for [`SLEEP_GRACE`]; true as soon as it says there is work.
+fn work_within_grace(has_work: &impl Fn() -> bool) -> bool {
+    let start = std::time::Instant::now();
+    loop {
+        if has_work() {
+            return true;
+        }
+        if start.elapsed() >= SLEEP_GRACE {
+            return false;
+        }
+        std::hint::spin_loop();
+    }
+}
+
 /// This process's view of the node segment.
 pub struct ShmNode {
     map: shm::Mapping,
@@ -149,9 +167,16 @@ impl ShmNode {
     /// After publishing a packet to `to`: wake it if it sleeps. Returns true when it
     /// sleeps in its TCP epoll set instead of on the futex: the caller must then poke its
     /// doorbell socket ([`crate::transport::bell::Poker`]).
+    ///
+    /// No fence here: a full fence after every packet stalls the sender until the
+    /// packet's cache lines are written back, which was most of the cost of a small
+    /// message. Without it, the load of `sleeping` may pass the sender's still-buffered
+    /// stores, so a receiver that just set `sleeping` might not be woken; it therefore
+    /// keeps checking for work for [`SLEEP_GRACE`] after announcing that it sleeps, far
+    /// longer than a running core takes to drain its store buffer (a descheduled sender's
+    /// stores are drained by the context switch). The futex timeout bounds the rest.
     #[inline]
     pub fn notify(&self, to: usize) -> bool {
-        fence(Ordering::SeqCst);
         let b = self.bell(to);
         let s = b.sleeping.load(Ordering::Relaxed);
         if s != 0 {
@@ -182,7 +207,7 @@ impl ShmNode {
         b.sleeping.store(1, Ordering::SeqCst);
         fence(Ordering::SeqCst);
         let seen = b.seq.load(Ordering::SeqCst);
-        if !has_work() {
+        if !work_within_grace(&has_work) {
             futex::wait(&b.seq, seen, timeout);
         }
         b.sleeping.store(0, Ordering::Relaxed);
@@ -201,7 +226,7 @@ impl ShmNode {
         let b = self.bell(self.me);
         b.sleeping.store(1, Ordering::SeqCst);
         fence(Ordering::SeqCst);
-        if !has_work() {
+        if !work_within_grace(&has_work) {
             futex::wait(&b.seq, seen, timeout);
         }
         b.sleeping.store(0, Ordering::Relaxed);
@@ -214,7 +239,7 @@ impl ShmNode {
         let b = self.bell(self.me);
         b.sleeping.store(SLEEP_EPOLL, Ordering::SeqCst);
         fence(Ordering::SeqCst);
-        if !has_work() && b.seq.load(Ordering::SeqCst) == seen {
+        if !work_within_grace(&has_work) && b.seq.load(Ordering::SeqCst) == seen {
             park();
         }
         b.sleeping.store(0, Ordering::Relaxed);
