@@ -25,6 +25,19 @@ impl<T> Input<T> {
     pub fn is_in_place(&self) -> bool {
         matches!(self, Input::InPlace)
     }
+
+    /// The same input with its data transformed.
+    pub fn map<U>(self, f: impl FnOnce(T) -> U) -> Input<U> {
+        match self {
+            Input::Data(t) => Input::Data(f(t)),
+            Input::InPlace => Input::InPlace,
+        }
+    }
+}
+
+/// Sum of per-rank element counts (saturating: the buffer check rejects absurd totals).
+pub(crate) fn sum_counts(counts: &[usize]) -> usize {
+    counts.iter().fold(0usize, |a, &c| a.saturating_add(c))
 }
 
 /// The communicator facts a collective needs.

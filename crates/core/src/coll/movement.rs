@@ -7,7 +7,7 @@
 
 use super::check::{
     buffer, bytes, counts, datatype, distinct, drive, fast_plan, in_place_not_allowed, launch,
-    nonneg, not_aliased, root, team_or_inter, Input, Plan,
+    nonneg, not_aliased, root, sum_counts, team_or_inter, Input, Plan,
 };
 use super::inter::{self, Many, Side};
 use super::op::Reducer;
@@ -291,7 +291,7 @@ pub unsafe fn gatherv(
             let cs = counts(recv.counts, t.size, "recvcounts")?;
             displs_len(recv.displs, t.size, "displs")?;
             let rinfo = datatype(rt, recv.ty, "recvtype")?;
-            let total: usize = cs.iter().fold(0usize, |a, &c| a.saturating_add(c));
+            let total: usize = sum_counts(&cs);
             buffer(recv.addr, total, rinfo, "recvbuf")?;
             let me = t.rank;
             let ip = send.is_in_place();
@@ -443,7 +443,7 @@ pub unsafe fn scatterv(
             let cs = counts(send.counts, t.size, "sendcounts")?;
             displs_len(send.displs, t.size, "displs")?;
             let sinfo = datatype(rt, send.ty, "sendtype")?;
-            let total: usize = cs.iter().fold(0usize, |a, &c| a.saturating_add(c));
+            let total: usize = sum_counts(&cs);
             buffer(send.addr, total, sinfo, "sendbuf")?;
             // SAFETY: per the function's contract.
             unsafe { View::blocks(send.addr, sinfo, &cs, send.displs, |_| true, |_| false)? }
@@ -529,10 +529,7 @@ pub unsafe fn allgather(send: Input<Buf>, recv: Buf, comm: CommId) -> Result<()>
     if done {
         return Ok(());
     }
-    let send = match send {
-        Input::Data(s) => Input::Data(Side::Same(s)),
-        Input::InPlace => Input::InPlace,
-    };
+    let send = send.map(Side::Same);
     // SAFETY: forwarded contract.
     unsafe { inter::all_pairs(send, Side::Each(recv), comm) }
 }
@@ -549,7 +546,7 @@ pub unsafe fn allgatherv(send: Input<Buf>, recv: VBuf<'_>, comm: CommId) -> Resu
         let cs = counts(recv.counts, t.size, "recvcounts")?;
         displs_len(recv.displs, t.size, "displs")?;
         let rinfo = datatype(rt, recv.ty, "recvtype")?;
-        let total: usize = cs.iter().fold(0usize, |a, &c| a.saturating_add(c));
+        let total: usize = sum_counts(&cs);
         buffer(recv.addr, total, rinfo, "recvbuf")?;
         let me = t.rank;
         let ip = send.is_in_place();
@@ -585,10 +582,7 @@ pub unsafe fn allgatherv(send: Input<Buf>, recv: VBuf<'_>, comm: CommId) -> Resu
     if done {
         return Ok(());
     }
-    let send = match send {
-        Input::Data(s) => Input::Data(Side::Same(s)),
-        Input::InPlace => Input::InPlace,
-    };
+    let send = send.map(Side::Same);
     // SAFETY: forwarded contract.
     unsafe { inter::all_pairs(send, Side::V(recv), comm) }
 }
@@ -676,7 +670,7 @@ pub unsafe fn alltoallv(send: Input<VBuf<'_>>, recv: VBuf<'_>, comm: CommId) -> 
         let rcs = counts(recv.counts, t.size, "recvcounts")?;
         displs_len(recv.displs, t.size, "rdispls")?;
         let rinfo = datatype(rt, recv.ty, "recvtype")?;
-        let rtotal: usize = rcs.iter().fold(0usize, |a, &c| a.saturating_add(c));
+        let rtotal: usize = sum_counts(&rcs);
         buffer(recv.addr, rtotal, rinfo, "recvbuf")?;
         let ip = send.is_in_place();
         // SAFETY: per the function's contract.
@@ -688,7 +682,7 @@ pub unsafe fn alltoallv(send: Input<VBuf<'_>>, recv: VBuf<'_>, comm: CommId) -> 
                 let scs = counts(s.counts, t.size, "sendcounts")?;
                 displs_len(s.displs, t.size, "sdispls")?;
                 let sinfo = datatype(rt, s.ty, "sendtype")?;
-                let stotal: usize = scs.iter().fold(0usize, |a, &c| a.saturating_add(c));
+                let stotal: usize = sum_counts(&scs);
                 buffer(s.addr, stotal, sinfo, "sendbuf")?;
                 distinct(s.addr, recv.addr, stotal > 0 && rtotal > 0)?;
                 // SAFETY: per the function's contract.

@@ -146,6 +146,17 @@ impl Unexpected {
     }
 }
 
+/// The status `MPI_Probe` reports for an unexpected message.
+fn probed_status(env: Envelope, h: &Header) -> Status {
+    Status {
+        source: env.src,
+        tag: env.tag,
+        error: ErrorClass::Success,
+        bytes: h.len,
+        cancelled: false,
+    }
+}
+
 /// A rendezvous message being streamed to a receiver that asked for it with `Cts`.
 struct Stream {
     dest: u32,
@@ -726,13 +737,9 @@ impl Device {
 
     /// `MPI_Iprobe` on the unexpected queue (call [`Device::progress`] first).
     pub fn probe(&self, spec: Spec) -> Option<Status> {
-        self.matcher.peek_unexpected(spec).map(|(env, u)| Status {
-            source: env.src,
-            tag: env.tag,
-            error: ErrorClass::Success,
-            bytes: u.hdr().len,
-            cancelled: false,
-        })
+        self.matcher
+            .peek_unexpected(spec)
+            .map(|(env, u)| probed_status(env, u.hdr()))
     }
 
     /// `MPI_Iprobe` by the application: like [`Device::probe`], and the message found
@@ -741,13 +748,7 @@ impl Device {
         let (env, u) = self.matcher.peek_unexpected_mut(spec)?;
         let h = u.hdr_mut();
         h.flags |= FLAG_PROBED;
-        Some(Status {
-            source: env.src,
-            tag: env.tag,
-            error: ErrorClass::Success,
-            bytes: h.len,
-            cancelled: false,
-        })
+        Some(probed_status(env, h))
     }
 
     /// `MPI_Cancel`. Receives still posted are cancelled at once; sends not yet matched

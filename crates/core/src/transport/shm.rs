@@ -203,14 +203,7 @@ impl ShmNode {
 
     /// Sleeps on this rank's doorbell unless `has_work` says there is something to do.
     pub fn sleep(&self, has_work: impl Fn() -> bool, timeout: Duration) {
-        let b = self.bell(self.me);
-        b.sleeping.store(1, Ordering::SeqCst);
-        fence(Ordering::SeqCst);
-        let seen = b.seq.load(Ordering::SeqCst);
-        if !work_within_grace(&has_work) {
-            futex::wait(&b.seq, seen, timeout);
-        }
-        b.sleeping.store(0, Ordering::Relaxed);
+        self.sleep_since(self.doorbell_seq(), has_work, timeout);
     }
 
     /// The count of this rank's doorbell. Read it before telling peers that this rank
