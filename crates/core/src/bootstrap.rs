@@ -15,7 +15,7 @@
 //! the job's PMI server hands out, which keeps out strangers and other jobs, though not
 //! someone who can query that PMI server.
 
-use crate::config::Config;
+use crate::config::{Config, AUTO_RING_BUDGET, AUTO_RING_MAX, AUTO_RING_MIN};
 use crate::device::Peer;
 use crate::error::{Error, ErrorClass, Result};
 use crate::sys::shm;
@@ -87,11 +87,26 @@ fn sanitize(s: &str) -> String {
         .collect()
 }
 
-/// Ring size for a node with `nlocal` ranks: the configured size up to 16 ranks,
-/// shrinking beyond so the segment stays near the size it has at 16.
+/// Ring size for a node with `nlocal` ranks. Set explicitly: that size up to 16 ranks,
+/// shrinking beyond so the segment stays near the size it has at 16. Automatic: the
+/// largest power of two (at most [`AUTO_RING_MAX`]) whose `nlocal * (nlocal - 1)` rings
+/// fit [`AUTO_RING_BUDGET`], not below [`AUTO_RING_MIN`] until the many-rank rule
+/// applies. Large rings let big messages stream through the last-level cache rather
+/// than bounce between the two cores' private caches (2x the rate at 1-4 MiB).
 fn ring_bytes_for(cfg: &Config, nlocal: usize) -> usize {
-    let base = cfg.shm_ring_bytes;
-    if nlocal <= 16 {
+    let base = if cfg.shm_ring_set {
+        cfg.shm_ring_bytes
+    } else {
+        let pairs = (nlocal * nlocal.saturating_sub(1)).max(1);
+        let fit = AUTO_RING_BUDGET / pairs;
+        let pow = if fit.is_power_of_two() {
+            fit
+        } else {
+            fit.next_power_of_two() / 2
+        };
+        pow.clamp(AUTO_RING_MIN, AUTO_RING_MAX)
+    };
+    if nlocal <= 16 || !cfg.shm_ring_set && base > AUTO_RING_MIN {
         base
     } else {
         (base * 16 / nlocal)
@@ -353,4 +368,41 @@ pub fn run(cfg: &Config) -> Result<Bootstrap> {
         tcp,
         poker,
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn cfg(set: Option<usize>) -> Config {
+        let mut c = Config::from_env();
+        c.shm_ring_set = set.is_some();
+        c.shm_ring_bytes = set.unwrap_or(AUTO_RING_MAX);
+        c
+    }
+
+    #[test]
+    fn automatic_ring_sizes_follow_the_rank_count() {
+        let auto = cfg(None);
+        for (n, want) in [
+            (1, 1 << 20),
+            (2, 1 << 20),
+            (8, 1 << 20),
+            (9, 512 << 10),
+            (16, 256 << 10),
+            (24, 64 << 10),
+            (64, 16 << 10),
+        ] {
+            assert_eq!(ring_bytes_for(&auto, n), want, "{n} ranks");
+            assert!(n * (n - 1) * ring_bytes_for(&auto, n) <= AUTO_RING_BUDGET);
+        }
+    }
+
+    #[test]
+    fn a_set_ring_size_is_kept_up_to_sixteen_ranks() {
+        let set = cfg(Some(64 << 10));
+        assert_eq!(ring_bytes_for(&set, 2), 64 << 10);
+        assert_eq!(ring_bytes_for(&set, 16), 64 << 10);
+        assert_eq!(ring_bytes_for(&set, 32), 32 << 10);
+    }
 }

@@ -10,12 +10,17 @@ use std::env;
 pub struct Config {
     /// Messages up to this many bytes travel eagerly through shared memory.
     pub shm_eager_limit: usize,
-    /// Bytes of each per-pair shared-memory ring (power of two).
+    /// Bytes of each per-pair shared-memory ring (power of two): the value set, or
+    /// the largest the automatic choice may take (see [`Config::shm_ring_set`]).
     pub shm_ring_bytes: usize,
+    /// `OXMPI_SHM_RING_BYTES` was set; else the ring size follows the node's rank count.
+    pub shm_ring_set: bool,
     /// Disable single-copy rendezvous (`process_vm_readv`) and use the pipelined copy.
     pub shm_no_cma: bool,
     /// Piece size of the pipelined rendezvous copy.
     pub shm_chunk_bytes: usize,
+    /// `OXMPI_SHM_CHUNK_BYTES` was set; else the piece size follows the ring size.
+    pub shm_chunk_set: bool,
     /// Polling iterations before a blocked rank starts yielding (0 when oversubscribed by default).
     pub spin_iters: u32,
     /// `sched_yield` rounds before a blocked rank sleeps on its doorbell.
@@ -38,6 +43,13 @@ pub struct Config {
     pub tcp_debug: bool,
 }
 
+/// Largest ring the automatic choice gives (nodes of up to 8 ranks get it).
+pub const AUTO_RING_MAX: usize = 1 << 20;
+/// Smallest ring the automatic choice gives before the many-rank rule shrinks it.
+pub const AUTO_RING_MIN: usize = 64 * 1024;
+/// Bytes all rings of a node may take together under the automatic choice.
+pub const AUTO_RING_BUDGET: usize = 64 << 20;
+
 /// One documented tunable: name, default, meaning.
 pub struct Tunable {
     pub name: &'static str,
@@ -54,8 +66,8 @@ pub const TUNABLES: &[Tunable] = &[
     },
     Tunable {
         name: "OXMPI_SHM_RING_BYTES",
-        default: "65536",
-        meaning: "size of each sender-to-receiver shared-memory ring (rounded up to a power of two)",
+        default: "auto",
+        meaning: "size of each sender-to-receiver shared-memory ring (rounded up to a power of two); auto: 1 MiB for up to 8 ranks on a node, shrinking to 64 KiB at 32 (all rings within 64 MiB), less beyond",
     },
     Tunable {
         name: "OXMPI_SHM_NO_CMA",
@@ -64,8 +76,8 @@ pub const TUNABLES: &[Tunable] = &[
     },
     Tunable {
         name: "OXMPI_SHM_CHUNK_BYTES",
-        default: "16384",
-        meaning: "piece size of the pipelined rendezvous copy",
+        default: "auto",
+        meaning: "piece size of the pipelined rendezvous copy; auto: a sixteenth of the ring, 16-64 KiB",
     },
     Tunable {
         name: "OXMPI_SPIN",
@@ -168,7 +180,8 @@ fn var_string(name: &str) -> Option<String> {
 impl Config {
     /// Reads the tunables from the environment.
     pub fn from_env() -> Config {
-        let ring = var_usize("OXMPI_SHM_RING_BYTES", 64 * 1024)
+        let ring_set = env::var_os("OXMPI_SHM_RING_BYTES").is_some();
+        let ring = var_usize("OXMPI_SHM_RING_BYTES", AUTO_RING_MAX)
             .clamp(4096, 1 << 26)
             .next_power_of_two();
         // A ring record may take at most half the ring (see the ring's wrap rule).
@@ -176,8 +189,10 @@ impl Config {
         Config {
             shm_eager_limit: var_usize("OXMPI_SHM_EAGER_LIMIT", 16 * 1024).min(max_payload),
             shm_ring_bytes: ring,
+            shm_ring_set: ring_set,
             shm_no_cma: var_bool("OXMPI_SHM_NO_CMA").unwrap_or(false),
             shm_chunk_bytes: var_usize("OXMPI_SHM_CHUNK_BYTES", 16 * 1024).clamp(256, max_payload),
+            shm_chunk_set: env::var_os("OXMPI_SHM_CHUNK_BYTES").is_some(),
             spin_iters: env::var("OXMPI_SPIN")
                 .ok()
                 .and_then(|v| v.trim().parse().ok())

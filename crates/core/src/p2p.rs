@@ -284,9 +284,22 @@ pub unsafe fn isend(b: Buf, dest: i32, tag: i32, comm: CommId, mode: Mode) -> Re
 /// # Safety
 /// The buffer must hold `count` elements of the datatype.
 pub unsafe fn send(b: Buf, dest: i32, tag: i32, comm: CommId, mode: Mode) -> Result<()> {
-    // SAFETY: forwarded contract; the request is waited for before returning.
-    let id = unsafe { isend(b, dest, tag, comm, mode)? };
-    wait(id).map(|_| ())
+    // A send that completes at once (eager, buffered, to MPI_PROC_NULL) is finished
+    // under the same lock that started it: the small-message latency path.
+    let started = runtime::with(|rt| {
+        let id = match plan_send(rt, &b, dest, tag, comm, mode)? {
+            None => return Ok(None),
+            Some(p) => start_plan(rt, p, mode, comm)?,
+        };
+        Ok(match try_finish(rt, id) {
+            Some(_) => None,
+            None => Some(id),
+        })
+    })?;
+    match started {
+        None => Ok(()),
+        Some(id) => runtime::block_on(|rt| Ok(try_finish(rt, id))).map(|_| ()),
+    }
 }
 
 fn plan_recv(
@@ -348,9 +361,24 @@ pub unsafe fn irecv(b: Buf, src: i32, tag: i32, comm: CommId) -> Result<ReqId> {
 /// # Safety
 /// The buffer must hold `count` elements of the datatype.
 pub unsafe fn recv(b: Buf, src: i32, tag: i32, comm: CommId) -> Result<Status> {
-    // SAFETY: forwarded contract; the request is waited for before returning.
-    let id = unsafe { irecv(b, src, tag, comm)? };
-    wait(id).map(|c| c.status)
+    // A receive matched by a message that already arrived completes under the lock
+    // that posted it.
+    let posted = runtime::with(|rt| {
+        let id = match plan_recv(rt, &b, src, tag, comm)? {
+            None => return Ok(Err(Status::proc_null())),
+            Some((a, None)) => rt.device.irecv(a),
+            Some((a, Some(l))) => rt.device.irecv_layout(a, l),
+        };
+        set_owner(rt, id, comm);
+        Ok(match try_finish(rt, id) {
+            Some(c) => Err(c.status),
+            None => Ok(id),
+        })
+    })?;
+    match posted {
+        Err(status) => Ok(status),
+        Ok(id) => runtime::block_on(|rt| Ok(try_finish(rt, id))).map(|c| c.status),
+    }
 }
 
 /// `MPI_Send_init` and friends: a persistent send, inactive until started.
@@ -492,8 +520,14 @@ fn try_finish(rt: &mut Runtime, id: ReqId) -> Option<Completion> {
 
 /// `MPI_Wait`.
 pub fn wait(id: ReqId) -> Result<Completion> {
-    runtime::with(|rt| check_request(rt, id))?;
-    runtime::block_on(|rt| Ok(try_finish(rt, id)))
+    let mut checked = false;
+    runtime::block_on(|rt| {
+        if !checked {
+            check_request(rt, id)?;
+            checked = true;
+        }
+        Ok(try_finish(rt, id))
+    })
 }
 
 /// `MPI_Test`: Some when complete.

@@ -13,6 +13,7 @@ use crate::device::Device;
 use crate::error::{err, ErrorClass, Result};
 use crate::sys;
 use crate::transport::ring;
+use crate::transport::shm::ShmNode;
 use crate::types::TypeTable;
 use oxmpi_pmi::Client;
 use std::sync::{Arc, Mutex, MutexGuard};
@@ -101,6 +102,9 @@ pub fn init(required: ThreadLevel) -> Result<ThreadLevel> {
     let mut cfg = Config::from_env();
     let boot: Bootstrap = bootstrap::run(&cfg)?;
     if boot.ring_bytes > 0 {
+        if !cfg.shm_chunk_set {
+            cfg.shm_chunk_bytes = (boot.ring_bytes / 16).clamp(16 * 1024, 64 * 1024);
+        }
         let max = ring::max_body(boot.ring_bytes) - HEADER_BYTES;
         cfg.shm_eager_limit = cfg.shm_eager_limit.min(max);
         cfg.shm_chunk_bytes = cfg.shm_chunk_bytes.min(max);
@@ -179,12 +183,19 @@ pub fn with<R>(f: impl FnOnce(&mut Runtime) -> Result<R>) -> Result<R> {
     }
 }
 
+/// Checks of the incoming rings between two lock-taking polls while spinning.
+const LOCKLESS_SPINS: u32 = 256;
+
 /// Runs progress and `poll` until `poll` yields a value, blocking politely in between:
 /// spin, then yield the CPU, then sleep on the doorbell that senders ring.
 pub fn block_on<R>(mut poll: impl FnMut(&mut Runtime) -> Result<Option<R>>) -> Result<R> {
     let mut idle: u32 = 0;
+    // While spinning with nothing to send, the rank watches its incoming rings without
+    // the lock and takes it again only when something arrives (or every
+    // LOCKLESS_SPINS checks, for what other threads or transports may have done).
+    let mut watch: Option<Arc<ShmNode>> = None;
     loop {
-        let (spin, yields, node, sleeper, seen) = {
+        let (spin, yields, node, sleeper, seen, quiet) = {
             let mut g = lock();
             let rt = match &mut *g {
                 Phase::Running(rt) => rt,
@@ -202,6 +213,13 @@ pub fn block_on<R>(mut poll: impl FnMut(&mut Runtime) -> Result<Option<R>>) -> R
             let cfg = rt.device.config();
             let spin = cfg.effective_spin(rt.oversubscribed);
             let yields = cfg.yield_iters;
+            let quiet = idle < spin
+                && rt.device.tcp_sleeper().is_none()
+                && !rt.device.has_outgoing()
+                && rt.device.selfq_empty();
+            if quiet && watch.is_none() {
+                watch = rt.device.node().cloned();
+            }
             let (node, sleeper, seen) = if idle >= spin.saturating_add(yields) {
                 // The doorbell count is read before peers learn that this rank waits
                 // for ring space, so that their wake in between is not lost.
@@ -214,11 +232,24 @@ pub fn block_on<R>(mut poll: impl FnMut(&mut Runtime) -> Result<Option<R>>) -> R
             } else {
                 (None, None, 0)
             };
-            (spin, yields, node, sleeper, seen)
+            (spin, yields, node, sleeper, seen, quiet)
         };
         idle = idle.saturating_add(1);
         if idle <= spin {
-            std::hint::spin_loop();
+            match (&watch, quiet) {
+                (Some(n), true) => {
+                    let mut k = 0;
+                    while k < LOCKLESS_SPINS && idle < spin && !n.incoming_pending() {
+                        std::hint::spin_loop();
+                        k += 1;
+                        // A check costs a fraction of a locked poll.
+                        if k % 16 == 0 {
+                            idle += 1;
+                        }
+                    }
+                }
+                _ => std::hint::spin_loop(),
+            }
         } else if idle <= spin.saturating_add(yields) {
             std::thread::yield_now();
         } else {

@@ -68,6 +68,16 @@ fn slot<T>(v: &mut Vec<VecDeque<T>>, src: usize) -> &mut VecDeque<T> {
     &mut v[src]
 }
 
+/// Removes element `i` of `q`; the common case (the first) without a general remove.
+#[inline]
+fn take_at<T>(q: &mut VecDeque<T>, i: usize) -> Option<T> {
+    if i == 0 {
+        q.pop_front()
+    } else {
+        q.remove(i)
+    }
+}
+
 /// Posted receives carry `P` (a request id), unexpected messages carry `U`.
 pub struct Matcher<P, U> {
     contexts: Vec<Option<Box<Context<P, U>>>>,
@@ -129,7 +139,7 @@ impl<P, U> Matcher<P, U> {
                 q.iter().position(|e| spec.tag_ok(e.tag))?,
             )
         };
-        let e = c.unexpected[src].remove(idx)?;
+        let e = take_at(&mut c.unexpected[src], idx)?;
         c.unexpected_count -= 1;
         Some((
             Envelope {
@@ -207,17 +217,20 @@ impl<P, U> Matcher<P, U> {
             .posted_src
             .get(env.src as usize)
             .and_then(|q| q.iter().position(|e| ok(e.tag)).map(|i| (q[i].seq, i)));
-        let any = c
-            .posted_any
-            .iter()
-            .position(|e| ok(e.tag))
-            .map(|i| (c.posted_any[i].seq, i));
+        let any = if c.posted_any.is_empty() {
+            None
+        } else {
+            c.posted_any
+                .iter()
+                .position(|e| ok(e.tag))
+                .map(|i| (c.posted_any[i].seq, i))
+        };
         match (by_src, any) {
             (Some((s1, i)), Some((s2, _))) if s1 < s2 => {
-                c.posted_src[env.src as usize].remove(i).map(|e| e.item)
+                take_at(&mut c.posted_src[env.src as usize], i).map(|e| e.item)
             }
-            (Some((_, i)), None) => c.posted_src[env.src as usize].remove(i).map(|e| e.item),
-            (_, Some((_, j))) => c.posted_any.remove(j).map(|e| e.item.1),
+            (Some((_, i)), None) => take_at(&mut c.posted_src[env.src as usize], i).map(|e| e.item),
+            (_, Some((_, j))) => take_at(&mut c.posted_any, j).map(|e| e.item.1),
             (None, None) => None,
         }
     }

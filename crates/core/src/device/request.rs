@@ -210,6 +210,8 @@ pub struct Request {
     /// completes only when the program calls `MPI_Grequest_complete`; its status and
     /// callbacks belong to the binding that created it.
     pub(crate) generalized: bool,
+    /// Released: the slot is free and this request only waits to be reused.
+    reusable: bool,
 }
 
 impl std::fmt::Debug for Request {
@@ -242,7 +244,52 @@ impl Request {
             owner: 0,
             persistent_buf: None,
             generalized: false,
+            reusable: false,
         }
+    }
+
+    /// Makes a released request into a fresh one (as [`Request::new`] would), reusing
+    /// its slot in place.
+    #[inline]
+    fn reset(&mut self, op: Op, direction: Direction) {
+        self.op = op;
+        self.status = Status::EMPTY;
+        self.complete = false;
+        self.cancel_pending = false;
+        self.detached = false;
+        self.bsend_slot = None;
+        self.persistent = None;
+        self.direction = direction;
+        self.owner = 0;
+        self.generalized = false;
+        self.reusable = false;
+        // Released requests hold no scratch, finisher, layout, list or buffer.
+        debug_assert!(self.scratch.is_none() && self.finisher.is_none());
+        debug_assert!(self.layout.is_none() && self.persistent_buf.is_none());
+        debug_assert!(self.piece_list.is_empty() && self.bounce.is_empty());
+    }
+
+    /// Drops what a released request owns and marks it free for reuse.
+    fn release(&mut self) {
+        if self.scratch.is_some() {
+            self.scratch = None;
+        }
+        if self.finisher.is_some() {
+            self.finisher = None;
+        }
+        if self.layout.is_some() {
+            self.layout = None;
+        }
+        if self.persistent_buf.is_some() {
+            self.persistent_buf = None;
+        }
+        if self.piece_list.capacity() > 0 {
+            self.piece_list = Vec::new();
+        }
+        if self.bounce.capacity() > 0 {
+            self.bounce = Vec::new();
+        }
+        self.reusable = true;
     }
 
     /// True for a request made by [`super::Device::generalized_request`].
@@ -286,19 +333,57 @@ impl RequestTable {
         }
     }
 
+    /// A new request for `op`, built in its slot (a request is a few hundred bytes:
+    /// building it elsewhere and moving it in costs more than the small-message path
+    /// it serves).
+    #[inline]
+    pub(crate) fn insert_new(&mut self, op: Op, direction: Direction) -> ReqId {
+        self.live += 1;
+        let id = match self.free.pop() {
+            Some(id) => id,
+            None => {
+                self.slots.push(None);
+                (self.slots.len() - 1) as ReqId
+            }
+        };
+        let slot = &mut self.slots[id as usize];
+        match slot {
+            // A freed slot keeps its request: reset it field by field in place.
+            Some(r) if r.reusable => r.reset(op, direction),
+            _ => *slot = Some(Request::new(op, direction)),
+        }
+        id
+    }
+
+    #[inline]
     pub fn get(&self, id: ReqId) -> Option<&Request> {
-        self.slots.get(id as usize).and_then(|s| s.as_ref())
+        self.slots
+            .get(id as usize)
+            .and_then(|s| s.as_ref())
+            .filter(|r| !r.reusable)
     }
 
+    #[inline]
     pub fn get_mut(&mut self, id: ReqId) -> Option<&mut Request> {
-        self.slots.get_mut(id as usize).and_then(|s| s.as_mut())
+        self.slots
+            .get_mut(id as usize)
+            .and_then(|s| s.as_mut())
+            .filter(|r| !r.reusable)
     }
 
-    pub fn remove(&mut self, id: ReqId) -> Option<Request> {
-        let r = self.slots.get_mut(id as usize)?.take()?;
+    /// Releases request `id` (its id is reused by a later request). The request's
+    /// buffers are dropped; the slot keeps the rest for reuse by [`Self::insert_new`].
+    pub fn remove(&mut self, id: ReqId) -> bool {
+        let Some(Some(r)) = self.slots.get_mut(id as usize) else {
+            return false;
+        };
+        if r.reusable {
+            return false;
+        }
+        r.release();
         self.free.push(id);
         self.live -= 1;
-        Some(r)
+        true
     }
 
     /// Number of requests that exist.
@@ -311,7 +396,7 @@ impl RequestTable {
         self.slots
             .iter()
             .enumerate()
-            .filter(|(_, s)| s.is_some())
+            .filter(|(_, s)| s.as_ref().is_some_and(|r| !r.reusable))
             .map(|(i, _)| i as ReqId)
     }
 }
