@@ -289,6 +289,13 @@ pub unsafe fn send(b: Buf, dest: i32, tag: i32, comm: CommId, mode: Mode) -> Res
     let started = runtime::with(|rt| {
         let id = match plan_send(rt, &b, dest, tag, comm, mode)? {
             None => return Ok(None),
+            Some(p)
+                if p.layout.is_none()
+                    && matches!(mode, Mode::Standard | Mode::Ready)
+                    && rt.device.send_now(&p.args) =>
+            {
+                return Ok(None)
+            }
             Some(p) => start_plan(rt, p, mode, comm)?,
         };
         Ok(match try_finish(rt, id) {

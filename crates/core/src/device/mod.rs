@@ -189,6 +189,9 @@ impl Stream {
     }
 }
 
+/// The sender request id carried by a message that has none ([`Device::send_now`]).
+const NO_REQUEST: ReqId = ReqId::MAX;
+
 /// The point-to-point engine of one process.
 pub struct Device {
     me: u32,
@@ -409,6 +412,39 @@ impl Device {
             .insert_new(Op::Send(a, SendState::Queued), Direction::Send);
         self.launch_send(id, a);
         id
+    }
+
+    /// Sends a small contiguous message at once, without a request, when it can leave
+    /// now: eager size, not synchronous, nothing queued before it for that destination
+    /// and room in the transport. Returns false (nothing sent) otherwise; the caller
+    /// then starts an ordinary send. Such a message has no sender request to name, so
+    /// it cannot be cancelled (a blocking send never can be).
+    pub fn send_now(&mut self, a: &SendArgs) -> bool {
+        let route = self.route(a.dest);
+        let eager_limit = match route {
+            Route::Shm(_) => self.cfg.shm_eager_limit,
+            Route::Tcp => self.cfg.tcp_eager_limit,
+            _ => return false,
+        };
+        if a.len > eager_limit
+            || a.mode == SendMode::Synchronous
+            || !self.pending[a.dest as usize].is_empty()
+        {
+            return false;
+        }
+        let mut h = Header::new(Kind::Eager);
+        h.src_rank = a.src_rank;
+        h.ctx = a.ctx;
+        h.tag = a.tag;
+        h.len = a.len as u64;
+        h.sreq = NO_REQUEST;
+        let payload = if a.len == 0 {
+            &[][..]
+        } else {
+            // SAFETY: the caller's buffer holds `len` bytes (MPI contract, checked counts).
+            unsafe { std::slice::from_raw_parts(a.buf, a.len) }
+        };
+        self.try_write(a.dest, &h, payload)
     }
 
     /// Starts a send of bytes packed into `scratch` (a non-contiguous user buffer).
