@@ -232,16 +232,25 @@ pub(crate) fn launch(
 /// How a call will run, decided under the runtime lock.
 pub(crate) enum Plan {
     /// The point-to-point schedule, with the views to unpack afterwards.
-    Sched(Exec, View, View),
+    Sched(Box<(Exec, View, View)>),
     /// The shared-memory fast path.
-    Fast(shm::Call),
+    Fast(Box<shm::Call>),
     /// The communicator's fast path must be set up first (collectively), then the call
     /// planned again.
-    Setup(shm::Setup),
+    Setup(Box<shm::Setup>),
     /// The communicator has no fast path: record that, then plan again.
     NoFast(u32, Arc<Group>),
     /// An intercommunicator: the caller runs the intercommunicator algorithm.
     Inter,
+}
+
+impl Plan {
+    /// A point-to-point schedule plan. The plans are boxed: a plan is moved several
+    /// times on its way out of the lock, and the small fast-path calls felt a few
+    /// hundred bytes of moves.
+    pub(crate) fn sched(exec: Exec, send: View, recv: View) -> Plan {
+        Plan::Sched(Box::new((exec, send, recv)))
+    }
 }
 
 /// The fast-path plan for a call of `bytes` per rank on `t`, if it takes that path.
@@ -253,8 +262,8 @@ pub(crate) fn fast_plan(
     make: impl FnOnce(Arc<ShmComm>) -> shm::Call,
 ) -> Option<Plan> {
     match shm::offer(rt, t, bytes, kind)? {
-        Offer::Ready(c) => Some(Plan::Fast(make(c))),
-        Offer::Setup(s) => Some(Plan::Setup(s)),
+        Offer::Ready(c) => Some(Plan::Fast(Box::new(make(c)))),
+        Offer::Setup(s) => Some(Plan::Setup(Box::new(s))),
         Offer::Disable(ctx, group) => Some(Plan::NoFast(ctx, group)),
     }
 }
@@ -265,13 +274,14 @@ pub(crate) fn drive(mut f: impl FnMut(&mut Runtime) -> Result<Plan>) -> Result<b
     loop {
         match runtime::with(&mut f)? {
             Plan::Inter => return Ok(false),
-            Plan::Setup(s) => shm::set_up(s)?,
+            Plan::Setup(s) => shm::set_up(*s)?,
             Plan::NoFast(ctx, group) => runtime::with(|rt| {
                 rt.coll.set_fast(ctx as usize / 2, &group, None);
                 Ok(())
             })?,
-            Plan::Fast(c) => return shm::run(c).map(|()| true),
-            Plan::Sched(exec, send, recv) => {
+            Plan::Fast(c) => return shm::run(&c).map(|()| true),
+            Plan::Sched(b) => {
+                let (exec, send, recv) = *b;
                 let r = exec.run();
                 // SAFETY: the user buffers stay valid for the whole call (MPI contract).
                 unsafe {

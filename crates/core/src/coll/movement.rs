@@ -105,7 +105,7 @@ pub fn barrier(comm: CommId) -> Result<()> {
         }
         let (sv, rv) = (View::unused(), View::unused());
         let exec = launch(rt, &t, &Spec::Barrier, &sv, &rv, no_reduce())?;
-        Ok(Plan::Sched(exec, sv, rv))
+        Ok(Plan::sched(exec, sv, rv))
     })?;
     if done {
         return Ok(());
@@ -154,7 +154,7 @@ pub unsafe fn bcast(b: Buf, root_rank: i32, comm: CommId) -> Result<()> {
         };
         let sv = View::unused();
         let exec = launch(rt, &t, &spec, &sv, &v, no_reduce())?;
-        Ok(Plan::Sched(exec, sv, v))
+        Ok(Plan::sched(exec, sv, v))
     })?;
     if done {
         return Ok(());
@@ -244,7 +244,7 @@ pub unsafe fn gather(send: Input<Buf>, recv: Buf, root_rank: i32, comm: CommId) 
             in_place: send.is_in_place(),
         };
         let exec = launch(rt, &t, &spec, &sv, &rv, no_reduce())?;
-        Ok(Plan::Sched(exec, sv, rv))
+        Ok(Plan::sched(exec, sv, rv))
     })?;
     if done {
         return Ok(());
@@ -319,7 +319,7 @@ pub unsafe fn gatherv(
             in_place: send.is_in_place(),
         };
         let exec = launch(rt, &t, &spec, &sv, &rv, no_reduce())?;
-        Ok(Plan::Sched(exec, sv, rv))
+        Ok(Plan::sched(exec, sv, rv))
     })?;
     if done {
         return Ok(());
@@ -401,7 +401,7 @@ pub unsafe fn scatter(send: Buf, recv: Input<Buf>, root_rank: i32, comm: CommId)
             in_place: recv.is_in_place(),
         };
         let exec = launch(rt, &t, &spec, &sv, &rv, no_reduce())?;
-        Ok(Plan::Sched(exec, sv, rv))
+        Ok(Plan::sched(exec, sv, rv))
     })?;
     if done {
         return Ok(());
@@ -460,7 +460,7 @@ pub unsafe fn scatterv(
             in_place: recv.is_in_place(),
         };
         let exec = launch(rt, &t, &spec, &sv, &rv, no_reduce())?;
-        Ok(Plan::Sched(exec, sv, rv))
+        Ok(Plan::sched(exec, sv, rv))
     })?;
     if done {
         return Ok(());
@@ -524,7 +524,7 @@ pub unsafe fn allgather(send: Input<Buf>, recv: Buf, comm: CommId) -> Result<()>
             in_place: send.is_in_place(),
         };
         let exec = launch(rt, &t, &spec, &sv, &rv, no_reduce())?;
-        Ok(Plan::Sched(exec, sv, rv))
+        Ok(Plan::sched(exec, sv, rv))
     })?;
     if done {
         return Ok(());
@@ -577,7 +577,7 @@ pub unsafe fn allgatherv(send: Input<Buf>, recv: VBuf<'_>, comm: CommId) -> Resu
             in_place: ip,
         };
         let exec = launch(rt, &t, &spec, &sv, &rv, no_reduce())?;
-        Ok(Plan::Sched(exec, sv, rv))
+        Ok(Plan::sched(exec, sv, rv))
     })?;
     if done {
         return Ok(());
@@ -645,7 +645,7 @@ pub unsafe fn alltoall(send: Input<Buf>, recv: Buf, comm: CommId) -> Result<()> 
             in_place: send.is_in_place(),
         };
         let exec = launch(rt, &t, &spec, &sv, &rv, no_reduce())?;
-        Ok(Plan::Sched(exec, sv, rv))
+        Ok(Plan::sched(exec, sv, rv))
     })?;
     if done {
         return Ok(());
@@ -702,7 +702,7 @@ pub unsafe fn alltoallv(send: Input<VBuf<'_>>, recv: VBuf<'_>, comm: CommId) -> 
             in_place: ip,
         };
         let exec = launch(rt, &t, &spec, &sv, &rv, no_reduce())?;
-        Ok(Plan::Sched(exec, sv, rv))
+        Ok(Plan::sched(exec, sv, rv))
     })?;
     if done {
         return Ok(());
@@ -779,7 +779,7 @@ pub unsafe fn alltoallw(send: Input<WBuf<'_>>, recv: WBuf<'_>, comm: CommId) -> 
             in_place: ip,
         };
         let exec = launch(rt, &t, &spec, &sv, &rv, no_reduce())?;
-        Ok(Plan::Sched(exec, sv, rv))
+        Ok(Plan::sched(exec, sv, rv))
     })?;
     if done {
         return Ok(());

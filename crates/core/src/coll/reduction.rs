@@ -150,7 +150,7 @@ pub unsafe fn reduce(
             in_place: send.is_in_place(),
         };
         let exec = launch(rt, &t, &spec, &sv, &rv, red.reducer)?;
-        Ok(Plan::Sched(exec, sv, rv))
+        Ok(Plan::sched(exec, sv, rv))
     })?;
     if done {
         return Ok(());
@@ -237,7 +237,7 @@ unsafe fn reduce_all(
             },
         };
         let exec = launch(rt, &t, &spec, &sv, &rv, red.reducer)?;
-        Ok(Plan::Sched(exec, sv, rv))
+        Ok(Plan::sched(exec, sv, rv))
     })?;
     if done {
         return Ok(());
@@ -349,7 +349,7 @@ pub unsafe fn reduce_scatter_block(
             in_place,
         };
         let exec = launch(rt, &t, &spec, &sv, &rv, red.reducer)?;
-        Ok(Plan::Sched(exec, sv, rv))
+        Ok(Plan::sched(exec, sv, rv))
     })?;
     if done {
         return Ok(());
@@ -410,7 +410,7 @@ pub unsafe fn reduce_scatter(
             in_place,
         };
         let exec = launch(rt, &t, &spec, &sv, &rv, red.reducer)?;
-        Ok(Plan::Sched(exec, sv, rv))
+        Ok(Plan::sched(exec, sv, rv))
     })?;
     if done {
         return Ok(());

@@ -642,11 +642,11 @@ pub(crate) fn slot_bytes(kind: Kind, bytes: usize, n: usize) -> usize {
 }
 
 /// Runs a prepared fast call (outside the runtime lock).
-pub(crate) fn run(c: Call) -> Result<()> {
+pub(crate) fn run(c: &Call) -> Result<()> {
     let sc = &*c.comm;
     let (n, me, bytes) = (sc.n, sc.me, c.bytes);
     if slot_bytes(c.kind, bytes, n) > SLOT {
-        return large(&c);
+        return large(c);
     }
     let call = sc.begin();
     sc.ensure_prev(call)?;
