@@ -152,7 +152,7 @@ pub const TUNABLES: &[Tunable] = &[
     Tunable {
         name: "OXMPI_COLL_SHM_LARGE_MAX",
         default: "1048576",
-        meaning: "largest single-node Bcast/Reduce/Allreduce (bytes) moved through shared staging areas",
+        meaning: "largest single-node Bcast/Reduce/Allreduce (bytes) moved through shared staging areas; unset: used only on oversubscribed nodes (with a core per rank the point-to-point algorithms are faster)",
     },
 ];
 

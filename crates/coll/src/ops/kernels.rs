@@ -14,6 +14,9 @@ use super::PredefinedOp;
 /// A fixed-size machine value read from and written to native-endian bytes.
 pub(crate) trait Scalar: Copy {
     const SIZE: usize;
+    /// A machine type whose in-memory form is exactly its `SIZE` native-endian bytes
+    /// (every plain integer and float), which [`zip`] may read and write in place.
+    const NATIVE: bool = false;
     fn load(b: &[u8]) -> Self;
     fn store(self, b: &mut [u8]);
 }
@@ -22,6 +25,7 @@ macro_rules! scalar {
     ($($t:ty),*) => {$(
         impl Scalar for $t {
             const SIZE: usize = std::mem::size_of::<$t>();
+            const NATIVE: bool = true;
             #[inline(always)]
             fn load(b: &[u8]) -> Self {
                 let mut a = [0u8; std::mem::size_of::<$t>()];
@@ -52,6 +56,24 @@ impl Scalar for F80 {
 /// `inout[k] = f(input[k], inout[k])` over whole elements of `T`.
 #[inline(always)]
 fn zip<T: Scalar>(input: &[u8], inout: &mut [u8], f: impl Fn(T, T) -> T) {
+    if T::NATIVE && std::mem::size_of::<T>() == T::SIZE {
+        // An indexed loop of unaligned loads and stores: the compiler turns it into
+        // vector code (the chunk iterators below it does not, at a third of the rate).
+        let n = inout.len().min(input.len()) / T::SIZE;
+        let src = input.as_ptr() as *const T;
+        let dst = inout.as_mut_ptr() as *mut T;
+        for k in 0..n {
+            // SAFETY: element k lies inside both slices (k < n, n elements of SIZE
+            // bytes fit each); T is a plain machine type valid for any bit pattern
+            // (NATIVE), read and written unaligned; the slices do not overlap (one is
+            // borrowed mutably).
+            unsafe {
+                let v = f(src.add(k).read_unaligned(), dst.add(k).read_unaligned());
+                dst.add(k).write_unaligned(v);
+            }
+        }
+        return;
+    }
     for (o, i) in inout
         .chunks_exact_mut(T::SIZE)
         .zip(input.chunks_exact(T::SIZE))

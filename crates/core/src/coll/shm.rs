@@ -419,7 +419,7 @@ fn sanitize(s: &str) -> String {
 /// communicator has (or can get) one. Every member decides the same way: the answer
 /// depends only on the communicator, the byte count and the environment.
 pub(crate) fn offer(rt: &Runtime, t: &Team, bytes: usize, kind: Kind) -> Option<Offer> {
-    let large_ok = has_large(kind);
+    let large_ok = has_large(kind) && (rt.oversubscribed || rt.coll.fast_large_set);
     let limit = if large_ok {
         rt.coll.fast_large_max.max(rt.coll.fast_max.min(SLOT))
     } else {

@@ -49,6 +49,10 @@ pub struct State {
     /// `OXMPI_COLL_SHM_LARGE_MAX`: largest vector of Bcast/Reduce/Allreduce that goes
     /// through the shared segment in pieces (bytes; 0 disables).
     pub fast_large_max: usize,
+    /// `OXMPI_COLL_SHM_LARGE_MAX` was set: the staged path is used at any load. By
+    /// default it serves only oversubscribed nodes; with a core per rank the
+    /// point-to-point algorithms over the pipelined rings move large vectors faster.
+    pub fast_large_set: bool,
     /// Fast-path state by context slot.
     pub(crate) fast: Vec<Option<super::shm::Entry>>,
 }
@@ -81,6 +85,7 @@ impl State {
             })?;
         }
         if let Some(v) = var("OXMPI_COLL_SHM_LARGE_MAX") {
+            s.fast_large_set = true;
             s.fast_large_max = v.trim().parse().map_err(|_| {
                 Error::new(
                     ErrorClass::Other,
@@ -102,6 +107,7 @@ impl State {
             fast_enabled: true,
             fast_max: super::shm::SLOT,
             fast_large_max: 1 << 20,
+            fast_large_set: false,
             fast: Vec::new(),
         }
     }

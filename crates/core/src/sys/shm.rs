@@ -29,6 +29,28 @@ impl Mapping {
     pub fn is_empty(&self) -> bool {
         self.len == 0
     }
+
+    /// Maps bytes `off..off + len` into this process's page tables now, writable,
+    /// without changing their contents (`MADV_POPULATE_WRITE`), so the first messages
+    /// through them do not each take page faults. Best effort: kernels before 5.14
+    /// refuse the advice and the pages fault in on first use as before.
+    pub fn populate(&self, off: usize, len: usize) {
+        let page = 4096;
+        let start = off / page * page;
+        let end = (off + len).min(self.len);
+        if start >= end {
+            return;
+        }
+        // SAFETY: the range lies inside this mapping (clamped above, start page
+        // aligned); the advice only pre-faults pages, it never changes their data.
+        unsafe {
+            libc::madvise(
+                self.ptr.as_ptr().add(start).cast(),
+                end - start,
+                libc::MADV_POPULATE_WRITE,
+            );
+        }
+    }
 }
 
 impl Drop for Mapping {

@@ -80,6 +80,7 @@ impl ShmNode {
                 unsafe { ring::init(node.ring_base(from, to)) };
             }
         }
+        node.populate_rings();
         let h = node.header();
         h.nlocal.store(nlocal as u64, Ordering::Relaxed);
         h.ring_cap.store(ring_cap as u64, Ordering::Relaxed);
@@ -105,7 +106,21 @@ impl ShmNode {
                 "shared segment {name} does not have the expected layout"
             )));
         }
+        node.populate_rings();
         Ok(node)
+    }
+
+    /// Pre-faults the rings this rank writes and reads (a first pass through a large
+    /// ring otherwise costs a page fault per 4 KiB: 50 us on a 64 KiB message).
+    fn populate_rings(&self) {
+        let bytes = ring::ring_bytes(self.ring_cap);
+        let base = self.map.as_ptr() as usize;
+        for j in (0..self.nlocal).filter(|&j| j != self.me) {
+            for (from, to) in [(self.me, j), (j, self.me)] {
+                self.map
+                    .populate(self.ring_base(from, to) as usize - base, bytes);
+            }
+        }
     }
 
     /// Counts this rank as attached; true for the last rank to attach (which then
