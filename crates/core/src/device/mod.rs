@@ -6,10 +6,12 @@
 //! knows nothing of communicators, datatypes or collectives. Protocol choice:
 //! - `len <= eager limit`: one `Eager` packet carries the data (flag SYNC for
 //!   synchronous mode; the receiver answers `SyncAck` when it matches);
-//! - larger: `Rts` announces the message; the receiver pulls it with one
-//!   `process_vm_readv` and answers `Fin`, or, where cross-memory attach is not
-//!   permitted (or disabled), answers `Cts` and the sender streams `Data` pieces
-//!   through the ring. Over TCP the receiver always answers `Cts` and the sender
+//! - larger: `Rts` announces the message; on an oversubscribed node the receiver pulls
+//!   it with one `process_vm_readv` and answers `Fin`; with a core per rank (or where
+//!   cross-memory attach is not permitted, or disabled) it answers `Cts` and the sender
+//!   streams `Data` pieces through the ring while the receiver copies them out.
+//! - small contiguous standard/ready sends with nothing queued before them are written
+//!   at once without a request ([`Device::send_now`]). Over TCP the receiver always answers `Cts` and the sender
 //!   streams `Data` pieces that are written from and read into the user buffers
 //!   directly; the eager limit is then `OXMPI_TCP_EAGER_LIMIT`.
 //!
