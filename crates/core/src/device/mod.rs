@@ -194,6 +194,18 @@ impl Stream {
 /// The sender request id carried by a message that has none ([`Device::send_now`]).
 const NO_REQUEST: ReqId = ReqId::MAX;
 
+/// The `Eager` header of send `a` (the message's envelope and length), naming sender
+/// request `sreq`.
+fn eager_header(a: &SendArgs, sreq: ReqId) -> Header {
+    let mut h = Header::new(Kind::Eager);
+    h.src_rank = a.src_rank;
+    h.ctx = a.ctx;
+    h.tag = a.tag;
+    h.len = a.len as u64;
+    h.sreq = sreq;
+    h
+}
+
 /// The point-to-point engine of one process.
 pub struct Device {
     me: u32,
@@ -434,12 +446,7 @@ impl Device {
         {
             return false;
         }
-        let mut h = Header::new(Kind::Eager);
-        h.src_rank = a.src_rank;
-        h.ctx = a.ctx;
-        h.tag = a.tag;
-        h.len = a.len as u64;
-        h.sreq = NO_REQUEST;
+        let h = eager_header(a, NO_REQUEST);
         let payload = if a.len == 0 {
             &[][..]
         } else {
@@ -613,12 +620,7 @@ impl Device {
     }
 
     fn launch_send(&mut self, id: ReqId, a: SendArgs) {
-        let mut h = Header::new(Kind::Eager);
-        h.src_rank = a.src_rank;
-        h.ctx = a.ctx;
-        h.tag = a.tag;
-        h.len = a.len as u64;
-        h.sreq = id;
+        let mut h = eager_header(&a, id);
         let eager_limit = match self.route(a.dest) {
             Route::Tcp => self.cfg.tcp_eager_limit,
             _ => self.cfg.shm_eager_limit,
