@@ -11,17 +11,19 @@
 //!   cross-memory attach is not permitted, or disabled) it answers `Cts` and the sender
 //!   streams `Data` pieces through the ring while the receiver copies them out.
 //! - small contiguous standard/ready sends with nothing queued before them are written
-//!   at once without a request ([`Device::send_now`]). Over TCP the receiver always answers `Cts` and the sender
-//!   streams `Data` pieces that are written from and read into the user buffers
-//!   directly; the eager limit is then `OXMPI_TCP_EAGER_LIMIT`.
+//!   at once without a request ([`Device::send_now`]).
+//!
+//! Over TCP the receiver always answers `Cts` and the sender streams `Data` pieces that
+//! are written from and read into the user buffers directly; the eager limit is then
+//! `OXMPI_TCP_EAGER_LIMIT`.
 //!
 //! Non-contiguous buffers arrive as a [`Layout`] (base address, count and a datatype's
 //! pack program), never as one packed copy: receives unpack each eager payload, `Data`
 //! piece or TCP frame (through a piece-sized bounce buffer) straight into the user
-//! buffer, and pull with `process_vm_readv` into the buffer's own pieces (or through a
-//! bounce buffer when they are small). Large non-contiguous shared-memory sends set
-//! `FLAG_NONCONTIG` on the `Rts` and stream pieces packed (or gathered) on the fly into
-//! the ring after `Cts`; when ranks are oversubscribed they instead publish their piece
+//! buffer, and (oversubscribed) pull with `process_vm_readv` into the buffer's own pieces
+//! (or through a bounce buffer when they are small). Large non-contiguous shared-memory
+//! sends set `FLAG_NONCONTIG` on the `Rts` and stream pieces packed on the fly straight
+//! into the ring slot after `Cts`; when ranks are oversubscribed they instead publish their piece
 //! list ([`pieces`], `FLAG_IOVLIST`) and the receiver copies the message alone. Eager
 //! and TCP non-contiguous sends are packed into a scratch buffer; persistent requests
 //! take the same paths at every start ([`Device::start_layout`]).
@@ -57,10 +59,6 @@ use std::sync::Arc;
 /// A non-contiguous send publishes its piece list (see [`pieces`]) only when it has at
 /// most one entry per this many message bytes (else its pieces stream through the ring).
 const BYTES_PER_LIST_ENTRY: usize = 256;
-
-/// Most memory pieces a streamed `Data` packet is gathered from directly (more, and the
-/// piece is packed into a buffer first, so that a full ring costs no repeated walk).
-const GATHER_PARTS: usize = 8;
 
 /// Longest piece list a receiver accepts (entries).
 const MAX_LIST_ENTRIES: u64 = 1 << 22;
@@ -169,26 +167,10 @@ struct Stream {
     off: u64,
     /// The send buffer when it is not contiguous (`buf` is then its base only).
     layout: Option<Arc<Layout>>,
-    /// For a layout: the next piece, packed once (`piece_off` is its stream offset,
-    /// `u64::MAX` for none), so a transport that has no room now costs no repacking.
+    /// For a layout over TCP: the next piece, packed once (`piece_off` is its stream
+    /// offset, `u64::MAX` for none), so a socket that has no room now costs no repacking.
     piece: Vec<u8>,
     piece_off: u64,
-}
-
-impl Stream {
-    /// Packs stream bytes `off..off + n` of the layout into `piece` unless already there,
-    /// and takes the piece out (give it back with `self.piece = ..`).
-    fn packed_piece(&mut self, l: &Layout, off: u64, n: u64) -> Vec<u8> {
-        let mut v = std::mem::take(&mut self.piece);
-        if self.piece_off != off || v.len() != n as usize {
-            v.resize(n as usize, 0);
-            // SAFETY: the send buffer holds the layout's elements until this send
-            // completes after its last piece; `v` is our own memory.
-            unsafe { l.pack_at(off as usize, &mut v) };
-            self.piece_off = off;
-        }
-        v
-    }
 }
 
 /// The sender request id carried by a message that has none ([`Device::send_now`]).
@@ -869,44 +851,36 @@ impl Device {
         }
     }
 
-    /// Writes a `Data` packet of stream bytes `off..off + n` of a non-contiguous send
-    /// buffer into a shared-memory ring straight from the buffer's pieces, when they are
-    /// few ([`GATHER_PARTS`] at most: large blocks); None when the piece must be packed
-    /// first (many small blocks, or another route).
-    fn try_gather(
-        &mut self,
-        dest: u32,
-        hdr: &Header,
-        l: &Layout,
-        off: u64,
-        n: u64,
-    ) -> Option<bool> {
+    /// Writes a `Data` packet of stream bytes `off..off + n` of layout `l` to `dest` (a
+    /// local peer or this rank), packing them straight into the ring slot for a peer.
+    /// Returns whether there was room.
+    fn try_push_packed(&mut self, dest: u32, hdr: &Header, l: &Layout, off: u64, n: u64) -> bool {
         let Route::Shm(j) = self.route(dest) else {
-            return None;
+            let mut piece = vec![0; n as usize];
+            // SAFETY: the send buffer holds the layout's elements until this send
+            // completes after its last piece; `piece` is our own memory.
+            unsafe { l.pack_at(off as usize, &mut piece) };
+            return self.try_write(dest, hdr, &piece);
         };
         let h = hdr.encode();
-        let mut parts: [&[u8]; GATHER_PARTS + 1] = [&[]; GATHER_PARTS + 1];
-        parts[0] = &h;
-        let mut k = 1;
-        for (addr, len) in l.pieces(off as usize, n as usize) {
-            if k > GATHER_PARTS {
-                return None;
-            }
-            // SAFETY: the piece lies inside the send buffer, which stays valid until this
-            // send completes after its last piece.
-            parts[k] = unsafe { std::slice::from_raw_parts(addr as *const u8, len) };
-            k += 1;
-        }
         let p = self.producers[j].as_mut().expect("producer for local peer");
-        if !p.try_push(&parts[..k]) {
-            return Some(false);
+        let pushed = p.try_push_with(h.len() + n as usize, |dst| {
+            let (head, body) = dst.split_at_mut(h.len());
+            head.copy_from_slice(&h);
+            // SAFETY: the send buffer holds the layout's elements until this send
+            // completes after its last piece; `body` is ring memory owned by the
+            // producer, which cannot overlap it.
+            unsafe { l.pack_at(off as usize, body) };
+        });
+        if !pushed {
+            return false;
         }
         if let Some(nd) = &self.node {
             if nd.notify(j) {
                 self.poke(j);
             }
         }
-        Some(true)
+        true
     }
 
     fn post_packet(&mut self, dest: u32, hdr: Header, payload: Payload, completes: Option<ReqId>) {
@@ -984,15 +958,7 @@ impl Device {
                     h.addr = off;
                     h.len = n;
                     let written = match &layout {
-                        Some(l) => match self.try_gather(dest, &h, l, off, n) {
-                            Some(ok) => ok,
-                            None => {
-                                let v = self.streams[i].packed_piece(l, off, n);
-                                let ok = self.try_write(dest, &h, &v);
-                                self.streams[i].piece = v;
-                                ok
-                            }
-                        },
+                        Some(l) => self.try_push_packed(dest, &h, l, off, n),
                         None => {
                             // SAFETY: [buf+off, buf+off+n) lies within the send buffer,
                             // which stays valid until this send completes after its last
@@ -1360,14 +1326,11 @@ impl Device {
                 }
             }
             pulled = true;
-        } else if self.cma_ok
-            && (self.oversubscribed || layout.is_some())
-            && matches!(self.route(from), Route::Shm(_))
-        {
-            // With a core per rank, a contiguous message streams through the ring
-            // (the sender copies in while the receiver copies out, in parallel, the
-            // ring staying in cache): about twice the rate of one process pulling
-            // alone with process_vm_readv. Oversubscribed, the single copy wins.
+        } else if self.cma_ok && self.oversubscribed && matches!(self.route(from), Route::Shm(_)) {
+            // With a core per rank, the message streams through the ring (the sender
+            // copies in while the receiver copies or unpacks out, in parallel, the ring
+            // staying in cache): about twice the rate of one process pulling alone with
+            // process_vm_readv. Oversubscribed, the single copy wins.
             let pid = self.peers[from as usize].pid;
             let r = match &layout {
                 Some(l) if small_pieces(l, n) => self.pull_unpack(pid, hdr.addr as usize, n, l),

@@ -125,6 +125,19 @@ impl Producer {
     /// (writing nothing) when the ring lacks space now.
     pub fn try_push(&mut self, parts: &[&[u8]]) -> bool {
         let body: usize = parts.iter().map(|p| p.len()).sum();
+        self.try_push_with(body, |mut dst| {
+            for p in parts {
+                let (head, rest) = dst.split_at_mut(p.len());
+                head.copy_from_slice(p);
+                dst = rest;
+            }
+        })
+    }
+
+    /// Appends one record of `body` bytes that `fill` writes in place (it is handed the
+    /// whole body, uninitialised bytes zeroed or stale, and must write all of it).
+    /// Returns false, calling nothing, when the ring lacks space now.
+    pub fn try_push_with(&mut self, body: usize, fill: impl FnOnce(&mut [u8])) -> bool {
         debug_assert!(body <= max_body(self.cap as usize));
         let need = record_len(body) as u64;
         let pos = self.tail & (self.cap - 1);
@@ -144,15 +157,13 @@ impl Producer {
         }
         let pos = (self.tail & (self.cap - 1)) as usize;
         // SAFETY: [pos, pos+need) lies inside the data area (no wrap needed now) and is
-        // free space owned by the producer until `tail` is published.
-        unsafe {
+        // free space owned by the producer until `tail` is published; the consumer does
+        // not read it before then.
+        let dst = unsafe {
             (self.data.add(pos) as *mut u64).write(body as u64);
-            let mut at = self.data.add(pos + WORD);
-            for p in parts {
-                std::ptr::copy_nonoverlapping(p.as_ptr(), at, p.len());
-                at = at.add(p.len());
-            }
-        }
+            std::slice::from_raw_parts_mut(self.data.add(pos + WORD), body)
+        };
+        fill(dst);
         self.tail += need;
         self.ctl().tail.store(self.tail, Ordering::Release);
         true
