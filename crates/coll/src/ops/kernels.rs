@@ -251,6 +251,85 @@ pub(super) fn elementwise(op: PredefinedOp, prim: Primitive, input: &[u8], inout
     }
 }
 
+/// `out[k] = f(a[k], b[k])` over whole elements of a plain machine type `T`.
+#[inline(always)]
+fn zip3<T: Scalar>(a: &[u8], b: &[u8], out: &mut [u8], f: impl Fn(T, T) -> T) {
+    debug_assert!(T::NATIVE && std::mem::size_of::<T>() == T::SIZE);
+    let n = out.len().min(a.len()).min(b.len()) / T::SIZE;
+    let (pa, pb, po) = (
+        a.as_ptr() as *const T,
+        b.as_ptr() as *const T,
+        out.as_mut_ptr() as *mut T,
+    );
+    for k in 0..n {
+        // SAFETY: element k lies inside all three slices; T is a plain machine type valid
+        // for any bit pattern, read and written unaligned; `out` is borrowed mutably, so
+        // it overlaps neither input.
+        unsafe {
+            let v = f(pa.add(k).read_unaligned(), pb.add(k).read_unaligned());
+            po.add(k).write_unaligned(v);
+        }
+    }
+}
+
+fn integer3<T: Int>(op: PredefinedOp, a: &[u8], b: &[u8], out: &mut [u8]) -> bool {
+    match op {
+        O::Max => zip3::<T>(a, b, out, |x, y| if x > y { x } else { y }),
+        O::Min => zip3::<T>(a, b, out, |x, y| if x < y { x } else { y }),
+        O::Sum => zip3::<T>(a, b, out, T::wadd),
+        O::Prod => zip3::<T>(a, b, out, T::wmul),
+        O::Band => zip3::<T>(a, b, out, T::and),
+        O::Bor => zip3::<T>(a, b, out, T::or),
+        O::Bxor => zip3::<T>(a, b, out, T::xor),
+        _ => return false,
+    }
+    true
+}
+
+macro_rules! float_kernel3 {
+    ($name:ident, $t:ty) => {
+        fn $name(op: PredefinedOp, a: &[u8], b: &[u8], out: &mut [u8]) -> bool {
+            match op {
+                O::Max => zip3::<$t>(a, b, out, |x, y| if x > y { x } else { y }),
+                O::Min => zip3::<$t>(a, b, out, |x, y| if x < y { x } else { y }),
+                O::Sum => zip3::<$t>(a, b, out, |x, y| x + y),
+                O::Prod => zip3::<$t>(a, b, out, |x, y| x * y),
+                _ => return false,
+            }
+            true
+        }
+    };
+}
+float_kernel3!(float32_3, f32);
+float_kernel3!(float64_3, f64);
+
+/// `out = a op b` in one pass for the arithmetic, ordering and bitwise operations on
+/// plain integers and binary floats (and complex sums); false, touching nothing, for
+/// the rest.
+pub(super) fn elementwise3(
+    op: PredefinedOp,
+    prim: Primitive,
+    a: &[u8],
+    b: &[u8],
+    out: &mut [u8],
+) -> bool {
+    match prim {
+        Primitive::I8 => integer3::<i8>(op, a, b, out),
+        Primitive::I16 => integer3::<i16>(op, a, b, out),
+        Primitive::I32 => integer3::<i32>(op, a, b, out),
+        Primitive::I64 => integer3::<i64>(op, a, b, out),
+        Primitive::U8 => integer3::<u8>(op, a, b, out),
+        Primitive::U16 => integer3::<u16>(op, a, b, out),
+        Primitive::U32 => integer3::<u32>(op, a, b, out),
+        Primitive::U64 => integer3::<u64>(op, a, b, out),
+        Primitive::F32 => float32_3(op, a, b, out),
+        Primitive::F64 => float64_3(op, a, b, out),
+        Primitive::C32 if op == O::Sum => float32_3(op, a, b, out),
+        Primitive::C64 if op == O::Sum => float64_3(op, a, b, out),
+        _ => false,
+    }
+}
+
 /// A value or index of a pair type, compared like C's relational operators.
 trait Ordered: Scalar {
     fn cmp_c(self, o: Self) -> Option<Ordering>;

@@ -271,6 +271,35 @@ pub fn reduce_packed(
     reduce(op, ty, Layout::Packed, input, inout, count)
 }
 
+/// `out = a op b` on packed data ([`reduce_packed`] with separate operands): one pass
+/// for plain numeric types, else `b` is copied to `out` and reduced into.
+pub fn reduce_packed_into(
+    op: PredefinedOp,
+    ty: Predefined,
+    a: &[u8],
+    b: &[u8],
+    out: &mut [u8],
+    count: usize,
+) -> Result<(), OpError> {
+    check_op(op, ty)?;
+    let needed = count.saturating_mul(ty.size());
+    for (which, len) in [("input", a.len()), ("input", b.len()), ("inout", out.len())] {
+        if len < needed {
+            return Err(OpError::BufferTooShort { which, needed, len });
+        }
+    }
+    let (a, b, out) = (&a[..needed], &b[..needed], &mut out[..needed]);
+    let prims = ty.primitives();
+    if count > 0
+        && ty.category() != Category::Pair
+        && kernels::elementwise3(op, prims[0], a, b, out)
+    {
+        return Ok(());
+    }
+    out.copy_from_slice(b);
+    reduce(op, ty, Layout::Packed, a, out, count)
+}
+
 /// The general entry point behind [`reduce_local`] and [`reduce_packed`].
 pub fn reduce(
     op: PredefinedOp,

@@ -699,3 +699,55 @@ fn short_buffers_are_rejected() {
     )
     .is_err());
 }
+
+/// Packed operands of `count` elements of `ty` with interesting values.
+fn packed_operand(rng: &mut Rng, ty: Predefined, count: usize) -> Vec<u8> {
+    let size = ty.size();
+    let mut v = vec![0u8; count * size];
+    for k in 0..count {
+        let at = k * size;
+        if ty.category() == Category::Pair {
+            fill_pair(rng, ty, ty.primitives()[0].size(), &mut v[at..]);
+        } else if ty.category() != Category::Other {
+            fill_prim(rng, ty.primitives()[0], &mut v[at..]);
+        } else {
+            for b in &mut v[at..at + size] {
+                *b = rng.next() as u8;
+            }
+        }
+    }
+    v
+}
+
+#[test]
+fn three_operand_form_matches_copy_then_reduce() {
+    let count = 41;
+    for (ti, &ty) in Predefined::ALL.iter().enumerate() {
+        for (oi, &op) in PredefinedOp::ALL.iter().enumerate() {
+            if !op_valid(op, ty) {
+                continue;
+            }
+            let mut rng = Rng((ti * 131 + oi) as u64 * 104_729 + 7);
+            let a = packed_operand(&mut rng, ty, count);
+            let b = packed_operand(&mut rng, ty, count);
+            let mut expected = b.clone();
+            reduce_packed(op, ty, &a, &mut expected, count).unwrap();
+            let mut got = vec![0xA5u8; b.len()];
+            reduce_packed_into(op, ty, &a, &b, &mut got, count).unwrap();
+            assert_eq!(got, expected, "{op} on {ty:?}");
+        }
+    }
+    let short = vec![0u8; 3];
+    let mut out = vec![0u8; 64];
+    assert!(matches!(
+        reduce_packed_into(
+            PredefinedOp::Sum,
+            Predefined::Int,
+            &short,
+            &short,
+            &mut out,
+            2
+        ),
+        Err(OpError::BufferTooShort { .. })
+    ));
+}

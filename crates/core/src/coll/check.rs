@@ -253,15 +253,17 @@ impl Plan {
     }
 }
 
-/// The fast-path plan for a call of `bytes` per rank on `t`, if it takes that path.
+/// The fast-path plan for a call of `bytes` per rank on `t` (reductions split vectors
+/// only between elements of `elem` bytes; 1 for the others), if it takes that path.
 pub(crate) fn fast_plan(
     rt: &Runtime,
     t: &Team,
     bytes: usize,
+    elem: usize,
     kind: shm::Kind,
     make: impl FnOnce(Arc<ShmComm>) -> shm::Call,
 ) -> Option<Plan> {
-    match shm::offer(rt, t, bytes, kind)? {
+    match shm::offer(rt, t, bytes, elem, kind)? {
         Offer::Ready(c) => Some(Plan::Fast(Box::new(make(c)))),
         Offer::Setup(s) => Some(Plan::Setup(Box::new(s))),
         Offer::Disable(ctx, group) => Some(Plan::NoFast(ctx, group)),

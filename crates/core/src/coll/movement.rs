@@ -91,7 +91,7 @@ pub fn barrier(comm: CommId) -> Result<()> {
         let Some(t) = team_or_inter(rt, comm)? else {
             return Ok(Plan::Inter);
         };
-        let fast = fast_plan(rt, &t, 0, shm::Kind::Barrier, |comm| shm::Call {
+        let fast = fast_plan(rt, &t, 0, 1, shm::Kind::Barrier, |comm| shm::Call {
             comm,
             kind: shm::Kind::Barrier,
             input: None,
@@ -126,8 +126,13 @@ pub unsafe fn bcast(b: Buf, root_rank: i32, comm: CommId) -> Result<()> {
         let root = root(root_rank, t.size)?;
         let d = Data::new(b.addr, n, info);
         let at_root = t.rank == root;
-        let fast = fast_plan(rt, &t, bytes(n, info)?, shm::Kind::Bcast { root }, |comm| {
-            shm::Call {
+        let fast = fast_plan(
+            rt,
+            &t,
+            bytes(n, info)?,
+            1,
+            shm::Kind::Bcast { root },
+            |comm| shm::Call {
                 comm,
                 kind: shm::Kind::Bcast { root },
                 input: at_root.then(|| d.clone()),
@@ -135,8 +140,8 @@ pub unsafe fn bcast(b: Buf, root_rank: i32, comm: CommId) -> Result<()> {
                 reducer: no_reduce(),
                 bytes: n * info.size,
                 elem: 1,
-            }
-        });
+            },
+        );
         if let Some(p) = fast {
             return Ok(p);
         }
@@ -212,7 +217,7 @@ pub unsafe fn gather(send: Input<Buf>, recv: Buf, root_rank: i32, comm: CommId) 
             (None, None) => unreachable!("in place only at the root"),
         };
         let kind = shm::Kind::Gather { root };
-        let fast = fast_plan(rt, &t, block, kind, |comm| shm::Call {
+        let fast = fast_plan(rt, &t, block, 1, kind, |comm| shm::Call {
             comm,
             kind,
             input: Some(input),
@@ -371,7 +376,7 @@ pub unsafe fn scatter(send: Buf, recv: Input<Buf>, root_rank: i32, comm: CommId)
             bytes(n, info)?
         };
         let kind = shm::Kind::Scatter { root };
-        let fast = fast_plan(rt, &t, block, kind, |comm| shm::Call {
+        let fast = fast_plan(rt, &t, block, 1, kind, |comm| shm::Call {
             comm,
             kind,
             input: sent.map(|(total, sinfo)| Data::new(send.addr, total, sinfo)),
@@ -498,7 +503,7 @@ pub unsafe fn allgather(send: Input<Buf>, recv: Buf, comm: CommId) -> Result<()>
             input = Data::new(s.addr, sc, sinfo);
             sent = (s.addr, sc, sinfo.clone());
         }
-        let fast = fast_plan(rt, &t, block, shm::Kind::Allgather, |comm| shm::Call {
+        let fast = fast_plan(rt, &t, block, 1, shm::Kind::Allgather, |comm| shm::Call {
             comm,
             kind: shm::Kind::Allgather,
             input: Some(input.clone()),
@@ -614,7 +619,7 @@ pub unsafe fn alltoall(send: Input<Buf>, recv: Buf, comm: CommId) -> Result<()> 
             sent = Some((s.addr, stotal, sinfo));
         }
         let kind = shm::Kind::Alltoall;
-        let fast = fast_plan(rt, &t, block, kind, |comm| shm::Call {
+        let fast = fast_plan(rt, &t, block, 1, kind, |comm| shm::Call {
             comm,
             kind,
             input: Some(match sent {

@@ -7,7 +7,9 @@
 
 use crate::error::{err, Error, ErrorClass, Result};
 use crate::types::{TypeId, TypeInfo};
-use oxmpi_coll::ops::{check_collective_op, reduce_packed, OpError, PredefinedOp};
+use oxmpi_coll::ops::{
+    check_collective_op, reduce_packed, reduce_packed_into, OpError, PredefinedOp,
+};
 use oxmpi_datatype::Predefined;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
@@ -176,6 +178,20 @@ impl Reducer {
     /// True when applying it runs user code (so not under the runtime lock).
     pub fn is_user(&self) -> bool {
         matches!(self, Reducer::User { .. })
+    }
+
+    /// `out = a op b` on packed whole elements (one pass for plain numeric types).
+    pub fn apply_into(&self, a: &[u8], b: &[u8], out: &mut [u8]) -> Result<()> {
+        match self {
+            Reducer::Predefined { op, basic } => {
+                let count = a.len() / basic.size().max(1);
+                reduce_packed_into(*op, *basic, a, b, out, count).map_err(op_error)
+            }
+            _ => {
+                out.copy_from_slice(b);
+                self.apply(a, out)
+            }
+        }
     }
 
     /// `dst = src op dst` on packed whole elements.

@@ -119,6 +119,7 @@ pub unsafe fn reduce(
             rt,
             &t,
             bytes(n, info)?,
+            info.size,
             shm::Kind::Reduce { root },
             |comm| shm::Call {
                 comm,
@@ -193,15 +194,17 @@ unsafe fn reduce_all(
             Kind::Scan => shm::Kind::Scan,
             Kind::Exscan => shm::Kind::Exscan,
         };
-        let fast = fast_plan(rt, &t, bytes(n, info)?, fast_kind, |comm| shm::Call {
-            comm,
-            kind: fast_kind,
-            input: Some(data(send, recv, n, info)),
-            output: (kind != Kind::Exscan || t.rank > 0)
-                .then(|| data(Input::Data(recv), recv, n, info)),
-            reducer: red.reducer.clone(),
-            bytes: n * info.size,
-            elem: info.size,
+        let fast = fast_plan(rt, &t, bytes(n, info)?, info.size, fast_kind, |comm| {
+            shm::Call {
+                comm,
+                kind: fast_kind,
+                input: Some(data(send, recv, n, info)),
+                output: (kind != Kind::Exscan || t.rank > 0)
+                    .then(|| data(Input::Data(recv), recv, n, info)),
+                reducer: red.reducer.clone(),
+                bytes: n * info.size,
+                elem: info.size,
+            }
         });
         if let Some(p) = fast {
             return Ok(p);

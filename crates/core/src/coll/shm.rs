@@ -18,6 +18,10 @@
 //! its name, collects every member's "mapped" answer, unlinks the name and sends the
 //! verdict; a communicator where any of this fails uses the point-to-point algorithms.
 //!
+//! Larger Bcast, Reduce and Allreduce (oversubscribed nodes, or when
+//! `OXMPI_COLL_SHM_LARGE_MAX` is set) move through per-member staging areas in pieces
+//! ([`large`]); a Reduce on two members always does, pipelined ([`reduce_pipelined`]).
+//!
 //! While waiting, a member keeps the device progressing (other ranks may need its
 //! point-to-point progress to reach the collective) and follows the engine's waiting
 //! policy numbers (`OXMPI_SPIN`, `OXMPI_YIELD`): spin, yield, then sleep on its node
@@ -35,7 +39,7 @@ use crate::transport::shm::ShmNode;
 use crate::transport::Route;
 use crate::types::TypeInfo;
 use std::cell::Cell;
-use std::sync::atomic::{AtomicU32, Ordering};
+use std::sync::atomic::{AtomicU32, AtomicU64, Ordering};
 use std::sync::{Arc, Weak};
 use std::time::Duration;
 
@@ -50,6 +54,8 @@ pub const BIG: usize = 128 * 1024;
 const DATA: usize = 8;
 /// Distance between slots: the data plus one cache line, keeping slots line aligned.
 const STRIDE: usize = SLOT + 64;
+/// A cache line.
+const LINE: usize = 64;
 /// Tag of the setup messages (below communicator management's reserved range).
 pub const SETUP_TAG: i32 = 0x7D00_0000;
 const NAME_CAP: usize = 256;
@@ -66,6 +72,8 @@ pub(crate) struct ShmComm {
     calls: AtomicU32,
     /// The last call every member is known to have arrived at.
     known: AtomicU32,
+    /// Pieces moved by [`reduce_pipelined`] calls so far (the same on every member).
+    pieces: AtomicU64,
     spin: u32,
     yields: u32,
     nap: Duration,
@@ -73,7 +81,26 @@ pub(crate) struct ShmComm {
 
 impl ShmComm {
     fn len_for(n: usize) -> usize {
-        2 * n * STRIDE + (n + 1) * BIG
+        2 * n * STRIDE + (n + 1) * BIG + 2 * LINE
+    }
+
+    /// The piece counters of [`reduce_pipelined`], after the staging areas: pieces
+    /// written by the non-root, pieces folded by the root (each on its own cache line;
+    /// both count up over the communicator's life).
+    fn piece_counters(&self) -> (&AtomicU64, &AtomicU64) {
+        let at = self
+            .map
+            .as_ptr()
+            .wrapping_add(2 * self.n * STRIDE + (self.n + 1) * BIG);
+        // SAFETY: the two words lie inside the mapping (len_for), 64-byte aligned
+        // (STRIDE, BIG are multiples of 64 and the mapping is page aligned), zero
+        // initialised and only ever accessed atomically.
+        unsafe {
+            (
+                &*(at as *const AtomicU64),
+                &*(at.wrapping_add(LINE) as *const AtomicU64),
+            )
+        }
     }
 
     /// Member `rank`'s staging area for one piece of a large call.
@@ -220,6 +247,14 @@ impl ShmComm {
                 }
             }
         }
+    }
+
+    /// Waits until the root of the last pipelined Reduce has folded every piece (a
+    /// member of that call may leave before it), so the staging areas may be rewritten.
+    fn wait_staging_free(&self) -> Result<()> {
+        let pieces = self.pieces.load(Ordering::Relaxed);
+        let (_, folded) = self.piece_counters();
+        self.wait_until(|| folded.load(Ordering::SeqCst) >= pieces)
     }
 
     /// A full synchronisation step (a call without data).
@@ -415,11 +450,21 @@ fn sanitize(s: &str) -> String {
         .collect()
 }
 
-/// The fast path for a call on `t` whose per-rank contribution is `bytes`, if the
-/// communicator has (or can get) one. Every member decides the same way: the answer
-/// depends only on the communicator, the byte count and the environment.
-pub(crate) fn offer(rt: &Runtime, t: &Team, bytes: usize, kind: Kind) -> Option<Offer> {
-    let large_ok = has_large(kind) && (rt.oversubscribed || rt.coll.fast_large_set);
+/// The fast path for a call on `t` whose per-rank contribution is `bytes` (in elements
+/// of `elem` bytes), if the communicator has (or can get) one. Every member decides the
+/// same way: the answer depends only on the communicator, the sizes and the environment.
+pub(crate) fn offer(
+    rt: &Runtime,
+    t: &Team,
+    bytes: usize,
+    elem: usize,
+    kind: Kind,
+) -> Option<Offer> {
+    let large_ok = has_large(kind)
+        && elem <= BIG
+        && (rt.oversubscribed
+            || rt.coll.fast_large_set
+            || matches!(kind, Kind::Reduce { .. }) && pipelined_reduce(t.size, elem));
     let limit = if large_ok {
         rt.coll.fast_large_max.max(rt.coll.fast_max.min(SLOT))
     } else {
@@ -607,6 +652,7 @@ pub(crate) fn setup(s: Setup) -> Result<Option<Arc<ShmComm>>> {
             node: s.node,
             calls: AtomicU32::new(0),
             known: AtomicU32::new(0),
+            pieces: AtomicU64::new(0),
             spin: s.spin,
             yields: s.yields,
             nap: s.nap,
@@ -828,11 +874,17 @@ fn large(c: &Call) -> Result<()> {
     if !has_large(c.kind) {
         return Err(internal("no large-message variant"));
     }
+    if let Kind::Reduce { root } = c.kind {
+        if pipelined_reduce(n, c.elem) {
+            return reduce_pipelined(c, root);
+        }
+    }
     let elem = c.elem.max(1);
     let piece = (BIG / elem) * elem;
     if piece == 0 {
         return Err(internal("element larger than a staging area"));
     }
+    sc.wait_staging_free()?;
     let mut off = 0;
     while off < c.bytes {
         let len = piece.min(c.bytes - off);
@@ -895,6 +947,138 @@ fn large(c: &Call) -> Result<()> {
             }
         }
         off += len;
+    }
+    Ok(())
+}
+
+/// Pieces in flight in [`reduce_pipelined`]: the staging area holds this many.
+const DEPTH: usize = 4;
+
+/// Bytes of a piece of [`reduce_pipelined`].
+const PIECE: usize = BIG / DEPTH;
+
+/// Bytes the root of [`reduce_pipelined`] folds at a time (kept in the first-level cache).
+const FOLD_BYTES: usize = 16 * 1024;
+
+/// Whether a large Reduce on `n` members with elements of `elem` bytes runs as
+/// [`reduce_pipelined`].
+pub(crate) fn pipelined_reduce(n: usize, elem: usize) -> bool {
+    n == 2 && elem.max(1) <= PIECE
+}
+
+/// Reduce on two members, pipelined: the non-root copies its vector piece by piece into
+/// the [`DEPTH`] piece buffers of its staging area while the root folds each arrived
+/// piece with its own vector straight into its output. Two counters in the segment
+/// (pieces written, pieces folded) hand the buffers back and forth, so the copier runs
+/// up to `DEPTH` pieces ahead. Members leave without waiting for each other: a later
+/// pipelined call follows the same counters, and the other large calls first wait for
+/// the root to have folded every piece ([`ShmComm::wait_staging_free`]).
+fn reduce_pipelined(c: &Call, root: usize) -> Result<()> {
+    let sc = &*c.comm;
+    let me = sc.me;
+    let other = 1 - me;
+    let elem = c.elem.max(1);
+    let piece = (PIECE / elem) * elem;
+    let (written, folded) = sc.piece_counters();
+    let base = sc.pieces.load(Ordering::Relaxed);
+    let count = c.bytes.div_ceil(piece) as u64;
+    let buffer = |g: u64| {
+        sc.big_in(1 - root)
+            .wrapping_add((g % DEPTH as u64) as usize * PIECE)
+    };
+    let mut scratch = Vec::new();
+    for k in 0..count {
+        let g = base + k;
+        let off = k as usize * piece;
+        let len = piece.min(c.bytes - off);
+        if me != root {
+            sc.wait_until(|| folded.load(Ordering::SeqCst) + DEPTH as u64 > g)?;
+            if let Some(input) = &c.input {
+                // SAFETY: buffer g holds PIECE >= len bytes; the root has folded piece
+                // g - DEPTH, its last user, and reads it again only after `written`
+                // passes g; the input holds `bytes` packed bytes (checked by the caller).
+                unsafe { input.pack_range(off, len, buffer(g)) };
+            }
+            written.store(g + 1, Ordering::SeqCst);
+            sc.node.notify(sc.local[other]);
+        } else {
+            sc.wait_until(|| written.load(Ordering::SeqCst) > g)?;
+            // SAFETY: the other member wrote piece g before counting it and does not
+            // rewrite its buffer before we count it folded.
+            let theirs = unsafe { std::slice::from_raw_parts(buffer(g) as *const u8, len) };
+            fold_piece(c, root, off, theirs, &mut scratch)?;
+            folded.store(g + 1, Ordering::SeqCst);
+            sc.node.notify(sc.local[other]);
+        }
+    }
+    sc.pieces.store(base + count, Ordering::Relaxed);
+    Ok(())
+}
+
+/// The root's half of [`reduce_pipelined`]: output bytes `off..off + theirs.len()` become
+/// `x0 op x1`, where the root's own vector is one operand and `theirs` (the other
+/// member's piece) the other, [`FOLD_BYTES`] at a time.
+fn fold_piece(
+    c: &Call,
+    root: usize,
+    off: usize,
+    theirs: &[u8],
+    scratch: &mut Vec<u8>,
+) -> Result<()> {
+    let (Some(out), Some(input)) = (&c.output, &c.input) else {
+        return Ok(());
+    };
+    let elem = c.elem.max(1);
+    let step = (FOLD_BYTES / elem).max(1) * elem;
+    let direct = out.layout.is_none() && input.layout.is_none();
+    let in_place = direct && input.addr == out.addr;
+    // Every predefined operation commutes.
+    let commutes = matches!(c.reducer, Reducer::Predefined { .. });
+    let mut at = 0;
+    while at < theirs.len() {
+        let m = step.min(theirs.len() - at);
+        let other = &theirs[at..at + m];
+        if in_place && (root == 1 || commutes) {
+            // SAFETY: a contiguous output holds `bytes` bytes at its address (checked by
+            // the caller); shared staging never overlaps user memory.
+            let acc =
+                unsafe { std::slice::from_raw_parts_mut((out.addr + off + at) as *mut u8, m) };
+            // acc holds our vector x_root: x0 op x1 is other op acc for root 1, and the
+            // same value for a commutative operation at root 0.
+            c.reducer.apply(other, acc)?;
+        } else if direct && !in_place {
+            // SAFETY: as above; the input is distinct user memory the output does not
+            // overlap (MPI forbids aliasing them unless MPI_IN_PLACE).
+            let (acc, mine) = unsafe {
+                (
+                    std::slice::from_raw_parts_mut((out.addr + off + at) as *mut u8, m),
+                    std::slice::from_raw_parts((input.addr + off + at) as *const u8, m),
+                )
+            };
+            let (x0, x1) = if root == 0 {
+                (mine, other)
+            } else {
+                (other, mine)
+            };
+            c.reducer.apply_into(x0, x1, acc)?;
+        } else {
+            // A non-contiguous buffer (or in place at root 0 with an operation that
+            // does not commute): fold in scratch memory.
+            scratch.resize(2 * step, 0);
+            let (acc, mine) = scratch.split_at_mut(step);
+            let (acc, mine) = (&mut acc[..m], &mut mine[..m]);
+            // SAFETY: `mine` holds m bytes; off + at + m <= bytes.
+            unsafe { input.pack_range(off + at, m, mine.as_mut_ptr()) };
+            let (x0, x1): (&[u8], &[u8]) = if root == 0 {
+                (mine, other)
+            } else {
+                (other, mine)
+            };
+            c.reducer.apply_into(x0, x1, acc)?;
+            // SAFETY: the output holds `bytes` packed bytes (checked by the caller).
+            unsafe { out.unpack_range(off + at, m, acc.as_ptr()) };
+        }
+        at += m;
     }
     Ok(())
 }
