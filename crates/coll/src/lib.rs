@@ -10,5 +10,5 @@ pub mod schedule;
 
 pub use ops::{
     check_collective_op, check_op, op_valid, reduce_local, reduce_packed, reduce_packed_into,
-    Layout, OpError, PredefinedOp,
+    FlatKernel, Layout, OpError, PredefinedOp,
 };

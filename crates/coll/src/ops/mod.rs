@@ -300,6 +300,46 @@ pub fn reduce_packed_into(
     reduce(op, ty, Layout::Packed, a, out, count)
 }
 
+/// A predefined operation on packed elements of a type made of one primitive (every
+/// type but the pairs), validated once: what a collective applies over and over.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct FlatKernel {
+    op: PredefinedOp,
+    prim: Primitive,
+}
+
+impl FlatKernel {
+    /// The kernel of `op` on `ty`, if `ty` is not a pair type and the pair is valid.
+    pub fn new(op: PredefinedOp, ty: Predefined) -> Option<FlatKernel> {
+        if ty.category() == Category::Pair || check_op(op, ty).is_err() {
+            return None;
+        }
+        let prim = *ty.primitives().first()?;
+        (prim.size() == ty.size()).then_some(FlatKernel { op, prim })
+    }
+
+    /// `inout = input op inout` over the whole elements both hold.
+    #[inline]
+    pub fn apply(&self, input: &[u8], inout: &mut [u8]) {
+        if self.op == PredefinedOp::NoOp {
+            return;
+        }
+        let n = input.len().min(inout.len()) / self.prim.size() * self.prim.size();
+        kernels::elementwise(self.op, self.prim, &input[..n], &mut inout[..n]);
+    }
+
+    /// `out = a op b` over the whole elements all three hold.
+    #[inline]
+    pub fn apply_into(&self, a: &[u8], b: &[u8], out: &mut [u8]) {
+        let n = a.len().min(b.len()).min(out.len()) / self.prim.size() * self.prim.size();
+        let (a, b, out) = (&a[..n], &b[..n], &mut out[..n]);
+        if !kernels::elementwise3(self.op, self.prim, a, b, out) {
+            out.copy_from_slice(b);
+            self.apply(a, out);
+        }
+    }
+}
+
 /// The general entry point behind [`reduce_local`] and [`reduce_packed`].
 pub fn reduce(
     op: PredefinedOp,

@@ -12,6 +12,7 @@ use crate::error::{err, Error, ErrorClass, Result};
 use crate::runtime::{self, Runtime};
 use crate::types::{TypeId, TypeInfo};
 use oxmpi_coll::schedule::{Member, Spec};
+use std::cell::Cell;
 use std::sync::Arc;
 
 /// The send-buffer argument of a collective: `MPI_IN_PLACE`, or the data.
@@ -233,8 +234,9 @@ pub(crate) fn launch(
 pub(crate) enum Plan {
     /// The point-to-point schedule, with the views to unpack afterwards.
     Sched(Box<(Exec, View, View)>),
-    /// The shared-memory fast path.
-    Fast(Box<shm::Call>),
+    /// The shared-memory fast path (always `Some`; the box goes back to
+    /// [`SPARE_CALL`] once the call ran).
+    Fast(Box<Option<shm::Call>>),
     /// The communicator's fast path must be set up first (collectively), then the call
     /// planned again.
     Setup(Box<shm::Setup>),
@@ -253,6 +255,12 @@ impl Plan {
     }
 }
 
+thread_local! {
+    /// The box of the last fast-path call made on this thread, kept for the next one:
+    /// small collectives otherwise spent a tenth of their instructions in malloc/free.
+    static SPARE_CALL: Cell<Option<Box<Option<shm::Call>>>> = const { Cell::new(None) };
+}
+
 /// The fast-path plan for a call of `bytes` per rank on `t` (reductions split vectors
 /// only between elements of `elem` bytes; 1 for the others), if it takes that path.
 pub(crate) fn fast_plan(
@@ -264,7 +272,11 @@ pub(crate) fn fast_plan(
     make: impl FnOnce(Arc<ShmComm>) -> shm::Call,
 ) -> Option<Plan> {
     match shm::offer(rt, t, bytes, elem, kind)? {
-        Offer::Ready(c) => Some(Plan::Fast(Box::new(make(c)))),
+        Offer::Ready(c) => {
+            let mut b = SPARE_CALL.take().unwrap_or_default();
+            *b = Some(make(c));
+            Some(Plan::Fast(b))
+        }
         Offer::Setup(s) => Some(Plan::Setup(Box::new(s))),
         Offer::Disable(ctx, group) => Some(Plan::NoFast(ctx, group)),
     }
@@ -281,7 +293,18 @@ pub(crate) fn drive(mut f: impl FnMut(&mut Runtime) -> Result<Plan>) -> Result<b
                 rt.coll.set_fast(ctx as usize / 2, &group, None);
                 Ok(())
             })?,
-            Plan::Fast(c) => return shm::run(&c).map(|()| true),
+            Plan::Fast(mut c) => {
+                let r = match c.as_ref() {
+                    Some(call) => shm::run(call),
+                    None => Err(Error::new(
+                        ErrorClass::Intern,
+                        "fast-path plan without a call",
+                    )),
+                };
+                *c = None;
+                SPARE_CALL.set(Some(c));
+                return r.map(|()| true);
+            }
             Plan::Sched(b) => {
                 let (exec, send, recv) = *b;
                 let r = exec.run();

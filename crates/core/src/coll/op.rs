@@ -8,11 +8,10 @@
 use crate::error::{err, Error, ErrorClass, Result};
 use crate::types::{TypeId, TypeInfo};
 use oxmpi_coll::ops::{
-    check_collective_op, reduce_packed, reduce_packed_into, OpError, PredefinedOp,
+    check_collective_op, reduce_packed, reduce_packed_into, FlatKernel, OpError, PredefinedOp,
 };
 use oxmpi_datatype::Predefined;
-use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::Arc;
+use std::sync::{Arc, OnceLock};
 
 /// Index of an operation: `0..=13` are the predefined operations in
 /// [`PredefinedOp::ALL`] order, created operations start at [`FIRST_CREATED_OP`].
@@ -126,15 +125,20 @@ fn op_error(e: OpError) -> Error {
 pub enum Reducer {
     /// Not a reduction.
     None,
-    /// A predefined operation on a datatype made of one predefined type `basic`.
-    Predefined { op: PredefinedOp, basic: Predefined },
+    /// A predefined operation on a datatype made of one predefined type `basic`
+    /// (`flat`: its kernel, resolved once, unless `basic` is a pair type).
+    Predefined {
+        op: PredefinedOp,
+        basic: Predefined,
+        flat: Option<FlatKernel>,
+    },
     /// A user operation. `layout` is the datatype when it is not contiguous: the
     /// packed elements are then expanded to the user layout around each call.
     User {
         func: UserFn,
         ty: TypeId,
         size: usize,
-        layout: Option<TypeInfo>,
+        layout: Option<Box<TypeInfo>>,
     },
 }
 
@@ -163,14 +167,18 @@ impl Reducer {
                         )
                     }
                 };
-                checked(*p, basic)?;
-                Ok(Reducer::Predefined { op: *p, basic })
+                let flat = checked(*p, basic)?;
+                Ok(Reducer::Predefined {
+                    op: *p,
+                    basic,
+                    flat,
+                })
             }
             Op::User(u) => Ok(Reducer::User {
                 func: u.func.clone(),
                 ty,
                 size: info.size,
-                layout: (!info.contiguous).then(|| info.clone()),
+                layout: (!info.contiguous).then(|| Box::new(info.clone())),
             }),
         }
     }
@@ -183,7 +191,11 @@ impl Reducer {
     /// `out = a op b` on packed whole elements (one pass for plain numeric types).
     pub fn apply_into(&self, a: &[u8], b: &[u8], out: &mut [u8]) -> Result<()> {
         match self {
-            Reducer::Predefined { op, basic } => {
+            Reducer::Predefined { flat: Some(k), .. } => {
+                k.apply_into(a, b, out);
+                Ok(())
+            }
+            Reducer::Predefined { op, basic, .. } => {
                 let count = a.len() / basic.size().max(1);
                 reduce_packed_into(*op, *basic, a, b, out, count).map_err(op_error)
             }
@@ -207,7 +219,11 @@ impl Reducer {
                     )
                 }
             }
-            Reducer::Predefined { op, basic } => {
+            Reducer::Predefined { flat: Some(k), .. } => {
+                k.apply(src, dst);
+                Ok(())
+            }
+            Reducer::Predefined { op, basic, .. } => {
                 let count = src.len() / basic.size().max(1);
                 reduce_packed(*op, *basic, src, dst, count).map_err(op_error)
             }
@@ -246,21 +262,24 @@ impl Reducer {
     }
 }
 
-/// (operation, type) pairs already found valid: validity of predefined pairs never
-/// changes, so each is checked once per process.
-static VALID: [AtomicBool; PredefinedOp::ALL.len() * Predefined::COUNT] =
-    [const { AtomicBool::new(false) }; PredefinedOp::ALL.len() * Predefined::COUNT];
+/// (operation, type) pairs already found valid, with their kernel: validity of
+/// predefined pairs never changes, so each is checked (and its kernel resolved) once per
+/// process.
+static VALID: [OnceLock<Option<FlatKernel>>; PredefinedOp::ALL.len() * Predefined::COUNT] =
+    [const { OnceLock::new() }; PredefinedOp::ALL.len() * Predefined::COUNT];
 
-fn checked(op: PredefinedOp, ty: Predefined) -> Result<()> {
+/// Checks that collectives may apply `op` to `ty`; its flat kernel, if it has one.
+fn checked(op: PredefinedOp, ty: Predefined) -> Result<Option<FlatKernel>> {
     let i = op as usize * Predefined::COUNT + ty as usize;
-    if VALID.get(i).is_some_and(|v| v.load(Ordering::Relaxed)) {
-        return Ok(());
+    if let Some(k) = VALID.get(i).and_then(|v| v.get()) {
+        return Ok(*k);
     }
     check_collective_op(op, ty).map_err(op_error)?;
+    let k = FlatKernel::new(op, ty);
     if let Some(v) = VALID.get(i) {
-        v.store(true, Ordering::Relaxed);
+        let _ = v.set(k);
     }
-    Ok(())
+    Ok(k)
 }
 
 /// Where the data bytes of `count` elements of `t` lie relative to the buffer's base

@@ -281,7 +281,7 @@ pub(crate) struct Data {
     /// Packed bytes of the `count` elements.
     pub bytes: usize,
     /// The datatype when it is not contiguous (contiguous data is copied directly).
-    pub layout: Option<TypeInfo>,
+    pub layout: Option<Box<TypeInfo>>,
 }
 
 impl Data {
@@ -290,7 +290,7 @@ impl Data {
             addr,
             count,
             bytes: count * ty.size,
-            layout: (!ty.contiguous).then(|| ty.clone()),
+            layout: (!ty.contiguous).then(|| Box::new(ty.clone())),
         }
     }
 
@@ -842,9 +842,14 @@ fn fold<'a>(
         staged.resize(bytes, 0);
         &mut staged
     };
-    acc.copy_from_slice(slot(last));
-    for k in ranks.rev().skip(1) {
-        red.apply(slot(k), acc)?;
+    let first = ranks.start;
+    if last == first {
+        acc.copy_from_slice(slot(last));
+    } else {
+        red.apply_into(slot(last - 1), slot(last), acc)?;
+        for k in (first..last - 1).rev() {
+            red.apply(slot(k), acc)?;
+        }
     }
     if out.layout.is_some() {
         // SAFETY: the output buffer holds the result's elements (checked by the caller).
