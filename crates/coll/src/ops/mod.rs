@@ -289,11 +289,8 @@ pub fn reduce_packed_into(
         }
     }
     let (a, b, out) = (&a[..needed], &b[..needed], &mut out[..needed]);
-    let prims = ty.primitives();
-    if count > 0
-        && ty.category() != Category::Pair
-        && kernels::elementwise3(op, prims[0], a, b, out)
-    {
+    if let Some(k) = FlatKernel::new(op, ty) {
+        k.apply_into(a, b, out);
         return Ok(());
     }
     out.copy_from_slice(b);

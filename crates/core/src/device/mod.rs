@@ -510,30 +510,7 @@ impl Device {
     /// Restarts an inactive persistent send or receive whose buffer is not contiguous,
     /// like [`Device::start`] with the buffer described by `l`.
     pub fn start_layout(&mut self, id: ReqId, l: Layout) -> Result<(), ErrorClass> {
-        let Some(r) = self.reqs.get_mut(id) else {
-            return Err(ErrorClass::Request);
-        };
-        if !matches!(r.op, Op::Inactive) {
-            return Err(ErrorClass::Request);
-        }
-        r.complete = false;
-        r.status = Status::EMPTY;
-        match r.persistent {
-            Some(Persistent::Send(a)) => {
-                r.op = Op::Send(a, SendState::Queued);
-                let a = self.attach_send_layout(id, a, l);
-                self.launch_send(id, a);
-            }
-            Some(Persistent::Recv(a)) => {
-                r.op = Op::Recv(a, RecvState::Posted);
-                r.scratch = None;
-                r.finisher = None;
-                r.layout = Some(Arc::new(l));
-                self.launch_recv(id, a);
-            }
-            _ => return Err(ErrorClass::Request),
-        }
-        Ok(())
+        self.restart(id, Some(l))
     }
 
     /// Starts a receive into a non-contiguous buffer (`a.buf` is its base, `a.cap` the
@@ -665,6 +642,12 @@ impl Device {
     /// `MPI_Start` for a persistent send or receive (buffered sends are started by the
     /// caller, which packs into the pool and calls [`Device::start_bsend_copy`]).
     pub fn start(&mut self, id: ReqId) -> Result<(), ErrorClass> {
+        self.restart(id, None)
+    }
+
+    /// Restarts inactive persistent request `id`, with its buffer described by `layout`
+    /// when it is not contiguous.
+    fn restart(&mut self, id: ReqId, layout: Option<Layout>) -> Result<(), ErrorClass> {
         let Some(r) = self.reqs.get_mut(id) else {
             return Err(ErrorClass::Request);
         };
@@ -676,10 +659,19 @@ impl Device {
         match r.persistent {
             Some(Persistent::Send(a)) => {
                 r.op = Op::Send(a, SendState::Queued);
+                let a = match layout {
+                    Some(l) => self.attach_send_layout(id, a, l),
+                    None => a,
+                };
                 self.launch_send(id, a);
             }
             Some(Persistent::Recv(a)) => {
                 r.op = Op::Recv(a, RecvState::Posted);
+                if let Some(l) = layout {
+                    r.scratch = None;
+                    r.finisher = None;
+                    r.layout = Some(Arc::new(l));
+                }
                 self.launch_recv(id, a);
             }
             Some(Persistent::ProcNull) => {
@@ -860,6 +852,10 @@ impl Device {
             // SAFETY: the send buffer holds the layout's elements until this send
             // completes after its last piece; `piece` is our own memory.
             unsafe { l.pack_at(off as usize, &mut piece) };
+            if self.route(dest) == Route::SelfLoop {
+                self.selfq.push_back((*hdr, piece));
+                return true;
+            }
             return self.try_write(dest, hdr, &piece);
         };
         let h = hdr.encode();
