@@ -43,6 +43,8 @@ fn handler_of(t: Target) -> Errhandler {
 
 /// Reports `e` raised by `call` on `target` and returns the code to give the caller
 /// (when the handler lets the call return).
+#[cold]
+#[inline(never)]
 pub fn raise(call: &str, target: Target, e: &Error) -> c_int {
     let code = errors::code_for(call, e);
     match handler_of(target) {
@@ -105,8 +107,18 @@ const ALWAYS_AVAILABLE: &[&str] = &[
 /// Refuses every other call before `MPI_Init` and after `MPI_Finalize` with
 /// `MPI_ERR_OTHER`, whether or not its body would touch the runtime: no call may act on
 /// handles or memory while there is no MPI, and each reports the same clear error.
+#[inline(always)]
 fn check_phase(call: &str) -> Result<(), Error> {
-    if RUNNING.load(Ordering::Acquire) || ALWAYS_AVAILABLE.contains(&call) {
+    if RUNNING.load(Ordering::Acquire) {
+        return Ok(());
+    }
+    check_phase_slow(call)
+}
+
+#[cold]
+#[inline(never)]
+fn check_phase_slow(call: &str) -> Result<(), Error> {
+    if ALWAYS_AVAILABLE.contains(&call) {
         return Ok(());
     }
     if runtime::finalized() {
@@ -131,6 +143,7 @@ pub fn finalized() {
 }
 
 /// Runs the body of an entry point.
+#[inline(always)]
 pub fn guard(call: &'static str, target: Target, f: impl FnOnce() -> Result<(), Error>) -> c_int {
     if let Err(e) = check_phase(call) {
         return raise(call, target, &e);

@@ -291,6 +291,10 @@ pub struct Error {
 }
 
 impl Error {
+    // Errors are the rare path: keeping their construction out of line keeps the
+    // argument checks of the hot calls short.
+    #[cold]
+    #[inline(never)]
     pub fn new(class: ErrorClass, message: impl Into<String>) -> Error {
         Error {
             class,
@@ -311,6 +315,7 @@ impl std::error::Error for Error {}
 pub type Result<T> = std::result::Result<T, Error>;
 
 /// Shorthand for building an `Err(Error)`.
+#[cold]
 pub fn err<T>(class: ErrorClass, message: impl Into<String>) -> Result<T> {
     Err(Error::new(class, message))
 }

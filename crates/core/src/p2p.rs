@@ -7,11 +7,14 @@
 
 use crate::comm::{Comm, CommId};
 use crate::device::matching::Spec;
-use crate::device::{Direction, Layout, Persistent, RecvArgs, ReqId, SendArgs, SendMode, Status};
+use crate::device::{
+    Direct, Direction, Layout, Persistent, RecvArgs, ReqId, SendArgs, SendMode, Status,
+};
 use crate::error::{err, Error, ErrorClass, Result};
 use crate::runtime::{self, Runtime};
 use crate::types::{TypeId, TypeInfo};
 use crate::{ANY_SOURCE, ANY_TAG, PROC_NULL, TAG_UB};
+use std::cell::Cell;
 
 /// A user buffer as MPI describes it: start address, element count, datatype.
 #[derive(Clone, Copy, Debug)]
@@ -156,6 +159,7 @@ struct SendPlan {
     layout: Option<Layout>,
 }
 
+#[inline(always)]
 fn plan_send(
     rt: &Runtime,
     b: &Buf,
@@ -309,13 +313,16 @@ pub unsafe fn send(b: Buf, dest: i32, tag: i32, comm: CommId, mode: Mode) -> Res
     }
 }
 
-fn plan_recv(
-    rt: &Runtime,
-    b: &Buf,
-    src: i32,
-    tag: i32,
-    comm: CommId,
-) -> Result<Option<(RecvArgs, Option<Layout>)>> {
+struct RecvPlan {
+    args: RecvArgs,
+    /// The buffer when it is not contiguous (the device unpacks into it).
+    layout: Option<Layout>,
+    /// World rank of the source when the receive names one.
+    from: Option<u32>,
+}
+
+#[inline(always)]
+fn plan_recv(rt: &Runtime, b: &Buf, src: i32, tag: i32, comm: CommId) -> Result<Option<RecvPlan>> {
     let c = rt.comms.get(comm)?;
     let count = check_count(b.count)?;
     let t = rt.types.for_comm(b.ty)?;
@@ -331,17 +338,30 @@ fn plan_recv(
             format!("receive of {count} elements is too large"),
         )
     })?;
-    let args = RecvArgs {
-        spec: Spec {
-            ctx: c.ctx,
-            src,
-            tag,
+    let direct = zero_copy_addr(t, b, count);
+    Ok(Some(RecvPlan {
+        args: RecvArgs {
+            spec: Spec {
+                ctx: c.ctx,
+                src,
+                tag,
+            },
+            buf: direct.unwrap_or(b.addr) as *mut u8,
+            cap,
         },
-        buf: zero_copy_addr(t, b, count).unwrap_or(b.addr) as *mut u8,
-        cap,
+        layout: (direct.is_none() && cap > 0).then(|| layout(t, b, count)),
+        from: c.peer_group().world_of(src),
+    }))
+}
+
+/// Posts a planned receive (matching it against stored messages first).
+fn post_recv(rt: &mut Runtime, p: RecvPlan, comm: CommId) -> ReqId {
+    let id = match p.layout {
+        None => rt.device.irecv(p.args),
+        Some(l) => rt.device.irecv_layout(p.args, l),
     };
-    let l = (zero_copy_addr(t, b, count).is_none() && cap > 0).then(|| layout(t, b, count));
-    Ok(Some((args, l)))
+    set_owner(rt, id, comm);
+    id
 }
 
 /// `MPI_Irecv`.
@@ -350,16 +370,15 @@ fn plan_recv(
 /// The buffer must hold `count` elements of the datatype and stay valid until the
 /// request completes.
 pub unsafe fn irecv(b: Buf, src: i32, tag: i32, comm: CommId) -> Result<ReqId> {
-    runtime::with(|rt| {
-        let id = match plan_recv(rt, &b, src, tag, comm)? {
-            None => rt
+    runtime::with(|rt| match plan_recv(rt, &b, src, tag, comm)? {
+        None => {
+            let id = rt
                 .device
-                .complete_request(Status::proc_null(), Direction::Recv),
-            Some((a, None)) => rt.device.irecv(a),
-            Some((a, Some(l))) => rt.device.irecv_layout(a, l),
-        };
-        set_owner(rt, id, comm);
-        Ok(id)
+                .complete_request(Status::proc_null(), Direction::Recv);
+            set_owner(rt, id, comm);
+            Ok(id)
+        }
+        Some(p) => Ok(post_recv(rt, p, comm)),
     })
 }
 
@@ -368,23 +387,64 @@ pub unsafe fn irecv(b: Buf, src: i32, tag: i32, comm: CommId) -> Result<ReqId> {
 /// # Safety
 /// The buffer must hold `count` elements of the datatype.
 pub unsafe fn recv(b: Buf, src: i32, tag: i32, comm: CommId) -> Result<Status> {
-    // A receive matched by a message that already arrived completes under the lock
-    // that posted it.
-    let posted = runtime::with(|rt| {
-        let id = match plan_recv(rt, &b, src, tag, comm)? {
-            None => return Ok(Err(Status::proc_null())),
-            Some((a, None)) => rt.device.irecv(a),
-            Some((a, Some(l))) => rt.device.irecv_layout(a, l),
+    enum Started {
+        Done(Status),
+        /// Waiting for the source's next packet, which it may take directly.
+        Direct(RecvArgs, u32),
+        Posted(ReqId),
+    }
+    // A receive whose message already arrived completes under the lock that started it.
+    let started = runtime::with(|rt| {
+        let Some(p) = plan_recv(rt, &b, src, tag, comm)? else {
+            return Ok(Started::Done(Status::proc_null()));
         };
-        set_owner(rt, id, comm);
+        if let (None, Some(from)) = (&p.layout, p.from) {
+            match rt.device.recv_direct(from, &p.args) {
+                Direct::Took(s) => return Ok(Started::Done(s)),
+                Direct::Empty => return Ok(Started::Direct(p.args, from)),
+                Direct::Busy => {}
+            }
+        }
+        let id = post_recv(rt, p, comm);
         Ok(match try_finish(rt, id) {
-            Some(c) => Err(c.status),
-            None => Ok(id),
+            Some(c) => Started::Done(c.status),
+            None => Started::Posted(id),
         })
     })?;
-    match posted {
-        Err(status) => Ok(status),
-        Ok(id) => runtime::block_on(|rt| Ok(try_finish(rt, id))).map(|c| c.status),
+    match started {
+        Started::Done(status) => Ok(status),
+        Started::Posted(id) => runtime::block_on(|rt| Ok(try_finish(rt, id))).map(|c| c.status),
+        Started::Direct(a, from) => {
+            // Take the packet before the progress engine would store it as unexpected;
+            // post the receive once the direct path no longer applies.
+            let posted: Cell<Option<ReqId>> = Cell::new(None);
+            runtime::block_on_first(
+                |rt| {
+                    if posted.get().is_some() {
+                        return Ok(None);
+                    }
+                    match rt.device.recv_direct(from, &a) {
+                        Direct::Took(s) => return Ok(Some(s)),
+                        Direct::Empty => {}
+                        Direct::Busy => {
+                            let p = RecvPlan {
+                                args: a,
+                                layout: None,
+                                from: Some(from),
+                            };
+                            posted.set(Some(post_recv(rt, p, comm)));
+                        }
+                    }
+                    Ok(None)
+                },
+                |rt| {
+                    Ok(posted
+                        .get()
+                        .and_then(|id| try_finish(rt, id))
+                        .map(|c| c.status))
+                },
+            )
+        }
     }
 }
 
@@ -429,9 +489,9 @@ pub unsafe fn recv_init(b: Buf, src: i32, tag: i32, comm: CommId) -> Result<ReqI
             None => rt
                 .device
                 .persistent_request(Persistent::ProcNull, Direction::Recv),
-            Some((a, _)) => rt
+            Some(p) => rt
                 .device
-                .persistent_request(Persistent::Recv(a), Direction::Recv),
+                .persistent_request(Persistent::Recv(p.args), Direction::Recv),
         };
         set_owner(rt, id, comm);
         // The request names the type by index at every start: keep the index valid

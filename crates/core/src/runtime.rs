@@ -12,7 +12,7 @@ use crate::device::packet::HEADER_BYTES;
 use crate::device::Device;
 use crate::error::{err, ErrorClass, Result};
 use crate::sys;
-use crate::transport::ring;
+use crate::transport::ring::{self, Watch};
 use crate::transport::shm::ShmNode;
 use crate::types::TypeTable;
 use oxmpi_pmi::Client;
@@ -183,17 +183,34 @@ pub fn with<R>(f: impl FnOnce(&mut Runtime) -> Result<R>) -> Result<R> {
     }
 }
 
+/// Most incoming rings a spinning rank watches word by word (more: it polls the node).
+const WATCHED_RINGS: usize = 16;
+
 /// Checks of the incoming rings between two lock-taking polls while spinning.
 const LOCKLESS_SPINS: u32 = 256;
 
 /// Runs progress and `poll` until `poll` yields a value, blocking politely in between:
 /// spin, then yield the CPU, then sleep on the doorbell that senders ring.
-pub fn block_on<R>(mut poll: impl FnMut(&mut Runtime) -> Result<Option<R>>) -> Result<R> {
+pub fn block_on<R>(poll: impl FnMut(&mut Runtime) -> Result<Option<R>>) -> Result<R> {
+    block_on_first(|_| Ok(None), poll)
+}
+
+/// Like [`block_on`], with `first` tried before each round of progress: for a waiter
+/// that takes its packet from a transport itself before the progress engine would
+/// handle it the general way.
+pub fn block_on_first<R>(
+    mut first: impl FnMut(&mut Runtime) -> Result<Option<R>>,
+    mut poll: impl FnMut(&mut Runtime) -> Result<Option<R>>,
+) -> Result<R> {
     let mut idle: u32 = 0;
     // While spinning with nothing to send, the rank watches its incoming rings without
     // the lock and takes it again only when something arrives (or every
     // LOCKLESS_SPINS checks, for what other threads or transports may have done).
+    // The node mapping is held while its ring words are watched.
     let mut watch: Option<Arc<ShmNode>> = None;
+    let mut points = [Watch::NONE; WATCHED_RINGS];
+    // How many of `points` are meaningful; None: too many rings, watch the node instead.
+    let mut watched: Option<usize> = None;
     loop {
         let (spin, yields, node, sleeper, seen, quiet) = {
             let mut g = lock();
@@ -202,6 +219,9 @@ pub fn block_on<R>(mut poll: impl FnMut(&mut Runtime) -> Result<Option<R>>) -> R
                 Phase::Before => return err(ErrorClass::Other, "MPI has not been initialized"),
                 Phase::After => return err(ErrorClass::Other, "MPI has already been finalized"),
             };
+            if let Some(r) = first(rt)? {
+                return Ok(r);
+            }
             let progressed = rt.device.progress();
             if let Some(r) = poll(rt)? {
                 return Ok(r);
@@ -217,8 +237,11 @@ pub fn block_on<R>(mut poll: impl FnMut(&mut Runtime) -> Result<Option<R>>) -> R
                 && rt.device.tcp_sleeper().is_none()
                 && !rt.device.has_outgoing()
                 && rt.device.selfq_empty();
-            if quiet && watch.is_none() {
-                watch = rt.device.node().cloned();
+            if quiet {
+                if watch.is_none() {
+                    watch = rt.device.node().cloned();
+                }
+                watched = rt.device.watch_points(&mut points);
             }
             let (node, sleeper, seen) = if idle >= spin.saturating_add(yields) {
                 // The doorbell count is read before peers learn that this rank waits
@@ -237,9 +260,15 @@ pub fn block_on<R>(mut poll: impl FnMut(&mut Runtime) -> Result<Option<R>>) -> R
         idle = idle.saturating_add(1);
         if idle <= spin {
             match (&watch, quiet) {
-                (Some(n), true) => {
+                (Some(node), true) => {
                     let mut k = 0;
-                    while k < LOCKLESS_SPINS && idle < spin && !n.incoming_pending() {
+                    let arrived = || match watched {
+                        // SAFETY: the words lie in the node mapping, which `watch` keeps
+                        // mapped; a word left stale by another thread only ends the wait.
+                        Some(n) => points[..n].iter().any(|w| unsafe { w.ready() }),
+                        None => node.incoming_pending(),
+                    };
+                    while k < LOCKLESS_SPINS && idle < spin && !arrived() {
                         std::hint::spin_loop();
                         k += 1;
                         // A check costs a fraction of a locked poll.

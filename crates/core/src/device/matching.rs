@@ -68,6 +68,12 @@ fn slot<T>(v: &mut Vec<VecDeque<T>>, src: usize) -> &mut VecDeque<T> {
     &mut v[src]
 }
 
+/// True when the per-source queue of `src` is absent or empty.
+#[inline]
+fn none_from<T>(v: &[VecDeque<T>], src: i32) -> bool {
+    v.get(src as usize).is_none_or(|q| q.is_empty())
+}
+
 /// Removes element `i` of `q`; the common case (the first) without a general remove.
 #[inline]
 fn take_at<T>(q: &mut VecDeque<T>, i: usize) -> Option<T> {
@@ -188,6 +194,18 @@ impl<P, U> Matcher<P, U> {
             .iter_mut()
             .find(|e| spec.tag_ok(e.tag))?;
         Some((env, &mut e.item))
+    }
+
+    /// True when nothing stands between a new receive for `src` (a rank, not
+    /// `ANY_SOURCE`) in `ctx` and the next message from `src`: no receive posted for that
+    /// source or for any source, and no unexpected message from it. Such a receive may
+    /// take the next message from `src` straight from the transport if it accepts it.
+    #[inline]
+    pub fn clear_for(&self, ctx: u32, src: i32) -> bool {
+        let Some(c) = self.ctx_ref(ctx) else {
+            return true;
+        };
+        c.posted_any.is_empty() && none_from(&c.posted_src, src) && none_from(&c.unexpected, src)
     }
 
     /// Records a receive that found no unexpected message.

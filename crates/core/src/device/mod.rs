@@ -11,7 +11,9 @@
 //!   cross-memory attach is not permitted, or disabled) it answers `Cts` and the sender
 //!   streams `Data` pieces through the ring while the receiver copies them out.
 //! - small contiguous standard/ready sends with nothing queued before them are written
-//!   at once without a request ([`Device::send_now`]).
+//!   at once without a request ([`Device::send_now`]);
+//! - a blocking receive from a local peer with nothing posted or stored before it takes
+//!   that peer's next eager packet straight from the ring ([`direct`]).
 //!
 //! Over TCP the receiver always answers `Cts` and the sender streams `Data` pieces that
 //! are written from and read into the user buffers directly; the eager limit is then
@@ -29,16 +31,19 @@
 //! take the same paths at every start ([`Device::start_layout`]).
 
 pub mod bsend;
+mod direct;
 pub mod matching;
 pub mod packet;
 pub mod pieces;
 pub mod request;
 
+pub use direct::Direct;
+
 use crate::config::Config;
 use crate::error::ErrorClass;
 use crate::sys::cma;
 use crate::transport::bell::Poker;
-use crate::transport::ring::{Consumer, Producer};
+use crate::transport::ring::{Consumer, Producer, Watch};
 use crate::transport::shm::ShmNode;
 use crate::transport::tcp::{self, TcpNet};
 use crate::transport::Route;
@@ -818,7 +823,12 @@ impl Device {
             }
             Route::Shm(j) => {
                 let p = self.producers[j].as_mut().expect("producer for local peer");
-                if p.try_push(&[&hdr.encode(), payload]) {
+                let pushed = p.try_push_with(HEADER_BYTES + payload.len(), |dst| {
+                    let (h, rest) = dst.split_at_mut(HEADER_BYTES);
+                    h.copy_from_slice(&hdr.encode());
+                    rest.copy_from_slice(payload);
+                });
+                if pushed {
                     if let Some(n) = &self.node {
                         if n.notify(j) {
                             self.poke(j);
@@ -1058,6 +1068,12 @@ impl Device {
             for (j, c) in consumers.iter_mut().enumerate() {
                 let Some(c) = c else { continue };
                 if !c.has_data() {
+                    // Consumed space goes back to the producer once the ring is found
+                    // empty: off the path of the packet that was just handled, and always
+                    // before this rank waits (nobody would hand it back meanwhile).
+                    if c.unpublished() != 0 && c.publish() {
+                        self.wake_local(j);
+                    }
                     continue;
                 }
                 let from = self.local_world[j];
@@ -1080,7 +1096,7 @@ impl Device {
                         self.wake_local(j);
                     }
                 }
-                if c.publish() {
+                if c.publish_due() && c.publish() {
                     self.wake_local(j);
                 }
                 did = true;
@@ -1138,6 +1154,18 @@ impl Device {
     /// True when some incoming ring has data (checked just before sleeping).
     pub fn has_incoming(&self) -> bool {
         !self.selfq.is_empty() || self.consumers.iter().flatten().any(|c| c.has_data())
+    }
+
+    /// Fills `out` with the ring words where the next packet from each local peer will
+    /// appear (watched by a rank spinning without the lock) and returns how many; None
+    /// when there are more rings than `out` holds.
+    pub fn watch_points(&self, out: &mut [Watch]) -> Option<usize> {
+        let mut n = 0;
+        for c in self.consumers.iter().flatten() {
+            *out.get_mut(n)? = c.watch();
+            n += 1;
+        }
+        Some(n)
     }
 
     /// True when packets or streams are waiting to be written.

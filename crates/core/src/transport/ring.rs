@@ -1,22 +1,39 @@
 //! A single-producer single-consumer byte ring in shared memory.
 //!
 //! One ring carries the packets of one sender to one receiver on the same node. Records
-//! are variable-length and 8-byte aligned: a 64-bit word (body length, flags) followed by
-//! the body. When a record does not fit before the end of the data area, the producer
-//! writes a wrap marker and starts again at offset zero, so a record is always one
-//! contiguous slice the consumer can read in place. A record may use at most half of
-//! the ring, which guarantees it fits once the ring drains.
+//! start on a cache line and take whole lines: a 64-bit word (body length, flags, and a
+//! bit that says the record is there) followed by the body. A small packet (header and a
+//! few bytes of data) is therefore one cache line, which the receiver watches directly:
+//! seeing the word change brings the packet with it, instead of a first miss on a shared
+//! `tail` and a second on the record.
 //!
-//! Control words sit on separate cache lines: `tail` (written by the producer), `head`
-//! (written by the consumer) and `producer_waiting` (set by a producer that found the ring
-//! full and is about to sleep; the consumer clears it and rings the producer's doorbell).
+//! The receiver only ever reads the word where the next record will start, and that word
+//! is zero until the record is there: before the producer publishes a record, it clears
+//! the word just past it (where the following record will go), so the consumer never
+//! mistakes what an earlier lap left there for a new record. When a record does not fit
+//! before the end of the data area, the producer writes it at offset zero first and then
+//! a wrap marker where it would have started, so a record is always one contiguous slice
+//! the consumer reads in place. A record may use at most half of the ring, which
+//! guarantees it fits once the ring drains.
+//!
+//! Control words sit on separate cache lines: `tail` (written by the producer after each
+//! record, read only by a rank deciding whether it may sleep), `head` (written by the
+//! consumer when it hands space back) and `producer_waiting` (set by a producer that found
+//! the ring full and is about to sleep; the consumer clears it and rings the producer's
+//! doorbell).
 
 use std::sync::atomic::{fence, AtomicU32, AtomicU64, Ordering};
 
 /// Bytes of control area before the data area of each ring.
 pub const CONTROL_BYTES: usize = 384;
-const WRAP: u64 = 1 << 32;
+/// Records start on this boundary (a cache line).
+const LINE: usize = 64;
 const WORD: usize = 8;
+/// Record word flag: the record is there (a cleared word reads as "not yet").
+const PRESENT: u64 = 1 << 33;
+/// Record word flag: skip to offset zero of the data area.
+const WRAP: u64 = 1 << 32;
+const LEN_MASK: u64 = 0xffff_ffff;
 
 #[repr(C)]
 struct Control {
@@ -29,6 +46,7 @@ struct Control {
 }
 
 const _: () = assert!(std::mem::size_of::<Control>() == CONTROL_BYTES);
+const _: () = assert!(CONTROL_BYTES % LINE == 0);
 
 /// Total bytes a ring with `cap` data bytes occupies in the segment.
 pub const fn ring_bytes(cap: usize) -> usize {
@@ -41,7 +59,16 @@ pub const fn max_body(cap: usize) -> usize {
 }
 
 fn record_len(body: usize) -> usize {
-    (WORD + body).next_multiple_of(WORD)
+    (WORD + body).next_multiple_of(LINE)
+}
+
+/// The record word at byte `pos` of a data area.
+///
+/// # Safety
+/// `data + pos` must be 8-byte aligned and inside a mapped data area.
+unsafe fn word_at<'a>(data: *const u8, pos: usize) -> &'a AtomicU64 {
+    // SAFETY: per the contract; every access to record words is atomic.
+    unsafe { &*(data.add(pos) as *const AtomicU64) }
 }
 
 /// The sending end of a ring.
@@ -72,7 +99,8 @@ unsafe impl Send for Consumer {}
 /// Initialises a ring's control area in freshly zeroed memory.
 ///
 /// # Safety
-/// `base` must point to `ring_bytes(cap)` writable bytes, 128-byte aligned.
+/// `base` must point to `ring_bytes(cap)` writable bytes, 128-byte aligned, whose data
+/// area is zeroed.
 pub unsafe fn init(base: *mut u8) {
     let ctl = base as *const Control;
     // SAFETY: per the contract the control area is valid and aligned.
@@ -83,8 +111,9 @@ pub unsafe fn init(base: *mut u8) {
     }
 }
 
-/// True when the ring at `base` holds records its consumer has not yet published
-/// as consumed (used by a sleeping rank that does not own its consumers right now).
+/// True when the ring at `base` holds records its consumer has not yet handed back
+/// (used by a rank deciding whether it may sleep; the device hands consumed space back
+/// whenever it finds a ring empty, so this is exact for an idle rank).
 ///
 /// # Safety
 /// `base` must point to an initialised ring that stays mapped during the call.
@@ -94,10 +123,33 @@ pub unsafe fn has_unconsumed(base: *const u8) -> bool {
     unsafe { (*ctl).tail.load(Ordering::SeqCst) != (*ctl).head.load(Ordering::SeqCst) }
 }
 
+/// Where a consumer's next record will appear: a rank waiting without the device lock
+/// watches these words (see [`Consumer::watch`]).
+#[derive(Clone, Copy)]
+pub struct Watch(*const AtomicU64);
+
+static NEVER: AtomicU64 = AtomicU64::new(0);
+
+impl Watch {
+    /// A word that never reports a record (fills unused watch slots).
+    pub const NONE: Watch = Watch(&NEVER);
+
+    /// True when a record (or a wrap marker) is there.
+    ///
+    /// # Safety
+    /// The ring's mapping must still be mapped (the caller holds the node).
+    #[inline]
+    pub unsafe fn ready(&self) -> bool {
+        // SAFETY: per the contract the word is mapped; it is only accessed atomically.
+        unsafe { (*self.0).load(Ordering::Acquire) != 0 }
+    }
+}
+
 impl Producer {
     /// # Safety
-    /// `base` must point to an initialised ring of `cap` data bytes (power of two) that
-    /// stays mapped for the life of the producer, and no other producer may exist.
+    /// `base` must point to an initialised ring of `cap` data bytes (power of two, at
+    /// least 4 KiB) that stays mapped for the life of the producer, and no other producer
+    /// may exist.
     pub unsafe fn new(base: *mut u8, cap: usize) -> Producer {
         let ctl = base as *const Control;
         // SAFETY: valid per contract.
@@ -137,34 +189,39 @@ impl Producer {
     /// Appends one record of `body` bytes that `fill` writes in place (it is handed the
     /// whole body, uninitialised bytes zeroed or stale, and must write all of it).
     /// Returns false, calling nothing, when the ring lacks space now.
+    #[inline]
     pub fn try_push_with(&mut self, body: usize, fill: impl FnOnce(&mut [u8])) -> bool {
         debug_assert!(body <= max_body(self.cap as usize));
         let need = record_len(body) as u64;
         let pos = self.tail & (self.cap - 1);
         let to_end = self.cap - pos;
-        let total = if to_end < need { need + to_end } else { need };
-        if self.free() < total {
+        let wraps = to_end < need;
+        let total = if wraps { need + to_end } else { need };
+        // Strictly more than the record: the word after it must be free to clear.
+        if self.free() <= total {
             self.head_cache = self.ctl().head.load(Ordering::Acquire);
-            if self.free() < total {
+            if self.free() <= total {
                 return false;
             }
         }
-        if to_end < need {
-            // SAFETY: pos is 8-aligned and inside the data area, and [tail, tail+to_end)
-            // is free space owned by the producer.
-            unsafe { (self.data.add(pos as usize) as *mut u64).write(WRAP) };
-            self.tail += to_end;
-        }
-        let pos = (self.tail & (self.cap - 1)) as usize;
-        // SAFETY: [pos, pos+need) lies inside the data area (no wrap needed now) and is
-        // free space owned by the producer until `tail` is published; the consumer does
-        // not read it before then.
+        let at = if wraps { 0 } else { pos as usize };
+        let end = (at + need as usize) & (self.cap as usize - 1);
+        // SAFETY: [at, at + need) and the word at `end` lie inside the data area and in
+        // free space owned by the producer (checked above); the consumer reads none of it
+        // before the record word (or the wrap marker) is published below.
         let dst = unsafe {
-            (self.data.add(pos) as *mut u64).write(body as u64);
-            std::slice::from_raw_parts_mut(self.data.add(pos + WORD), body)
+            word_at(self.data, end).store(0, Ordering::Relaxed);
+            std::slice::from_raw_parts_mut(self.data.add(at + WORD), body)
         };
         fill(dst);
-        self.tail += need;
+        // SAFETY: `at` and `pos` are line-aligned offsets inside the data area.
+        unsafe {
+            word_at(self.data, at).store(PRESENT | body as u64, Ordering::Release);
+            if wraps {
+                word_at(self.data, pos as usize).store(PRESENT | WRAP, Ordering::Release);
+            }
+        }
+        self.tail += total;
         self.ctl().tail.store(self.tail, Ordering::Release);
         true
     }
@@ -200,45 +257,68 @@ impl Consumer {
         unsafe { &*self.ctl }
     }
 
+    fn next_word(&self) -> &AtomicU64 {
+        // SAFETY: head is line-aligned, so the word is aligned and inside the data area.
+        unsafe { word_at(self.data, (self.head & (self.cap - 1)) as usize) }
+    }
+
     /// True when a record is waiting (a cheap check for idle polling).
     #[inline]
     pub fn has_data(&self) -> bool {
-        self.ctl().tail.load(Ordering::Acquire) != self.head
+        self.next_word().load(Ordering::Acquire) != 0
+    }
+
+    /// The word to watch for the next record. It stays meaningful until this consumer
+    /// moves on; a stale one merely reports a record that was already taken.
+    pub fn watch(&self) -> Watch {
+        Watch(self.next_word())
     }
 
     /// The body of the next record, if any, without consuming it. The slice stays valid
     /// until [`Consumer::pop`].
+    #[inline]
     pub fn peek(&mut self) -> Option<&[u8]> {
-        let tail = self.ctl().tail.load(Ordering::Acquire);
         loop {
-            if tail == self.head {
+            let word = self.next_word().load(Ordering::Acquire);
+            if word == 0 {
                 return None;
             }
             let pos = (self.head & (self.cap - 1)) as usize;
-            // SAFETY: [head, tail) was published by the producer (Acquire above) and is
-            // not written again until head moves past it.
-            let word = unsafe { (self.data.add(pos) as *const u64).read() };
             if word & WRAP != 0 {
                 self.head += self.cap - pos as u64;
                 continue;
             }
-            let len = (word & 0xffff_ffff) as usize;
+            let len = (word & LEN_MASK) as usize;
             if len > max_body(self.cap as usize) || pos + WORD + len > self.cap as usize {
                 // A corrupt record can only come from a broken peer; treat it as empty
                 // rather than read outside the ring.
                 return None;
             }
-            // SAFETY: the body lies inside the data area and inside the published range.
+            // SAFETY: the record word was published (Acquire above) after its body,
+            // which lies inside the data area and is not written again until head moves
+            // past it.
             return Some(unsafe { std::slice::from_raw_parts(self.data.add(pos + WORD), len) });
         }
     }
 
     /// Consumes the record last returned by [`Consumer::peek`].
+    #[inline]
     pub fn pop(&mut self) {
-        let pos = (self.head & (self.cap - 1)) as usize;
-        // SAFETY: as in peek; the record was validated there.
-        let word = unsafe { (self.data.add(pos) as *const u64).read() };
-        self.head += record_len((word & 0xffff_ffff) as usize) as u64;
+        let word = self.next_word().load(Ordering::Relaxed);
+        self.head += record_len((word & LEN_MASK) as usize) as u64;
+    }
+
+    /// True when consumed space has not been handed back to the producer yet.
+    #[inline]
+    pub fn unpublished(&self) -> u64 {
+        self.head - self.published
+    }
+
+    /// True when so much consumed space waits to go back (an eighth of the ring) that
+    /// the consumer should hand it back now rather than when it finds the ring empty.
+    #[inline]
+    pub fn publish_due(&self) -> bool {
+        self.unpublished() >= self.cap / 8
     }
 
     /// Makes consumed space available to the producer. Returns true when the producer
@@ -308,13 +388,19 @@ mod tests {
         let (mut p, mut c) = pair(&mut mem);
         let big = vec![1u8; max_body(4096)];
         assert!(p.try_push(&[&big]));
-        assert!(p.try_push(&[&big]));
+        // A second half-ring record would leave no word to clear after it.
         assert!(!p.try_push(&[&big]));
+        assert!(p.try_push(&[&[7u8; 100]]));
         assert!(!p.announce_waiting());
-        assert!(c.peek().is_some());
+        assert_eq!(c.peek().map(|b| b.len()), Some(max_body(4096)));
         c.pop();
+        assert_eq!(c.peek(), Some(&[7u8; 100][..]));
+        c.pop();
+        assert_eq!(c.peek(), None);
         assert!(c.publish());
+        // Wraps: the record goes to offset zero behind a wrap marker.
         assert!(p.try_push(&[&big]));
+        assert_eq!(c.peek(), Some(&big[..]));
     }
 
     #[test]
