@@ -283,12 +283,19 @@ impl ErrorClass {
     }
 }
 
-/// An engine error: a class and a specific message.
+/// What an [`Error`] says: a class and a specific message.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Error {
+pub struct ErrorData {
     pub class: ErrorClass,
     pub message: String,
 }
+
+/// An engine error: a class and a specific message (`e.class`, `e.message`).
+///
+/// Boxed so that a `Result` of a small value fits in registers: errors are the rare
+/// path, and every hot call returns one.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Error(Box<ErrorData>);
 
 impl Error {
     // Errors are the rare path: keeping their construction out of line keeps the
@@ -296,10 +303,30 @@ impl Error {
     #[cold]
     #[inline(never)]
     pub fn new(class: ErrorClass, message: impl Into<String>) -> Error {
-        Error {
+        Error(Box::new(ErrorData {
             class,
             message: message.into(),
-        }
+        }))
+    }
+}
+
+impl Error {
+    /// The message, taken out of the error.
+    pub fn into_message(self) -> String {
+        self.0.message
+    }
+}
+
+impl std::ops::Deref for Error {
+    type Target = ErrorData;
+    fn deref(&self) -> &ErrorData {
+        &self.0
+    }
+}
+
+impl std::ops::DerefMut for Error {
+    fn deref_mut(&mut self) -> &mut ErrorData {
+        &mut self.0
     }
 }
 

@@ -95,6 +95,7 @@ fn check_recv_tag(tag: i32) -> Result<()> {
 }
 
 /// Resolves a destination rank: Ok(None) for `MPI_PROC_NULL`.
+#[inline]
 fn dest_world(c: &Comm, dest: i32, rt: &Runtime) -> Result<Option<u32>> {
     if dest == PROC_NULL {
         return Ok(None);
@@ -156,7 +157,7 @@ struct SendPlan {
     args: SendArgs,
     /// The buffer when it is not contiguous (packed by the device as it sends, or into
     /// the attached buffer for buffered mode).
-    layout: Option<Layout>,
+    layout: Option<Box<Layout>>,
 }
 
 #[inline(always)]
@@ -183,7 +184,7 @@ fn plan_send(
         )
     })?;
     let direct = zero_copy_addr(t, b, count);
-    let layout = (direct.is_none() && len > 0).then(|| layout(t, b, count));
+    let layout = (direct.is_none() && len > 0).then(|| Box::new(layout(t, b, count)));
     Ok(Some(SendPlan {
         args: SendArgs {
             dest: w,
@@ -208,7 +209,7 @@ fn start_plan(rt: &mut Runtime, p: SendPlan, mode: Mode, comm: CommId) -> Result
         rt.device.complete_request(Status::EMPTY, Direction::Send)
     } else {
         match p.layout {
-            Some(l) => rt.device.isend_layout(p.args, l),
+            Some(l) => rt.device.isend_layout(p.args, *l),
             None => rt.device.isend(p.args),
         }
     };
@@ -316,7 +317,7 @@ pub unsafe fn send(b: Buf, dest: i32, tag: i32, comm: CommId, mode: Mode) -> Res
 struct RecvPlan {
     args: RecvArgs,
     /// The buffer when it is not contiguous (the device unpacks into it).
-    layout: Option<Layout>,
+    layout: Option<Box<Layout>>,
     /// World rank of the source when the receive names one.
     from: Option<u32>,
 }
@@ -349,7 +350,7 @@ fn plan_recv(rt: &Runtime, b: &Buf, src: i32, tag: i32, comm: CommId) -> Result<
             buf: direct.unwrap_or(b.addr) as *mut u8,
             cap,
         },
-        layout: (direct.is_none() && cap > 0).then(|| layout(t, b, count)),
+        layout: (direct.is_none() && cap > 0).then(|| Box::new(layout(t, b, count))),
         from: c.peer_group().world_of(src),
     }))
 }
@@ -358,7 +359,7 @@ fn plan_recv(rt: &Runtime, b: &Buf, src: i32, tag: i32, comm: CommId) -> Result<
 fn post_recv(rt: &mut Runtime, p: RecvPlan, comm: CommId) -> ReqId {
     let id = match p.layout {
         None => rt.device.irecv(p.args),
-        Some(l) => rt.device.irecv_layout(p.args, l),
+        Some(l) => rt.device.irecv_layout(p.args, *l),
     };
     set_owner(rt, id, comm);
     id
@@ -530,7 +531,7 @@ fn start_one(rt: &mut Runtime, id: ReqId) -> Result<()> {
                 args: a,
                 layout: staged.then(|| {
                     let b = b.expect("buf");
-                    layout(t.as_ref().expect("type"), &b, b.count as usize)
+                    Box::new(layout(t.as_ref().expect("type"), &b, b.count as usize))
                 }),
             };
             bsend_copy(rt, plan)?;

@@ -90,6 +90,7 @@ impl TypeInfo {
     /// The zero-copy path: `Some((displacement, length))` when `count` elements are
     /// one contiguous run of memory at `base + displacement`, in packed order
     /// (contiguous derived types too, whatever their lower bound).
+    #[inline]
     pub fn contiguous_block(&self, count: usize) -> Option<(isize, usize)> {
         self.ty.contiguous_block(count)
     }
@@ -212,6 +213,7 @@ fn is_predefined(id: TypeId) -> bool {
 }
 
 impl TypeTable {
+    #[inline]
     fn slot(&self, id: TypeId) -> Result<&Slot> {
         match self.slots.get(id as usize).and_then(|s| s.as_ref()) {
             Some(s) if s.handle_live => Ok(s),
@@ -229,6 +231,7 @@ impl TypeTable {
     }
 
     /// The type at `id`, which must be committed and usable for communication.
+    #[inline]
     pub fn for_comm(&self, id: TypeId) -> Result<&TypeInfo> {
         check_comm(self.get(id)?)
     }
@@ -358,6 +361,7 @@ impl TypeTable {
     }
 }
 
+#[inline]
 fn check_comm(t: &TypeInfo) -> Result<&TypeInfo> {
     if !t.committed {
         return err(

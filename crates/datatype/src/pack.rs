@@ -303,6 +303,7 @@ impl Datatype {
     /// one contiguous run of memory, in packed order, at `base + displacement`
     /// (including structs and pair types that happen to have no holes).
     /// Compiles the type on first use.
+    #[inline]
     pub fn contiguous_block(&self, count: usize) -> Option<(isize, usize)> {
         let p = self.program();
         if p.size == 0 || count == 0 {

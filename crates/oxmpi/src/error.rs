@@ -30,7 +30,8 @@ impl Error {
 
     /// Wraps an engine error, naming the method that called the engine.
     pub(crate) fn from_core(method: &'static str, e: oxmpi_core::Error) -> Error {
-        Error::new(method, e.class, e.message)
+        let class = e.class;
+        Error::new(method, class, e.into_message())
     }
 
     /// The MPI error class.
