@@ -208,7 +208,9 @@ fn invalid(id: TypeId) -> Error {
     Error::new(ErrorClass::Type, format!("invalid datatype (index {id})"))
 }
 
-fn is_predefined(id: TypeId) -> bool {
+/// True for the index of a predefined datatype (never freed, never redefined).
+#[inline]
+pub(crate) fn is_predefined(id: TypeId) -> bool {
     (id as usize) < Predefined::COUNT
 }
 

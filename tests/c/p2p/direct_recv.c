@@ -82,7 +82,7 @@ static void stored_first(void)
         recv_int(MPI_COMM_WORLD, peer, 2, 22, 2);
         recv_int(MPI_COMM_WORLD, peer, 1, 11, 1);
         recv_int(MPI_COMM_WORLD, peer, MPI_ANY_TAG, 33, 1);
-        recv_int(MPI_COMM_WORLD, MPI_ANY_SOURCE, MPI_ANY_TAG, 44, 3);
+        recv_int(MPI_COMM_WORLD, peer, MPI_ANY_TAG, 44, 3);
     }
 }
 

@@ -3,6 +3,7 @@
 //! executor. Messages name the argument and the value; the bindings add the call name.
 
 use super::exec::Exec;
+use super::op::OpId;
 use super::op::{data_range, Reducer};
 use super::shm::{self, Offer, ShmComm};
 use super::stage::View;
@@ -236,7 +237,7 @@ pub(crate) enum Plan {
     Sched(Box<(Exec, View, View)>),
     /// The shared-memory fast path (always `Some`; the box goes back to
     /// [`SPARE_CALL`] once the call ran).
-    Fast(Box<Option<shm::Call>>),
+    Fast(Box<Spare>),
     /// The communicator's fast path must be set up first (collectively), then the call
     /// planned again.
     Setup(Box<shm::Setup>),
@@ -255,26 +256,128 @@ impl Plan {
     }
 }
 
+/// The arguments a fast-path call was planned with. A later call on the same thread with
+/// equal arguments runs the same plan again ([`reuse`]) without checking and planning
+/// anew: the checks and the plan depend on nothing else. Only calls whose datatype and
+/// operation are predefined (never freed, never redefined) have a key.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct Key {
+    pub kind: shm::Kind,
+    pub comm: CommId,
+    /// Send buffer (`usize::MAX` for `MPI_IN_PLACE`).
+    pub send: usize,
+    pub recv: usize,
+    pub count: i32,
+    pub ty: TypeId,
+    pub op: OpId,
+}
+
+impl Key {
+    /// The key of a call on `ty` and `op`, when both are predefined.
+    pub fn predefined(
+        kind: shm::Kind,
+        comm: CommId,
+        send: Input<usize>,
+        recv: usize,
+        count: i32,
+        ty: TypeId,
+        op: OpId,
+    ) -> Option<Key> {
+        (crate::types::is_predefined(ty) && super::op::is_predefined(op)).then_some(Key {
+            kind,
+            comm,
+            send: match send {
+                Input::Data(a) => a,
+                Input::InPlace => usize::MAX,
+            },
+            recv,
+            count,
+            ty,
+            op,
+        })
+    }
+
+    /// The key of a call with no buffers (`MPI_Barrier`).
+    pub fn bare(kind: shm::Kind, comm: CommId) -> Key {
+        Key {
+            kind,
+            comm,
+            send: 0,
+            recv: 0,
+            count: 0,
+            ty: 0,
+            op: 0,
+        }
+    }
+}
+
+/// A fast-path call in its box, with the key it may run again under.
+#[derive(Default)]
+pub(crate) struct Spare {
+    key: Option<Key>,
+    call: Option<shm::Call>,
+}
+
 thread_local! {
-    /// The box of the last fast-path call made on this thread, kept for the next one:
-    /// small collectives otherwise spent a tenth of their instructions in malloc/free.
-    static SPARE_CALL: Cell<Option<Box<Option<shm::Call>>>> = const { Cell::new(None) };
+    /// The box of the last fast-path call of each family made on this thread, kept for
+    /// the next one (small collectives otherwise spent a tenth of their instructions in
+    /// malloc/free), with the call itself when it may run again. Families keep a loop of
+    /// barriers and reductions from evicting each other.
+    static SPARE_CALL: [Cell<Option<Box<Spare>>>; 3] = const {
+        [Cell::new(None), Cell::new(None), Cell::new(None)]
+    };
+}
+
+/// The [`SPARE_CALL`] slot of a kind of call.
+fn family(kind: shm::Kind) -> usize {
+    match kind {
+        shm::Kind::Barrier => 0,
+        shm::Kind::Allreduce | shm::Kind::Scan | shm::Kind::Exscan => 1,
+        _ => 2,
+    }
+}
+
+fn take_spare(kind: shm::Kind) -> Option<Box<Spare>> {
+    SPARE_CALL.with(|s| s[family(kind)].take())
+}
+
+fn keep_spare(kind: shm::Kind, b: Box<Spare>) {
+    SPARE_CALL.with(|s| s[family(kind)].set(Some(b)));
+}
+
+/// The plan of the last fast-path call made on this thread, if it had `key` and its
+/// communicator still has the same fast path.
+pub(crate) fn reuse(rt: &Runtime, key: Key) -> Option<Plan> {
+    let spare = take_spare(key.kind)?;
+    if spare.key == Some(key)
+        && spare
+            .call
+            .as_ref()
+            .is_some_and(|c| shm::is_current(rt, key.comm, &c.comm))
+    {
+        return Some(Plan::Fast(spare));
+    }
+    keep_spare(key.kind, spare);
+    None
 }
 
 /// The fast-path plan for a call of `bytes` per rank on `t` (reductions split vectors
 /// only between elements of `elem` bytes; 1 for the others), if it takes that path.
+/// `key`: the call may run again as planned (see [`reuse`]).
 pub(crate) fn fast_plan(
     rt: &Runtime,
     t: &Team,
     bytes: usize,
     elem: usize,
     kind: shm::Kind,
+    key: Option<Key>,
     make: impl FnOnce(Arc<ShmComm>) -> shm::Call,
 ) -> Option<Plan> {
     match shm::offer(rt, t, bytes, elem, kind)? {
         Offer::Ready(c) => {
-            let mut b = SPARE_CALL.take().unwrap_or_default();
-            *b = Some(make(c));
+            let mut b = take_spare(kind).unwrap_or_default();
+            b.key = key;
+            b.call = Some(make(c));
             Some(Plan::Fast(b))
         }
         Offer::Setup(s) => Some(Plan::Setup(Box::new(s))),
@@ -294,15 +397,16 @@ pub(crate) fn drive(mut f: impl FnMut(&mut Runtime) -> Result<Plan>) -> Result<b
                 Ok(())
             })?,
             Plan::Fast(mut c) => {
-                let r = match c.as_ref() {
-                    Some(call) => shm::run(call),
-                    None => Err(Error::new(
-                        ErrorClass::Intern,
-                        "fast-path plan without a call",
-                    )),
+                let Some(call) = &c.call else {
+                    return err(ErrorClass::Intern, "fast-path plan without a call");
                 };
-                *c = None;
-                SPARE_CALL.set(Some(c));
+                let kind = call.kind;
+                let r = shm::run(call);
+                if c.key.is_none() || r.is_err() {
+                    c.key = None;
+                    c.call = None;
+                }
+                keep_spare(kind, c);
                 return r.map(|()| true);
             }
             Plan::Sched(b) => {

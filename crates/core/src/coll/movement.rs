@@ -7,7 +7,7 @@
 
 use super::check::{
     buffer, bytes, counts, datatype, distinct, drive, fast_plan, in_place_not_allowed, launch,
-    nonneg, not_aliased, root, sum_counts, team_or_inter, Input, Plan,
+    nonneg, not_aliased, reuse, root, sum_counts, team_or_inter, Input, Key, Plan,
 };
 use super::inter::{self, Many, Side};
 use super::op::Reducer;
@@ -87,18 +87,24 @@ fn no_reduce() -> Reducer {
 
 /// `MPI_Barrier`.
 pub fn barrier(comm: CommId) -> Result<()> {
+    let key = Key::bare(shm::Kind::Barrier, comm);
     let done = drive(|rt| {
+        if let Some(p) = reuse(rt, key) {
+            return Ok(p);
+        }
         let Some(t) = team_or_inter(rt, comm)? else {
             return Ok(Plan::Inter);
         };
-        let fast = fast_plan(rt, &t, 0, 1, shm::Kind::Barrier, |comm| shm::Call {
-            comm,
-            kind: shm::Kind::Barrier,
-            input: None,
-            output: None,
-            reducer: no_reduce(),
-            bytes: 0,
-            elem: 1,
+        let fast = fast_plan(rt, &t, 0, 1, shm::Kind::Barrier, Some(key), |comm| {
+            shm::Call {
+                comm,
+                kind: shm::Kind::Barrier,
+                input: None,
+                output: None,
+                reducer: no_reduce(),
+                bytes: 0,
+                elem: 1,
+            }
         });
         if let Some(p) = fast {
             return Ok(p);
@@ -132,6 +138,7 @@ pub unsafe fn bcast(b: Buf, root_rank: i32, comm: CommId) -> Result<()> {
             bytes(n, info)?,
             1,
             shm::Kind::Bcast { root },
+            None,
             |comm| shm::Call {
                 comm,
                 kind: shm::Kind::Bcast { root },
@@ -217,7 +224,7 @@ pub unsafe fn gather(send: Input<Buf>, recv: Buf, root_rank: i32, comm: CommId) 
             (None, None) => unreachable!("in place only at the root"),
         };
         let kind = shm::Kind::Gather { root };
-        let fast = fast_plan(rt, &t, block, 1, kind, |comm| shm::Call {
+        let fast = fast_plan(rt, &t, block, 1, kind, None, |comm| shm::Call {
             comm,
             kind,
             input: Some(input),
@@ -376,7 +383,7 @@ pub unsafe fn scatter(send: Buf, recv: Input<Buf>, root_rank: i32, comm: CommId)
             bytes(n, info)?
         };
         let kind = shm::Kind::Scatter { root };
-        let fast = fast_plan(rt, &t, block, 1, kind, |comm| shm::Call {
+        let fast = fast_plan(rt, &t, block, 1, kind, None, |comm| shm::Call {
             comm,
             kind,
             input: sent.map(|(total, sinfo)| Data::new(send.addr, total, sinfo)),
@@ -503,14 +510,16 @@ pub unsafe fn allgather(send: Input<Buf>, recv: Buf, comm: CommId) -> Result<()>
             input = Data::new(s.addr, sc, sinfo);
             sent = (s.addr, sc, sinfo.clone());
         }
-        let fast = fast_plan(rt, &t, block, 1, shm::Kind::Allgather, |comm| shm::Call {
-            comm,
-            kind: shm::Kind::Allgather,
-            input: Some(input.clone()),
-            output: Some(Data::new(recv.addr, total, rinfo)),
-            reducer: no_reduce(),
-            bytes: block,
-            elem: 1,
+        let fast = fast_plan(rt, &t, block, 1, shm::Kind::Allgather, None, |comm| {
+            shm::Call {
+                comm,
+                kind: shm::Kind::Allgather,
+                input: Some(input.clone()),
+                output: Some(Data::new(recv.addr, total, rinfo)),
+                reducer: no_reduce(),
+                bytes: block,
+                elem: 1,
+            }
         });
         if let Some(p) = fast {
             return Ok(p);
@@ -619,7 +628,7 @@ pub unsafe fn alltoall(send: Input<Buf>, recv: Buf, comm: CommId) -> Result<()> 
             sent = Some((s.addr, stotal, sinfo));
         }
         let kind = shm::Kind::Alltoall;
-        let fast = fast_plan(rt, &t, block, 1, kind, |comm| shm::Call {
+        let fast = fast_plan(rt, &t, block, 1, kind, None, |comm| shm::Call {
             comm,
             kind,
             input: Some(match sent {

@@ -58,6 +58,12 @@ pub struct OpTable {
     free: Vec<usize>,
 }
 
+/// True for the index of a predefined operation (never freed, never redefined).
+#[inline]
+pub(crate) fn is_predefined(id: OpId) -> bool {
+    (id as usize) < PredefinedOp::ALL.len()
+}
+
 impl OpTable {
     /// Stores a new user operation and returns its index.
     pub fn insert(&mut self, op: UserOp) -> OpId {

@@ -7,7 +7,7 @@
 
 use super::check::{
     buffer, bytes, counts, datatype, drive, fast_plan, in_place_not_allowed, launch, nonneg,
-    not_aliased, root, team_or_inter, Input, Plan,
+    not_aliased, reuse, root, team_or_inter, Input, Key, Plan,
 };
 use super::inter;
 use super::op::{data_range, Op, OpId, Reducer};
@@ -121,6 +121,7 @@ pub unsafe fn reduce(
             bytes(n, info)?,
             info.size,
             shm::Kind::Reduce { root },
+            None,
             |comm| shm::Call {
                 comm,
                 kind: shm::Kind::Reduce { root },
@@ -177,7 +178,16 @@ unsafe fn reduce_all(
     op: OpId,
     comm: CommId,
 ) -> Result<()> {
+    let fast_kind = match kind {
+        Kind::Allreduce => shm::Kind::Allreduce,
+        Kind::Scan => shm::Kind::Scan,
+        Kind::Exscan => shm::Kind::Exscan,
+    };
+    let key = Key::predefined(fast_kind, comm, send, recv, count, ty, op);
     let done = drive(|rt| {
+        if let Some(p) = key.and_then(|k| reuse(rt, k)) {
+            return Ok(p);
+        }
         let Some(t) = team_or_inter(rt, comm)? else {
             return Ok(Plan::Inter);
         };
@@ -189,12 +199,7 @@ unsafe fn reduce_all(
             buffer(s, n, info, "sendbuf")?;
             not_aliased(s, info, n, recv, info, n)?;
         }
-        let fast_kind = match kind {
-            Kind::Allreduce => shm::Kind::Allreduce,
-            Kind::Scan => shm::Kind::Scan,
-            Kind::Exscan => shm::Kind::Exscan,
-        };
-        let fast = fast_plan(rt, &t, bytes(n, info)?, info.size, fast_kind, |comm| {
+        let fast = fast_plan(rt, &t, bytes(n, info)?, info.size, fast_kind, key, |comm| {
             shm::Call {
                 comm,
                 kind: fast_kind,

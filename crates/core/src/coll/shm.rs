@@ -526,6 +526,22 @@ pub(crate) fn offer(
 }
 
 /// Records the outcome of a setup (or that a communicator has no fast path).
+/// True when `comm` (an identifier) still names the communicator whose fast path is
+/// `sc`: a planned call may run again on it.
+pub(crate) fn is_current(rt: &Runtime, comm: crate::comm::CommId, sc: &Arc<ShmComm>) -> bool {
+    let Ok(c) = rt.comms.get(comm) else {
+        return false;
+    };
+    match rt.coll.fast.get(c.coll_ctx() as usize / 2) {
+        Some(Some(e)) => {
+            c.remote.is_none()
+                && e.group.as_ptr() == Arc::as_ptr(&c.group)
+                && e.comm.as_ref().is_some_and(|f| Arc::ptr_eq(f, sc))
+        }
+        _ => false,
+    }
+}
+
 pub(crate) fn entry(group: &Arc<Group>, comm: Option<Arc<ShmComm>>) -> Entry {
     Entry {
         group: Arc::downgrade(group),
