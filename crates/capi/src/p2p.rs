@@ -350,7 +350,29 @@ unsafe fn report_all(
     Ok(())
 }
 
+/// Request arrays up to this length are handled on the stack.
+const INLINE_REQUESTS: usize = 16;
+
 mpi_fn! { MPI_Waitall / PMPI_Waitall (n: c_int, rs: *mut MPI_Request, st: *mut MPI_Status) target(Target::None) {
+    if (0..=INLINE_REQUESTS as c_int).contains(&n) && !rs.is_null() {
+        // The common short arrays stay off the heap.
+        let n = n as usize;
+        let mut ids = [None; INLINE_REQUESTS];
+        for (i, id) in ids[..n].iter_mut().enumerate() {
+            // SAFETY: the array holds n handles (MPI contract).
+            *id = request(unsafe { *rs.add(i) })?;
+        }
+        let ids = &ids[..n];
+        let st = statuses_ptr(st)?;
+        if crate::grequest::involved(ids) {
+            // SAFETY: arrays of n entries.
+            return unsafe { crate::grequest::waitall(rs, ids, st) };
+        }
+        let mut done = [None; INLINE_REQUESTS];
+        p2p::waitall_into(ids, &mut done[..n])?;
+        // SAFETY: arrays of n entries.
+        return unsafe { report_all(rs, st, &done[..n]) };
+    }
     // SAFETY: rs holds n handles.
     let ids = unsafe { read_requests(n, rs)? };
     let st = statuses_ptr(st)?;

@@ -668,19 +668,43 @@ fn all_done(rt: &Runtime, ids: &[Option<ReqId>]) -> bool {
 }
 
 fn finish_all(rt: &mut Runtime, ids: &[Option<ReqId>]) -> Vec<Option<Completion>> {
-    ids.iter()
-        .map(|id| match active(rt, *id) {
+    let mut out = vec![None; ids.len()];
+    finish_all_into(rt, ids, &mut out);
+    out
+}
+
+fn finish_all_into(rt: &mut Runtime, ids: &[Option<ReqId>], out: &mut [Option<Completion>]) {
+    for (id, o) in ids.iter().zip(out) {
+        *o = match active(rt, *id) {
             Some(i) => try_finish(rt, i),
             None => None,
-        })
-        .collect()
+        };
+    }
 }
 
 /// `MPI_Waitall`: one entry per request; None for null or inactive entries (their
 /// status is the empty status).
 pub fn waitall(ids: &[Option<ReqId>]) -> Result<Vec<Option<Completion>>> {
-    runtime::with(|rt| check_all(rt, ids))?;
-    runtime::block_on(|rt| Ok(all_done(rt, ids).then(|| finish_all(rt, ids))))
+    let mut out = vec![None; ids.len()];
+    waitall_into(ids, &mut out)?;
+    Ok(out)
+}
+
+/// [`waitall`] into `out` (at least as long as `ids`), which the caller may keep
+/// off the heap.
+pub fn waitall_into(ids: &[Option<ReqId>], out: &mut [Option<Completion>]) -> Result<()> {
+    let mut checked = false;
+    runtime::block_on(|rt| {
+        if !checked {
+            check_all(rt, ids)?;
+            checked = true;
+        }
+        if !all_done(rt, ids) {
+            return Ok(None);
+        }
+        finish_all_into(rt, ids, out);
+        Ok(Some(()))
+    })
 }
 
 /// `MPI_Testall`: Some(all) when every request is complete, None otherwise (nothing is
