@@ -1,6 +1,6 @@
 /*
- * Repeated small collectives with the same arguments run the plan made for the first of
- * them again.  This program checks that such a repeat never uses what it must not:
+ * Repeated small collectives (barrier, allreduce, reduce, bcast) with the same arguments
+ * run the plan made for the first of them again.  This program checks that such a repeat never uses what it must not:
  * new data in the same buffers, another operation or buffer on the same communicator,
  * barriers between reductions, a communicator freed and replaced by one with the same
  * handle value but other members, a freed communicator used again (MPI_ERR_COMM), and a
@@ -54,6 +54,19 @@ static void same_buffers(MPI_Comm comm, int rounds)
         out[0] = world + k;
         MTEST_CALL(MPI_Allreduce(MPI_IN_PLACE, out, 1, MPI_INT, MPI_SUM, comm));
         MTEST_EQ("in-place sum", want, out[0]);
+        /* Rooted calls: the same buffers with the root moving every other round. */
+        for (int rep = 0; rep < 2; rep++) {
+            int root = (k / 2) % size, me;
+            MPI_Comm_rank(comm, &me);
+            out[0] = -1;
+            MTEST_CALL(MPI_Reduce(in, out, 1, MPI_INT, MPI_SUM, root, comm));
+            if (me == root) {
+                MTEST_EQ("reduce sum at the root", want, out[0]);
+            }
+            out[1] = me == root ? 1000 * k + rep : -1;
+            MTEST_CALL(MPI_Bcast(&out[1], 1, MPI_INT, root, comm));
+            MTEST_EQ("broadcast value", 1000 * k + rep, out[1]);
+        }
     }
 }
 

@@ -273,7 +273,8 @@ pub(crate) struct Key {
 }
 
 impl Key {
-    /// The key of a call on `ty` and `op`, when both are predefined.
+    /// The key of a call on `ty` and `op`, when both are predefined (`op` 0, a
+    /// predefined operation, for calls without one).
     pub fn predefined(
         kind: shm::Kind,
         comm: CommId,
@@ -332,7 +333,7 @@ thread_local! {
 fn family(kind: shm::Kind) -> usize {
     match kind {
         shm::Kind::Barrier => 0,
-        shm::Kind::Allreduce | shm::Kind::Scan | shm::Kind::Exscan => 1,
+        shm::Kind::Allreduce | shm::Kind::Scan | shm::Kind::Exscan | shm::Kind::Reduce { .. } => 1,
         _ => 2,
     }
 }

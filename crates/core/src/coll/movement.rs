@@ -124,7 +124,14 @@ pub fn barrier(comm: CommId) -> Result<()> {
 /// # Safety
 /// The buffer must hold `count` elements of its datatype.
 pub unsafe fn bcast(b: Buf, root_rank: i32, comm: CommId) -> Result<()> {
+    let key = usize::try_from(root_rank).ok().and_then(|r| {
+        let kind = shm::Kind::Bcast { root: r };
+        Key::predefined(kind, comm, Input::Data(b.addr), b.addr, b.count, b.ty, 0)
+    });
     let done = drive(|rt| {
+        if let Some(p) = key.and_then(|k| reuse(rt, k)) {
+            return Ok(p);
+        }
         let Some(t) = team_or_inter(rt, comm)? else {
             return Ok(Plan::Inter);
         };
@@ -138,7 +145,7 @@ pub unsafe fn bcast(b: Buf, root_rank: i32, comm: CommId) -> Result<()> {
             bytes(n, info)?,
             1,
             shm::Kind::Bcast { root },
-            None,
+            key,
             |comm| shm::Call {
                 comm,
                 kind: shm::Kind::Bcast { root },

@@ -92,7 +92,21 @@ pub unsafe fn reduce(
     root_rank: i32,
     comm: CommId,
 ) -> Result<()> {
+    let key = usize::try_from(root_rank).ok().and_then(|r| {
+        Key::predefined(
+            shm::Kind::Reduce { root: r },
+            comm,
+            send,
+            recv,
+            count,
+            ty,
+            op,
+        )
+    });
     let done = drive(|rt| {
+        if let Some(p) = key.and_then(|k| reuse(rt, k)) {
+            return Ok(p);
+        }
         let Some(t) = team_or_inter(rt, comm)? else {
             return Ok(Plan::Inter);
         };
@@ -121,7 +135,7 @@ pub unsafe fn reduce(
             bytes(n, info)?,
             info.size,
             shm::Kind::Reduce { root },
-            None,
+            key,
             |comm| shm::Call {
                 comm,
                 kind: shm::Kind::Reduce { root },
