@@ -12,19 +12,24 @@ use oxmpi_core::{Error, ErrorClass, Result};
 /// `MPI_STATUS_IGNORE` / `MPI_STATUSES_IGNORE` as MPICH defines them.
 pub const STATUS_IGNORE: usize = 1;
 
+#[inline]
 pub fn comm(h: MPI_Comm) -> Result<CommId> {
+    handles::comm_index(h).ok_or_else(|| bad_comm(h))
+}
+
+// The error paths of the handle conversions stay out of line, so that the conversions
+// of every call need no stack frame.
+#[cold]
+#[inline(never)]
+fn bad_comm(h: MPI_Comm) -> Error {
     if h == handles::MPI_COMM_NULL {
-        return Err(Error::new(
-            ErrorClass::Comm,
-            "invalid communicator MPI_COMM_NULL",
-        ));
-    }
-    handles::comm_index(h).ok_or_else(|| {
+        Error::new(ErrorClass::Comm, "invalid communicator MPI_COMM_NULL")
+    } else {
         Error::new(
             ErrorClass::Comm,
             format!("invalid communicator handle {h:#x}"),
         )
-    })
+    }
 }
 
 /// A communicator argument that must name a live communicator even where the call
@@ -45,36 +50,46 @@ pub fn target(h: MPI_Comm) -> crate::export::Target {
     }
 }
 
+#[inline]
 pub fn datatype(h: MPI_Datatype) -> Result<TypeId> {
-    if h == handles::MPI_DATATYPE_NULL {
-        return Err(Error::new(
-            ErrorClass::Type,
-            "invalid datatype MPI_DATATYPE_NULL",
-        ));
-    }
     match handles::datatype_from_handle(h) {
         Some(DatatypeRef::Predefined(p)) => Ok(p as TypeId),
         Some(DatatypeRef::Created(i)) => Ok(i),
-        None => Err(Error::new(
-            ErrorClass::Type,
-            format!("invalid datatype handle {h:#x}"),
-        )),
+        None => Err(bad_datatype(h)),
+    }
+}
+
+#[cold]
+#[inline(never)]
+fn bad_datatype(h: MPI_Datatype) -> Error {
+    if h == handles::MPI_DATATYPE_NULL {
+        Error::new(ErrorClass::Type, "invalid datatype MPI_DATATYPE_NULL")
+    } else {
+        Error::new(ErrorClass::Type, format!("invalid datatype handle {h:#x}"))
     }
 }
 
 /// Refuses `MPI_IN_PLACE` as a buffer argument: only some collective buffers accept
 /// it (and their bindings test for it before they get here). Used as an address it
 /// would be dereferenced.
+#[inline]
 pub fn not_in_place(ptr: *const std::ffi::c_void, what: &str) -> Result<()> {
     if std::ptr::eq(ptr, handles::MPI_IN_PLACE) {
-        return Err(Error::new(
-            ErrorClass::Buffer,
-            format!("MPI_IN_PLACE is not a valid {what} here"),
-        ));
+        return Err(in_place_refused(what));
     }
     Ok(())
 }
 
+#[cold]
+#[inline(never)]
+fn in_place_refused(what: &str) -> Error {
+    Error::new(
+        ErrorClass::Buffer,
+        format!("MPI_IN_PLACE is not a valid {what} here"),
+    )
+}
+
+#[inline]
 pub fn buf(ptr: *const std::ffi::c_void, count: i32, dt: MPI_Datatype) -> Result<Buf> {
     not_in_place(ptr, "buffer")?;
     Ok(Buf {

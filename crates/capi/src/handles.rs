@@ -663,6 +663,7 @@ pub fn comm_handle(index: u32) -> MPI_Comm {
 }
 
 /// The communicator table index a handle names (`MPI_COMM_NULL` gives `None`).
+#[inline]
 pub fn comm_index(handle: MPI_Comm) -> Option<u32> {
     decode(HandleClass::Comm, &COMM_PREDEFINED, handle)
 }
@@ -996,6 +997,7 @@ impl DatatypeRef {
 
 /// The handle of a predefined datatype (the canonical one where C has aliases:
 /// `MPI_LONG_LONG` is `MPI_LONG_LONG_INT`, `MPI_C_COMPLEX` is `MPI_C_FLOAT_COMPLEX`).
+#[inline]
 pub const fn predefined_handle(p: Predefined) -> MPI_Datatype {
     match p {
         Predefined::Char => MPI_CHAR,
@@ -1095,6 +1097,7 @@ const BUILTIN_DATATYPES: [Option<Predefined>; 256] = {
 };
 
 /// The predefined datatype a handle names, if it names one.
+#[inline]
 pub fn predefined_from_handle(handle: MPI_Datatype) -> Option<Predefined> {
     let p = if builtin_low(handle, HandleClass::Datatype).is_some() {
         BUILTIN_DATATYPES[(handle as u32 & 0xff) as usize]?
