@@ -21,6 +21,7 @@ pub mod info;
 mod internal_coll;
 pub mod p2p;
 pub mod runtime;
+mod state_lock;
 pub mod sys;
 pub mod topo;
 pub mod transport;

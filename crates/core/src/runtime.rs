@@ -11,12 +11,13 @@ use crate::config::Config;
 use crate::device::packet::HEADER_BYTES;
 use crate::device::Device;
 use crate::error::{err, ErrorClass, Result};
+use crate::state_lock::{StateGuard, StateLock};
 use crate::sys;
 use crate::transport::ring::{self, Watch};
 use crate::transport::shm::ShmNode;
 use crate::types::TypeTable;
 use oxmpi_pmi::Client;
-use std::sync::{Arc, Mutex, MutexGuard};
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 /// Thread support levels, ordered as in the standard.
@@ -70,10 +71,10 @@ enum Phase {
     After,
 }
 
-static STATE: Mutex<Phase> = Mutex::new(Phase::Before);
+static STATE: StateLock<Phase> = StateLock::new(Phase::Before);
 
-fn lock() -> MutexGuard<'static, Phase> {
-    STATE.lock().unwrap_or_else(|poison| poison.into_inner())
+fn lock() -> StateGuard<'static, Phase> {
+    STATE.lock()
 }
 
 /// `MPI_Initialized`.
