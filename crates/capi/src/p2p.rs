@@ -230,16 +230,29 @@ mpi_fn! { MPI_Test / PMPI_Test (r: *mut MPI_Request, flag: *mut c_int, st: *mut 
 
 /// Reads `n` request handles.
 unsafe fn read_requests(n: c_int, rs: *mut MPI_Request) -> Result<Vec<Option<ReqId>>> {
+    let mut ids = vec![None; n.max(0) as usize];
+    // SAFETY: forwarded contract.
+    unsafe { read_requests_into(n, rs, &mut ids)? };
+    Ok(ids)
+}
+
+/// Reads the `n` handles of `rs` into `ids` (at least `n` long once `n` is checked).
+unsafe fn read_requests_into(
+    n: c_int,
+    rs: *mut MPI_Request,
+    ids: &mut [Option<ReqId>],
+) -> Result<()> {
     if n < 0 {
         return Err(Error::new(ErrorClass::Count, format!("invalid count {n}")));
     }
     if n > 0 && rs.is_null() {
         return Err(Error::new(ErrorClass::Arg, "null array of requests"));
     }
-    (0..n as usize)
+    for (i, id) in ids[..n as usize].iter_mut().enumerate() {
         // SAFETY: the array holds n handles (MPI contract).
-        .map(|i| request(unsafe { *rs.add(i) }))
-        .collect()
+        *id = request(unsafe { *rs.add(i) })?;
+    }
+    Ok(())
 }
 
 fn statuses_ptr(st: *mut MPI_Status) -> Result<*mut MPI_Status> {
@@ -354,35 +367,33 @@ unsafe fn report_all(
 const INLINE_REQUESTS: usize = 16;
 
 mpi_fn! { MPI_Waitall / PMPI_Waitall (n: c_int, rs: *mut MPI_Request, st: *mut MPI_Status) target(Target::None) {
-    if (0..=INLINE_REQUESTS as c_int).contains(&n) && !rs.is_null() {
-        // The common short arrays stay off the heap.
-        let n = n as usize;
-        let mut ids = [None; INLINE_REQUESTS];
-        for (i, id) in ids[..n].iter_mut().enumerate() {
-            // SAFETY: the array holds n handles (MPI contract).
-            *id = request(unsafe { *rs.add(i) })?;
-        }
-        let ids = &ids[..n];
-        let st = statuses_ptr(st)?;
-        if crate::grequest::involved(ids) {
-            // SAFETY: arrays of n entries.
-            return unsafe { crate::grequest::waitall(rs, ids, st) };
-        }
-        let mut done = [None; INLINE_REQUESTS];
-        p2p::waitall_into(ids, &mut done[..n])?;
-        // SAFETY: arrays of n entries.
-        return unsafe { report_all(rs, st, &done[..n]) };
-    }
+    // Short arrays (the common case) stay off the heap.
+    let small = (0..=INLINE_REQUESTS as c_int).contains(&n);
+    let (mut ids_here, mut done_here) = ([None; INLINE_REQUESTS], [None; INLINE_REQUESTS]);
+    let (mut ids_heap, mut done_heap) = (Vec::new(), Vec::new());
+    let ids: &mut [Option<ReqId>] = if small {
+        &mut ids_here[..]
+    } else {
+        ids_heap.resize(n.max(0) as usize, None);
+        &mut ids_heap
+    };
     // SAFETY: rs holds n handles.
-    let ids = unsafe { read_requests(n, rs)? };
+    unsafe { read_requests_into(n, rs, ids)? };
+    let ids = &ids[..n as usize];
     let st = statuses_ptr(st)?;
-    if crate::grequest::involved(&ids) {
+    if crate::grequest::involved(ids) {
         // SAFETY: arrays of n entries.
-        return unsafe { crate::grequest::waitall(rs, &ids, st) };
+        return unsafe { crate::grequest::waitall(rs, ids, st) };
     }
-    let done = p2p::waitall(&ids)?;
+    let done: &mut [Option<Completion>] = if small {
+        &mut done_here[..ids.len()]
+    } else {
+        done_heap.resize(ids.len(), None);
+        &mut done_heap
+    };
+    p2p::waitall_into(ids, done)?;
     // SAFETY: arrays of n entries.
-    unsafe { report_all(rs, st, &done) }
+    unsafe { report_all(rs, st, done) }
 }}
 
 mpi_fn! { MPI_Testall / PMPI_Testall (n: c_int, rs: *mut MPI_Request, flag: *mut c_int, st: *mut MPI_Status) target(Target::None) {

@@ -235,7 +235,7 @@ pub(crate) fn launch(
 pub(crate) enum Plan {
     /// The point-to-point schedule, with the views to unpack afterwards.
     Sched(Box<(Exec, View, View)>),
-    /// The shared-memory fast path (always `Some`; the box goes back to
+    /// The shared-memory fast path (its call always present; the box goes back to
     /// [`SPARE_CALL`] once the call ran).
     Fast(Box<Spare>),
     /// The communicator's fast path must be set up first (collectively), then the call
@@ -348,7 +348,7 @@ fn keep_spare(kind: shm::Kind, b: Box<Spare>) {
 
 /// The plan of the last fast-path call made on this thread, if it had `key` and its
 /// communicator still has the same fast path.
-pub(crate) fn reuse(rt: &Runtime, key: Key) -> Option<Plan> {
+fn reuse(rt: &Runtime, key: Key) -> Option<Plan> {
     let spare = take_spare(key.kind)?;
     if spare.key == Some(key)
         && spare
@@ -384,6 +384,18 @@ pub(crate) fn fast_plan(
         Offer::Setup(s) => Some(Plan::Setup(Box::new(s))),
         Offer::Disable(ctx, group) => Some(Plan::NoFast(ctx, group)),
     }
+}
+
+/// [`drive`] for a call that may have a [`Key`]: a repeat of the thread's last such
+/// call runs that plan again instead of planning with `f`.
+pub(crate) fn drive_keyed(
+    key: Option<Key>,
+    mut f: impl FnMut(&mut Runtime) -> Result<Plan>,
+) -> Result<bool> {
+    drive(|rt| match key.and_then(|k| reuse(rt, k)) {
+        Some(p) => Ok(p),
+        None => f(rt),
+    })
 }
 
 /// Plans a call with `f` (under the lock) and runs it (without the lock). False when

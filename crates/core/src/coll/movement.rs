@@ -6,8 +6,8 @@
 //! insignificant pointers and arrays are never read.
 
 use super::check::{
-    buffer, bytes, counts, datatype, distinct, drive, fast_plan, in_place_not_allowed, launch,
-    nonneg, not_aliased, reuse, root, sum_counts, team_or_inter, Input, Key, Plan,
+    buffer, bytes, counts, datatype, distinct, drive, drive_keyed, fast_plan, in_place_not_allowed,
+    launch, nonneg, not_aliased, root, sum_counts, team_or_inter, Input, Key, Plan,
 };
 use super::inter::{self, Many, Side};
 use super::op::Reducer;
@@ -88,10 +88,7 @@ fn no_reduce() -> Reducer {
 /// `MPI_Barrier`.
 pub fn barrier(comm: CommId) -> Result<()> {
     let key = Key::bare(shm::Kind::Barrier, comm);
-    let done = drive(|rt| {
-        if let Some(p) = reuse(rt, key) {
-            return Ok(p);
-        }
+    let done = drive_keyed(Some(key), |rt| {
         let Some(t) = team_or_inter(rt, comm)? else {
             return Ok(Plan::Inter);
         };
@@ -128,10 +125,7 @@ pub unsafe fn bcast(b: Buf, root_rank: i32, comm: CommId) -> Result<()> {
         let kind = shm::Kind::Bcast { root: r };
         Key::predefined(kind, comm, Input::Data(b.addr), b.addr, b.count, b.ty, 0)
     });
-    let done = drive(|rt| {
-        if let Some(p) = key.and_then(|k| reuse(rt, k)) {
-            return Ok(p);
-        }
+    let done = drive_keyed(key, |rt| {
         let Some(t) = team_or_inter(rt, comm)? else {
             return Ok(Plan::Inter);
         };

@@ -6,8 +6,8 @@
 //! decision table picks.
 
 use super::check::{
-    buffer, bytes, counts, datatype, drive, fast_plan, in_place_not_allowed, launch, nonneg,
-    not_aliased, reuse, root, team_or_inter, Input, Key, Plan,
+    buffer, bytes, counts, datatype, drive, drive_keyed, fast_plan, in_place_not_allowed, launch,
+    nonneg, not_aliased, root, team_or_inter, Input, Key, Plan,
 };
 use super::inter;
 use super::op::{data_range, Op, OpId, Reducer};
@@ -103,10 +103,7 @@ pub unsafe fn reduce(
             op,
         )
     });
-    let done = drive(|rt| {
-        if let Some(p) = key.and_then(|k| reuse(rt, k)) {
-            return Ok(p);
-        }
+    let done = drive_keyed(key, |rt| {
         let Some(t) = team_or_inter(rt, comm)? else {
             return Ok(Plan::Inter);
         };
@@ -198,10 +195,7 @@ unsafe fn reduce_all(
         Kind::Exscan => shm::Kind::Exscan,
     };
     let key = Key::predefined(fast_kind, comm, send, recv, count, ty, op);
-    let done = drive(|rt| {
-        if let Some(p) = key.and_then(|k| reuse(rt, k)) {
-            return Ok(p);
-        }
+    let done = drive_keyed(key, |rt| {
         let Some(t) = team_or_inter(rt, comm)? else {
             return Ok(Plan::Inter);
         };

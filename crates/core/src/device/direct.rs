@@ -9,9 +9,8 @@
 //! a rendezvous request, a protocol packet) sends the caller to the ordinary path, which
 //! posts the receive and lets the progress engine handle the packet.
 
-use super::packet::{Header, Kind, FLAG_SYNC, HEADER_BYTES};
-use super::{Device, Payload, RecvArgs, Status};
-use crate::error::ErrorClass;
+use super::packet::{Header, Kind, HEADER_BYTES};
+use super::{matched_status, Device, RecvArgs, Status};
 use crate::transport::Route;
 use crate::ANY_TAG;
 
@@ -55,33 +54,18 @@ impl Device {
             // Not for this receive (or corrupt: the progress engine reports that).
             _ => return Direct::Busy,
         };
+        let status = matched_status(&hdr, a.cap);
         let data = &body[HEADER_BYTES..];
-        let n = (hdr.len as usize).min(a.cap).min(data.len());
+        let n = (status.bytes as usize).min(data.len());
         if n > 0 {
             // SAFETY: the receive buffer holds `cap >= n` bytes (MPI contract, counts
             // checked by the caller); the packet body holds at least n bytes.
             unsafe { std::ptr::copy_nonoverlapping(data.as_ptr(), a.buf, n) };
         }
-        c.pop();
-        let wake = c.publish_due() && c.publish();
-        if wake {
+        if c.pop_and_hand_back() {
             self.wake_local(j);
         }
-        if hdr.flags & FLAG_SYNC != 0 {
-            let mut h = Header::new(Kind::SyncAck);
-            h.sreq = hdr.sreq;
-            self.post_packet(from, h, Payload::Empty, None);
-        }
-        Direct::Took(Status {
-            source: hdr.src_rank,
-            tag: hdr.tag,
-            error: if hdr.len as usize > a.cap {
-                ErrorClass::Truncate
-            } else {
-                ErrorClass::Success
-            },
-            bytes: n as u64,
-            cancelled: false,
-        })
+        self.ack_if_sync(from, &hdr);
+        Direct::Took(status)
     }
 }

@@ -183,6 +183,22 @@ const NO_REQUEST: ReqId = ReqId::MAX;
 
 /// The `Eager` header of send `a` (the message's envelope and length), naming sender
 /// request `sreq`.
+/// The status of a receive of `cap` bytes matched by the message `hdr` announces
+/// (truncated to `cap`, with `MPI_ERR_TRUNCATE` then).
+fn matched_status(hdr: &Header, cap: usize) -> Status {
+    Status {
+        source: hdr.src_rank,
+        tag: hdr.tag,
+        error: if hdr.len as usize > cap {
+            ErrorClass::Truncate
+        } else {
+            ErrorClass::Success
+        },
+        bytes: (hdr.len as usize).min(cap) as u64,
+        cancelled: false,
+    }
+}
+
 fn eager_header(a: &SendArgs, sreq: ReqId) -> Header {
     let mut h = Header::new(Kind::Eager);
     h.src_rank = a.src_rank;
@@ -1071,13 +1087,12 @@ impl Device {
                     // Consumed space goes back to the producer once the ring is found
                     // empty: off the path of the packet that was just handled, and always
                     // before this rank waits (nobody would hand it back meanwhile).
-                    if c.unpublished() != 0 && c.publish() {
+                    if c.publish() {
                         self.wake_local(j);
                     }
                     continue;
                 }
                 let from = self.local_world[j];
-                let mut n = 0;
                 while let Some(body) = c.peek() {
                     match Header::decode(body) {
                         Some(hdr) => {
@@ -1090,14 +1105,9 @@ impl Device {
                             ));
                         }
                     }
-                    c.pop();
-                    n += 1;
-                    if n % 32 == 0 && c.publish() {
+                    if c.pop_and_hand_back() {
                         self.wake_local(j);
                     }
-                }
-                if c.publish_due() && c.publish() {
-                    self.wake_local(j);
                 }
                 did = true;
             }
@@ -1277,20 +1287,18 @@ impl Device {
     }
 
     fn set_recv_status(&mut self, id: ReqId, hdr: &Header, cap: usize) -> usize {
-        let n = (hdr.len as usize).min(cap);
-        let r = self.reqs.get_mut(id).expect("request exists");
-        r.status = Status {
-            source: hdr.src_rank,
-            tag: hdr.tag,
-            error: if hdr.len as usize > cap {
-                ErrorClass::Truncate
-            } else {
-                ErrorClass::Success
-            },
-            bytes: n as u64,
-            cancelled: false,
-        };
-        n
+        let status = matched_status(hdr, cap);
+        self.reqs.get_mut(id).expect("request exists").status = status;
+        status.bytes as usize
+    }
+
+    /// Answers a synchronous-mode message (`FLAG_SYNC`) from `from` once it matched.
+    fn ack_if_sync(&mut self, from: u32, hdr: &Header) {
+        if hdr.flags & FLAG_SYNC != 0 {
+            let mut h = Header::new(Kind::SyncAck);
+            h.sreq = hdr.sreq;
+            self.post_packet(from, h, Payload::Empty, None);
+        }
     }
 
     fn deliver_eager(&mut self, id: ReqId, from: u32, hdr: &Header, data: &[u8]) {
@@ -1310,11 +1318,7 @@ impl Device {
             }
         }
         self.complete(id);
-        if hdr.flags & FLAG_SYNC != 0 {
-            let mut h = Header::new(Kind::SyncAck);
-            h.sreq = hdr.sreq;
-            self.post_packet(from, h, Payload::Empty, None);
-        }
+        self.ack_if_sync(from, hdr);
     }
 
     fn start_pull(&mut self, id: ReqId, from: u32, hdr: &Header) {

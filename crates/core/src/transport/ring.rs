@@ -175,6 +175,7 @@ impl Producer {
 
     /// Appends one record whose body is the concatenation of `parts`. Returns false
     /// (writing nothing) when the ring lacks space now.
+    #[cfg(test)]
     pub fn try_push(&mut self, parts: &[&[u8]]) -> bool {
         let body: usize = parts.iter().map(|p| p.len()).sum();
         self.try_push_with(body, |mut dst| {
@@ -308,17 +309,14 @@ impl Consumer {
         self.head += record_len((word & LEN_MASK) as usize) as u64;
     }
 
-    /// True when consumed space has not been handed back to the producer yet.
+    /// Consumes the record last returned by [`Consumer::peek`] and hands consumed space
+    /// back once an eighth of the ring waits (otherwise the caller hands it back when it
+    /// finds the ring empty). Returns true when the producer must be woken, as
+    /// [`Consumer::publish`].
     #[inline]
-    pub fn unpublished(&self) -> u64 {
-        self.head - self.published
-    }
-
-    /// True when so much consumed space waits to go back (an eighth of the ring) that
-    /// the consumer should hand it back now rather than when it finds the ring empty.
-    #[inline]
-    pub fn publish_due(&self) -> bool {
-        self.unpublished() >= self.cap / 8
+    pub fn pop_and_hand_back(&mut self) -> bool {
+        self.pop();
+        self.head - self.published >= self.cap / 8 && self.publish()
     }
 
     /// Makes consumed space available to the producer. Returns true when the producer
