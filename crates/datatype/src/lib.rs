@@ -29,6 +29,7 @@
 #[cfg(not(target_pointer_width = "64"))]
 compile_error!("oxmpi-datatype assumes 64-bit addresses (MPI_Aint = i64)");
 
+mod blockcopy;
 mod blocks;
 mod constructors;
 mod datatype;

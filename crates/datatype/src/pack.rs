@@ -7,6 +7,7 @@
 
 use std::ptr;
 
+use crate::blockcopy::copy_blocks;
 use crate::datatype::Datatype;
 use crate::program::{Node, NodeKind, Program};
 
@@ -23,6 +24,13 @@ trait Dir {
     /// # Safety
     /// As for [`Dir::copy`] with `n == N`.
     unsafe fn copy_fixed<const N: usize>(mem: usize, buf: *mut u8);
+
+    /// Moves `n` blocks of `len` bytes, the memory side `stride` bytes apart, the
+    /// stream side back to back.
+    ///
+    /// # Safety
+    /// As for [`Dir::copy`], for every block.
+    unsafe fn copy_run(mem: usize, stride: i64, buf: *mut u8, len: usize, n: usize);
 }
 
 /// Memory to stream.
@@ -45,6 +53,12 @@ impl Dir for Gather {
             ptr::write_unaligned(buf as *mut [u8; N], v);
         }
     }
+
+    #[inline(always)]
+    unsafe fn copy_run(mem: usize, stride: i64, buf: *mut u8, len: usize, n: usize) {
+        // SAFETY: forwarded caller contract (stream blocks back to back).
+        unsafe { copy_blocks(buf as usize, len as i64, mem, stride, len, n) }
+    }
 }
 
 impl Dir for Scatter {
@@ -62,6 +76,12 @@ impl Dir for Scatter {
             let v = ptr::read_unaligned(buf as *const [u8; N]);
             ptr::write_unaligned(mem as *mut [u8; N], v);
         }
+    }
+
+    #[inline(always)]
+    unsafe fn copy_run(mem: usize, stride: i64, buf: *mut u8, len: usize, n: usize) {
+        // SAFETY: forwarded caller contract (stream blocks back to back).
+        unsafe { copy_blocks(mem, stride, buf as usize, len as i64, len, n) }
     }
 }
 
@@ -96,16 +116,8 @@ unsafe fn strided<D: Dir>(mem: usize, stride: i64, buf: *mut u8, len: usize, n: 
         24 => fixed!(24),
         32 => fixed!(32),
         64 => fixed!(64),
-        _ => {
-            let mut m = mem;
-            let mut b = buf;
-            for _ in 0..n {
-                // SAFETY: block k lies inside the caller's memory and stream ranges.
-                unsafe { D::copy(m, b, len) };
-                m = offset(m, stride);
-                b = b.wrapping_add(len);
-            }
-        }
+        // SAFETY: every block lies inside the caller's memory and stream ranges.
+        _ => unsafe { D::copy_run(mem, stride, buf, len, n) },
     }
 }
 
