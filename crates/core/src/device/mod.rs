@@ -77,6 +77,11 @@ const MIN_VECTORED_PIECE: u64 = 1024;
 /// Largest span read at once into the bounce buffer.
 const SPAN_BYTES: usize = 256 * 1024;
 
+/// Buffers of delivered unexpected messages a rank keeps for the next ones.
+const SPARE_PAYLOADS: usize = 64;
+/// Largest such buffer kept (bytes of capacity).
+const SPARE_PAYLOAD_BYTES: usize = 4096;
+
 /// How to reach one world rank.
 #[derive(Clone, Copy, Debug)]
 pub struct Peer {
@@ -231,6 +236,9 @@ pub struct Device {
     oversubscribed: bool,
     /// Bounce buffer for reading listed messages of small pieces (kept between messages).
     span_bounce: Vec<u8>,
+    /// Buffers of delivered unexpected eager messages, kept for the next ones (a busy
+    /// exchange stores most of its small messages before their receives are posted).
+    spare_payloads: Vec<Vec<u8>>,
     /// The TCP transport (taken out while it delivers packets to the device).
     tcp: Option<Box<TcpNet>>,
     /// Wakes local ranks that sleep in their TCP epoll set.
@@ -287,6 +295,7 @@ impl Device {
             cma_ok,
             oversubscribed,
             span_bounce: Vec::new(),
+            spare_payloads: Vec::new(),
             tcp: None,
             poker: None,
             bsend: BsendPool::default(),
@@ -1208,7 +1217,7 @@ impl Device {
                             Unexpected::Eager {
                                 from,
                                 hdr,
-                                data: payload.to_vec(),
+                                data: self.stored_copy(payload),
                             }
                         } else {
                             Unexpected::Rts { from, hdr }
@@ -1274,8 +1283,31 @@ impl Device {
     /// A posted receive meets an unexpected message.
     fn deliver(&mut self, id: ReqId, u: Unexpected) {
         match u {
-            Unexpected::Eager { from, hdr, data } => self.deliver_eager(id, from, &hdr, &data),
+            Unexpected::Eager { from, hdr, data } => {
+                self.deliver_eager(id, from, &hdr, &data);
+                self.recycle_payload(data);
+            }
             Unexpected::Rts { from, hdr } => self.start_pull(id, from, &hdr),
+        }
+    }
+
+    /// A copy of an unexpected eager payload, in a spare buffer when one is kept.
+    fn stored_copy(&mut self, payload: &[u8]) -> Vec<u8> {
+        match self.spare_payloads.pop() {
+            Some(mut v) => {
+                v.clear();
+                v.extend_from_slice(payload);
+                v
+            }
+            None => payload.to_vec(),
+        }
+    }
+
+    /// Keeps the buffer of a delivered unexpected message for [`Device::stored_copy`]:
+    /// up to `SPARE_PAYLOADS` buffers of at most `SPARE_PAYLOAD_BYTES` each.
+    fn recycle_payload(&mut self, data: Vec<u8>) {
+        if data.capacity() <= SPARE_PAYLOAD_BYTES && self.spare_payloads.len() < SPARE_PAYLOADS {
+            self.spare_payloads.push(data);
         }
     }
 
