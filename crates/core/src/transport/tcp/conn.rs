@@ -73,16 +73,29 @@ pub struct Conn {
     pub want_out: bool,
 }
 
-/// `sendmsg` of several slices, non-blocking, without SIGPIPE.
+/// Most slices one [`send_slices`] call takes.
+const MAX_SLICES: usize = 4;
+
+/// `sendmsg` of up to [`MAX_SLICES`] slices, non-blocking, without SIGPIPE.
 pub fn send_slices(sock: &TcpStream, parts: &[&[u8]]) -> io::Result<usize> {
-    let iov: Vec<libc::iovec> = parts
-        .iter()
-        .filter(|p| !p.is_empty())
-        .map(|p| libc::iovec {
+    assert!(
+        parts.len() <= MAX_SLICES,
+        "send_slices takes at most {MAX_SLICES} slices"
+    );
+    let empty = libc::iovec {
+        iov_base: std::ptr::null_mut(),
+        iov_len: 0,
+    };
+    let mut iov = [empty; MAX_SLICES];
+    let mut k = 0;
+    for p in parts.iter().filter(|p| !p.is_empty()) {
+        iov[k] = libc::iovec {
             iov_base: p.as_ptr() as *mut libc::c_void,
             iov_len: p.len(),
-        })
-        .collect();
+        };
+        k += 1;
+    }
+    let iov = &iov[..k];
     if iov.is_empty() {
         return Ok(0);
     }
