@@ -19,70 +19,77 @@ pub(crate) const VECTOR_MIN: usize = 256;
 /// Smallest run (total bytes written in one call) that uses non-temporal stores.
 pub(crate) const STREAM_MIN: usize = 16 << 20;
 
-/// Copies `n` blocks of `len` bytes: block `k` from `src + k * src_stride` to
+/// `n` blocks of `len` bytes to copy: block `k` from `src + k * src_stride` to
 /// `dst + k * dst_stride`.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Run {
+    pub dst: usize,
+    pub dst_stride: i64,
+    pub src: usize,
+    pub src_stride: i64,
+    pub len: usize,
+    pub n: usize,
+}
+
+impl Run {
+    /// (destination, source) of each block, in order.
+    #[inline(always)]
+    fn blocks(self) -> impl Iterator<Item = (*mut u8, *const u8)> {
+        (0..self.n as i64).map(move |k| {
+            let d = self
+                .dst
+                .wrapping_add(k.wrapping_mul(self.dst_stride) as usize);
+            let s = self
+                .src
+                .wrapping_add(k.wrapping_mul(self.src_stride) as usize);
+            (d as *mut u8, s as *const u8)
+        })
+    }
+}
+
+/// Copies every block of `run`.
 ///
 /// # Safety
 /// Every source block must be readable, every destination block writable, and no
 /// source block may overlap a destination block.
 #[inline]
-pub(crate) unsafe fn copy_blocks(
-    dst: usize,
-    dst_stride: i64,
-    src: usize,
-    src_stride: i64,
-    len: usize,
-    n: usize,
-) {
+pub(crate) unsafe fn copy_blocks(run: Run) {
     #[cfg(target_arch = "x86_64")]
-    if len >= VECTOR_MIN && std::arch::is_x86_feature_detected!("avx2") {
-        let stream = len.saturating_mul(n) >= STREAM_MIN;
+    if run.len >= VECTOR_MIN && std::arch::is_x86_feature_detected!("avx2") {
+        let stream = run.len.saturating_mul(run.n) >= STREAM_MIN;
         // SAFETY: AVX2 is present (checked above); the ranges are the caller's.
-        unsafe { avx2::copy_blocks(dst, dst_stride, src, src_stride, len, n, stream) };
+        unsafe { avx2::copy_blocks(run, stream) };
         return;
     }
-    let (mut d, mut s) = (dst, src);
-    for _ in 0..n {
-        // SAFETY: block k of each side is inside the caller's ranges and they are disjoint.
-        unsafe { ptr::copy_nonoverlapping(s as *const u8, d as *mut u8, len) };
-        d = d.wrapping_add(dst_stride as usize);
-        s = s.wrapping_add(src_stride as usize);
+    for (d, s) in run.blocks() {
+        // SAFETY: each block is inside the caller's ranges and they are disjoint.
+        unsafe { ptr::copy_nonoverlapping(s, d, run.len) };
     }
 }
 
 #[cfg(target_arch = "x86_64")]
 mod avx2 {
+    use super::Run;
     use std::arch::x86_64::{
         __m256i, _mm256_loadu_si256, _mm256_storeu_si256, _mm256_stream_si256, _mm_sfence,
     };
     use std::ptr;
 
-    /// See [`super::copy_blocks`]; `len >= 128`.
+    /// See [`super::copy_blocks`]; `run.len >= 32`.
     ///
     /// # Safety
     /// As for [`super::copy_blocks`], and the CPU supports AVX2.
     #[target_feature(enable = "avx2")]
-    pub(super) unsafe fn copy_blocks(
-        dst: usize,
-        dst_stride: i64,
-        src: usize,
-        src_stride: i64,
-        len: usize,
-        n: usize,
-        stream: bool,
-    ) {
-        let (mut d, mut s) = (dst, src);
-        for _ in 0..n {
-            // SAFETY: block k is inside the caller's ranges; AVX2 is enabled here.
+    pub(super) unsafe fn copy_blocks(run: Run, stream: bool) {
+        for (d, s) in run.blocks() {
+            // SAFETY: each block is inside the caller's ranges; AVX2 is enabled here.
             unsafe {
                 if stream {
-                    block_streamed(d as *mut u8, s as *const u8, len);
+                    block_streamed(d, s, run.len);
                 } else {
-                    block(d as *mut u8, s as *const u8, len);
+                    block(d, s, run.len);
                 }
             }
-            d = d.wrapping_add(dst_stride as usize);
-            s = s.wrapping_add(src_stride as usize);
         }
         if stream {
             // The fence orders the non-temporal stores before later writes (a
@@ -129,7 +136,7 @@ mod avx2 {
     /// boundary of the destination and after the last one, streamed lines between.
     ///
     /// # Safety
-    /// `len >= 128`, the ranges valid and disjoint, AVX2 present.
+    /// The ranges valid and disjoint, AVX2 present.
     #[target_feature(enable = "avx2")]
     #[inline]
     unsafe fn block_streamed(d: *mut u8, s: *const u8, len: usize) {
@@ -171,16 +178,24 @@ mod tests {
                     let mut dst = vec![0xEEu8; doff + ds as usize * n + 64];
                     let d0 = dst.as_mut_ptr() as usize + doff;
                     let s0 = src.as_ptr() as usize + so;
+                    let run = Run {
+                        dst: d0,
+                        dst_stride: ds,
+                        src: s0,
+                        src_stride: ss,
+                        len,
+                        n,
+                    };
                     // SAFETY: 3 blocks of each side fit in the vectors (checked sizes).
                     unsafe {
                         #[cfg(target_arch = "x86_64")]
                         if stream && len >= VECTOR_MIN && is_x86_feature_detected!("avx2") {
-                            avx2::copy_blocks(d0, ds, s0, ss, len, n, true);
+                            avx2::copy_blocks(run, true);
                         } else {
-                            copy_blocks(d0, ds, s0, ss, len, n);
+                            copy_blocks(run);
                         }
                         #[cfg(not(target_arch = "x86_64"))]
-                        copy_blocks(d0, ds, s0, ss, len, n);
+                        copy_blocks(run);
                     }
                     let mut want = vec![0xEEu8; dst.len()];
                     for k in 0..n {

@@ -7,7 +7,7 @@
 
 use std::ptr;
 
-use crate::blockcopy::copy_blocks;
+use crate::blockcopy::{copy_blocks, Run};
 use crate::datatype::Datatype;
 use crate::program::{Node, NodeKind, Program};
 
@@ -57,7 +57,16 @@ impl Dir for Gather {
     #[inline(always)]
     unsafe fn copy_run(mem: usize, stride: i64, buf: *mut u8, len: usize, n: usize) {
         // SAFETY: forwarded caller contract (stream blocks back to back).
-        unsafe { copy_blocks(buf as usize, len as i64, mem, stride, len, n) }
+        unsafe {
+            copy_blocks(Run {
+                dst: buf as usize,
+                dst_stride: len as i64,
+                src: mem,
+                src_stride: stride,
+                len,
+                n,
+            })
+        }
     }
 }
 
@@ -81,7 +90,16 @@ impl Dir for Scatter {
     #[inline(always)]
     unsafe fn copy_run(mem: usize, stride: i64, buf: *mut u8, len: usize, n: usize) {
         // SAFETY: forwarded caller contract (stream blocks back to back).
-        unsafe { copy_blocks(mem, stride, buf as usize, len as i64, len, n) }
+        unsafe {
+            copy_blocks(Run {
+                dst: mem,
+                dst_stride: stride,
+                src: buf as usize,
+                src_stride: len as i64,
+                len,
+                n,
+            })
+        }
     }
 }
 
