@@ -742,6 +742,9 @@ pub fn info_index(handle: MPI_Info) -> Option<u32> {
 // Requests, messages, windows, sessions, files: no predefined objects
 // ----------------------------------------------------------------------------
 
+// The shared request of sends that left at once must have a handle.
+const _: () = assert!(oxmpi_core::device::DONE_SEND <= MAX_INDEX);
+
 /// The handle of request table entry `index` (`0xac000000 | index`).
 pub fn request_handle(index: u32) -> MPI_Request {
     direct(HandleClass::Request, index)

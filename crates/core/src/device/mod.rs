@@ -55,7 +55,7 @@ use packet::{
 };
 pub use request::{
     Direction, Finisher, Layout, Persistent, RecvArgs, ReqId, Request, RequestTable, SendArgs,
-    SendMode, Status,
+    SendMode, Status, DONE_SEND,
 };
 use request::{Op, RecvState, SendState};
 use std::collections::VecDeque;
@@ -431,8 +431,13 @@ impl Device {
 
     // ----- starting operations ---------------------------------------------------
 
-    /// Starts a send. The buffer must stay valid until the request completes.
+    /// Starts a send. The buffer must stay valid until the request completes. A small
+    /// standard or ready send that leaves at once ([`Device::send_now`]) is complete
+    /// already and gets the shared request [`DONE_SEND`].
     pub fn isend(&mut self, a: SendArgs) -> ReqId {
+        if self.send_now(&a) {
+            return DONE_SEND;
+        }
         let id = self
             .reqs
             .insert_new(Op::Send(a, SendState::Queued), Direction::Send);

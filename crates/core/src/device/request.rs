@@ -9,6 +9,13 @@ use std::sync::Arc;
 /// Index of a request in the device's table.
 pub type ReqId = u32;
 
+/// The id of the one request shared by every standard or ready send that left in full
+/// when it was started (an eager message written straight into the transport). It is
+/// always complete, reports an empty status, and is never released: waiting on it,
+/// testing, freeing or cancelling it costs no table slot. The value is the largest
+/// index a C request handle can carry; the table never grows that far.
+pub const DONE_SEND: ReqId = (1 << 26) - 1;
+
 /// What a completed operation reports (`MPI_Status` without its C layout).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Status {
@@ -313,24 +320,52 @@ impl Request {
     }
 }
 
-/// A slab of requests with id reuse.
-#[derive(Default)]
+/// A slab of requests with id reuse, plus the shared request [`DONE_SEND`].
 pub struct RequestTable {
     slots: Vec<Option<Request>>,
     free: Vec<ReqId>,
     live: usize,
+    /// What [`DONE_SEND`] names: a complete send with an empty status. Only [`get`]
+    /// reaches it; [`get_mut`] and [`remove`] see no such request, so nothing changes it.
+    ///
+    /// [`get`]: RequestTable::get
+    /// [`get_mut`]: RequestTable::get_mut
+    /// [`remove`]: RequestTable::remove
+    done_send: Request,
+}
+
+impl Default for RequestTable {
+    fn default() -> Self {
+        let mut done_send = Request::new(Op::Done, Direction::Send);
+        done_send.complete = true;
+        RequestTable {
+            slots: Vec::new(),
+            free: Vec::new(),
+            live: 0,
+            done_send,
+        }
+    }
 }
 
 impl RequestTable {
+    /// A fresh slot index (the table refuses to reach [`DONE_SEND`]).
+    fn grow(&mut self) -> ReqId {
+        assert!(
+            self.slots.len() < DONE_SEND as usize,
+            "more than {DONE_SEND} requests exist at once"
+        );
+        self.slots.push(None);
+        (self.slots.len() - 1) as ReqId
+    }
+
     pub fn insert(&mut self, r: Request) -> ReqId {
         self.live += 1;
-        if let Some(id) = self.free.pop() {
-            self.slots[id as usize] = Some(r);
-            id
-        } else {
-            self.slots.push(Some(r));
-            (self.slots.len() - 1) as ReqId
-        }
+        let id = match self.free.pop() {
+            Some(id) => id,
+            None => self.grow(),
+        };
+        self.slots[id as usize] = Some(r);
+        id
     }
 
     /// A new request for `op`, built in its slot (a request is a few hundred bytes:
@@ -341,10 +376,7 @@ impl RequestTable {
         self.live += 1;
         let id = match self.free.pop() {
             Some(id) => id,
-            None => {
-                self.slots.push(None);
-                (self.slots.len() - 1) as ReqId
-            }
+            None => self.grow(),
         };
         let slot = &mut self.slots[id as usize];
         match slot {
@@ -357,10 +389,10 @@ impl RequestTable {
 
     #[inline]
     pub fn get(&self, id: ReqId) -> Option<&Request> {
-        self.slots
-            .get(id as usize)
-            .and_then(|s| s.as_ref())
-            .filter(|r| !r.reusable)
+        match self.slots.get(id as usize) {
+            Some(s) => s.as_ref().filter(|r| !r.reusable),
+            None => (id == DONE_SEND).then_some(&self.done_send),
+        }
     }
 
     #[inline]
@@ -391,12 +423,36 @@ impl RequestTable {
         self.live
     }
 
-    /// Ids of requests that exist.
+    /// Ids of requests that exist ([`DONE_SEND`] aside).
     pub fn ids(&self) -> impl Iterator<Item = ReqId> + '_ {
         self.slots
             .iter()
             .enumerate()
             .filter(|(_, s)| s.as_ref().is_some_and(|r| !r.reusable))
             .map(|(i, _)| i as ReqId)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn shared_done_send_is_complete_and_never_released() {
+        let mut t = RequestTable::default();
+        let a = t.insert_new(Op::Done, Direction::Recv);
+        let r = t.get(DONE_SEND).expect("the shared request exists");
+        assert!(r.is_complete() && !r.is_inactive());
+        assert_eq!(r.direction, Direction::Send);
+        assert_eq!(*r.status(), Status::EMPTY);
+        assert!(r.persistent.is_none());
+        assert!(t.get_mut(DONE_SEND).is_none(), "nobody may change it");
+        assert!(!t.remove(DONE_SEND));
+        assert!(t.get(DONE_SEND).is_some());
+        assert_eq!(t.live(), 1);
+        assert_eq!(t.ids().collect::<Vec<_>>(), vec![a]);
+        assert!(t.remove(a));
+        assert_eq!(t.live(), 0);
+        assert!(t.get(a).is_none() && t.get(a + 1).is_none());
     }
 }
