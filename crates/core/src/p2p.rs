@@ -137,7 +137,12 @@ fn check_source(c: &Comm, src: i32) -> Result<()> {
 /// The address of the data when `count` elements at `b` are one run of memory in
 /// packed order (the zero-copy path; contiguous derived types included, their data
 /// starting at the base plus their displacement); None when they must be staged.
+#[inline]
 fn zero_copy_addr(t: &TypeInfo, b: &Buf, count: usize) -> Option<usize> {
+    if t.contiguous {
+        // Predefined types and derived ones without holes, data at the base address.
+        return Some(b.addr);
+    }
     t.contiguous_block(count)
         .map(|(disp, _)| b.addr.wrapping_add(disp as usize))
 }
@@ -662,9 +667,11 @@ pub fn testany(ids: &[Option<ReqId>]) -> Result<(bool, Option<(usize, Completion
 }
 
 fn all_done(rt: &Runtime, ids: &[Option<ReqId>]) -> bool {
-    ids.iter().all(|id| {
-        active(rt, *id).is_none_or(|i| rt.device.request(i).is_some_and(|r| r.is_complete()))
-    })
+    // An inactive persistent request counts as complete (`is_complete`); a missing one
+    // was rejected by the caller's checks.
+    ids.iter()
+        .flatten()
+        .all(|&i| rt.device.request(i).is_none_or(|r| r.is_complete()))
 }
 
 fn finish_all(rt: &mut Runtime, ids: &[Option<ReqId>]) -> Vec<Option<Completion>> {

@@ -48,6 +48,9 @@ pub struct TypeInfo {
     /// (what a predefined reduction computes on); `None` for mixed or empty types.
     pub basic: Option<Predefined>,
     pub committed: bool,
+    /// Committed and not a marker (`MPI_LB`, `MPI_UB`): usable in communication, the
+    /// one check the message path makes ([`check_comm`]).
+    communicable: bool,
     ty: Datatype,
 }
 
@@ -63,6 +66,7 @@ impl TypeInfo {
             predefined: ty.as_predefined(),
             basic: ty.basic_type(),
             committed,
+            communicable: false,
             ty,
         };
         if committed {
@@ -75,6 +79,9 @@ impl TypeInfo {
         self.ty.commit();
         self.committed = true;
         self.contiguous = matches!(self.ty.contiguous_block(2), Some((0, _)));
+        self.communicable = self
+            .predefined
+            .is_none_or(|p| p.category() != Category::Marker);
     }
 
     /// The engine's datatype value.
@@ -365,6 +372,9 @@ impl TypeTable {
 
 #[inline]
 fn check_comm(t: &TypeInfo) -> Result<&TypeInfo> {
+    if t.communicable {
+        return Ok(t);
+    }
     if !t.committed {
         return err(
             ErrorClass::Type,

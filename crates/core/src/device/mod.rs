@@ -1339,10 +1339,16 @@ impl Device {
     }
 
     fn deliver_eager(&mut self, id: ReqId, from: u32, hdr: &Header, data: &[u8]) {
-        let a = self.recv_args(id);
-        let n = self.set_recv_status(id, hdr, a.cap).min(data.len());
+        let Some(r) = self.reqs.get_mut(id) else {
+            unreachable!("matched request {id} does not exist")
+        };
+        let Op::Recv(a, _) = r.op else {
+            unreachable!("matched request {id} is not a receive")
+        };
+        r.status = matched_status(hdr, a.cap);
+        let n = (r.status.bytes as usize).min(data.len());
         if n > 0 {
-            match self.reqs.get(id).and_then(|r| r.layout.as_ref()) {
+            match r.layout.as_ref() {
                 // SAFETY: the receive buffer holds the layout's elements, whose packed
                 // size is cap >= n (MPI contract checked by the caller's validation).
                 Some(l) => unsafe {
@@ -1351,7 +1357,7 @@ impl Device {
                 // SAFETY: the receive buffer holds `cap >= n` bytes (MPI contract
                 // checked by the caller's count/type validation); `data` has at least n
                 // bytes.
-                None => unsafe { std::ptr::copy_nonoverlapping(data.as_ptr(), a.buf, n) },
+                None => unsafe { copy_small(data.as_ptr(), a.buf, n) },
             }
         }
         self.complete(id);
@@ -1680,6 +1686,27 @@ impl tcp::Sink for Device {
 
 /// Whether the pieces behind the first `n` stream bytes of `l` average under
 /// [`MIN_VECTORED_PIECE`] bytes (judged from the first 64 KiB).
+/// Copies `n` bytes; messages of a word or less (the common tiny payload) without a
+/// call into `memcpy`.
+///
+/// # Safety
+/// As for [`std::ptr::copy_nonoverlapping`].
+#[inline(always)]
+unsafe fn copy_small(src: *const u8, dst: *mut u8, n: usize) {
+    // SAFETY: forwarded caller contract (both ranges hold n bytes and do not overlap).
+    unsafe {
+        match n {
+            8 => dst
+                .cast::<u64>()
+                .write_unaligned(src.cast::<u64>().read_unaligned()),
+            4 => dst
+                .cast::<u32>()
+                .write_unaligned(src.cast::<u32>().read_unaligned()),
+            _ => std::ptr::copy_nonoverlapping(src, dst, n),
+        }
+    }
+}
+
 fn small_pieces(l: &Layout, n: usize) -> bool {
     let probe = n.min(64 * 1024);
     let count = l.pieces(0, probe).count().max(1);
