@@ -1684,10 +1684,8 @@ impl tcp::Sink for Device {
     }
 }
 
-/// Whether the pieces behind the first `n` stream bytes of `l` average under
-/// [`MIN_VECTORED_PIECE`] bytes (judged from the first 64 KiB).
-/// Copies `n` bytes; messages of a word or less (the common tiny payload) without a
-/// call into `memcpy`.
+/// Copies `n` bytes; payloads of 4 or 8 bytes (one `int` or `double`, the common tiny
+/// message) without a call into `memcpy`.
 ///
 /// # Safety
 /// As for [`std::ptr::copy_nonoverlapping`].
@@ -1707,6 +1705,8 @@ unsafe fn copy_small(src: *const u8, dst: *mut u8, n: usize) {
     }
 }
 
+/// Whether the pieces behind the first `n` stream bytes of `l` average under
+/// [`MIN_VECTORED_PIECE`] bytes (judged from the first 64 KiB).
 fn small_pieces(l: &Layout, n: usize) -> bool {
     let probe = n.min(64 * 1024);
     let count = l.pieces(0, probe).count().max(1);
