@@ -43,8 +43,9 @@ pub struct Config {
     pub tcp_debug: bool,
 }
 
-/// Largest ring the automatic choice gives (nodes of up to 8 ranks get it).
-pub const AUTO_RING_MAX: usize = 1 << 20;
+/// Largest ring the automatic choice gives (nodes of up to 6 ranks get it; 7 and 8
+/// ranks get half of it within [`AUTO_RING_BUDGET`]).
+pub const AUTO_RING_MAX: usize = 2 << 20;
 /// Smallest ring the automatic choice gives before the many-rank rule shrinks it.
 pub const AUTO_RING_MIN: usize = 64 * 1024;
 /// Bytes all rings of a node may take together under the automatic choice.
@@ -67,7 +68,7 @@ pub const TUNABLES: &[Tunable] = &[
     Tunable {
         name: "OXMPI_SHM_RING_BYTES",
         default: "auto",
-        meaning: "size of each sender-to-receiver shared-memory ring (rounded up to a power of two); auto: 1 MiB for up to 8 ranks on a node, shrinking to 64 KiB at 32 (all rings within 64 MiB), less beyond",
+        meaning: "size of each sender-to-receiver shared-memory ring (rounded up to a power of two); auto: 2 MiB for up to 6 ranks on a node, 1 MiB for 7-8, shrinking to 64 KiB at 32 (all rings within 64 MiB), less beyond",
     },
     Tunable {
         name: "OXMPI_SHM_NO_CMA",
@@ -77,7 +78,7 @@ pub const TUNABLES: &[Tunable] = &[
     Tunable {
         name: "OXMPI_SHM_CHUNK_BYTES",
         default: "auto",
-        meaning: "piece size of the pipelined rendezvous copy; auto: a sixteenth of the ring, 16-64 KiB",
+        meaning: "piece size of the pipelined rendezvous copy; auto: a thirty-second of the ring, 16-32 KiB (32 KiB on nodes of up to 8 ranks)",
     },
     Tunable {
         name: "OXMPI_SPIN",

