@@ -697,27 +697,24 @@ pub fn waitall(ids: &[Option<ReqId>]) -> Result<Vec<Option<Completion>>> {
 /// [`waitall`] into `out` (at least as long as `ids`), which the caller may keep
 /// off the heap.
 pub fn waitall_into(ids: &[Option<ReqId>], out: &mut [Option<Completion>]) -> Result<()> {
-    // Requests that completed when they started (a receive whose message had arrived, a
-    // send that left at once) finish without a round of progress, which would only poll
-    // rings whose next packet is not there yet.
-    let finished = runtime::with(|rt| {
-        check_all(rt, ids)?;
-        let done = all_done(rt, ids);
-        if done {
+    let mut checked = false;
+    // Completion is checked before each round of progress: requests that completed when
+    // they started (a receive whose message had arrived, a send that left at once) then
+    // finish without polling rings whose next packet is not there yet.
+    runtime::block_on_first(
+        |rt| {
+            if !checked {
+                check_all(rt, ids)?;
+                checked = true;
+            }
+            if !all_done(rt, ids) {
+                return Ok(None);
+            }
             finish_all_into(rt, ids, out);
-        }
-        Ok(done)
-    })?;
-    if finished {
-        return Ok(());
-    }
-    runtime::block_on(|rt| {
-        if !all_done(rt, ids) {
-            return Ok(None);
-        }
-        finish_all_into(rt, ids, out);
-        Ok(Some(()))
-    })
+            Ok(Some(()))
+        },
+        |_| Ok(None),
+    )
 }
 
 /// `MPI_Testall`: Some(all) when every request is complete, None otherwise (nothing is

@@ -202,7 +202,7 @@ pub fn block_on<R>(poll: impl FnMut(&mut Runtime) -> Result<Option<R>>) -> Resul
 
 /// Like [`block_on`], with `first` tried before each round of progress: for a waiter
 /// that takes its packet from a transport itself before the progress engine would
-/// handle it the general way.
+/// handle it the general way, or one whose work is often done before it waits.
 pub fn block_on_first<R>(
     mut first: impl FnMut(&mut Runtime) -> Result<Option<R>>,
     mut poll: impl FnMut(&mut Runtime) -> Result<Option<R>>,
