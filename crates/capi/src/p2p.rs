@@ -342,6 +342,37 @@ unsafe fn report_all(
         .iter()
         .flatten()
         .any(|c| c.status.error != ErrorClass::Success);
+    if st as usize == STATUS_IGNORE {
+        for (i, c) in done.iter().enumerate() {
+            if let Some(c) = c {
+                // SAFETY: i < n (MPI contract).
+                unsafe { settle(rs.add(i), c) };
+            }
+        }
+    } else {
+        // SAFETY: st holds n statuses (MPI contract).
+        unsafe { write_all(rs, st, done, failed) };
+    }
+    if failed {
+        return Err(Error::new(
+            ErrorClass::InStatus,
+            "one or more requests failed; see the MPI_ERROR field of their statuses",
+        ));
+    }
+    Ok(())
+}
+
+/// Settles the handles of completed requests and writes every status (the `MPI_ERROR`
+/// fields only when some request `failed`).
+///
+/// # Safety
+/// `rs` and `st` hold `done.len()` entries.
+unsafe fn write_all(
+    rs: *mut MPI_Request,
+    st: *mut MPI_Status,
+    done: &[Option<Completion>],
+    failed: bool,
+) {
     for (i, c) in done.iter().enumerate() {
         let s = c
             .map(|c| c.status)
@@ -351,16 +382,9 @@ unsafe fn report_all(
             if let Some(c) = c {
                 settle(rs.add(i), c);
             }
-            write_status(nth(st, i), &s, failed);
+            write_status(st.add(i), &s, failed);
         }
     }
-    if failed {
-        return Err(Error::new(
-            ErrorClass::InStatus,
-            "one or more requests failed; see the MPI_ERROR field of their statuses",
-        ));
-    }
-    Ok(())
 }
 
 /// Request arrays up to this length are handled on the stack.

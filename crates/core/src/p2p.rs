@@ -8,7 +8,7 @@
 use crate::comm::{Comm, CommId};
 use crate::device::matching::Spec;
 use crate::device::{
-    Direct, Direction, Layout, Persistent, RecvArgs, ReqId, SendArgs, SendMode, Status, DONE_SEND,
+    Direct, Direction, Finish, Layout, Persistent, RecvArgs, ReqId, SendArgs, SendMode, Status, DONE_SEND,
 };
 use crate::error::{err, Error, ErrorClass, Result};
 use crate::runtime::{self, Runtime};
@@ -571,21 +571,31 @@ pub fn startall(ids: &[ReqId]) -> Result<()> {
 
 // ----- completion ----------------------------------------------------------------------
 
+#[cold]
+fn invalid_request<T>(id: ReqId) -> Result<T> {
+    err(ErrorClass::Request, format!("invalid request (index {id})"))
+}
+
 fn check_request(rt: &Runtime, id: ReqId) -> Result<()> {
     if rt.device.request(id).is_none() {
-        return err(ErrorClass::Request, format!("invalid request (index {id})"));
+        return invalid_request(id);
     }
     Ok(())
 }
 
+/// Finishes `id` if complete; an inactive persistent request reports the empty status.
 fn try_finish(rt: &mut Runtime, id: ReqId) -> Option<Completion> {
-    let r = rt.device.request(id)?;
-    if !r.is_complete() {
-        return None;
+    match rt.device.finish_if_complete(id) {
+        Finish::NotComplete => None,
+        Finish::Inactive => Some(Completion {
+            status: Status::EMPTY,
+            freed: false,
+        }),
+        Finish::Done { status, released } => Some(Completion {
+            status,
+            freed: released,
+        }),
     }
-    let freed = r.persistent.is_none();
-    let status = rt.device.finish(id);
-    Some(Completion { status, freed })
 }
 
 /// `MPI_Wait`.
@@ -663,6 +673,18 @@ pub fn testany(ids: &[Option<ReqId>]) -> Result<(bool, Option<(usize, Completion
     })
 }
 
+/// [`check_all`] and [`all_done`] in one pass.
+fn check_all_done(rt: &Runtime, ids: &[Option<ReqId>]) -> Result<bool> {
+    let mut done = true;
+    for &id in ids.iter().flatten() {
+        match rt.device.request(id) {
+            Some(r) => done &= r.is_complete(),
+            None => return invalid_request(id),
+        }
+    }
+    Ok(done)
+}
+
 fn all_done(rt: &Runtime, ids: &[Option<ReqId>]) -> bool {
     // An inactive persistent request counts as complete (`is_complete`); a missing one
     // was rejected by the caller's checks.
@@ -677,11 +699,15 @@ fn finish_all(rt: &mut Runtime, ids: &[Option<ReqId>]) -> Vec<Option<Completion>
     out
 }
 
+/// Finishes every complete request of `ids`; null and inactive entries give None.
 fn finish_all_into(rt: &mut Runtime, ids: &[Option<ReqId>], out: &mut [Option<Completion>]) {
     for (id, o) in ids.iter().zip(out) {
-        *o = match active(rt, *id) {
-            Some(i) => try_finish(rt, i),
-            None => None,
+        *o = match id.map(|i| rt.device.finish_if_complete(i)) {
+            Some(Finish::Done { status, released }) => Some(Completion {
+                status,
+                freed: released,
+            }),
+            _ => None,
         };
     }
 }
@@ -703,11 +729,13 @@ pub fn waitall_into(ids: &[Option<ReqId>], out: &mut [Option<Completion>]) -> Re
     // finish without polling rings whose next packet is not there yet.
     runtime::block_on_first(
         |rt| {
-            if !checked {
-                check_all(rt, ids)?;
+            let done = if checked {
+                all_done(rt, ids)
+            } else {
                 checked = true;
-            }
-            if !all_done(rt, ids) {
+                check_all_done(rt, ids)?
+            };
+            if !done {
                 return Ok(None);
             }
             finish_all_into(rt, ids, out);

@@ -213,7 +213,8 @@ pub fn block_on_first<R>(
     // LOCKLESS_SPINS checks, for what other threads or transports may have done).
     // The node mapping is held while its ring words are watched.
     let mut watch: Option<Arc<ShmNode>> = None;
-    let mut points = [Watch::NONE; WATCHED_RINGS];
+    // Filled when the rank first spins (most waits end before that).
+    let mut points: Option<[Watch; WATCHED_RINGS]> = None;
     // How many of `points` are meaningful; None: too many rings, watch the node instead.
     let mut watched: Option<usize> = None;
     loop {
@@ -246,7 +247,9 @@ pub fn block_on_first<R>(
                 if watch.is_none() {
                     watch = rt.device.node().cloned();
                 }
-                watched = rt.device.watch_points(&mut points);
+                watched = rt
+                    .device
+                    .watch_points(points.get_or_insert([Watch::NONE; WATCHED_RINGS]));
             }
             let (node, sleeper, seen) = if idle >= spin.saturating_add(yields) {
                 // The doorbell count is read before peers learn that this rank waits
@@ -270,7 +273,9 @@ pub fn block_on_first<R>(
                     let arrived = || match watched {
                         // SAFETY: the words lie in the node mapping, which `watch` keeps
                         // mapped; a word left stale by another thread only ends the wait.
-                        Some(n) => points[..n].iter().any(|w| unsafe { w.ready() }),
+                        Some(n) => points
+                            .as_ref()
+                            .is_some_and(|p| p[..n].iter().any(|w| unsafe { w.ready() })),
                         None => node.incoming_pending(),
                     };
                     while k < LOCKLESS_SPINS && idle < spin && !arrived() {

@@ -54,8 +54,8 @@ use packet::{
     HEADER_BYTES,
 };
 pub use request::{
-    Direction, Finisher, Layout, Persistent, RecvArgs, ReqId, Request, RequestTable, SendArgs,
-    SendMode, Status, DONE_SEND,
+    Direction, Finish, Finisher, Layout, Persistent, RecvArgs, ReqId, Request, RequestTable,
+    SendArgs, SendMode, Status, DONE_SEND,
 };
 use request::{Op, RecvState, SendState};
 use std::collections::VecDeque;
@@ -387,6 +387,12 @@ impl Device {
             self.reqs.remove(id);
         }
         st
+    }
+
+    /// Finishes request `id` if it is complete, as [`Device::finish`] does, in one
+    /// lookup of the table.
+    pub fn finish_if_complete(&mut self, id: ReqId) -> Finish {
+        self.reqs.finish_if_complete(id)
     }
 
     /// `MPI_Request_free`: release now if complete or inactive, else when it completes.

@@ -320,6 +320,17 @@ impl Request {
     }
 }
 
+/// What [`RequestTable::finish_if_complete`] found.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Finish {
+    /// The request is still under way (or does not exist).
+    NotComplete,
+    /// A persistent request that is not started: nothing to finish.
+    Inactive,
+    /// Finished with `status`; `released` when the request is gone (not persistent).
+    Done { status: Status, released: bool },
+}
+
 /// A slab of requests with id reuse, plus the shared request [`DONE_SEND`].
 pub struct RequestTable {
     slots: Vec<Option<Request>>,
@@ -416,6 +427,44 @@ impl RequestTable {
         self.free.push(id);
         self.live -= 1;
         true
+    }
+
+    /// Finishes request `id` if it is complete, with one lookup: takes its final status,
+    /// releases a non-persistent request and makes a persistent one inactive.
+    pub(crate) fn finish_if_complete(&mut self, id: ReqId) -> Finish {
+        let r = match self.slots.get_mut(id as usize) {
+            Some(Some(r)) if !r.reusable => r,
+            Some(_) => return Finish::NotComplete,
+            None if id == DONE_SEND => {
+                return Finish::Done {
+                    status: Status::EMPTY,
+                    released: true,
+                }
+            }
+            None => return Finish::NotComplete,
+        };
+        if matches!(r.op, Op::Inactive) {
+            return Finish::Inactive;
+        }
+        if !r.complete || r.cancel_pending {
+            return Finish::NotComplete;
+        }
+        let status = r.status;
+        if r.persistent.is_some() {
+            r.op = Op::Inactive;
+            r.complete = false;
+            return Finish::Done {
+                status,
+                released: false,
+            };
+        }
+        r.release();
+        self.free.push(id);
+        self.live -= 1;
+        Finish::Done {
+            status,
+            released: true,
+        }
     }
 
     /// Number of requests that exist.
