@@ -8,7 +8,8 @@
 use crate::comm::{Comm, CommId};
 use crate::device::matching::Spec;
 use crate::device::{
-    Direct, Direction, Finish, Layout, Persistent, RecvArgs, ReqId, SendArgs, SendMode, Status, DONE_SEND,
+    Direct, Direction, Finish, Layout, Persistent, RecvArgs, ReqId, SendArgs, SendMode, Status,
+    DONE_SEND,
 };
 use crate::error::{err, Error, ErrorClass, Result};
 use crate::runtime::{self, Runtime};

@@ -36,6 +36,7 @@ pub mod matching;
 pub mod packet;
 pub mod pieces;
 pub mod request;
+mod stored;
 
 pub use direct::Direct;
 
@@ -60,6 +61,7 @@ pub use request::{
 use request::{Op, RecvState, SendState};
 use std::collections::VecDeque;
 use std::sync::Arc;
+use stored::{PayloadStore, Stored};
 
 /// A non-contiguous send publishes its piece list (see [`pieces`]) only when it has at
 /// most one entry per this many message bytes (else its pieces stream through the ring).
@@ -76,11 +78,6 @@ const MIN_VECTORED_PIECE: u64 = 1024;
 
 /// Largest span read at once into the bounce buffer.
 const SPAN_BYTES: usize = 256 * 1024;
-
-/// Buffers of delivered unexpected messages a rank keeps for the next ones.
-const SPARE_PAYLOADS: usize = 64;
-/// Largest such buffer kept (bytes of capacity).
-const SPARE_PAYLOAD_BYTES: usize = 4096;
 
 /// How to reach one world rank.
 #[derive(Clone, Copy, Debug)]
@@ -120,7 +117,7 @@ pub(crate) enum Unexpected {
     Eager {
         from: u32,
         hdr: Header,
-        data: Vec<u8>,
+        data: Stored,
     },
     Rts {
         from: u32,
@@ -236,9 +233,8 @@ pub struct Device {
     oversubscribed: bool,
     /// Bounce buffer for reading listed messages of small pieces (kept between messages).
     span_bounce: Vec<u8>,
-    /// Buffers of delivered unexpected eager messages, kept for the next ones (a busy
-    /// exchange stores most of its small messages before their receives are posted).
-    spare_payloads: Vec<Vec<u8>>,
+    /// Copies of the payloads of unexpected eager messages.
+    payloads: PayloadStore,
     /// The TCP transport (taken out while it delivers packets to the device).
     tcp: Option<Box<TcpNet>>,
     /// Wakes local ranks that sleep in their TCP epoll set.
@@ -295,7 +291,7 @@ impl Device {
             cma_ok,
             oversubscribed,
             span_bounce: Vec::new(),
-            spare_payloads: Vec::new(),
+            payloads: PayloadStore::default(),
             tcp: None,
             poker: None,
             bsend: BsendPool::default(),
@@ -352,10 +348,7 @@ impl Device {
 
     /// A request that is already complete with `status` (e.g. `MPI_PROC_NULL`).
     pub fn complete_request(&mut self, status: Status, direction: Direction) -> ReqId {
-        let mut r = Request::new(Op::Done, direction);
-        r.status = status;
-        r.complete = true;
-        self.reqs.insert(r)
+        self.reqs.insert_complete(status, direction)
     }
 
     /// A persistent request, inactive until started.
@@ -666,11 +659,35 @@ impl Device {
 
     /// Starts a receive. The buffer must stay valid until the request completes.
     pub fn irecv(&mut self, a: RecvArgs) -> ReqId {
-        let id = self
-            .reqs
-            .insert_new(Op::Recv(a, RecvState::Posted), Direction::Recv);
-        self.launch_recv(id, a);
-        id
+        match self.matcher.take_unexpected(a.spec) {
+            // The message is here: the receive is complete as it starts.
+            Some((_, Unexpected::Eager { from, hdr, data })) => {
+                let status = matched_status(&hdr, a.cap);
+                let n = (status.bytes as usize).min(data.bytes().len());
+                if n > 0 {
+                    // SAFETY: the receive buffer holds `cap >= n` bytes (MPI contract
+                    // checked by the caller's validation); the payload has n bytes.
+                    unsafe { copy_small(data.bytes().as_ptr(), a.buf, n) };
+                }
+                self.payloads.recycle(data);
+                self.ack_if_sync(from, &hdr);
+                self.reqs.insert_complete(status, Direction::Recv)
+            }
+            Some((_, u)) => {
+                let id = self
+                    .reqs
+                    .insert_new(Op::Recv(a, RecvState::Posted), Direction::Recv);
+                self.deliver(id, u);
+                id
+            }
+            None => {
+                let id = self
+                    .reqs
+                    .insert_new(Op::Recv(a, RecvState::Posted), Direction::Recv);
+                self.matcher.post(a.spec, id);
+                id
+            }
+        }
     }
 
     fn launch_recv(&mut self, id: ReqId, a: RecvArgs) {
@@ -1228,7 +1245,7 @@ impl Device {
                             Unexpected::Eager {
                                 from,
                                 hdr,
-                                data: self.stored_copy(payload),
+                                data: self.payloads.store(payload),
                             }
                         } else {
                             Unexpected::Rts { from, hdr }
@@ -1295,30 +1312,10 @@ impl Device {
     fn deliver(&mut self, id: ReqId, u: Unexpected) {
         match u {
             Unexpected::Eager { from, hdr, data } => {
-                self.deliver_eager(id, from, &hdr, &data);
-                self.recycle_payload(data);
+                self.deliver_eager(id, from, &hdr, data.bytes());
+                self.payloads.recycle(data);
             }
             Unexpected::Rts { from, hdr } => self.start_pull(id, from, &hdr),
-        }
-    }
-
-    /// A copy of an unexpected eager payload, in a spare buffer when one is kept.
-    fn stored_copy(&mut self, payload: &[u8]) -> Vec<u8> {
-        match self.spare_payloads.pop() {
-            Some(mut v) => {
-                v.clear();
-                v.extend_from_slice(payload);
-                v
-            }
-            None => payload.to_vec(),
-        }
-    }
-
-    /// Keeps the buffer of a delivered unexpected message for [`Device::stored_copy`]:
-    /// up to `SPARE_PAYLOADS` buffers of at most `SPARE_PAYLOAD_BYTES` each.
-    fn recycle_payload(&mut self, data: Vec<u8>) {
-        if data.capacity() <= SPARE_PAYLOAD_BYTES && self.spare_payloads.len() < SPARE_PAYLOADS {
-            self.spare_payloads.push(data);
         }
     }
 

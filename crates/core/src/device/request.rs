@@ -384,18 +384,33 @@ impl RequestTable {
     /// it serves).
     #[inline]
     pub(crate) fn insert_new(&mut self, op: Op, direction: Direction) -> ReqId {
+        self.insert_slot(op, direction).0
+    }
+
+    /// A new request that is complete already, with `status`.
+    #[inline]
+    pub(crate) fn insert_complete(&mut self, status: Status, direction: Direction) -> ReqId {
+        let (id, r) = self.insert_slot(Op::Done, direction);
+        r.status = status;
+        r.complete = true;
+        id
+    }
+
+    #[inline]
+    fn insert_slot(&mut self, op: Op, direction: Direction) -> (ReqId, &mut Request) {
         self.live += 1;
         let id = match self.free.pop() {
             Some(id) => id,
             None => self.grow(),
         };
         let slot = &mut self.slots[id as usize];
-        match slot {
+        if slot.as_ref().is_some_and(|r| r.reusable) {
             // A freed slot keeps its request: reset it field by field in place.
-            Some(r) if r.reusable => r.reset(op, direction),
-            _ => *slot = Some(Request::new(op, direction)),
+            let r = slot.as_mut().expect("checked");
+            r.reset(op, direction);
+            return (id, r);
         }
-        id
+        (id, slot.insert(Request::new(op, direction)))
     }
 
     #[inline]
