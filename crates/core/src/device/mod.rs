@@ -35,6 +35,7 @@ mod direct;
 pub mod matching;
 pub mod packet;
 pub mod pieces;
+mod poll_set;
 pub mod request;
 mod stored;
 
@@ -54,6 +55,7 @@ use packet::{
     Header, Kind, FLAG_CANCELLED, FLAG_IOVLIST, FLAG_NONCONTIG, FLAG_PROBED, FLAG_SYNC,
     HEADER_BYTES,
 };
+use poll_set::PollSet;
 pub use request::{
     Direction, Finish, Finisher, Layout, Persistent, RecvArgs, ReqId, Request, RequestTable,
     SendArgs, SendMode, Status, DONE_SEND,
@@ -221,6 +223,8 @@ pub struct Device {
     node: Option<Arc<ShmNode>>,
     producers: Vec<Option<Producer>>,
     consumers: Vec<Option<Consumer>>,
+    /// Which of `consumers` progress polls.
+    polls: PollSet,
     /// World rank of each local rank index.
     local_world: Vec<u32>,
     selfq: VecDeque<(Header, Vec<u8>)>,
@@ -269,6 +273,7 @@ impl Device {
                 }
             }
         }
+        let polls = PollSet::new(node.as_deref(), &consumers);
         let cma_ok = !cfg.shm_no_cma;
         let oversubscribed = cfg
             .oversubscribed
@@ -283,6 +288,7 @@ impl Device {
             node,
             producers,
             consumers,
+            polls,
             local_world,
             selfq: VecDeque::new(),
             pending: (0..npeers).map(|_| VecDeque::new()).collect(),
@@ -1116,10 +1122,17 @@ impl Device {
             self.handle(self.me, hdr, &data);
             did = true;
         }
-        if !self.consumers.is_empty() {
+        let rings = match &self.node {
+            Some(node) => self.polls.start_round(node, &self.consumers),
+            None => 0,
+        };
+        if rings > 0 {
             let mut consumers = std::mem::take(&mut self.consumers);
-            for (j, c) in consumers.iter_mut().enumerate() {
-                let Some(c) = c else { continue };
+            for k in 0..rings {
+                let j = self.polls.ring(k);
+                let Some(c) = consumers[j].as_mut() else {
+                    continue;
+                };
                 if !c.has_data() {
                     // Consumed space goes back to the producer once the ring is found
                     // empty: off the path of the packet that was just handled, and always
@@ -1129,6 +1142,7 @@ impl Device {
                     }
                     continue;
                 }
+                self.polls.saw_data(j);
                 let from = self.local_world[j];
                 while let Some(body) = c.peek() {
                     match Header::decode(body) {
@@ -1199,8 +1213,8 @@ impl Device {
     }
 
     /// True when some incoming ring has data (checked just before sleeping).
-    pub fn has_incoming(&self) -> bool {
-        !self.selfq.is_empty() || self.consumers.iter().flatten().any(|c| c.has_data())
+    pub fn has_incoming(&mut self) -> bool {
+        !self.selfq.is_empty() || self.polls.any_incoming(&self.consumers)
     }
 
     /// Fills `out` with the ring words where the next packet from each local peer will

@@ -27,12 +27,22 @@ struct SegHeader {
     attached: AtomicU32,
 }
 
-/// A rank's doorbell: senders ring it when the rank sleeps waiting for packets.
+/// Words of a doorbell's sender mask: nodes of up to 448 ranks track who sends.
+pub const SENDER_WORDS: usize = 7;
+
+/// A rank's doorbell: senders ring it when the rank sleeps waiting for packets. It also
+/// holds the mask of local ranks that send to the rank, whose rings it polls: a sender
+/// sets its bit when it finds it clear after writing a packet (it reads this line after
+/// each packet anyway, for `sleeping`), and the rank clears the bits of peers that
+/// stopped sending. Both are rare, so the line stays in every reader's cache.
 #[repr(C)]
 pub struct Doorbell {
     seq: AtomicU32,
     sleeping: AtomicU32,
+    senders: [AtomicU64; SENDER_WORDS],
 }
+
+const _: () = assert!(std::mem::size_of::<Doorbell>() <= BELL_BYTES);
 
 /// How long a rank that announced it sleeps keeps checking for work before it blocks
 /// (see [`ShmNode::notify`]).
@@ -190,8 +200,11 @@ impl ShmNode {
     /// keeps checking for work for [`SLEEP_GRACE`] after announcing that it sleeps, far
     /// longer than a running core takes to drain its store buffer (a descheduled sender's
     /// stores are drained by the context switch). The futex timeout bounds the rest.
+    ///
+    /// It also makes sure `to` polls the ring from this rank ([`ShmNode::announce_sender`]).
     #[inline]
     pub fn notify(&self, to: usize) -> bool {
+        self.announce_sender(to);
         let b = self.bell(to);
         let s = b.sleeping.load(Ordering::Relaxed);
         if s != 0 {
@@ -202,6 +215,41 @@ impl ShmNode {
             futex::wake(&b.seq, 1);
         }
         false
+    }
+
+    /// Whether this node tracks which ranks send to which ([`ShmNode::announce_sender`]);
+    /// a larger node polls every ring.
+    pub fn tracks_senders(&self) -> bool {
+        self.nlocal <= SENDER_WORDS * 64
+    }
+
+    /// After writing a packet to `to`: makes sure `to` polls the ring from this rank
+    /// (sets this rank's bit in its sender mask when it is clear).
+    #[inline]
+    pub fn announce_sender(&self, to: usize) {
+        if !self.tracks_senders() {
+            return;
+        }
+        let (w, bit) = (self.me / 64, 1u64 << (self.me % 64));
+        let word = &self.bell(to).senders[w];
+        if word.load(Ordering::Relaxed) & bit == 0 {
+            word.fetch_or(bit, Ordering::Release);
+        }
+    }
+
+    /// Clears local rank `j`'s bit in this rank's sender mask: the rank stops polling
+    /// the ring from `j` until `j` sends again and sets it.
+    pub fn withdraw_sender(&self, j: usize) {
+        if self.tracks_senders() {
+            self.bell(self.me).senders[j / 64].fetch_and(!(1u64 << (j % 64)), Ordering::AcqRel);
+        }
+    }
+
+    /// Word `w` of the mask of local ranks that have sent to this rank (bit `j % 64` of
+    /// word `j / 64` for local rank `j`).
+    #[inline]
+    pub fn senders(&self, w: usize) -> u64 {
+        self.bell(self.me).senders[w].load(Ordering::Acquire)
     }
 
     /// Wakes `to` unconditionally (it announced it waits for ring space). Returns true
