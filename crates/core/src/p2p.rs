@@ -224,6 +224,9 @@ fn start_plan(rt: &mut Runtime, p: SendPlan, mode: Mode, comm: CommId) -> Result
 }
 
 fn set_owner(rt: &mut Runtime, id: ReqId, comm: CommId) {
+    if id == DONE_SEND {
+        return;
+    }
     if let Some(r) = rt.device.request_mut(id) {
         r.owner = comm;
     }
@@ -321,8 +324,6 @@ struct RecvPlan {
     args: RecvArgs,
     /// The buffer when it is not contiguous (the device unpacks into it).
     layout: Option<Box<Layout>>,
-    /// World rank of the source when the receive names one.
-    from: Option<u32>,
 }
 
 #[inline(always)]
@@ -354,7 +355,6 @@ fn plan_recv(rt: &Runtime, b: &Buf, src: i32, tag: i32, comm: CommId) -> Result<
             cap,
         },
         layout: (direct.is_none() && cap > 0).then(|| Box::new(layout(t, b, count))),
-        from: c.peer_group().world_of(src),
     }))
 }
 
@@ -402,7 +402,11 @@ pub unsafe fn recv(b: Buf, src: i32, tag: i32, comm: CommId) -> Result<Status> {
         let Some(p) = plan_recv(rt, &b, src, tag, comm)? else {
             return Ok(Started::Done(Status::proc_null()));
         };
-        if let (None, Some(from)) = (&p.layout, p.from) {
+        let from = match p.layout {
+            None => rt.comms.get(comm)?.peer_group().world_of(src),
+            Some(_) => None,
+        };
+        if let Some(from) = from {
             match rt.device.recv_direct(from, &p.args) {
                 Direct::Took(s) => return Ok(Started::Done(s)),
                 Direct::Empty => return Ok(Started::Direct(p.args, from)),
@@ -434,7 +438,6 @@ pub unsafe fn recv(b: Buf, src: i32, tag: i32, comm: CommId) -> Result<Status> {
                             let p = RecvPlan {
                                 args: a,
                                 layout: None,
-                                from: Some(from),
                             };
                             posted.set(Some(post_recv(rt, p, comm)));
                         }
@@ -724,6 +727,9 @@ pub fn waitall(ids: &[Option<ReqId>]) -> Result<Vec<Option<Completion>>> {
 /// [`waitall`] into `out` (at least as long as `ids`), which the caller may keep
 /// off the heap.
 pub fn waitall_into(ids: &[Option<ReqId>], out: &mut [Option<Completion>]) -> Result<()> {
+    if ids.len() <= 64 {
+        return waitall_each(ids, out);
+    }
     let mut checked = false;
     // Completion is checked before each round of progress: requests that completed when
     // they started (a receive whose message had arrived, a send that left at once) then
@@ -741,6 +747,49 @@ pub fn waitall_into(ids: &[Option<ReqId>], out: &mut [Option<Completion>]) -> Re
             }
             finish_all_into(rt, ids, out);
             Ok(Some(()))
+        },
+        |_| Ok(None),
+    )
+}
+
+/// [`waitall_into`] for up to 64 requests: each is finished as soon as it is complete
+/// (once all are valid), so none is looked at again.
+fn waitall_each(ids: &[Option<ReqId>], out: &mut [Option<Completion>]) -> Result<()> {
+    // Entries still to finish, by bit.
+    let mut pending: Option<u64> = None;
+    runtime::block_on_first(
+        |rt| {
+            let mut left = match pending {
+                Some(p) => p,
+                None => {
+                    check_all(rt, ids)?;
+                    let mut p = 0u64;
+                    for (i, (id, o)) in ids.iter().zip(out.iter_mut()).enumerate() {
+                        *o = None;
+                        p |= (id.is_some() as u64) << i;
+                    }
+                    p
+                }
+            };
+            let mut m = left;
+            while m != 0 {
+                let i = m.trailing_zeros() as usize;
+                m &= m - 1;
+                let Some(id) = ids[i] else { continue };
+                match rt.device.finish_if_complete(id) {
+                    Finish::NotComplete => continue,
+                    Finish::Inactive => {}
+                    Finish::Done { status, released } => {
+                        out[i] = Some(Completion {
+                            status,
+                            freed: released,
+                        })
+                    }
+                }
+                left &= !(1u64 << i);
+            }
+            pending = Some(left);
+            Ok((left == 0).then_some(()))
         },
         |_| Ok(None),
     )

@@ -885,7 +885,10 @@ impl Device {
                 let pushed = p.try_push_with(HEADER_BYTES + payload.len(), |dst| {
                     let (h, rest) = dst.split_at_mut(HEADER_BYTES);
                     h.copy_from_slice(&hdr.encode());
-                    rest.copy_from_slice(payload);
+                    assert_eq!(rest.len(), payload.len());
+                    // SAFETY: both slices hold payload.len() bytes (checked above) and the
+                    // ring slot cannot overlap the caller's buffer.
+                    unsafe { copy_small(payload.as_ptr(), rest.as_mut_ptr(), payload.len()) };
                 });
                 if pushed {
                     if let Some(n) = &self.node {

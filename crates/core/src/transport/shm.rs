@@ -204,8 +204,8 @@ impl ShmNode {
     /// It also makes sure `to` polls the ring from this rank ([`ShmNode::announce_sender`]).
     #[inline]
     pub fn notify(&self, to: usize) -> bool {
-        self.announce_sender(to);
         let b = self.bell(to);
+        self.announce_in(b);
         let s = b.sleeping.load(Ordering::Relaxed);
         if s != 0 {
             b.seq.fetch_add(1, Ordering::SeqCst);
@@ -227,11 +227,16 @@ impl ShmNode {
     /// (sets this rank's bit in its sender mask when it is clear).
     #[inline]
     pub fn announce_sender(&self, to: usize) {
+        self.announce_in(self.bell(to));
+    }
+
+    #[inline]
+    fn announce_in(&self, b: &Doorbell) {
         if !self.tracks_senders() {
             return;
         }
         let (w, bit) = (self.me / 64, 1u64 << (self.me % 64));
-        let word = &self.bell(to).senders[w];
+        let word = &b.senders[w];
         if word.load(Ordering::Relaxed) & bit == 0 {
             word.fetch_or(bit, Ordering::Release);
         }
