@@ -464,7 +464,7 @@ impl Device {
         };
         if a.len > eager_limit
             || a.mode == SendMode::Synchronous
-            || !self.pending[a.dest as usize].is_empty()
+            || self.queued_for(a.dest)
         {
             return false;
         }
@@ -951,9 +951,16 @@ impl Device {
         true
     }
 
+    /// Whether packets wait in the queue toward `dest` (a later one must not pass them).
+    #[inline]
+    fn queued_for(&self, dest: u32) -> bool {
+        // Most of the time nothing waits anywhere: one look at the list of destinations.
+        !self.pending_dests.is_empty() && !self.pending[dest as usize].is_empty()
+    }
+
     fn post_packet(&mut self, dest: u32, hdr: Header, payload: Payload, completes: Option<ReqId>) {
         let d = dest as usize;
-        if self.pending[d].is_empty() && self.try_write(dest, &hdr, payload.bytes()) {
+        if !self.queued_for(dest) && self.try_write(dest, &hdr, payload.bytes()) {
             if let Some(id) = completes {
                 self.complete(id);
             }
