@@ -481,6 +481,7 @@ pub unsafe fn send_init(b: Buf, dest: i32, tag: i32, comm: CommId, mode: Mode) -
         rt.device
             .request_mut(id)
             .expect("just created")
+            .extra_mut()
             .persistent_buf = Some(b);
         Ok(id)
     })
@@ -507,6 +508,7 @@ pub unsafe fn recv_init(b: Buf, src: i32, tag: i32, comm: CommId) -> Result<ReqI
         rt.device
             .request_mut(id)
             .expect("just created")
+            .extra_mut()
             .persistent_buf = Some(b);
         Ok(id)
     })
@@ -522,7 +524,7 @@ fn start_one(rt: &mut Runtime, id: ReqId) -> Result<()> {
     if !r.is_inactive() {
         return err(ErrorClass::Request, "persistent request is already active");
     }
-    let b = r.persistent_buf;
+    let b = r.persistent_buf();
     let t = match b {
         Some(b) => Some(rt.types.for_comm_held(b.ty)?.clone()),
         None => None,
@@ -864,7 +866,7 @@ pub fn request_free(id: ReqId) -> Result<()> {
         let held = rt
             .device
             .request(id)
-            .and_then(|r| r.persistent_buf)
+            .and_then(|r| r.persistent_buf())
             .map(|b| b.ty);
         rt.device.free_request(id);
         if let Some(ty) = held {

@@ -400,7 +400,7 @@ impl Device {
             return;
         };
         if r.is_complete() || r.is_inactive() {
-            if let Some(slot) = r.bsend_slot.take() {
+            if let Some(slot) = r.extra.as_mut().and_then(|x| x.bsend_slot.take()) {
                 self.bsend.free(slot);
             }
             self.reqs.remove(id);
@@ -416,17 +416,19 @@ impl Device {
         };
         r.complete = true;
         r.op = Op::Done;
-        if let Some(fin) = r.finisher.take() {
-            let data = r.scratch.take().unwrap_or_default();
-            let n = (r.status.bytes as usize).min(data.len());
-            if !r.status.cancelled {
-                fin(&data[..n]);
+        if let Some(x) = r.extra.as_mut() {
+            if let Some(fin) = x.finisher.take() {
+                let data = x.scratch.take().unwrap_or_default();
+                let n = (r.status.bytes as usize).min(data.len());
+                if !r.status.cancelled {
+                    fin(&data[..n]);
+                }
             }
         }
         if r.cancel_pending {
             return;
         }
-        if let Some(slot) = r.bsend_slot.take() {
+        if let Some(slot) = r.extra.as_mut().and_then(|x| x.bsend_slot.take()) {
             self.bsend.free(slot);
         }
         if r.detached {
@@ -462,10 +464,7 @@ impl Device {
             Route::Tcp => self.cfg.tcp_eager_limit,
             _ => return false,
         };
-        if a.len > eager_limit
-            || a.mode == SendMode::Synchronous
-            || self.queued_for(a.dest)
-        {
+        if a.len > eager_limit || a.mode == SendMode::Synchronous || self.queued_for(a.dest) {
             return false;
         }
         let h = eager_header(a, NO_REQUEST);
@@ -485,7 +484,11 @@ impl Device {
         let id = self
             .reqs
             .insert_new(Op::Send(a, SendState::Queued), Direction::Send);
-        self.reqs.get_mut(id).expect("just inserted").scratch = Some(scratch);
+        self.reqs
+            .get_mut(id)
+            .expect("just inserted")
+            .extra_mut()
+            .scratch = Some(scratch);
         self.launch_send(id, a);
         id
     }
@@ -526,8 +529,9 @@ impl Device {
             Vec::new()
         };
         let r = self.reqs.get_mut(id).expect("request exists");
-        r.piece_list = list;
-        r.finisher = None;
+        let x = r.extra_mut();
+        x.piece_list = list;
+        x.finisher = None;
         if staged {
             let mut v = vec![0u8; a.len];
             // SAFETY: the user buffer holds the layout's elements (MPI contract).
@@ -535,11 +539,11 @@ impl Device {
             v.truncate(n);
             a.buf = v.as_ptr();
             a.len = v.len();
-            r.scratch = Some(v);
-            r.layout = None;
+            x.scratch = Some(v);
+            x.layout = None;
         } else {
-            r.scratch = None;
-            r.layout = Some(Arc::new(l));
+            x.scratch = None;
+            x.layout = Some(Arc::new(l));
         }
         if let Op::Send(args, _) = &mut r.op {
             *args = a;
@@ -559,7 +563,11 @@ impl Device {
         let id = self
             .reqs
             .insert_new(Op::Recv(a, RecvState::Posted), Direction::Recv);
-        self.reqs.get_mut(id).expect("just inserted").layout = Some(Arc::new(l));
+        self.reqs
+            .get_mut(id)
+            .expect("just inserted")
+            .extra_mut()
+            .layout = Some(Arc::new(l));
         self.launch_recv(id, a);
         id
     }
@@ -572,9 +580,9 @@ impl Device {
         let id = self
             .reqs
             .insert_new(Op::Recv(a, RecvState::Posted), Direction::Recv);
-        let r = self.reqs.get_mut(id).expect("just inserted");
-        r.scratch = Some(scratch);
-        r.finisher = Some(finisher);
+        let x = self.reqs.get_mut(id).expect("just inserted").extra_mut();
+        x.scratch = Some(scratch);
+        x.finisher = Some(finisher);
         self.launch_recv(id, a);
         id
     }
@@ -601,15 +609,16 @@ impl Device {
                 let data = scratch.unwrap_or_default();
                 a.buf = data.as_ptr();
                 a.len = data.len();
-                r.scratch = Some(data);
+                r.extra_mut().scratch = Some(data);
                 r.op = Op::Send(a, SendState::Queued);
                 self.launch_send(id, a);
             }
             Some(Persistent::Recv(mut a)) => {
                 let mut data = vec![0u8; a.cap];
                 a.buf = data.as_mut_ptr();
-                r.scratch = Some(data);
-                r.finisher = finisher;
+                let x = r.extra_mut();
+                x.scratch = Some(data);
+                x.finisher = finisher;
                 r.op = Op::Recv(a, RecvState::Posted);
                 self.launch_recv(id, a);
             }
@@ -639,13 +648,18 @@ impl Device {
         } else {
             h.kind = Kind::Rts;
             h.addr = a.buf as u64;
-            if let Some(r) = self.reqs.get(id).filter(|r| r.layout.is_some()) {
+            let noncontig = self
+                .reqs
+                .get(id)
+                .and_then(|r| r.extra())
+                .filter(|x| x.layout.is_some());
+            if let Some(x) = noncontig {
                 h.flags |= FLAG_NONCONTIG;
                 h.addr = 0;
-                if !r.piece_list.is_empty() {
+                if !x.piece_list.is_empty() {
                     h.flags |= FLAG_IOVLIST;
-                    h.addr = r.piece_list.as_ptr() as u64;
-                    h.rreq = r.piece_list.len() as u32;
+                    h.addr = x.piece_list.as_ptr() as u64;
+                    h.rreq = x.piece_list.len() as u32;
                 }
             }
             self.set_send_state(id, SendState::WaitFin);
@@ -732,9 +746,10 @@ impl Device {
             Some(Persistent::Recv(a)) => {
                 r.op = Op::Recv(a, RecvState::Posted);
                 if let Some(l) = layout {
-                    r.scratch = None;
-                    r.finisher = None;
-                    r.layout = Some(Arc::new(l));
+                    let x = r.extra_mut();
+                    x.scratch = None;
+                    x.finisher = None;
+                    x.layout = Some(Arc::new(l));
                 }
                 self.launch_recv(id, a);
             }
@@ -756,7 +771,7 @@ impl Device {
             .insert_new(Op::Send(a, SendState::Queued), Direction::Send);
         if let Some(r) = self.reqs.get_mut(id) {
             r.detached = true;
-            r.bsend_slot = Some(slot);
+            r.extra_mut().bsend_slot = Some(slot);
         }
         self.launch_send(id, a);
     }
@@ -1280,15 +1295,15 @@ impl Device {
             }
             Kind::SyncAck | Kind::Fin => self.complete(hdr.sreq),
             Kind::Cts => {
-                let Some(Request {
-                    op: Op::Send(a, _),
-                    layout,
-                    ..
-                }) = self.reqs.get(hdr.sreq)
+                let Some(
+                    r @ Request {
+                        op: Op::Send(a, _), ..
+                    },
+                ) = self.reqs.get(hdr.sreq)
                 else {
                     return;
                 };
-                let (a, layout) = (*a, layout.clone());
+                let (a, layout) = (*a, r.layout().cloned());
                 let len = hdr.len.min(a.len as u64);
                 self.set_send_state(hdr.sreq, SendState::Streaming);
                 self.streams.push(Stream {
@@ -1375,7 +1390,7 @@ impl Device {
         r.status = matched_status(hdr, a.cap);
         let n = (r.status.bytes as usize).min(data.len());
         if n > 0 {
-            match r.layout.as_ref() {
+            match r.layout() {
                 // SAFETY: the receive buffer holds the layout's elements, whose packed
                 // size is cap >= n (MPI contract checked by the caller's validation).
                 Some(l) => unsafe {
@@ -1394,7 +1409,7 @@ impl Device {
     fn start_pull(&mut self, id: ReqId, from: u32, hdr: &Header) {
         let a = self.recv_args(id);
         let n = self.set_recv_status(id, hdr, a.cap);
-        let layout = self.reqs.get(id).and_then(|r| r.layout.clone());
+        let layout = self.reqs.get(id).and_then(|r| r.layout().cloned());
         let mut pulled = false;
         if n == 0 {
             pulled = true;
@@ -1634,14 +1649,16 @@ impl Device {
     /// The layout of streamed receive `id` when it has one and a piece of `len` bytes
     /// at `off` falls inside what it wants.
     fn streaming_layout(&self, id: ReqId, off: u64, len: u64) -> Option<Arc<Layout>> {
-        let Some(Request {
-            op: Op::Recv(_, RecvState::Streaming { want, .. }),
-            layout: Some(l),
-            ..
-        }) = self.reqs.get(id)
+        let Some(
+            r @ Request {
+                op: Op::Recv(_, RecvState::Streaming { want, .. }),
+                ..
+            },
+        ) = self.reqs.get(id)
         else {
             return None;
         };
+        let l = r.layout()?;
         (off.checked_add(len)? <= *want).then(|| l.clone())
     }
 
@@ -1649,21 +1666,16 @@ impl Device {
     /// request is not streaming or the range falls outside what it wants. A receive
     /// with a layout gets its bounce buffer, unpacked when the piece has landed.
     fn piece_target(&mut self, id: ReqId, off: u64, len: u64) -> Option<*mut u8> {
-        let Some(Request {
-            op: Op::Recv(a, RecvState::Streaming { want, .. }),
-            layout,
-            bounce,
-            ..
-        }) = self.reqs.get_mut(id)
-        else {
+        let r = self.reqs.get_mut(id)?;
+        let Op::Recv(a, RecvState::Streaming { want, .. }) = r.op else {
             return None;
         };
-        if off.checked_add(len)? > *want {
+        if off.checked_add(len)? > want {
             return None;
         }
-        if layout.is_some() {
-            bounce.resize(len as usize, 0);
-            return Some(bounce.as_mut_ptr());
+        if let Some(x) = r.extra.as_mut().filter(|x| x.layout.is_some()) {
+            x.bounce.resize(len as usize, 0);
+            return Some(x.bounce.as_mut_ptr());
         }
         // SAFETY: off <= want <= cap, inside the receive buffer.
         Some(unsafe { a.buf.add(off as usize) })
@@ -1695,16 +1707,12 @@ impl tcp::Sink for Device {
     }
 
     fn data_landed(&mut self, _from: u32, hdr: &Header) {
-        if let Some(r) = self.reqs.get_mut(hdr.rreq) {
-            if let Some(l) = r.layout.clone() {
-                let data = std::mem::take(&mut r.bounce);
-                let n = (hdr.len as usize).min(data.len());
+        if let Some(x) = self.reqs.get_mut(hdr.rreq).and_then(|r| r.extra.as_mut()) {
+            if let Some(l) = x.layout.clone() {
+                let n = (hdr.len as usize).min(x.bounce.len());
                 // SAFETY: the receive buffer holds the layout's elements; data_target
                 // checked that the piece lies inside the packed bytes wanted.
-                unsafe { l.unpack_at(hdr.addr as usize, &data[..n]) };
-                if let Some(r) = self.reqs.get_mut(hdr.rreq) {
-                    r.bounce = data;
-                }
+                unsafe { l.unpack_at(hdr.addr as usize, &x.bounce[..n]) };
             }
         }
         self.piece_landed(hdr.rreq, hdr.len);

@@ -181,19 +181,12 @@ impl Layout {
 /// buffer and scatters them into the user's buffer.
 pub type Finisher = Box<dyn FnOnce(&[u8]) + Send>;
 
-pub struct Request {
-    pub(crate) op: Op,
-    pub(crate) status: Status,
-    pub(crate) complete: bool,
-    /// A cancel request is travelling to the receiver; the request must not finish
-    /// (nor its id be reused) until the answer arrives.
-    pub(crate) cancel_pending: bool,
-    /// `MPI_Request_free` was called, or the request is internal: release on completion.
-    pub(crate) detached: bool,
+/// What only some requests need (non-contiguous buffers, buffered sends, persistent
+/// buffers), kept out of line so that a plain request stays small.
+#[derive(Default)]
+pub(crate) struct Extra {
     /// Offset of this send's copy in the attached buffered-send pool.
     pub(crate) bsend_slot: Option<usize>,
-    pub persistent: Option<Persistent>,
-    pub direction: Direction,
     /// Bytes staged for a non-contiguous buffer (the transport reads/writes here).
     pub(crate) scratch: Option<Vec<u8>>,
     /// For staged receives: scatters the scratch bytes to the user buffer.
@@ -207,18 +200,33 @@ pub struct Request {
     pub(crate) piece_list: Vec<super::pieces::Entry>,
     /// Where a piece for a non-contiguous receive lands from TCP before it is unpacked.
     pub(crate) bounce: Vec<u8>,
-    /// Opaque tag of the owner (the core stores the communicator index, so errors can
-    /// be reported to its error handler).
-    pub owner: u32,
     /// The user buffer of a persistent request (re-staged at each start when its type
     /// is not contiguous).
-    pub persistent_buf: Option<crate::p2p::Buf>,
+    pub(crate) persistent_buf: Option<crate::p2p::Buf>,
+}
+
+pub struct Request {
+    pub(crate) op: Op,
+    pub(crate) status: Status,
+    pub(crate) complete: bool,
+    /// A cancel request is travelling to the receiver; the request must not finish
+    /// (nor its id be reused) until the answer arrives.
+    pub(crate) cancel_pending: bool,
+    /// `MPI_Request_free` was called, or the request is internal: release on completion.
+    pub(crate) detached: bool,
     /// A generalized request (`MPI_Grequest_start`): its op stays `Done` and it
     /// completes only when the program calls `MPI_Grequest_complete`; its status and
     /// callbacks belong to the binding that created it.
     pub(crate) generalized: bool,
     /// Released: the slot is free and this request only waits to be reused.
     reusable: bool,
+    pub direction: Direction,
+    /// Opaque tag of the owner (the core stores the communicator index, so errors can
+    /// be reported to its error handler).
+    pub owner: u32,
+    pub persistent: Option<Persistent>,
+    /// See [`Extra`]; None for most requests.
+    pub(crate) extra: Option<Box<Extra>>,
 }
 
 impl std::fmt::Debug for Request {
@@ -240,18 +248,12 @@ impl Request {
             complete: false,
             cancel_pending: false,
             detached: false,
-            bsend_slot: None,
-            persistent: None,
-            direction,
-            scratch: None,
-            finisher: None,
-            layout: None,
-            bounce: Vec::new(),
-            piece_list: Vec::new(),
-            owner: 0,
-            persistent_buf: None,
             generalized: false,
             reusable: false,
+            direction,
+            owner: 0,
+            persistent: None,
+            extra: None,
         }
     }
 
@@ -264,39 +266,44 @@ impl Request {
         self.complete = false;
         self.cancel_pending = false;
         self.detached = false;
-        self.bsend_slot = None;
-        self.persistent = None;
-        self.direction = direction;
-        self.owner = 0;
         self.generalized = false;
         self.reusable = false;
-        // Released requests hold no scratch, finisher, layout, list or buffer.
-        debug_assert!(self.scratch.is_none() && self.finisher.is_none());
-        debug_assert!(self.layout.is_none() && self.persistent_buf.is_none());
-        debug_assert!(self.piece_list.is_empty() && self.bounce.is_empty());
+        self.direction = direction;
+        self.owner = 0;
+        self.persistent = None;
+        // Released requests hold nothing out of line.
+        debug_assert!(self.extra.is_none());
     }
 
     /// Drops what a released request owns and marks it free for reuse.
+    #[inline]
     fn release(&mut self) {
-        if self.scratch.is_some() {
-            self.scratch = None;
-        }
-        if self.finisher.is_some() {
-            self.finisher = None;
-        }
-        if self.layout.is_some() {
-            self.layout = None;
-        }
-        if self.persistent_buf.is_some() {
-            self.persistent_buf = None;
-        }
-        if self.piece_list.capacity() > 0 {
-            self.piece_list = Vec::new();
-        }
-        if self.bounce.capacity() > 0 {
-            self.bounce = Vec::new();
+        if self.extra.is_some() {
+            self.extra = None;
         }
         self.reusable = true;
+    }
+
+    /// The out-of-line part, if any.
+    #[inline]
+    pub(crate) fn extra(&self) -> Option<&Extra> {
+        self.extra.as_deref()
+    }
+
+    /// The out-of-line part, made when missing.
+    pub(crate) fn extra_mut(&mut self) -> &mut Extra {
+        self.extra.get_or_insert_with(Default::default)
+    }
+
+    /// The non-contiguous buffer moved piece by piece, if any.
+    #[inline]
+    pub(crate) fn layout(&self) -> Option<&Arc<Layout>> {
+        self.extra().and_then(|x| x.layout.as_ref())
+    }
+
+    /// The user buffer of a persistent request, if any.
+    pub fn persistent_buf(&self) -> Option<crate::p2p::Buf> {
+        self.extra().and_then(|x| x.persistent_buf)
     }
 
     /// True for a request made by [`super::Device::generalized_request`].
