@@ -767,8 +767,18 @@ fn waitall_each(ids: &[Option<ReqId>], out: &mut [Option<Completion>]) -> Result
                     check_all(rt, ids)?;
                     let mut p = 0u64;
                     for (i, (id, o)) in ids.iter().zip(out.iter_mut()).enumerate() {
-                        *o = None;
-                        p |= (id.is_some() as u64) << i;
+                        *o = match *id {
+                            // The shared request of sends that left at once.
+                            Some(DONE_SEND) => Some(Completion {
+                                status: Status::EMPTY,
+                                freed: true,
+                            }),
+                            Some(_) => {
+                                p |= 1 << i;
+                                None
+                            }
+                            None => None,
+                        };
                     }
                     p
                 }

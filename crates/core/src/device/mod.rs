@@ -1725,7 +1725,7 @@ impl tcp::Sink for Device {
 /// # Safety
 /// As for [`std::ptr::copy_nonoverlapping`].
 #[inline(always)]
-unsafe fn copy_small(src: *const u8, dst: *mut u8, n: usize) {
+pub(super) unsafe fn copy_small(src: *const u8, dst: *mut u8, n: usize) {
     // SAFETY: forwarded caller contract (both ranges hold n bytes and do not overlap).
     unsafe {
         match n {

@@ -37,7 +37,8 @@ impl PayloadStore {
     pub fn store(&mut self, payload: &[u8]) -> Stored {
         if payload.len() <= INLINE_BYTES {
             let mut bytes = [0u8; INLINE_BYTES];
-            bytes[..payload.len()].copy_from_slice(payload);
+            // SAFETY: `bytes` has room for the payload (checked above); they cannot overlap.
+            unsafe { super::copy_small(payload.as_ptr(), bytes.as_mut_ptr(), payload.len()) };
             return Stored::Inline {
                 len: payload.len() as u8,
                 bytes,
