@@ -589,18 +589,25 @@ fn check_request(rt: &Runtime, id: ReqId) -> Result<()> {
     Ok(())
 }
 
-/// Finishes `id` if complete; an inactive persistent request reports the empty status.
-fn try_finish(rt: &mut Runtime, id: ReqId) -> Option<Completion> {
-    match rt.device.finish_if_complete(id) {
-        Finish::NotComplete => None,
-        Finish::Inactive => Some(Completion {
-            status: Status::EMPTY,
-            freed: false,
-        }),
+/// The completion a finished request reports (None unless it was finished).
+fn finished(f: Finish) -> Option<Completion> {
+    match f {
         Finish::Done { status, released } => Some(Completion {
             status,
             freed: released,
         }),
+        Finish::NotComplete | Finish::Inactive => None,
+    }
+}
+
+/// Finishes `id` if complete; an inactive persistent request reports the empty status.
+fn try_finish(rt: &mut Runtime, id: ReqId) -> Option<Completion> {
+    match rt.device.finish_if_complete(id) {
+        Finish::Inactive => Some(Completion {
+            status: Status::EMPTY,
+            freed: false,
+        }),
+        f => finished(f),
     }
 }
 
@@ -708,13 +715,7 @@ fn finish_all(rt: &mut Runtime, ids: &[Option<ReqId>]) -> Vec<Option<Completion>
 /// Finishes every complete request of `ids`; null and inactive entries give None.
 fn finish_all_into(rt: &mut Runtime, ids: &[Option<ReqId>], out: &mut [Option<Completion>]) {
     for (id, o) in ids.iter().zip(out) {
-        *o = match id.map(|i| rt.device.finish_if_complete(i)) {
-            Some(Finish::Done { status, released }) => Some(Completion {
-                status,
-                freed: released,
-            }),
-            _ => None,
-        };
+        *o = id.and_then(|i| finished(rt.device.finish_if_complete(i)));
     }
 }
 
@@ -790,13 +791,7 @@ fn waitall_each(ids: &[Option<ReqId>], out: &mut [Option<Completion>]) -> Result
                 let Some(id) = ids[i] else { continue };
                 match rt.device.finish_if_complete(id) {
                     Finish::NotComplete => continue,
-                    Finish::Inactive => {}
-                    Finish::Done { status, released } => {
-                        out[i] = Some(Completion {
-                            status,
-                            freed: released,
-                        })
-                    }
+                    f => out[i] = finished(f),
                 }
                 left &= !(1u64 << i);
             }

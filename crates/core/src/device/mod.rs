@@ -1707,8 +1707,8 @@ impl tcp::Sink for Device {
     }
 
     fn data_landed(&mut self, _from: u32, hdr: &Header) {
-        if let Some(x) = self.reqs.get_mut(hdr.rreq).and_then(|r| r.extra.as_mut()) {
-            if let Some(l) = x.layout.clone() {
+        if let Some(x) = self.reqs.get(hdr.rreq).and_then(|r| r.extra()) {
+            if let Some(l) = &x.layout {
                 let n = (hdr.len as usize).min(x.bounce.len());
                 // SAFETY: the receive buffer holds the layout's elements; data_target
                 // checked that the piece lies inside the packed bytes wanted.
