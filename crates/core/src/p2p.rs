@@ -224,9 +224,6 @@ fn start_plan(rt: &mut Runtime, p: SendPlan, mode: Mode, comm: CommId) -> Result
 }
 
 fn set_owner(rt: &mut Runtime, id: ReqId, comm: CommId) {
-    if id == DONE_SEND {
-        return;
-    }
     if let Some(r) = rt.device.request_mut(id) {
         r.owner = comm;
     }

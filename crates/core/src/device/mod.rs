@@ -203,6 +203,26 @@ fn matched_status(hdr: &Header, cap: usize) -> Status {
     }
 }
 
+/// Puts the payload `data` of eager message `hdr` into receive `a` (unpacked through
+/// `layout` when the buffer is not contiguous) and returns the receive's status.
+fn land_eager(a: &RecvArgs, layout: Option<&Layout>, hdr: &Header, data: &[u8]) -> Status {
+    let status = matched_status(hdr, a.cap);
+    let n = (status.bytes as usize).min(data.len());
+    if n > 0 {
+        match layout {
+            // SAFETY: the receive buffer holds the layout's elements, whose packed size
+            // is cap >= n (MPI contract checked by the caller's validation).
+            Some(l) => unsafe {
+                l.unpack_at(0, &data[..n]);
+            },
+            // SAFETY: the receive buffer holds `cap >= n` bytes (MPI contract checked
+            // by the caller's count/type validation); `data` has at least n bytes.
+            None => unsafe { copy_small(data.as_ptr(), a.buf, n) },
+        }
+    }
+    status
+}
+
 fn eager_header(a: &SendArgs, sreq: ReqId) -> Header {
     let mut h = Header::new(Kind::Eager);
     h.src_rank = a.src_rank;
@@ -359,9 +379,9 @@ impl Device {
 
     /// A persistent request, inactive until started.
     pub fn persistent_request(&mut self, p: Persistent, direction: Direction) -> ReqId {
-        let mut r = Request::new(Op::Inactive, direction);
+        let (id, r) = self.reqs.insert_slot(Op::Inactive, direction);
         r.persistent = Some(p);
-        self.reqs.insert(r)
+        id
     }
 
     /// True when no request exists any more (used at finalize).
@@ -370,26 +390,17 @@ impl Device {
     }
 
     /// Takes the final status of a complete request: a non-persistent request is
-    /// released, a persistent one becomes inactive.
+    /// released, a persistent one becomes inactive (the empty status when there is
+    /// nothing to finish).
     pub fn finish(&mut self, id: ReqId) -> Status {
-        let Some(r) = self.reqs.get_mut(id) else {
-            return Status::EMPTY;
-        };
-        if matches!(r.op, Op::Inactive) {
-            return Status::EMPTY;
+        match self.reqs.finish_if_complete(id) {
+            Finish::Done { status, .. } => status,
+            Finish::NotComplete | Finish::Inactive => Status::EMPTY,
         }
-        let st = r.status;
-        if r.persistent.is_some() {
-            r.op = Op::Inactive;
-            r.complete = false;
-        } else {
-            self.reqs.remove(id);
-        }
-        st
     }
 
-    /// Finishes request `id` if it is complete, as [`Device::finish`] does, in one
-    /// lookup of the table.
+    /// Finishes request `id` if it is complete, as [`Device::finish`] does, and says
+    /// what it found.
     pub fn finish_if_complete(&mut self, id: ReqId) -> Finish {
         self.reqs.finish_if_complete(id)
     }
@@ -682,13 +693,7 @@ impl Device {
         match self.matcher.take_unexpected(a.spec) {
             // The message is here: the receive is complete as it starts.
             Some((_, Unexpected::Eager { from, hdr, data })) => {
-                let status = matched_status(&hdr, a.cap);
-                let n = (status.bytes as usize).min(data.bytes().len());
-                if n > 0 {
-                    // SAFETY: the receive buffer holds `cap >= n` bytes (MPI contract
-                    // checked by the caller's validation); the payload has n bytes.
-                    unsafe { copy_small(data.bytes().as_ptr(), a.buf, n) };
-                }
+                let status = land_eager(&a, None, &hdr, data.bytes());
                 self.payloads.recycle(data);
                 self.ack_if_sync(from, &hdr);
                 self.reqs.insert_complete(status, Direction::Recv)
@@ -792,9 +797,9 @@ impl Device {
     /// [`Device::grequest_complete`]. The device keeps no status for it: the binding
     /// that owns its callbacks computes the status when it completes.
     pub fn generalized_request(&mut self) -> ReqId {
-        let mut r = Request::new(Op::Done, Direction::Recv);
+        let (id, r) = self.reqs.insert_slot(Op::Done, Direction::Recv);
         r.generalized = true;
-        self.reqs.insert(r)
+        id
     }
 
     /// `MPI_Grequest_complete`. Returns whether the request was released here (it had
@@ -1387,21 +1392,7 @@ impl Device {
         let Op::Recv(a, _) = r.op else {
             unreachable!("matched request {id} is not a receive")
         };
-        r.status = matched_status(hdr, a.cap);
-        let n = (r.status.bytes as usize).min(data.len());
-        if n > 0 {
-            match r.layout() {
-                // SAFETY: the receive buffer holds the layout's elements, whose packed
-                // size is cap >= n (MPI contract checked by the caller's validation).
-                Some(l) => unsafe {
-                    l.unpack_at(0, &data[..n]);
-                },
-                // SAFETY: the receive buffer holds `cap >= n` bytes (MPI contract
-                // checked by the caller's count/type validation); `data` has at least n
-                // bytes.
-                None => unsafe { copy_small(data.as_ptr(), a.buf, n) },
-            }
-        }
+        r.status = land_eager(&a, r.layout().map(|l| &**l), hdr, data);
         self.complete(id);
         self.ack_if_sync(from, hdr);
     }

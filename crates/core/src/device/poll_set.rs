@@ -1,7 +1,7 @@
 //! Which incoming shared-memory rings the progress engine polls.
 //!
 //! A rank polls the rings of the local ranks that send to it, as the sender mask of its
-//! doorbell names them ([`ShmNode::announce_sender`]), rather than one ring per local
+//! doorbell names them (set by [`ShmNode::notify`]), rather than one ring per local
 //! rank: most programs talk to a few neighbours, and every poll of an empty ring costs
 //! time on each round of progress. A ring that stays empty for [`IDLE_ROUNDS`] rounds
 //! is dropped and its sender's bit cleared; the sender sets it again with its next

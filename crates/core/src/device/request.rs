@@ -376,16 +376,6 @@ impl RequestTable {
         (self.slots.len() - 1) as ReqId
     }
 
-    pub fn insert(&mut self, r: Request) -> ReqId {
-        self.live += 1;
-        let id = match self.free.pop() {
-            Some(id) => id,
-            None => self.grow(),
-        };
-        self.slots[id as usize] = Some(r);
-        id
-    }
-
     /// A new request for `op`, built in its slot (a request is a few hundred bytes:
     /// building it elsewhere and moving it in costs more than the small-message path
     /// it serves).
@@ -403,8 +393,9 @@ impl RequestTable {
         id
     }
 
+    /// A new request for `op`, with access to it for the fields its kind sets.
     #[inline]
-    fn insert_slot(&mut self, op: Op, direction: Direction) -> (ReqId, &mut Request) {
+    pub(crate) fn insert_slot(&mut self, op: Op, direction: Direction) -> (ReqId, &mut Request) {
         self.live += 1;
         let id = match self.free.pop() {
             Some(id) => id,

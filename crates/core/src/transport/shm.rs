@@ -201,11 +201,12 @@ impl ShmNode {
     /// longer than a running core takes to drain its store buffer (a descheduled sender's
     /// stores are drained by the context switch). The futex timeout bounds the rest.
     ///
-    /// It also makes sure `to` polls the ring from this rank ([`ShmNode::announce_sender`]).
+    /// It also makes sure `to` polls the ring from this rank: it sets this rank's bit in
+    /// `to`'s sender mask when it finds it clear.
     #[inline]
     pub fn notify(&self, to: usize) -> bool {
         let b = self.bell(to);
-        self.announce_in(b);
+        self.announce(b);
         let s = b.sleeping.load(Ordering::Relaxed);
         if s != 0 {
             b.seq.fetch_add(1, Ordering::SeqCst);
@@ -217,21 +218,15 @@ impl ShmNode {
         false
     }
 
-    /// Whether this node tracks which ranks send to which ([`ShmNode::announce_sender`]);
-    /// a larger node polls every ring.
+    /// Whether this node tracks which ranks send to which (see [`Doorbell`]); a larger
+    /// node polls every ring.
     pub fn tracks_senders(&self) -> bool {
         self.nlocal <= SENDER_WORDS * 64
     }
 
-    /// After writing a packet to `to`: makes sure `to` polls the ring from this rank
-    /// (sets this rank's bit in its sender mask when it is clear).
+    /// Sets this rank's bit in the sender mask of doorbell `b` if it is clear.
     #[inline]
-    pub fn announce_sender(&self, to: usize) {
-        self.announce_in(self.bell(to));
-    }
-
-    #[inline]
-    fn announce_in(&self, b: &Doorbell) {
+    fn announce(&self, b: &Doorbell) {
         if !self.tracks_senders() {
             return;
         }
