@@ -722,20 +722,23 @@ int MPI_Ssend_init(const void *buf, int count, MPI_Datatype datatype, int dest, 
 int MPI_Ssend_init_c(const void *buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag,
     MPI_Comm comm, MPI_Request *request);
 int MPI_Start(MPI_Request *request);
+/* Status arrays are declared as pointers (the same C type as `MPI_Status []`): with the
+ * array form, GCC 11 and later warn about every MPI_STATUSES_IGNORE argument
+ * (-Wstringop-overflow, "region of size 0"). */
 int MPI_Startall(int count, MPI_Request array_of_requests[]);
 int MPI_Test(MPI_Request *request, int *flag, MPI_Status *status);
 int MPI_Test_cancelled(const MPI_Status *status, int *flag);
 int MPI_Testall(int count, MPI_Request array_of_requests[], int *flag,
-    MPI_Status array_of_statuses[]);
+    MPI_Status *array_of_statuses);
 int MPI_Testany(int count, MPI_Request array_of_requests[], int *indx, int *flag,
     MPI_Status *status);
 int MPI_Testsome(int incount, MPI_Request array_of_requests[], int *outcount,
-    int array_of_indices[], MPI_Status array_of_statuses[]);
+    int array_of_indices[], MPI_Status *array_of_statuses);
 int MPI_Wait(MPI_Request *request, MPI_Status *status);
-int MPI_Waitall(int count, MPI_Request array_of_requests[], MPI_Status array_of_statuses[]);
+int MPI_Waitall(int count, MPI_Request array_of_requests[], MPI_Status *array_of_statuses);
 int MPI_Waitany(int count, MPI_Request array_of_requests[], int *indx, MPI_Status *status);
 int MPI_Waitsome(int incount, MPI_Request array_of_requests[], int *outcount,
-    int array_of_indices[], MPI_Status array_of_statuses[]);
+    int array_of_indices[], MPI_Status *array_of_statuses);
 
 /* ---- Partitioned communication ---- */
 int MPI_Parrived(MPI_Request request, int partition, int *flag);
@@ -1777,16 +1780,16 @@ int PMPI_Startall(int count, MPI_Request array_of_requests[]);
 int PMPI_Test(MPI_Request *request, int *flag, MPI_Status *status);
 int PMPI_Test_cancelled(const MPI_Status *status, int *flag);
 int PMPI_Testall(int count, MPI_Request array_of_requests[], int *flag,
-    MPI_Status array_of_statuses[]);
+    MPI_Status *array_of_statuses);
 int PMPI_Testany(int count, MPI_Request array_of_requests[], int *indx, int *flag,
     MPI_Status *status);
 int PMPI_Testsome(int incount, MPI_Request array_of_requests[], int *outcount,
-    int array_of_indices[], MPI_Status array_of_statuses[]);
+    int array_of_indices[], MPI_Status *array_of_statuses);
 int PMPI_Wait(MPI_Request *request, MPI_Status *status);
-int PMPI_Waitall(int count, MPI_Request array_of_requests[], MPI_Status array_of_statuses[]);
+int PMPI_Waitall(int count, MPI_Request array_of_requests[], MPI_Status *array_of_statuses);
 int PMPI_Waitany(int count, MPI_Request array_of_requests[], int *indx, MPI_Status *status);
 int PMPI_Waitsome(int incount, MPI_Request array_of_requests[], int *outcount,
-    int array_of_indices[], MPI_Status array_of_statuses[]);
+    int array_of_indices[], MPI_Status *array_of_statuses);
 
 /* ---- Partitioned communication ---- */
 int PMPI_Parrived(MPI_Request request, int partition, int *flag);

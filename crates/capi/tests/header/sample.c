@@ -38,6 +38,7 @@ int sample(int argc, char **argv)
     char err[MPI_MAX_ERROR_STRING];
     MPI_Status status, statuses[2];
     MPI_Request reqs[2] = {MPI_REQUEST_NULL, MPI_REQUEST_NULL};
+    int indices[2] = {0, 0};
     MPI_Op op = MPI_OP_NULL;
     MPI_Datatype vec = MPI_DATATYPE_NULL;
     MPI_Comm dup = MPI_COMM_NULL;
@@ -58,6 +59,10 @@ int sample(int argc, char **argv)
     MPI_Irecv(data, 4, MPI_INT, MPI_ANY_SOURCE, MPI_ANY_TAG, MPI_COMM_WORLD, &reqs[1]);
     MPI_Waitall(2, reqs, statuses);
     MPI_Get_count(&statuses[1], MPI_INT, &count);
+    MPI_Waitall(2, reqs, MPI_STATUSES_IGNORE);
+    MPI_Testall(2, reqs, &flag, MPI_STATUSES_IGNORE);
+    MPI_Waitsome(2, reqs, &count, indices, MPI_STATUSES_IGNORE);
+    MPI_Testsome(2, reqs, &count, indices, MPI_STATUSES_IGNORE);
     MPI_Sendrecv(data, 1, MPI_2INT, MPI_PROC_NULL, 0, data, 1, MPI_2INT, MPI_PROC_NULL, 0,
                  MPI_COMM_SELF, MPI_STATUS_IGNORE);
     MPI_Op_create(sum_pairs, 1, &op);
