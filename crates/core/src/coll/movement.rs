@@ -81,6 +81,81 @@ fn mismatch(what: &str, send: usize, recv: usize) -> Error {
     )
 }
 
+/// What `MPI_Gather` and `MPI_Scatter` checked of their buffers: the block size, this
+/// rank's one-block buffer (none when in place at the root) and, at the root, the
+/// buffer of one block per rank.
+struct RootedBlocks<'a> {
+    block: usize,
+    /// The one-block buffer: address, count, type.
+    one: Option<(usize, usize, &'a TypeInfo)>,
+    /// The root's buffer of all blocks: count per block, total count, type.
+    all: Option<(usize, usize, &'a TypeInfo)>,
+}
+
+/// Checks the buffers of a rooted block collective: `one` is every rank's one-block
+/// buffer (`side` names it: the send buffer of a gather, the receive buffer of a
+/// scatter; in place only at the root), `all` the root's buffer of `size` blocks.
+fn rooted_blocks<'a>(
+    rt: &'a Runtime,
+    size: usize,
+    at_root: bool,
+    one: Input<Buf>,
+    side: Which,
+    all: &Buf,
+) -> Result<RootedBlocks<'a>> {
+    let (one_name, all_side, all_count) = match side {
+        Which::Send => ("sendbuf", Which::Recv, "recvcount"),
+        _ => ("recvbuf", Which::Send, "sendcount"),
+    };
+    let one = match one {
+        Input::Data(b) => {
+            let (n, info) = plain(rt, &b, side)?;
+            Some((b.addr, n, info))
+        }
+        Input::InPlace if at_root => None,
+        Input::InPlace => {
+            return Err(in_place_not_allowed(&format!(
+                "{one_name} of a rank other than the root"
+            )))
+        }
+    };
+    if !at_root {
+        let (_, n, info) = one.expect("checked above");
+        let block = bytes(n, info)?;
+        return Ok(RootedBlocks {
+            block,
+            one,
+            all: None,
+        });
+    }
+    let (c, info) = plain(rt, all, all_side)?;
+    let total = c.checked_mul(size).ok_or_else(|| {
+        Error::new(
+            ErrorClass::Count,
+            format!("{all_count} times size overflows"),
+        )
+    })?;
+    let block = bytes(c, info)?;
+    if let Some((addr, n, oinfo)) = one {
+        let ob = bytes(n, oinfo)?;
+        if ob != block {
+            return Err(match side {
+                Which::Send => mismatch("the root's own block", ob, block),
+                _ => mismatch("the root's own block", block, ob),
+            });
+        }
+        match side {
+            Which::Send => not_aliased(addr, oinfo, n, all.addr, info, total)?,
+            _ => not_aliased(all.addr, info, total, addr, oinfo, n)?,
+        }
+    }
+    Ok(RootedBlocks {
+        block,
+        one,
+        all: Some((c, total, info)),
+    })
+}
+
 fn no_reduce() -> Reducer {
     Reducer::None
 }
@@ -187,36 +262,11 @@ pub unsafe fn gather(send: Input<Buf>, recv: Buf, root_rank: i32, comm: CommId) 
             return Ok(Plan::Inter);
         };
         let root = root(root_rank, t.size)?;
-        let at_root = t.rank == root;
-        let mut sent = None;
-        if let Input::Data(s) = send {
-            let (n, info) = plain(rt, &s, Which::Send)?;
-            sent = Some((s.addr, n, info));
-        } else if !at_root {
-            return Err(in_place_not_allowed(
-                "sendbuf of a rank other than the root",
-            ));
-        }
-        let mut received = None;
-        let block = if at_root {
-            let (rc, rinfo) = plain(rt, &recv, Which::Recv)?;
-            let total = rc
-                .checked_mul(t.size)
-                .ok_or_else(|| Error::new(ErrorClass::Count, "recvcount times size overflows"))?;
-            let block = bytes(rc, rinfo)?;
-            if let Some((addr, n, sinfo)) = sent {
-                let sb = bytes(n, sinfo)?;
-                if sb != block {
-                    return Err(mismatch("the root's own block", sb, block));
-                }
-                not_aliased(addr, sinfo, n, recv.addr, rinfo, total)?;
-            }
-            received = Some((rc, total, rinfo));
-            block
-        } else {
-            let (_, n, info) = sent.expect("checked above");
-            bytes(n, info)?
-        };
+        let RootedBlocks {
+            block,
+            one: sent,
+            all: received,
+        } = rooted_blocks(rt, t.size, t.rank == root, send, Which::Send, &recv)?;
         let input = match (sent, received) {
             (Some((addr, n, info)), _) => Data::new(addr, n, info),
             (None, Some((rc, _, rinfo))) => {
@@ -353,41 +403,16 @@ pub unsafe fn scatter(send: Buf, recv: Input<Buf>, root_rank: i32, comm: CommId)
             return Ok(Plan::Inter);
         };
         let root = root(root_rank, t.size)?;
-        let at_root = t.rank == root;
-        let mut received = None;
-        if let Input::Data(r) = recv {
-            let (n, info) = plain(rt, &r, Which::Recv)?;
-            received = Some((r.addr, n, info));
-        } else if !at_root {
-            return Err(in_place_not_allowed(
-                "recvbuf of a rank other than the root",
-            ));
-        }
-        let mut sent = None;
-        let block = if at_root {
-            let (sc, sinfo) = plain(rt, &send, Which::Send)?;
-            let total = sc
-                .checked_mul(t.size)
-                .ok_or_else(|| Error::new(ErrorClass::Count, "sendcount times size overflows"))?;
-            let block = bytes(sc, sinfo)?;
-            if let Some((addr, n, rinfo)) = received {
-                let rb = bytes(n, rinfo)?;
-                if rb != block {
-                    return Err(mismatch("the root's own block", block, rb));
-                }
-                not_aliased(send.addr, sinfo, total, addr, rinfo, n)?;
-            }
-            sent = Some((total, sinfo));
-            block
-        } else {
-            let (_, n, info) = received.expect("checked above");
-            bytes(n, info)?
-        };
+        let RootedBlocks {
+            block,
+            one: received,
+            all: sent,
+        } = rooted_blocks(rt, t.size, t.rank == root, recv, Which::Recv, &send)?;
         let kind = shm::Kind::Scatter { root };
         let fast = fast_plan(rt, &t, block, 1, kind, None, |comm| shm::Call {
             comm,
             kind,
-            input: sent.map(|(total, sinfo)| Data::new(send.addr, total, sinfo)),
+            input: sent.map(|(_, total, sinfo)| Data::new(send.addr, total, sinfo)),
             output: received.map(|(addr, n, info)| Data::new(addr, n, info)),
             reducer: no_reduce(),
             bytes: block,
@@ -403,7 +428,7 @@ pub unsafe fn scatter(send: Buf, recv: Input<Buf>, root_rank: i32, comm: CommId)
         };
         let sv = match sent {
             // SAFETY: per the function's contract.
-            Some((total, sinfo)) => unsafe {
+            Some((_, total, sinfo)) => unsafe {
                 View::single(send.addr, sinfo, total, &[(0, total)], &[])
             },
             None => View::unused(),
