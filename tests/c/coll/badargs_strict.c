@@ -2,8 +2,8 @@
  * Erroneous collective calls that oxmpi reports but MPICH and Open MPI do not all catch:
  * an operation invalid for the datatype at ranks that never apply it, a negative count,
  * MPI_IN_PLACE where this rank may not use it, receive buffers overlapping the send
- * buffer partially, a root whose own send and receive block sizes differ, sizes that
- * disagree in MPI_Allgather.
+ * buffer partially, a root whose own send and receive block sizes differ (MPI_Gather,
+ * MPI_Scatter), sizes that disagree in MPI_Allgather.
  */
 #include "mtest.h"
 #include "common.h"
@@ -19,6 +19,21 @@ int main(int argc, char **argv)
     /* MPI_IN_PLACE at non-roots (every rank calls with a non-existent root's view). */
     if (n > 1) {
         MTEST_EXPECT_CLASS(MPI_ERR_BUFFER, MPI_Reduce(MPI_IN_PLACE, b, 1, MPI_INT, MPI_SUM, r == 0 ? 1 : 0, w));
+    }
+    /* The one-block buffer of MPI_Gather (send) and MPI_Scatter (receive) may be
+     * MPI_IN_PLACE only at the root. */
+    if (n > 1) {
+        MTEST_EXPECT_CLASS(MPI_ERR_BUFFER, MPI_Gather(MPI_IN_PLACE, 1, MPI_INT, b, 1, MPI_INT, r == 0 ? 1 : 0, w));
+        MTEST_EXPECT_CLASS(MPI_ERR_BUFFER, MPI_Scatter(a, 1, MPI_INT, MPI_IN_PLACE, 1, MPI_INT, r == 0 ? 1 : 0, w));
+    }
+    /* Every rank its own root: the root's own block differs in size (2 ints against 3),
+     * and the root's buffers are the same array. */
+    MTEST_EXPECT_CLASS(MPI_ERR_TRUNCATE, MPI_Gather(a, 2, MPI_INT, b, 3, MPI_INT, r, w));
+    MTEST_EXPECT_CLASS(MPI_ERR_TRUNCATE, MPI_Scatter(a, 3, MPI_INT, b, 2, MPI_INT, r, w));
+    {
+        int d[64];
+        MTEST_EXPECT_CLASS(MPI_ERR_BUFFER, MPI_Gather(d, 1, MPI_INT, d, 1, MPI_INT, r, w));
+        MTEST_EXPECT_CLASS(MPI_ERR_BUFFER, MPI_Scatter(d, 1, MPI_INT, d, 1, MPI_INT, r, w));
     }
     /* MPICH checks the operation only where it is applied, and crashes on negative
      * counts in MPI_Allreduce. */
