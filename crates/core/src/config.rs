@@ -5,6 +5,8 @@
 
 use std::env;
 
+use crate::device::stream_stores::Policy;
+
 /// Engine tunables. Defaults are chosen for a small shared-memory node.
 #[derive(Clone, Debug)]
 pub struct Config {
@@ -21,6 +23,8 @@ pub struct Config {
     pub shm_chunk_bytes: usize,
     /// `OXMPI_SHM_CHUNK_BYTES` was set; else the piece size follows the ring size.
     pub shm_chunk_set: bool,
+    /// Stores that write the pieces of long contiguous rendezvous messages into a ring.
+    pub shm_stream_stores: Policy,
     /// Polling iterations before a blocked rank starts yielding (0 when oversubscribed by default).
     pub spin_iters: u32,
     /// `sched_yield` rounds before a blocked rank sleeps on its doorbell.
@@ -79,6 +83,11 @@ pub const TUNABLES: &[Tunable] = &[
         name: "OXMPI_SHM_CHUNK_BYTES",
         default: "auto",
         meaning: "piece size of the pipelined rendezvous copy; auto: a thirty-second of the ring, 16-32 KiB (32 KiB on nodes of up to 8 ranks)",
+    },
+    Tunable {
+        name: "OXMPI_SHM_STREAM_STORES",
+        default: "cached",
+        meaning: "stores that write the pieces of contiguous messages of 256 KiB and more into the ring in the pipelined copy: cached, or nt (non-temporal: through memory; several times faster where cache-to-cache transfers between the cores are slow, about half as fast where they are fast)",
     },
     Tunable {
         name: "OXMPI_SPIN",
@@ -194,6 +203,10 @@ impl Config {
             shm_no_cma: var_bool("OXMPI_SHM_NO_CMA").unwrap_or(false),
             shm_chunk_bytes: var_usize("OXMPI_SHM_CHUNK_BYTES", 16 * 1024).clamp(256, max_payload),
             shm_chunk_set: env::var_os("OXMPI_SHM_CHUNK_BYTES").is_some(),
+            shm_stream_stores: env::var("OXMPI_SHM_STREAM_STORES")
+                .ok()
+                .and_then(|v| Policy::parse(&v))
+                .unwrap_or(Policy::Cached),
             spin_iters: env::var("OXMPI_SPIN")
                 .ok()
                 .and_then(|v| v.trim().parse().ok())

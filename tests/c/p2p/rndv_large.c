@@ -5,7 +5,8 @@
  * calls, then one direction at a time with blocking calls, at an odd buffer offset so no
  * copy path can assume alignment.  Every byte is checked, and the bytes after the message
  * in the receive buffer must be untouched.  The manifest also runs this with
- * OXMPI_SHM_NO_CMA=1 (oxmpi's pipelined copy path instead of process_vm_readv).
+ * OXMPI_SHM_NO_CMA=1 (oxmpi's pipelined copy path instead of process_vm_readv), and with
+ * OXMPI_SHM_STREAM_STORES=nt (pieces written with non-temporal stores).
  * MTEST_LARGE=1 adds messages of more than 2 GiB (600 Mi MPI_INTs) and of INT_MAX bytes
  * between ranks 0 and 1 (needs about 10 GiB of memory).
  */

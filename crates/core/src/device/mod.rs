@@ -38,6 +38,7 @@ pub mod pieces;
 mod poll_set;
 pub mod request;
 mod stored;
+pub mod stream_stores;
 
 pub use direct::Direct;
 
@@ -900,27 +901,7 @@ impl Device {
                 self.selfq.push_back((*hdr, payload.to_vec()));
                 true
             }
-            Route::Shm(j) => {
-                let p = self.producers[j].as_mut().expect("producer for local peer");
-                let pushed = p.try_push_with(HEADER_BYTES + payload.len(), |dst| {
-                    let (h, rest) = dst.split_at_mut(HEADER_BYTES);
-                    h.copy_from_slice(&hdr.encode());
-                    assert_eq!(rest.len(), payload.len());
-                    // SAFETY: both slices hold payload.len() bytes (checked above) and the
-                    // ring slot cannot overlap the caller's buffer.
-                    unsafe { copy_small(payload.as_ptr(), rest.as_mut_ptr(), payload.len()) };
-                });
-                if pushed {
-                    if let Some(n) = &self.node {
-                        if n.notify(j) {
-                            self.poke(j);
-                        }
-                    }
-                    true
-                } else {
-                    false
-                }
-            }
+            Route::Shm(j) => self.try_push_shm(j, hdr, payload, copy_small),
             // While the transport delivers packets it is taken out of the device: what
             // handlers send meanwhile waits in the pending queue for a moment.
             Route::Tcp => match self.tcp.as_mut() {
@@ -933,6 +914,34 @@ impl Device {
                 panic!("no transport reaches world rank {dest}");
             }
         }
+    }
+
+    /// Writes a packet to local peer `j`'s ring, its payload copied with `copy`, and
+    /// rings the peer's doorbell when it sleeps. Returns whether there was room.
+    fn try_push_shm(
+        &mut self,
+        j: usize,
+        hdr: &Header,
+        payload: &[u8],
+        copy: unsafe fn(*const u8, *mut u8, usize),
+    ) -> bool {
+        let p = self.producers[j].as_mut().expect("producer for local peer");
+        let pushed = p.try_push_with(HEADER_BYTES + payload.len(), |dst| {
+            let (h, rest) = dst.split_at_mut(HEADER_BYTES);
+            h.copy_from_slice(&hdr.encode());
+            assert_eq!(rest.len(), payload.len());
+            // SAFETY: both slices hold payload.len() bytes (checked above) and the ring
+            // slot cannot overlap the caller's buffer.
+            unsafe { copy(payload.as_ptr(), rest.as_mut_ptr(), payload.len()) };
+        });
+        if pushed {
+            if let Some(n) = &self.node {
+                if n.notify(j) {
+                    self.poke(j);
+                }
+            }
+        }
+        pushed
     }
 
     /// Writes a `Data` packet of stream bytes `off..off + n` of layout `l` to `dest` (a
@@ -1061,7 +1070,7 @@ impl Device {
                             let piece = unsafe {
                                 std::slice::from_raw_parts(buf.add(off as usize), n as usize)
                             };
-                            self.try_write(dest, &h, piece)
+                            self.try_write_piece(dest, &h, piece, len)
                         }
                     };
                     if !written {
@@ -1080,6 +1089,21 @@ impl Device {
             }
         }
         did
+    }
+
+    /// Writes a `Data` piece of a contiguous stream of `len` bytes to `dest`: to a local
+    /// peer of a long stream with the stores `OXMPI_SHM_STREAM_STORES` names, else as any
+    /// packet. Returns whether there was room.
+    fn try_write_piece(&mut self, dest: u32, hdr: &Header, piece: &[u8], len: u64) -> bool {
+        use stream_stores::{copy_non_temporal, Policy, MIN_STREAM};
+        match self.route(dest) {
+            Route::Shm(j)
+                if len >= MIN_STREAM && self.cfg.shm_stream_stores == Policy::NonTemporal =>
+            {
+                self.try_push_shm(j, hdr, piece, copy_non_temporal)
+            }
+            _ => self.try_write(dest, hdr, piece),
+        }
     }
 
     /// Streams pieces of `streams[i]` over TCP straight from the send buffer. Returns
