@@ -82,6 +82,14 @@ fn threshold_items(cfg: &Config) -> Vec<Item> {
             cfg.shm_chunk_bytes.to_string(),
         ),
         item(
+            "shm_stream_stores",
+            "shm stream stores",
+            match cfg.shm_stream_stores {
+                oxmpi_core::device::stream_stores::Policy::Cached => "cached",
+                oxmpi_core::device::stream_stores::Policy::NonTemporal => "non-temporal",
+            },
+        ),
+        item(
             "shm_cma",
             "shm single-copy rendezvous",
             if cfg.shm_no_cma {
