@@ -67,6 +67,31 @@ pub(crate) unsafe fn copy_blocks(run: Run) {
     }
 }
 
+/// Copies `len` bytes with non-temporal stores (whole lines straight to memory, not
+/// into this core's cache) where the CPU has AVX2, with ordinary stores otherwise;
+/// later stores are ordered after all of them.
+///
+/// # Safety
+/// Both ranges must be valid for `len` bytes and must not overlap.
+pub unsafe fn copy_streamed(dst: *mut u8, src: *const u8, len: usize) {
+    #[cfg(target_arch = "x86_64")]
+    if len >= VECTOR_MIN && std::arch::is_x86_feature_detected!("avx2") {
+        let run = Run {
+            dst: dst as usize,
+            dst_stride: 0,
+            src: src as usize,
+            src_stride: 0,
+            len,
+            n: 1,
+        };
+        // SAFETY: AVX2 is present (checked above); the ranges are the caller's.
+        unsafe { avx2::copy_blocks(run, true) };
+        return;
+    }
+    // SAFETY: the caller's ranges.
+    unsafe { ptr::copy_nonoverlapping(src, dst, len) };
+}
+
 #[cfg(target_arch = "x86_64")]
 mod avx2 {
     use super::Run;

@@ -37,43 +37,14 @@ impl Policy {
     }
 }
 
-/// Copies `n` bytes from `src` to `dst` with non-temporal stores where the target has
-/// them, and orders them before any later store (the ring's publishing store).
+/// Copies `n` bytes from `src` to `dst` with non-temporal stores (where the CPU has
+/// them), ordered before any later store (the ring's publishing store).
 ///
 /// # Safety
 /// Both ranges must hold `n` bytes and must not overlap.
 pub unsafe fn copy_non_temporal(src: *const u8, dst: *mut u8, n: usize) {
-    #[cfg(target_arch = "x86_64")]
-    {
-        use std::arch::x86_64::{__m128i, _mm_loadu_si128, _mm_sfence, _mm_stream_si128};
-        let head = ((16 - (dst as usize & 15)) & 15).min(n);
-        // SAFETY: per the contract every offset below is inside both ranges; the
-        // streaming stores go to 16-byte aligned addresses (`head` aligns `dst`); SSE2
-        // is part of the x86_64 baseline.
-        unsafe {
-            std::ptr::copy_nonoverlapping(src, dst, head);
-            let mut i = head;
-            while i + 64 <= n {
-                let a = _mm_loadu_si128(src.add(i) as *const __m128i);
-                let b = _mm_loadu_si128(src.add(i + 16) as *const __m128i);
-                let c = _mm_loadu_si128(src.add(i + 32) as *const __m128i);
-                let d = _mm_loadu_si128(src.add(i + 48) as *const __m128i);
-                _mm_stream_si128(dst.add(i) as *mut __m128i, a);
-                _mm_stream_si128(dst.add(i + 16) as *mut __m128i, b);
-                _mm_stream_si128(dst.add(i + 32) as *mut __m128i, c);
-                _mm_stream_si128(dst.add(i + 48) as *mut __m128i, d);
-                i += 64;
-            }
-            std::ptr::copy_nonoverlapping(src.add(i), dst.add(i), n - i);
-            // Non-temporal stores are weakly ordered: fence them before the record word.
-            _mm_sfence();
-        }
-    }
-    #[cfg(not(target_arch = "x86_64"))]
     // SAFETY: forwarded contract.
-    unsafe {
-        std::ptr::copy_nonoverlapping(src, dst, n)
-    }
+    unsafe { oxmpi_datatype::copy_streamed(dst, src, n) }
 }
 
 #[cfg(test)]
