@@ -3,14 +3,16 @@
 //! non-temporal stores (`OXMPI_SHM_STREAM_STORES=nt`).
 //!
 //! With ordinary stores the receiver reads each piece out of the sender's cache. Where
-//! the two cores share a fast cache that is the quickest path (on the 2-core development
-//! VM about 35 GB/s for 1-4 MiB messages). Where cache-to-cache transfers between the
-//! two cores are slow (on that VM whenever the host places the vCPUs so that a
-//! cache-line round trip takes about 350 ns instead of 70 ns; across sockets on real
-//! nodes) it drops to 2-7 GB/s there. Non-temporal stores send the piece to memory
-//! instead, from where the receiver reads it at 17-24 GB/s in either placement. The
-//! default stays with ordinary stores; choosing per peer from measured throughput needs
-//! the receiver's side of the measurement and is not done yet.
+//! the two cores share a fast cache and the receiver trails the sender by enough of the
+//! ring that the pieces have left the sender's private cache, that is the quickest path
+//! (on the 2-core development VM about 35 GB/s for 1-4 MiB messages). Otherwise it is
+//! not: on that VM ordinary stores fall to about 13 GB/s whenever the receiver reads the
+//! pieces straight out of the sender's cache, and to 2-7 GB/s while the host places the
+//! vCPUs so that a cache-line round trip between them takes about 350 ns instead of
+//! 70 ns (as across sockets on real nodes). Non-temporal stores send the pieces to
+//! memory instead, from where the receiver reads them at 17-24 GB/s in every one of
+//! these cases. Ordinary stores stay the default; choosing per peer from measured
+//! throughput needs the receiver's side of the measurement and is not done yet.
 
 /// Streams shorter than this always use ordinary stores (their receiver is likely to
 /// use the data soon, and the whole message may stay in cache).
