@@ -41,6 +41,8 @@ pub struct Bootstrap {
     pub ring_bytes: usize,
     /// Ranks on this node (sharing memory or not), for the oversubscription policy.
     pub node_size: usize,
+    /// This rank's position among them, in world-rank order.
+    pub node_index: usize,
     /// The TCP transport, when some peer is reached over TCP.
     pub tcp: Option<TcpNet>,
     /// Wakes local ranks that sleep in their TCP epoll set (with a shared segment).
@@ -133,6 +135,7 @@ fn singleton(pmi: Option<Client>, appnum: i32, universe: Option<u32>) -> Bootstr
         universe_size: universe,
         ring_bytes: 0,
         node_size: 1,
+        node_index: 0,
         tcp: None,
         poker: None,
     }
@@ -226,6 +229,10 @@ pub fn run(cfg: &Config) -> Result<Bootstrap> {
         cards.push(parse_card(r, &v)?);
     }
     let node_size = cards.iter().filter(|c| c.key == key).count();
+    let node_index = cards[..rank as usize]
+        .iter()
+        .filter(|c| c.key == key)
+        .count();
     let local_world: Vec<u32> = if cfg.netmod_tcp {
         vec![rank]
     } else {
@@ -367,6 +374,7 @@ pub fn run(cfg: &Config) -> Result<Bootstrap> {
         universe_size: universe,
         ring_bytes,
         node_size,
+        node_index,
         tcp,
         poker,
     })

@@ -6,6 +6,7 @@
 use std::env;
 
 use crate::device::stream_stores::Policy;
+use crate::placement::Bind;
 
 /// Engine tunables. Defaults are chosen for a small shared-memory node.
 #[derive(Clone, Debug)]
@@ -31,6 +32,8 @@ pub struct Config {
     pub yield_iters: u32,
     /// Forced value for "more ranks than cores on this node"; None = detect.
     pub oversubscribed: Option<bool>,
+    /// Whether ranks of an oversubscribed node bind themselves to CPUs.
+    pub bind: Bind,
     /// `OXMPI_NETMOD=tcp`: every peer (even on this node) is reached over TCP.
     pub netmod_tcp: bool,
     /// Messages up to this many bytes travel eagerly over TCP.
@@ -103,6 +106,11 @@ pub const TUNABLES: &[Tunable] = &[
         name: "OXMPI_OVERSUBSCRIBED",
         default: "auto",
         meaning: "1/0 forces the oversubscribed waiting policy on/off (auto: more local ranks than cores)",
+    },
+    Tunable {
+        name: "OXMPI_BIND",
+        default: "block",
+        meaning: "block: on a node with more ranks than CPUs, each rank binds itself to one CPU, consecutive local ranks in blocks (0-3 on the first of 2 CPUs, 4-7 on the second, for 8 ranks); none: the kernel places ranks",
     },
     Tunable {
         name: "OXMPI_NETMOD",
@@ -213,6 +221,10 @@ impl Config {
                 .unwrap_or(u32::MAX),
             yield_iters: var_usize("OXMPI_YIELD", 200) as u32,
             oversubscribed: var_bool("OXMPI_OVERSUBSCRIBED"),
+            bind: env::var("OXMPI_BIND")
+                .ok()
+                .and_then(|v| Bind::parse(&v))
+                .unwrap_or(Bind::Block),
             netmod_tcp: env::var("OXMPI_NETMOD")
                 .is_ok_and(|v| v.trim().eq_ignore_ascii_case("tcp")),
             tcp_eager_limit: var_usize("OXMPI_TCP_EAGER_LIMIT", 64 * 1024)

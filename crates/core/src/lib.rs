@@ -20,6 +20,7 @@ pub mod group;
 pub mod info;
 mod internal_coll;
 pub mod p2p;
+pub mod placement;
 pub mod runtime;
 mod state_lock;
 pub mod sys;

@@ -11,6 +11,7 @@ use crate::config::Config;
 use crate::device::packet::HEADER_BYTES;
 use crate::device::Device;
 use crate::error::{err, ErrorClass, Result};
+use crate::placement;
 use crate::state_lock::{StateGuard, StateLock};
 use crate::sys;
 use crate::transport::ring::{self, Watch};
@@ -116,6 +117,8 @@ pub fn init(required: ThreadLevel) -> Result<ThreadLevel> {
     }
     let nlocal = boot.node_size;
     let oversubscribed = cfg.oversubscribed.unwrap_or(nlocal > sys::available_cpus());
+    // A node with more ranks than CPUs is balanced by hand (see `placement`).
+    placement::apply(cfg.bind, boot.node_index, nlocal);
     let provided = required.min(MAX_THREAD_LEVEL);
     let world_group = Arc::new(Group::new((0..boot.size).collect()));
     let self_group = Arc::new(Group::new(vec![boot.rank]));

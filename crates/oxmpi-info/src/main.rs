@@ -9,6 +9,7 @@
 use oxmpi_coll::decision::Tuning;
 use oxmpi_coll::schedule::{Algorithm, Collective};
 use oxmpi_core::config::{Config, TUNABLES};
+use oxmpi_core::placement::Bind;
 use oxmpi_core::runtime::MAX_THREAD_LEVEL;
 use std::fmt::Write as _;
 use std::process::ExitCode;
@@ -121,6 +122,15 @@ fn threshold_items(cfg: &Config) -> Vec<Item> {
             "yield",
             "yield rounds before sleeping",
             cfg.yield_iters.to_string(),
+        ),
+        item(
+            "bind",
+            "cpu binding (oversubscribed)",
+            match cfg.bind {
+                Bind::Block => "one CPU per rank, consecutive ranks in blocks",
+                Bind::None => "none (the kernel places ranks)",
+            }
+            .to_string(),
         ),
     ]
 }

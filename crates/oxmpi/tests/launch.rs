@@ -294,3 +294,68 @@ fn a_failing_check_fails_the_job() {
     );
     assert!(r.stderr.contains("CHECK FAILED"), "{}", r.stderr);
 }
+
+/// CPU numbers of a `Cpus_allowed_list` value such as `0-3,8,10-11`.
+fn parse_cpu_list(list: &str) -> Vec<usize> {
+    let mut cpus = Vec::new();
+    for part in list.trim().split(',').filter(|p| !p.is_empty()) {
+        let (a, b) = part.split_once('-').unwrap_or((part, part));
+        let (a, b): (usize, usize) = (a.parse().expect("cpu"), b.parse().expect("cpu"));
+        cpus.extend(a..=b);
+    }
+    cpus
+}
+
+/// The CPUs each rank of a `placement` run may use, by rank.
+fn placement(n: u32, env: &[(&str, &str)]) -> Vec<Vec<usize>> {
+    let mut cmd = Command::new(launcher());
+    for (k, v) in env {
+        cmd.args(["-genv", k, v]);
+    }
+    cmd.arg("-n").arg(n.to_string()).arg(example("placement"));
+    let what = format!("placement on {n} ranks");
+    let r = run_limited(cmd, &what);
+    assert!(r.status.success(), "{what}: {}\n{}", r.status, r.stderr);
+    let mut by_rank = vec![None; n as usize];
+    for line in r.stdout.lines() {
+        let rest = line.strip_prefix("rank ").expect("placement line");
+        let (rank, rest) = rest.split_once(" of ").expect("rank R of N");
+        let (_, list) = rest.split_once(" cpus ").expect("cpus LIST");
+        by_rank[rank.parse::<usize>().unwrap()] = Some(parse_cpu_list(list));
+    }
+    by_rank
+        .into_iter()
+        .map(|c| c.expect("a line from every rank"))
+        .collect()
+}
+
+#[test]
+fn oversubscribed_ranks_bind_to_cpus_in_blocks() {
+    let status = std::fs::read_to_string("/proc/self/status").unwrap();
+    let allowed = parse_cpu_list(
+        status
+            .lines()
+            .find_map(|l| l.strip_prefix("Cpus_allowed_list:"))
+            .expect("Cpus_allowed_list in /proc/self/status"),
+    );
+    if allowed.len() < 2 || allowed.len() > 16 {
+        eprintln!(
+            "skipped: {} CPUs allowed (the test wants 2-16)",
+            allowed.len()
+        );
+        return;
+    }
+    // Twice as many ranks as CPUs: consecutive pairs of ranks share a CPU.
+    let n = 2 * allowed.len() as u32;
+    let got = placement(n, &[]);
+    for (rank, cpus) in got.iter().enumerate() {
+        assert_eq!(cpus, &[allowed[rank / 2]], "rank {rank} of {n}: {got:?}");
+    }
+    // Asked not to, or with a CPU per rank, ranks keep the whole set.
+    for cpus in placement(n, &[("OXMPI_BIND", "none")]) {
+        assert_eq!(cpus, allowed);
+    }
+    for cpus in placement(allowed.len() as u32, &[]) {
+        assert_eq!(cpus, allowed);
+    }
+}
