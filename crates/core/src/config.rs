@@ -55,6 +55,8 @@ pub struct Config {
 pub const AUTO_RING_MAX: usize = 2 << 20;
 /// Smallest ring the automatic choice gives before the many-rank rule shrinks it.
 pub const AUTO_RING_MIN: usize = 64 * 1024;
+/// Largest ring the automatic choice gives on an oversubscribed node.
+pub const AUTO_RING_OVERSUBSCRIBED: usize = 64 * 1024;
 /// Bytes all rings of a node may take together under the automatic choice.
 pub const AUTO_RING_BUDGET: usize = 64 << 20;
 
@@ -75,7 +77,7 @@ pub const TUNABLES: &[Tunable] = &[
     Tunable {
         name: "OXMPI_SHM_RING_BYTES",
         default: "auto",
-        meaning: "size of each sender-to-receiver shared-memory ring (rounded up to a power of two); auto: 2 MiB for up to 6 ranks on a node, 1 MiB for 7-8, shrinking to 64 KiB at 32 (all rings within 64 MiB), less beyond",
+        meaning: "size of each sender-to-receiver shared-memory ring (rounded up to a power of two); auto: 2 MiB for up to 6 ranks on a node, 1 MiB for 7-8, shrinking to 64 KiB at 32 (all rings within 64 MiB), less beyond; at most 64 KiB on a node with more ranks than CPUs",
     },
     Tunable {
         name: "OXMPI_SHM_NO_CMA",
@@ -105,7 +107,7 @@ pub const TUNABLES: &[Tunable] = &[
     Tunable {
         name: "OXMPI_OVERSUBSCRIBED",
         default: "auto",
-        meaning: "1/0 forces the oversubscribed waiting policy on/off (auto: more local ranks than cores)",
+        meaning: "1/0 forces the oversubscribed waiting policy and ring size on/off (auto: more ranks on the node than the CPUs their CPU sets cover together)",
     },
     Tunable {
         name: "OXMPI_BIND",

@@ -176,7 +176,7 @@ mod tests {
             route: Route::SelfLoop,
             pid: std::process::id() as i32,
         }];
-        Device::new(0, peers, Config::default(), None, vec![0])
+        Device::new(0, peers, Config::default(), None, vec![0], false)
     }
 
     #[test]

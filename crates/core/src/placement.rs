@@ -1,4 +1,12 @@
-//! Which CPU each rank of an oversubscribed node runs on.
+//! The CPUs of a node: how many the node's ranks share, and which one each rank of an
+//! oversubscribed node runs on.
+//!
+//! Each rank's business card carries the CPUs it may run on ([`cpu_card`]). The node's
+//! CPU count is the size of the union of its ranks' sets, capped by a cgroup CPU quota
+//! where one limits them: every rank of the node computes
+//! the same value, so all agree whether the node is oversubscribed, which decides the
+//! waiting policy and the ring size. A launcher that binds each rank to its own core no
+//! longer makes every rank believe it shares a single CPU with the others.
 //!
 //! With more ranks on a node than CPUs, the kernel time-shares each CPU among several
 //! ranks and keeps whatever split it started with. On the 2-CPU development VM an 8-rank
@@ -48,13 +56,75 @@ pub fn block_cpu(allowed: &[usize], index: usize, nlocal: usize) -> Option<usize
 }
 
 /// The CPUs this thread may run on, in increasing order.
-fn allowed_cpus() -> Option<Vec<usize>> {
+pub fn allowed_cpus() -> Option<Vec<usize>> {
     let set = sched_getaffinity(Pid::from_raw(0)).ok()?;
     Some(
         (0..CpuSet::count())
             .filter(|&c| set.is_set(c).unwrap_or(false))
             .collect(),
     )
+}
+
+/// This rank's card field: how many CPUs it may use, then its CPU set as ranges,
+/// `<count>:<a>-<b>.<c>...` (for example `2:0-1`; commas separate card fields).
+pub fn cpu_card() -> String {
+    let cpus = allowed_cpus().unwrap_or_default();
+    let mut ranges: Vec<String> = Vec::new();
+    let mut i = 0;
+    while i < cpus.len() {
+        let mut j = i;
+        while j + 1 < cpus.len() && cpus[j + 1] == cpus[j] + 1 {
+            j += 1;
+        }
+        ranges.push(if i == j {
+            cpus[i].to_string()
+        } else {
+            format!("{}-{}", cpus[i], cpus[j])
+        });
+        i = j + 1;
+    }
+    format!("{}:{}", crate::sys::available_cpus(), ranges.join("."))
+}
+
+/// A rank's CPUs as its card gives them.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct CardCpus {
+    /// How many CPUs the rank may use (its set, lowered by a quota).
+    pub count: usize,
+    /// The CPUs of its set.
+    pub set: Vec<usize>,
+}
+
+/// Parses a field written by [`cpu_card`].
+pub fn parse_cpu_card(field: &str) -> Option<CardCpus> {
+    let (count, list) = field.split_once(':')?;
+    let count = count.parse().ok()?;
+    let mut set = Vec::new();
+    for part in list.split('.').filter(|p| !p.is_empty()) {
+        let (a, b) = part.split_once('-').unwrap_or((part, part));
+        let (a, b): (usize, usize) = (a.parse().ok()?, b.parse().ok()?);
+        // Bounded: no kernel has this many CPUs, and a card must not make us allocate.
+        if a > b || b >= 1 << 16 {
+            return None;
+        }
+        set.extend(a..=b);
+    }
+    Some(CardCpus { count, set })
+}
+
+/// CPUs shared by the ranks whose cards are `cards` (at least 1): the size of the
+/// union of their sets, capped by the quota that limits any of them (a rank that may use
+/// fewer CPUs than its set holds is under a cgroup quota, normally the whole job's).
+pub fn node_cpus<'a>(cards: impl IntoIterator<Item = &'a CardCpus>) -> usize {
+    let mut union = std::collections::BTreeSet::new();
+    let mut quota = usize::MAX;
+    for c in cards {
+        union.extend(c.set.iter().copied());
+        if c.count < c.set.len() {
+            quota = quota.min(c.count);
+        }
+    }
+    union.len().min(quota).max(1)
 }
 
 /// Applies `bind` to the calling thread, local rank `index` of the `nlocal` ranks of
@@ -91,6 +161,31 @@ mod tests {
         assert_eq!(got, [0, 0, 0, 1, 1]);
         assert_eq!(block_cpu(&cpus, 7, 7), None);
         assert_eq!(block_cpu(&[], 0, 3), None);
+    }
+
+    #[test]
+    fn cards_round_trip_and_combine() {
+        let mine = parse_cpu_card(&cpu_card()).unwrap();
+        assert_eq!(mine.set, allowed_cpus().unwrap());
+        assert_eq!(mine.count, crate::sys::available_cpus());
+        let c = |s: &str| parse_cpu_card(s).unwrap();
+        assert_eq!(
+            c("4:0-2.5"),
+            CardCpus {
+                count: 4,
+                set: vec![0, 1, 2, 5]
+            }
+        );
+        // Two ranks bound to one core each share two CPUs.
+        assert_eq!(node_cpus(&[c("1:0"), c("1:1")]), 2);
+        // Unbound ranks of a 2-CPU machine.
+        assert_eq!(node_cpus(&[c("2:0-1"), c("2:0-1"), c("2:0-1")]), 2);
+        // A quota of 2 CPUs over a set of 8.
+        assert_eq!(node_cpus(&[c("2:0-7"), c("2:0-7")]), 2);
+        assert_eq!(node_cpus(&[]), 1);
+        for bad in ["", "2", "x:0", "2:1-0", "2:a", "2:0-99999999"] {
+            assert_eq!(parse_cpu_card(bad), None, "{bad:?}");
+        }
     }
 
     #[test]

@@ -13,7 +13,6 @@ use crate::device::Device;
 use crate::error::{err, ErrorClass, Result};
 use crate::placement;
 use crate::state_lock::{StateGuard, StateLock};
-use crate::sys;
 use crate::transport::ring::{self, Watch};
 use crate::transport::shm::ShmNode;
 use crate::types::TypeTable;
@@ -116,7 +115,7 @@ pub fn init(required: ThreadLevel) -> Result<ThreadLevel> {
         cfg.shm_chunk_bytes = cfg.shm_chunk_bytes.min(max);
     }
     let nlocal = boot.node_size;
-    let oversubscribed = cfg.oversubscribed.unwrap_or(nlocal > sys::available_cpus());
+    let oversubscribed = boot.oversubscribed;
     // A node with more ranks than CPUs is balanced by hand (see `placement`).
     placement::apply(cfg.bind, boot.node_index, nlocal);
     let provided = required.min(MAX_THREAD_LEVEL);
@@ -150,7 +149,14 @@ pub fn init(required: ThreadLevel) -> Result<ThreadLevel> {
         },
     );
     let coll = crate::coll::State::from_env()?;
-    let mut device = Device::new(boot.rank, boot.peers, cfg, boot.node, boot.local_world);
+    let mut device = Device::new(
+        boot.rank,
+        boot.peers,
+        cfg,
+        boot.node,
+        boot.local_world,
+        oversubscribed,
+    );
     if let Some(t) = boot.tcp {
         device.attach_tcp(t);
     }

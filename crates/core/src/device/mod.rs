@@ -282,6 +282,7 @@ impl Device {
         cfg: Config,
         node: Option<Arc<ShmNode>>,
         local_world: Vec<u32>,
+        oversubscribed: bool,
     ) -> Device {
         let nlocal = local_world.len();
         let mut producers: Vec<Option<Producer>> = (0..nlocal).map(|_| None).collect();
@@ -296,9 +297,6 @@ impl Device {
         }
         let polls = PollSet::new(node.as_deref(), &consumers);
         let cma_ok = !cfg.shm_no_cma;
-        let oversubscribed = cfg
-            .oversubscribed
-            .unwrap_or(nlocal > crate::sys::available_cpus());
         let npeers = peers.len();
         Device {
             me,
