@@ -154,7 +154,7 @@ impl ShmComm {
     fn notify_sleepers(&self) {
         for (k, &j) in self.local.iter().enumerate() {
             if k != self.me {
-                self.node.notify(j);
+                self.node.ring_bell(j);
             }
         }
     }
@@ -1021,7 +1021,7 @@ fn reduce_pipelined(c: &Call, root: usize) -> Result<()> {
                 unsafe { input.pack_range(off, len, buffer(g)) };
             }
             written.store(g + 1, Ordering::SeqCst);
-            sc.node.notify(sc.local[other]);
+            sc.node.ring_bell(sc.local[other]);
         } else {
             sc.wait_until(|| written.load(Ordering::SeqCst) > g)?;
             // SAFETY: the other member wrote piece g before counting it and does not
@@ -1029,7 +1029,7 @@ fn reduce_pipelined(c: &Call, root: usize) -> Result<()> {
             let theirs = unsafe { std::slice::from_raw_parts(buffer(g) as *const u8, len) };
             fold_piece(c, root, off, theirs, &mut scratch)?;
             folded.store(g + 1, Ordering::SeqCst);
-            sc.node.notify(sc.local[other]);
+            sc.node.ring_bell(sc.local[other]);
         }
     }
     sc.pieces.store(base + count, Ordering::Relaxed);

@@ -207,6 +207,21 @@ impl ShmNode {
     pub fn notify(&self, to: usize) -> bool {
         let b = self.bell(to);
         self.announce(b);
+        Self::wake_sleeper(b)
+    }
+
+    /// Wakes `to` if it sleeps, like [`ShmNode::notify`] but without counting this rank
+    /// among the senders whose rings `to` polls: for a rank that published something
+    /// other than a packet (a collective's slot), which `to` does not look for in the
+    /// rings. Announcing it there kept every peer of a barrier in every poll set for
+    /// thousands of rounds. Returns true as `notify` does.
+    #[inline]
+    pub fn ring_bell(&self, to: usize) -> bool {
+        Self::wake_sleeper(self.bell(to))
+    }
+
+    #[inline]
+    fn wake_sleeper(b: &Doorbell) -> bool {
         let s = b.sleeping.load(Ordering::Relaxed);
         if s != 0 {
             b.seq.fetch_add(1, Ordering::SeqCst);
