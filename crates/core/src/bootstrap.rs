@@ -105,12 +105,13 @@ fn sanitize(s: &str) -> String {
 /// of smaller ones at 1-4 MiB, and 2 MiB rings (twice the 1 MiB L2 of the development
 /// VM's cores) another 10-25% at 1-4 MiB and 1.5x at 64-256 KiB.
 ///
-/// An oversubscribed node gets at most [`AUTO_RING_OVERSUBSCRIBED`]: its large messages
-/// move in one copy out of the sender (or, without cross-memory attach, in pieces that
-/// gain nothing from a large ring, as the two ranks rarely run at the same time), and
-/// small ones then reuse lines still in the cache instead of a new line of a 1 MiB ring
-/// each: an 8-rank ring exchange on 2 CPUs spent 14% less user time per iteration.
-fn ring_bytes_for(cfg: &Config, nlocal: usize, oversubscribed: bool) -> usize {
+/// An oversubscribed node whose ranks may read each other's memory (`small_rings`) gets
+/// at most [`AUTO_RING_OVERSUBSCRIBED`]: its large messages move in one copy out of the
+/// sender, and small ones then reuse lines still in the cache instead of a new line of
+/// a 1 MiB ring each: an 8-rank ring exchange on 2 CPUs spent 13% less user time per
+/// iteration. Without cross-memory attach, large messages stream through the rings,
+/// and a small ring would take a context switch for every few pieces.
+fn ring_bytes_for(cfg: &Config, nlocal: usize, small_rings: bool) -> usize {
     let base = if cfg.shm_ring_set {
         cfg.shm_ring_bytes
     } else {
@@ -122,7 +123,7 @@ fn ring_bytes_for(cfg: &Config, nlocal: usize, oversubscribed: bool) -> usize {
             fit.next_power_of_two() / 2
         };
         let auto = pow.clamp(AUTO_RING_MIN, AUTO_RING_MAX);
-        if oversubscribed {
+        if small_rings {
             auto.min(AUTO_RING_OVERSUBSCRIBED)
         } else {
             auto
@@ -272,7 +273,10 @@ pub fn run(cfg: &Config) -> Result<Bootstrap> {
         .position(|&r| r == rank)
         .expect("this rank is on its own node");
     let nlocal = local_world.len();
-    let ring_bytes = ring_bytes_for(cfg, nlocal, oversubscribed);
+    // Small rings suit an oversubscribed node only where large messages skip them,
+    // moving by cross-memory attach.
+    let cma_likely = !cfg.shm_no_cma && crate::sys::cma::yama_permits_siblings();
+    let ring_bytes = ring_bytes_for(cfg, nlocal, oversubscribed && cma_likely);
 
     let peers: Vec<Peer> = (0..size)
         .map(|r| {

@@ -77,7 +77,7 @@ pub const TUNABLES: &[Tunable] = &[
     Tunable {
         name: "OXMPI_SHM_RING_BYTES",
         default: "auto",
-        meaning: "size of each sender-to-receiver shared-memory ring (rounded up to a power of two); auto: 2 MiB for up to 6 ranks on a node, 1 MiB for 7-8, shrinking to 64 KiB at 32 (all rings within 64 MiB), less beyond; at most 64 KiB on a node with more ranks than CPUs",
+        meaning: "size of each sender-to-receiver shared-memory ring (rounded up to a power of two); auto: 2 MiB for up to 6 ranks on a node, 1 MiB for 7-8, shrinking to 64 KiB at 32 (all rings within 64 MiB), less beyond; at most 64 KiB on a node with more ranks than CPUs whose ranks may read each other's memory (not with OXMPI_SHM_NO_CMA=1 or Yama ptrace_scope >= 1)",
     },
     Tunable {
         name: "OXMPI_SHM_NO_CMA",

@@ -3,6 +3,16 @@
 
 use std::io;
 
+/// Whether the Yama security module lets a rank read its sibling ranks' memory: no
+/// Yama, or `ptrace_scope` 0. At 1 (Ubuntu's default) only ancestors may, and the ranks
+/// of a job are siblings; at 2 and 3 only privileged processes, or none.
+pub fn yama_permits_siblings() -> bool {
+    match std::fs::read_to_string("/proc/sys/kernel/yama/ptrace_scope") {
+        Ok(v) => v.trim() == "0",
+        Err(_) => true,
+    }
+}
+
 /// Largest byte count one `process_vm_readv` call is asked to move (the kernel caps a
 /// call near 2 GiB; multi-GiB messages are read in several calls).
 const MAX_PER_CALL: usize = 1 << 30;
