@@ -20,7 +20,7 @@ pub struct Config {
     pub shm_ring_set: bool,
     /// Disable single-copy rendezvous (`process_vm_readv`) and use the pipelined copy.
     pub shm_no_cma: bool,
-    /// Piece size of the pipelined rendezvous copy.
+    /// Largest piece of the pipelined rendezvous copy (every piece, when set).
     pub shm_chunk_bytes: usize,
     /// `OXMPI_SHM_CHUNK_BYTES` was set; else the piece size follows the ring size.
     pub shm_chunk_set: bool,
@@ -87,7 +87,7 @@ pub const TUNABLES: &[Tunable] = &[
     Tunable {
         name: "OXMPI_SHM_CHUNK_BYTES",
         default: "auto",
-        meaning: "piece size of the pipelined rendezvous copy; auto: a thirty-second of the ring, 16-32 KiB (32 KiB on nodes of up to 8 ranks)",
+        meaning: "piece size of the pipelined rendezvous copy; auto: pieces grow from 32 KiB to an eighth of the ring (16-256 KiB) and to at most a quarter of the message; a value set fixes every piece at that size",
     },
     Tunable {
         name: "OXMPI_SHM_STREAM_STORES",

@@ -104,11 +104,11 @@ pub fn init(required: ThreadLevel) -> Result<ThreadLevel> {
     let boot: Bootstrap = bootstrap::run(&cfg)?;
     if boot.ring_bytes > 0 {
         if !cfg.shm_chunk_set {
-            // 32 KiB pieces on the 1-2 MiB rings of a small node: on the 2-core
-            // development VM they gave 5-8% more 1-2 MiB bandwidth than 64 KiB pieces
-            // on the 1 MiB ring (and 10-20% more at 64-512 KiB), and steadier rates on
-            // the 2 MiB ring.
-            cfg.shm_chunk_bytes = (boot.ring_bytes / 32).clamp(16 * 1024, 32 * 1024);
+            // The largest piece of a streamed message: an eighth of the ring (256 KiB
+            // on the 2 MiB rings of a node of up to 6 ranks, 128 KiB on the 1 MiB rings
+            // of 7-8), so that several pieces are in flight; pieces start smaller (see
+            // `device::stream_piece`).
+            cfg.shm_chunk_bytes = (boot.ring_bytes / 8).clamp(16 * 1024, 256 * 1024);
         }
         let max = ring::max_body(boot.ring_bytes) - HEADER_BYTES;
         cfg.shm_eager_limit = cfg.shm_eager_limit.min(max);
