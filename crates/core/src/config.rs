@@ -13,6 +13,8 @@ use crate::placement::Bind;
 pub struct Config {
     /// Messages up to this many bytes travel eagerly through shared memory.
     pub shm_eager_limit: usize,
+    /// `OXMPI_SHM_EAGER_LIMIT` was set; else the limit follows the ring size.
+    pub shm_eager_set: bool,
     /// Bytes of each per-pair shared-memory ring (power of two): the value set, or
     /// the largest the automatic choice may take (see [`Config::shm_ring_set`]).
     pub shm_ring_bytes: usize,
@@ -71,8 +73,8 @@ pub struct Tunable {
 pub const TUNABLES: &[Tunable] = &[
     Tunable {
         name: "OXMPI_SHM_EAGER_LIMIT",
-        default: "16384",
-        meaning: "largest message (bytes) sent eagerly through shared memory; larger ones use rendezvous",
+        default: "auto",
+        meaning: "largest message (bytes) sent eagerly through shared memory; larger ones use rendezvous; auto: 32 KiB with rings of 512 KiB or more (nodes of up to 11 ranks not oversubscribed), else 16 KiB (at most half a ring)",
     },
     Tunable {
         name: "OXMPI_SHM_RING_BYTES",
@@ -208,6 +210,7 @@ impl Config {
         let max_payload = ring / 2 - 128;
         Config {
             shm_eager_limit: var_usize("OXMPI_SHM_EAGER_LIMIT", 16 * 1024).min(max_payload),
+            shm_eager_set: env::var_os("OXMPI_SHM_EAGER_LIMIT").is_some(),
             shm_ring_bytes: ring,
             shm_ring_set: ring_set,
             shm_no_cma: var_bool("OXMPI_SHM_NO_CMA").unwrap_or(false),

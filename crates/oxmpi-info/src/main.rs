@@ -70,17 +70,32 @@ fn threshold_items(cfg: &Config) -> Vec<Item> {
         item(
             "shm_eager_limit",
             "shm eager limit (bytes)",
-            cfg.shm_eager_limit.to_string(),
+            if cfg.shm_eager_set {
+                cfg.shm_eager_limit.to_string()
+            } else {
+                "auto (32768 with rings of 512 KiB or more, else 16384)".to_string()
+            },
         ),
         item(
             "shm_ring_bytes",
             "shm ring size (bytes)",
-            cfg.shm_ring_bytes.to_string(),
+            if cfg.shm_ring_set {
+                cfg.shm_ring_bytes.to_string()
+            } else {
+                format!(
+                    "auto (at most {}, by the node's rank count)",
+                    cfg.shm_ring_bytes
+                )
+            },
         ),
         item(
             "shm_chunk_bytes",
             "shm rendezvous piece (bytes)",
-            cfg.shm_chunk_bytes.to_string(),
+            if cfg.shm_chunk_set {
+                cfg.shm_chunk_bytes.to_string()
+            } else {
+                "auto (from 32768 up to an eighth of the ring, at most 262144)".to_string()
+            },
         ),
         item(
             "shm_stream_stores",
