@@ -110,12 +110,9 @@ pub fn init(required: ThreadLevel) -> Result<ThreadLevel> {
             // `device::stream_piece`).
             cfg.shm_chunk_bytes = (boot.ring_bytes / 8).clamp(16 * 1024, 256 * 1024);
         }
-        if !cfg.shm_eager_set && boot.ring_bytes >= 512 * 1024 {
-            // 32 KiB messages then leave in one copy instead of a rendezvous round trip:
-            // on the 2-core development VM a 32 KiB ping-pong took 0.84x the time, and
-            // bidirectional bandwidth at 32 KiB was 1.08x (8 interleaved rounds). Small
-            // rings keep 16 KiB, so that several eager messages fit.
-            cfg.shm_eager_limit = 32 * 1024;
+        if !cfg.shm_eager_set {
+            cfg.shm_eager_limit =
+                crate::config::auto_shm_eager_limit(boot.ring_bytes, boot.oversubscribed);
         }
         let max = ring::max_body(boot.ring_bytes) - HEADER_BYTES;
         cfg.shm_eager_limit = cfg.shm_eager_limit.min(max);

@@ -73,7 +73,7 @@ fn threshold_items(cfg: &Config) -> Vec<Item> {
             if cfg.shm_eager_set {
                 cfg.shm_eager_limit.to_string()
             } else {
-                "auto (32768 with rings of 512 KiB or more, else 16384)".to_string()
+                "auto (65536 on a node with more ranks than CPUs, else 32768 with rings of 512 KiB or more, else 16384)".to_string()
             },
         ),
         item(
