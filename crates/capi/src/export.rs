@@ -142,15 +142,20 @@ pub fn finalized() {
     RUNNING.store(false, Ordering::Release);
 }
 
-/// Runs the body of an entry point.
+/// Runs the body of an entry point. The object whose handler reports an error is
+/// worked out only when there is one (`target`).
 #[inline(always)]
-pub fn guard(call: &'static str, target: Target, f: impl FnOnce() -> Result<(), Error>) -> c_int {
+pub fn guard(
+    call: &'static str,
+    target: impl FnOnce() -> Target,
+    f: impl FnOnce() -> Result<(), Error>,
+) -> c_int {
     if let Err(e) = check_phase(call) {
-        return raise(call, target, &e);
+        return raise(call, target(), &e);
     }
     match catch_unwind(AssertUnwindSafe(f)) {
         Ok(Ok(())) => 0,
-        Ok(Err(e)) => raise(call, target, &e),
+        Ok(Err(e)) => raise(call, target(), &e),
         Err(panic) => {
             let what = panic
                 .downcast_ref::<&str>()
@@ -158,7 +163,7 @@ pub fn guard(call: &'static str, target: Target, f: impl FnOnce() -> Result<(), 
                 .or_else(|| panic.downcast_ref::<String>().cloned())
                 .unwrap_or_else(|| "unknown panic".into());
             let e = Error::new(ErrorClass::Intern, format!("internal error: {what}"));
-            raise(call, target, &e)
+            raise(call, target(), &e)
         }
     }
 }
@@ -170,15 +175,24 @@ pub fn guard(call: &'static str, target: Target, f: impl FnOnce() -> Result<(), 
 ///     ...; Ok(())
 /// }}
 /// ```
+///
+/// A target that is a communicator handle passed by value (`convert::target(c)`) is
+/// decoded only when the call fails; any other target expression (one that reads
+/// through a pointer the body may change, say) is evaluated before the body runs.
 #[macro_export]
 macro_rules! mpi_fn {
+    ($name:ident / $pname:ident ( $($arg:ident : $ty:ty),* $(,)? ) target(convert::target($c:ident)) $body:block) => {
+        $crate::mpi_fn! { @define $name / $pname ( $($arg : $ty),* ) (move || convert::target($c)) $body }
+    };
     ($name:ident / $pname:ident ( $($arg:ident : $ty:ty),* $(,)? ) target($target:expr) $body:block) => {
+        $crate::mpi_fn! { @define $name / $pname ( $($arg : $ty),* ) ({ let t = $target; move || t }) $body }
+    };
+    (@define $name:ident / $pname:ident ( $($arg:ident : $ty:ty),* ) ($target:expr) $body:block) => {
         /// # Safety
         /// C entry point; pointer arguments must be valid as the MPI standard requires.
         #[no_mangle]
         pub unsafe extern "C" fn $pname($($arg: $ty),*) -> ::std::os::raw::c_int {
-            let target = $target;
-            $crate::export::guard(stringify!($name), target, move || $body)
+            $crate::export::guard(stringify!($name), $target, move || $body)
         }
 
         /// # Safety

@@ -387,20 +387,18 @@ unsafe fn write_all(
     }
 }
 
-/// Request arrays up to this length are handled on the stack.
-const INLINE_REQUESTS: usize = 16;
-
-mpi_fn! { MPI_Waitall / PMPI_Waitall (n: c_int, rs: *mut MPI_Request, st: *mut MPI_Status) target(Target::None) {
-    // Short arrays (the common case) stay off the heap.
-    let small = (0..=INLINE_REQUESTS as c_int).contains(&n);
-    let (mut ids_here, mut done_here) = ([None; INLINE_REQUESTS], [None; INLINE_REQUESTS]);
-    let (mut ids_heap, mut done_heap) = (Vec::new(), Vec::new());
-    let ids: &mut [Option<ReqId>] = if small {
-        &mut ids_here[..]
-    } else {
-        ids_heap.resize(n.max(0) as usize, None);
-        &mut ids_heap
-    };
+/// `MPI_Waitall` on `n` handles with the working arrays in `ids` and `done`, each at
+/// least `n` long (or empty, for `n` < 0, which `read_requests_into` refuses).
+///
+/// # Safety
+/// `rs` holds `n` handles and `st` `n` statuses (or is `MPI_STATUSES_IGNORE`).
+unsafe fn waitall_in(
+    n: c_int,
+    rs: *mut MPI_Request,
+    st: *mut MPI_Status,
+    ids: &mut [Option<ReqId>],
+    done: &mut [Option<Completion>],
+) -> Result<()> {
     // SAFETY: rs holds n handles.
     unsafe { read_requests_into(n, rs, ids)? };
     let ids = &ids[..n as usize];
@@ -409,15 +407,39 @@ mpi_fn! { MPI_Waitall / PMPI_Waitall (n: c_int, rs: *mut MPI_Request, st: *mut M
         // SAFETY: arrays of n entries.
         return unsafe { crate::grequest::waitall(rs, ids, st) };
     }
-    let done: &mut [Option<Completion>] = if small {
-        &mut done_here[..ids.len()]
-    } else {
-        done_heap.resize(ids.len(), None);
-        &mut done_heap
-    };
+    let done = &mut done[..ids.len()];
     p2p::waitall_into(ids, done)?;
     // SAFETY: arrays of n entries.
     unsafe { report_all(rs, st, done) }
+}
+
+/// [`waitall_in`] with arrays of `N` entries on the stack (`n` <= `N`).
+///
+/// # Safety
+/// As for [`waitall_in`].
+unsafe fn waitall_on_stack<const N: usize>(
+    n: c_int,
+    rs: *mut MPI_Request,
+    st: *mut MPI_Status,
+) -> Result<()> {
+    let (mut ids, mut done) = ([None; N], [None; N]);
+    // SAFETY: per the contract.
+    unsafe { waitall_in(n, rs, st, &mut ids, &mut done) }
+}
+
+mpi_fn! { MPI_Waitall / PMPI_Waitall (n: c_int, rs: *mut MPI_Request, st: *mut MPI_Status) target(Target::None) {
+    // Short arrays (the common case) stay off the heap, and the shortest touch only
+    // the stack they need.
+    // SAFETY (all three): rs holds n handles and st n statuses (MPI contract).
+    match n {
+        0..=4 => unsafe { waitall_on_stack::<4>(n, rs, st) },
+        5..=16 => unsafe { waitall_on_stack::<16>(n, rs, st) },
+        _ => {
+            let len = n.max(0) as usize;
+            let (mut ids, mut done) = (vec![None; len], vec![None; len]);
+            unsafe { waitall_in(n, rs, st, &mut ids, &mut done) }
+        }
+    }
 }}
 
 mpi_fn! { MPI_Testall / PMPI_Testall (n: c_int, rs: *mut MPI_Request, flag: *mut c_int, st: *mut MPI_Status) target(Target::None) {
