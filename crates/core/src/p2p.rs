@@ -209,7 +209,19 @@ fn plan_send(
     }))
 }
 
+/// Starts a planned send: a small contiguous standard or ready send that can leave at
+/// once goes straight to the transport (`Device::send_now`) and gets the shared
+/// request `DONE_SEND`; anything else gets a request of its own.
+#[inline(always)]
 fn start_plan(rt: &mut Runtime, p: SendPlan, mode: Mode, comm: CommId) -> Result<ReqId> {
+    if mode != Mode::Buffered && p.layout.is_none() && rt.device.send_now(&p.args) {
+        return Ok(DONE_SEND);
+    }
+    start_plan_request(rt, p, mode, comm)
+}
+
+/// [`start_plan`] for a send that needs a request.
+fn start_plan_request(rt: &mut Runtime, p: SendPlan, mode: Mode, comm: CommId) -> Result<ReqId> {
     let id = if mode == Mode::Buffered {
         bsend_copy(rt, p)?;
         rt.device.complete_request(Status::EMPTY, Direction::Send)
@@ -302,7 +314,7 @@ pub unsafe fn send(b: Buf, dest: i32, tag: i32, comm: CommId, mode: Mode) -> Res
             None => return Ok(None),
             Some(p) => start_plan(rt, p, mode, comm)?,
         };
-        // A small standard or ready send left at once inside `Device::isend`.
+        // A small standard or ready send that left at once (`start_plan`).
         if id == DONE_SEND {
             return Ok(None);
         }

@@ -60,7 +60,7 @@ impl Device {
         if n > 0 {
             // SAFETY: the receive buffer holds `cap >= n` bytes (MPI contract, counts
             // checked by the caller); the packet body holds at least n bytes.
-            unsafe { std::ptr::copy_nonoverlapping(data.as_ptr(), a.buf, n) };
+            unsafe { super::copy_small(data.as_ptr(), a.buf, n) };
         }
         if c.pop_and_hand_back() {
             self.wake_local(j);
