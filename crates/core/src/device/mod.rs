@@ -502,7 +502,10 @@ impl Device {
             // SAFETY: the caller's buffer holds `len` bytes (MPI contract, checked counts).
             unsafe { std::slice::from_raw_parts(a.buf, a.len) }
         };
-        self.try_write(a.dest, &h, payload)
+        match route {
+            Route::Shm(j) => self.try_push_shm(j, &h, payload, copy_small),
+            _ => self.try_write(a.dest, &h, payload),
+        }
     }
 
     /// Starts a send of bytes packed into `scratch` (a non-contiguous user buffer).
