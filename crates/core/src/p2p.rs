@@ -55,44 +55,75 @@ pub struct Completion {
 
 // ----- argument checks -------------------------------------------------------------
 
+// The checks every send and receive makes are inline; the errors they report are built
+// out of line (`#[cold]`), which keeps the hot path short.
+
+#[inline(always)]
 fn check_count(count: i32) -> Result<usize> {
     if count < 0 {
-        return err(
-            ErrorClass::Count,
-            format!("invalid count {count} (must be >= 0)"),
-        );
+        return bad_count(count);
     }
     Ok(count as usize)
 }
 
+#[cold]
+#[inline(never)]
+fn bad_count(count: i32) -> Result<usize> {
+    err(
+        ErrorClass::Count,
+        format!("invalid count {count} (must be >= 0)"),
+    )
+}
+
+#[inline(always)]
 fn check_buffer(b: &Buf, t: &TypeInfo) -> Result<()> {
     if b.addr == 0 && b.count > 0 && t.size > 0 && t.predefined.is_some() {
-        return err(
-            ErrorClass::Buffer,
-            format!("null buffer with count {} of a non-empty datatype", b.count),
-        );
+        return null_buffer(b.count);
     }
     Ok(())
 }
 
+#[cold]
+#[inline(never)]
+fn null_buffer(count: i32) -> Result<()> {
+    err(
+        ErrorClass::Buffer,
+        format!("null buffer with count {count} of a non-empty datatype"),
+    )
+}
+
+#[inline(always)]
 fn check_send_tag(tag: i32) -> Result<()> {
     if !(0..=TAG_UB).contains(&tag) {
-        return err(
-            ErrorClass::Tag,
-            format!("invalid tag {tag} (must be between 0 and MPI_TAG_UB = {TAG_UB})"),
-        );
+        return bad_send_tag(tag);
     }
     Ok(())
 }
 
+#[cold]
+#[inline(never)]
+fn bad_send_tag(tag: i32) -> Result<()> {
+    err(
+        ErrorClass::Tag,
+        format!("invalid tag {tag} (must be between 0 and MPI_TAG_UB = {TAG_UB})"),
+    )
+}
+
+#[inline(always)]
 fn check_recv_tag(tag: i32) -> Result<()> {
     if tag != ANY_TAG && !(0..=TAG_UB).contains(&tag) {
-        return err(
-            ErrorClass::Tag,
-            format!("invalid tag {tag} (must be MPI_ANY_TAG or between 0 and {TAG_UB})"),
-        );
+        return bad_recv_tag(tag);
     }
     Ok(())
+}
+
+#[cold]
+#[inline(never)]
+fn bad_recv_tag(tag: i32) -> Result<()> {
+    err(
+        ErrorClass::Tag,
+        format!("invalid tag {tag} (must be MPI_ANY_TAG or between 0 and {TAG_UB})"),
+    )
 }
 
 /// Resolves a destination rank: Ok(None) for `MPI_PROC_NULL`.
@@ -105,18 +136,32 @@ fn dest_world(c: &Comm, dest: i32, rt: &Runtime) -> Result<Option<u32>> {
     match g.world_of(dest) {
         Some(w) => {
             if rt.device.route(w) == crate::transport::Route::Unreachable {
-                return err(
-                    ErrorClass::Other,
-                    format!("rank {dest} (world rank {w}) is on another node and no network transport is available"),
-                );
+                return unreachable_rank(dest, w);
             }
             Ok(Some(w))
         }
-        None => err(
-            ErrorClass::Rank,
-            format!("invalid rank {dest} (communicator size {})", g.size()),
-        ),
+        None => bad_rank("rank", dest, g.size()),
     }
+}
+
+#[cold]
+#[inline(never)]
+fn unreachable_rank(dest: i32, w: u32) -> Result<Option<u32>> {
+    err(
+        ErrorClass::Other,
+        format!(
+            "rank {dest} (world rank {w}) is on another node and no network transport is available"
+        ),
+    )
+}
+
+#[cold]
+#[inline(never)]
+fn bad_rank<T>(what: &str, rank: i32, size: i32) -> Result<T> {
+    err(
+        ErrorClass::Rank,
+        format!("invalid {what} {rank} (communicator size {size})"),
+    )
 }
 
 fn check_source(c: &Comm, src: i32) -> Result<()> {
@@ -125,10 +170,7 @@ fn check_source(c: &Comm, src: i32) -> Result<()> {
     }
     let n = c.peer_group().size();
     if !(0..n).contains(&src) {
-        return err(
-            ErrorClass::Rank,
-            format!("invalid source rank {src} (communicator size {n})"),
-        );
+        return bad_rank("source rank", src, n);
     }
     Ok(())
 }

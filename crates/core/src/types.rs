@@ -240,8 +240,19 @@ impl TypeTable {
     }
 
     /// The type at `id`, which must be committed and usable for communication.
-    #[inline]
+    #[inline(always)]
     pub fn for_comm(&self, id: TypeId) -> Result<&TypeInfo> {
+        // Every send and receive passes here: the usable case inline, the reasons a
+        // type is refused out of line.
+        match self.slots.get(id as usize) {
+            Some(Some(s)) if s.handle_live && s.info.communicable => Ok(&s.info),
+            _ => self.for_comm_refused(id),
+        }
+    }
+
+    #[cold]
+    #[inline(never)]
+    fn for_comm_refused(&self, id: TypeId) -> Result<&TypeInfo> {
         check_comm(self.get(id)?)
     }
 
