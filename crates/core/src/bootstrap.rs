@@ -110,8 +110,9 @@ fn sanitize(s: &str) -> String {
 /// sender, and small ones then reuse lines still in the cache instead of a new line of
 /// a 1 MiB ring each: an 8-rank ring exchange on 2 CPUs spent 13% less user time per
 /// iteration with 64 KiB rings than with 1 MiB ones, and 256 KiB rings (which hold the
-/// 64 KiB eager messages of such a node) were as fast as 64 KiB ones. Without cross-memory attach, large messages stream through the rings,
-/// and a small ring would take a context switch for every few pieces.
+/// 64 KiB eager messages of such a node) were as fast as 64 KiB ones. Without
+/// cross-memory attach, large messages stream through the rings, and a small ring would
+/// take a context switch for every few pieces.
 fn ring_bytes_for(cfg: &Config, nlocal: usize, small_rings: bool) -> usize {
     let base = if cfg.shm_ring_set {
         cfg.shm_ring_bytes
