@@ -262,7 +262,8 @@ fn start_plan(rt: &mut Runtime, p: SendPlan, mode: Mode, comm: CommId) -> Result
     start_plan_request(rt, p, mode, comm)
 }
 
-/// [`start_plan`] for a send that needs a request.
+/// [`start_plan`] for a send that needs a request (`send_now` was tried already where
+/// it could apply).
 fn start_plan_request(rt: &mut Runtime, p: SendPlan, mode: Mode, comm: CommId) -> Result<ReqId> {
     let id = if mode == Mode::Buffered {
         bsend_copy(rt, p)?;
@@ -270,7 +271,7 @@ fn start_plan_request(rt: &mut Runtime, p: SendPlan, mode: Mode, comm: CommId) -
     } else {
         match p.layout {
             Some(l) => rt.device.isend_layout(p.args, *l),
-            None => rt.device.isend(p.args),
+            None => rt.device.isend_request(p.args),
         }
     };
     set_owner(rt, id, comm);

@@ -473,6 +473,12 @@ impl Device {
         if self.send_now(&a) {
             return DONE_SEND;
         }
+        self.isend_request(a)
+    }
+
+    /// Starts a send with a request of its own, for a caller that already tried
+    /// [`Device::send_now`] (or whose send cannot leave that way).
+    pub fn isend_request(&mut self, a: SendArgs) -> ReqId {
         let id = self
             .reqs
             .insert_new(Op::Send(a, SendState::Queued), Direction::Send);
