@@ -8,8 +8,8 @@
 use crate::comm::{Comm, CommId};
 use crate::device::matching::Spec;
 use crate::device::{
-    Direct, Direction, Finish, Layout, Persistent, RecvArgs, ReqId, SendArgs, SendMode, Status,
-    DONE_SEND,
+    BufRef, Direct, Direction, Finish, Layout, Persistent, RecvArgs, ReqId, SendArgs, SendMode,
+    Status, DONE_SEND,
 };
 use crate::error::{err, Error, ErrorClass, Result};
 use crate::runtime::{self, Runtime};
@@ -31,6 +31,27 @@ impl Buf {
             addr: ptr as usize,
             count,
             ty,
+        }
+    }
+}
+
+/// A persistent request keeps its buffer in the device as plain data.
+impl From<Buf> for BufRef {
+    fn from(b: Buf) -> BufRef {
+        BufRef {
+            addr: b.addr,
+            count: b.count,
+            ty: b.ty,
+        }
+    }
+}
+
+impl From<BufRef> for Buf {
+    fn from(b: BufRef) -> Buf {
+        Buf {
+            addr: b.addr,
+            count: b.count,
+            ty: b.ty,
         }
     }
 }
@@ -195,7 +216,8 @@ fn layout(t: &TypeInfo, b: &Buf, count: usize) -> Layout {
     Layout {
         base: b.addr,
         count,
-        ty: t.clone(),
+        size: t.size,
+        ty: t.datatype().clone(),
     }
 }
 
@@ -533,8 +555,7 @@ pub unsafe fn send_init(b: Buf, dest: i32, tag: i32, comm: CommId, mode: Mode) -
         rt.device
             .request_mut(id)
             .expect("just created")
-            .extra_mut()
-            .persistent_buf = Some(b);
+            .set_persistent_buf(b.into());
         Ok(id)
     })
 }
@@ -560,8 +581,7 @@ pub unsafe fn recv_init(b: Buf, src: i32, tag: i32, comm: CommId) -> Result<ReqI
         rt.device
             .request_mut(id)
             .expect("just created")
-            .extra_mut()
-            .persistent_buf = Some(b);
+            .set_persistent_buf(b.into());
         Ok(id)
     })
 }
@@ -576,7 +596,7 @@ fn start_one(rt: &mut Runtime, id: ReqId) -> Result<()> {
     if !r.is_inactive() {
         return err(ErrorClass::Request, "persistent request is already active");
     }
-    let b = r.persistent_buf();
+    let b = r.persistent_buf().map(Buf::from);
     let t = match b {
         Some(b) => Some(rt.types.for_comm_held(b.ty)?.clone()),
         None => None,
@@ -603,12 +623,12 @@ fn start_one(rt: &mut Runtime, id: ReqId) -> Result<()> {
             let (t, b) = (t.expect("type"), b.expect("buf"));
             rt.device
                 .start_layout(id, layout(&t, &b, b.count as usize))
-                .map_err(|c| Error::new(c, "cannot start request"))
+                .map_err(|_| Error::new(ErrorClass::Request, "cannot start request"))
         }
         _ => rt
             .device
             .start(id)
-            .map_err(|c| Error::new(c, "cannot start request")),
+            .map_err(|_| Error::new(ErrorClass::Request, "cannot start request")),
     }
 }
 

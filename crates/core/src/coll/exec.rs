@@ -269,7 +269,7 @@ impl Exec {
                 ));
             } else if st.error != ErrorClass::Success {
                 self.error = Some(Error::new(
-                    st.error,
+                    st.error.into(),
                     format!("collective message to rank {} failed", p.peer),
                 ));
             }

@@ -506,7 +506,7 @@ pub(crate) fn offer(
     let (true, Some(node), Some(pmi)) = (eligible, node, rt.pmi.as_ref()) else {
         return Some(Offer::Disable(t.ctx, group.clone()));
     };
-    let cfg = rt.device.config();
+    let cfg = &rt.config;
     let nap = if rt.device.tcp_sleeper().is_some() {
         Duration::from_millis(1)
     } else {
@@ -574,7 +574,10 @@ fn wait(id: ReqId) -> Result<u64> {
         Ok(done.then(|| rt.device.finish(id)))
     })?;
     if st.error != ErrorClass::Success {
-        return err(st.error, "shared-memory collective setup message failed");
+        return err(
+            st.error.into(),
+            "shared-memory collective setup message failed",
+        );
     }
     Ok(st.bytes)
 }

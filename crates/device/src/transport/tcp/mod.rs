@@ -15,8 +15,8 @@
 //! straight into the receive buffer and written straight from the send buffer.
 //!
 //! A connection that breaks, a peer that cannot be reached, or a peer that sends a
-//! malformed frame ends this process through [`crate::runtime::fatal`] with a message
-//! naming the peer. A stranger (wrong secret, garbage, silence) is refused and logged;
+//! malformed frame ends this process through the [`TcpSettings::on_fatal`] handler
+//! with a message naming the peer. A stranger (wrong secret, garbage, silence) is refused and logged;
 //! the job goes on.
 
 pub mod addr;
@@ -27,7 +27,6 @@ pub mod handshake;
 mod tests;
 
 use crate::device::packet::{Header, Kind, HEADER_BYTES};
-use crate::runtime::fatal;
 use crate::transport::bell::Bell;
 use conn::{Body, Borrowed, Conn, Phase};
 use frame::{encode_prefix, parse_prefix, PREFIX_BYTES};
@@ -74,6 +73,8 @@ pub struct TcpSettings {
     pub connect_timeout: Duration,
     /// Log connection events to stderr.
     pub debug: bool,
+    /// Ends the process when a peer this rank needs is lost or misbehaves.
+    pub on_fatal: crate::transport::Fatal,
 }
 
 /// The listening socket, opened before the business cards are exchanged.
@@ -348,7 +349,7 @@ impl TcpNet {
     fn dial(&mut self, dest: u32) {
         use nix::sys::socket::{connect, socket, AddressFamily, SockFlag, SockType, SockaddrIn};
         let Some(addr) = self.peers.get(dest as usize).copied().flatten() else {
-            fatal(&format!(
+            (self.settings.on_fatal)(&format!(
                 "rank {dest} cannot be reached: its business card has no TCP address"
             ));
         };
@@ -358,10 +359,14 @@ impl TcpNet {
             SockFlag::SOCK_NONBLOCK | SockFlag::SOCK_CLOEXEC,
             None,
         )
-        .unwrap_or_else(|e| fatal(&format!("cannot create a socket to reach rank {dest}: {e}")));
+        .unwrap_or_else(|e| {
+            (self.settings.on_fatal)(&format!("cannot create a socket to reach rank {dest}: {e}"))
+        });
         match connect(fd.as_raw_fd(), &SockaddrIn::from(addr)) {
             Ok(()) | Err(nix::errno::Errno::EINPROGRESS) => {}
-            Err(e) => fatal(&format!("cannot connect to rank {dest} at {addr}: {e}")),
+            Err(e) => {
+                (self.settings.on_fatal)(&format!("cannot connect to rank {dest} at {addr}: {e}"))
+            }
         }
         let sock = TcpStream::from(fd);
         let _ = sock.set_nodelay(true);
@@ -399,7 +404,7 @@ impl TcpNet {
             c.sock.as_fd(),
             EpollEvent::new(interest(out), TOKEN_CONN0 + slot as u64),
         ) {
-            fatal(&format!("epoll_ctl(ADD) failed: {e}"));
+            (self.settings.on_fatal)(&format!("epoll_ctl(ADD) failed: {e}"));
         }
     }
 
@@ -418,7 +423,7 @@ impl TcpNet {
         }
         let mut ev = EpollEvent::new(interest(out), TOKEN_CONN0 + slot as u64);
         if let Err(e) = self.epoll.modify(c.sock.as_fd(), &mut ev) {
-            fatal(&format!("epoll_ctl(MOD) failed: {e}"));
+            (self.settings.on_fatal)(&format!("epoll_ctl(MOD) failed: {e}"));
         }
     }
 
@@ -442,7 +447,7 @@ impl TcpNet {
         let who = c
             .peer
             .map_or_else(|| "a peer".to_string(), |p| format!("rank {p}"));
-        fatal(&format!(
+        (self.settings.on_fatal)(&format!(
             "lost the TCP connection to {who} ({}): {why}",
             c.addr
         ))
@@ -468,7 +473,7 @@ impl TcpNet {
             Phase::Connecting { .. } | Phase::AwaitChallenge { .. }
         ) {
             let peer = c.peer.unwrap_or(u32::MAX);
-            fatal(&format!(
+            (self.settings.on_fatal)(&format!(
                 "cannot connect to rank {peer} at {}: {why}",
                 c.addr
             ));
@@ -770,7 +775,7 @@ impl TcpNet {
                 let (hdr, plen) = match parse_prefix(buffered, MAX_EAGER) {
                     Ok(Some(x)) => x,
                     Ok(None) => break,
-                    Err(e) => fatal(&format!(
+                    Err(e) => (self.settings.on_fatal)(&format!(
                         "rank {peer} ({}) sent a malformed TCP frame: {e}",
                         c.addr
                     )),
@@ -840,7 +845,7 @@ impl TcpNet {
             let (hdr, plen) = match parse_prefix(buffered, MAX_EAGER) {
                 Ok(Some(x)) => x,
                 Ok(None) => return false,
-                Err(e) => fatal(&format!(
+                Err(e) => (self.settings.on_fatal)(&format!(
                     "rank {peer} ({}) sent a malformed TCP frame: {e}",
                     c.addr
                 )),
@@ -861,7 +866,7 @@ impl TcpNet {
         let who = c
             .peer
             .map_or_else(|| "a peer".to_string(), |p| format!("rank {p}"));
-        fatal(&format!(
+        (self.settings.on_fatal)(&format!(
             "{who} ({}) closed its TCP connection unexpectedly (did it exit or crash?)",
             c.addr
         ))

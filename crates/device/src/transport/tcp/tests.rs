@@ -38,6 +38,7 @@ fn settings() -> TcpSettings {
     TcpSettings {
         connect_timeout: Duration::from_secs(10),
         debug: false,
+        on_fatal: |msg| panic!("fatal: {msg}"),
     }
 }
 

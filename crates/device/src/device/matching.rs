@@ -14,6 +14,8 @@ use std::collections::VecDeque;
 pub const ANY_SOURCE: i32 = -2;
 /// `MPI_ANY_TAG`.
 pub const ANY_TAG: i32 = -1;
+/// `MPI_PROC_NULL`: the source of the status of an operation with no partner.
+pub const PROC_NULL: i32 = -1;
 
 /// The envelope of a message that arrived.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

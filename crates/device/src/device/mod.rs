@@ -42,14 +42,12 @@ pub mod stream_stores;
 
 pub use direct::Direct;
 
-use crate::config::Config;
-use crate::error::ErrorClass;
 use crate::sys::cma;
 use crate::transport::bell::Poker;
 use crate::transport::ring::{Consumer, Producer, Watch};
 use crate::transport::shm::ShmNode;
 use crate::transport::tcp::{self, TcpNet};
-use crate::transport::Route;
+use crate::transport::{Fatal, Route};
 use bsend::BsendPool;
 use matching::{Envelope, Matcher, Spec};
 use packet::{
@@ -58,13 +56,14 @@ use packet::{
 };
 use poll_set::PollSet;
 pub use request::{
-    Direction, Finish, Finisher, Layout, Persistent, RecvArgs, ReqId, Request, RequestTable,
-    SendArgs, SendMode, Status, DONE_SEND,
+    BufRef, Direction, Finish, Finisher, InvalidRequest, Layout, Outcome, Persistent, RecvArgs,
+    ReqId, Request, RequestTable, SendArgs, SendMode, Status, DONE_SEND,
 };
 use request::{Op, RecvState, SendState};
 use std::collections::VecDeque;
 use std::sync::Arc;
 use stored::{PayloadStore, Stored};
+use stream_stores::Policy;
 
 /// A non-contiguous send publishes its piece list (see [`pieces`]) only when it has at
 /// most one entry per this many message bytes (else its pieces stream through the ring).
@@ -98,6 +97,30 @@ const FIRST_PIECE: u64 = 32 * 1024;
 fn stream_piece(off: u64, len: u64, first: u64, largest: u64) -> u64 {
     let cap = largest.min((len / 4).max(first));
     off.max(first).min(cap).min(len - off)
+}
+
+/// The device's tunables, filled by the MPI layer from its configuration at start-up
+/// (the device reads no environment variable itself).
+#[derive(Clone, Copy, Debug)]
+pub struct DeviceConfig {
+    /// Messages up to this many bytes travel eagerly through shared memory.
+    pub shm_eager_limit: usize,
+    /// Messages up to this many bytes travel eagerly over TCP.
+    pub tcp_eager_limit: usize,
+    /// Single-copy rendezvous (`process_vm_readv`) is allowed.
+    pub shm_cma: bool,
+    /// Largest piece of the pipelined rendezvous copy through a ring (every piece when
+    /// [`Self::shm_chunk_fixed`]).
+    pub shm_chunk_bytes: usize,
+    /// The piece size was set: every piece has it (else pieces grow up to it).
+    pub shm_chunk_fixed: bool,
+    /// Stores that write the pieces of long contiguous messages into a ring.
+    pub shm_stream_stores: Policy,
+    /// Piece size of a rendezvous message streamed over TCP.
+    pub tcp_chunk_bytes: usize,
+    /// Ends the process when the job cannot go on (a peer's corrupt packet): the MPI
+    /// layer decides how (message, exit status).
+    pub on_fatal: Fatal,
 }
 
 /// How to reach one world rank.
@@ -179,7 +202,7 @@ fn probed_status(env: Envelope, h: &Header) -> Status {
     Status {
         source: env.src,
         tag: env.tag,
-        error: ErrorClass::Success,
+        error: Outcome::Success,
         bytes: h.len,
         cancelled: false,
     }
@@ -213,9 +236,9 @@ fn matched_status(hdr: &Header, cap: usize) -> Status {
         source: hdr.src_rank,
         tag: hdr.tag,
         error: if hdr.len as usize > cap {
-            ErrorClass::Truncate
+            Outcome::Truncated
         } else {
-            ErrorClass::Success
+            Outcome::Success
         },
         bytes: (hdr.len as usize).min(cap) as u64,
         cancelled: false,
@@ -256,7 +279,7 @@ fn eager_header(a: &SendArgs, sreq: ReqId) -> Header {
 pub struct Device {
     me: u32,
     peers: Vec<Peer>,
-    cfg: Config,
+    cfg: DeviceConfig,
     reqs: RequestTable,
     matcher: Matcher<ReqId, Unexpected>,
     node: Option<Arc<ShmNode>>,
@@ -297,7 +320,7 @@ impl Device {
     pub fn new(
         me: u32,
         peers: Vec<Peer>,
-        cfg: Config,
+        cfg: DeviceConfig,
         node: Option<Arc<ShmNode>>,
         local_world: Vec<u32>,
         oversubscribed: bool,
@@ -314,7 +337,7 @@ impl Device {
             }
         }
         let polls = PollSet::new(node.as_deref(), &consumers);
-        let cma_ok = !cfg.shm_no_cma;
+        let cma_ok = cfg.shm_cma;
         let npeers = peers.len();
         Device {
             me,
@@ -364,7 +387,7 @@ impl Device {
         self.peers.len() as u32
     }
 
-    pub fn config(&self) -> &Config {
+    pub fn config(&self) -> &DeviceConfig {
         &self.cfg
     }
 
@@ -590,7 +613,7 @@ impl Device {
 
     /// Restarts an inactive persistent send or receive whose buffer is not contiguous,
     /// like [`Device::start`] with the buffer described by `l`.
-    pub fn start_layout(&mut self, id: ReqId, l: Layout) -> Result<(), ErrorClass> {
+    pub fn start_layout(&mut self, id: ReqId, l: Layout) -> Result<(), InvalidRequest> {
         self.restart(id, Some(l))
     }
 
@@ -632,12 +655,12 @@ impl Device {
         id: ReqId,
         scratch: Option<Vec<u8>>,
         finisher: Option<Finisher>,
-    ) -> Result<(), ErrorClass> {
+    ) -> Result<(), InvalidRequest> {
         let Some(r) = self.reqs.get_mut(id) else {
-            return Err(ErrorClass::Request);
+            return Err(InvalidRequest);
         };
         if !matches!(r.op, Op::Inactive) {
-            return Err(ErrorClass::Request);
+            return Err(InvalidRequest);
         }
         r.complete = false;
         r.status = Status::EMPTY;
@@ -659,7 +682,7 @@ impl Device {
                 r.op = Op::Recv(a, RecvState::Posted);
                 self.launch_recv(id, a);
             }
-            _ => return Err(ErrorClass::Request),
+            _ => return Err(InvalidRequest),
         }
         Ok(())
     }
@@ -750,18 +773,18 @@ impl Device {
 
     /// `MPI_Start` for a persistent send or receive (buffered sends are started by the
     /// caller, which packs into the pool and calls [`Device::start_bsend_copy`]).
-    pub fn start(&mut self, id: ReqId) -> Result<(), ErrorClass> {
+    pub fn start(&mut self, id: ReqId) -> Result<(), InvalidRequest> {
         self.restart(id, None)
     }
 
     /// Restarts inactive persistent request `id`, with its buffer described by `layout`
     /// when it is not contiguous.
-    fn restart(&mut self, id: ReqId, layout: Option<Layout>) -> Result<(), ErrorClass> {
+    fn restart(&mut self, id: ReqId, layout: Option<Layout>) -> Result<(), InvalidRequest> {
         let Some(r) = self.reqs.get_mut(id) else {
-            return Err(ErrorClass::Request);
+            return Err(InvalidRequest);
         };
         if !matches!(r.op, Op::Inactive) {
-            return Err(ErrorClass::Request);
+            return Err(InvalidRequest);
         }
         r.complete = false;
         r.status = Status::EMPTY;
@@ -789,7 +812,7 @@ impl Device {
                 r.complete = true;
                 r.op = Op::Done;
             }
-            Some(Persistent::Bsend(_)) | None => return Err(ErrorClass::Request),
+            Some(Persistent::Bsend(_)) | None => return Err(InvalidRequest),
         }
         Ok(())
     }
@@ -831,12 +854,12 @@ impl Device {
     /// `MPI_Grequest_complete`. Returns whether the request was released here (it had
     /// been freed with `MPI_Request_free` before); `Err` when `id` is not a pending
     /// generalized request.
-    pub fn grequest_complete(&mut self, id: ReqId) -> Result<bool, ErrorClass> {
+    pub fn grequest_complete(&mut self, id: ReqId) -> Result<bool, InvalidRequest> {
         let Some(r) = self.reqs.get_mut(id) else {
-            return Err(ErrorClass::Request);
+            return Err(InvalidRequest);
         };
         if !r.generalized || r.complete {
-            return Err(ErrorClass::Request);
+            return Err(InvalidRequest);
         }
         r.complete = true;
         let released = r.detached;
@@ -1062,7 +1085,7 @@ impl Device {
         }
         let mut did = false;
         let largest = self.cfg.shm_chunk_bytes as u64;
-        let first = if self.cfg.shm_chunk_set {
+        let first = if self.cfg.shm_chunk_fixed {
             largest
         } else {
             FIRST_PIECE.min(largest)
@@ -1125,7 +1148,7 @@ impl Device {
     /// peer of a long stream with the stores `OXMPI_SHM_STREAM_STORES` names, else as any
     /// packet. Returns whether there was room.
     fn try_write_piece(&mut self, dest: u32, hdr: &Header, piece: &[u8], len: u64) -> bool {
-        use stream_stores::{copy_non_temporal, Policy, MIN_STREAM};
+        use stream_stores::{copy_non_temporal, MIN_STREAM};
         match self.route(dest) {
             Route::Shm(j)
                 if len >= MIN_STREAM && self.cfg.shm_stream_stores == Policy::NonTemporal =>
@@ -1235,7 +1258,7 @@ impl Device {
                             self.handle(from, hdr, payload);
                         }
                         None => {
-                            crate::runtime::fatal(&format!(
+                            (self.cfg.on_fatal)(&format!(
                                 "corrupt packet from rank {from} on shared memory"
                             ));
                         }
