@@ -56,8 +56,8 @@ use packet::{
 };
 use poll_set::PollSet;
 pub use request::{
-    BufRef, Direction, Finish, Finisher, InvalidRequest, Layout, Outcome, Persistent, RecvArgs,
-    ReqId, Request, RequestTable, SendArgs, SendMode, Status, DONE_SEND,
+    BufRef, Direction, Finish, InvalidRequest, Layout, Outcome, Persistent, RecvArgs, ReqId,
+    Request, RequestTable, SendArgs, SendMode, Status, DONE_SEND,
 };
 use request::{Op, RecvState, SendState};
 use std::collections::VecDeque;
@@ -467,15 +467,6 @@ impl Device {
         };
         r.complete = true;
         r.op = Op::Done;
-        if let Some(x) = r.extra.as_mut() {
-            if let Some(fin) = x.finisher.take() {
-                let data = x.scratch.take().unwrap_or_default();
-                let n = (r.status.bytes as usize).min(data.len());
-                if !r.status.cancelled {
-                    fin(&data[..n]);
-                }
-            }
-        }
         if r.cancel_pending {
             return;
         }
@@ -591,7 +582,6 @@ impl Device {
         let r = self.reqs.get_mut(id).expect("request exists");
         let x = r.extra_mut();
         x.piece_list = list;
-        x.finisher = None;
         if staged {
             let mut v = vec![0u8; a.len];
             // SAFETY: the user buffer holds the layout's elements (MPI contract).
@@ -630,61 +620,6 @@ impl Device {
             .layout = Some(Arc::new(l));
         self.launch_recv(id, a);
         id
-    }
-
-    /// Starts a receive into a scratch buffer of `cap` bytes; `finisher` scatters the
-    /// received bytes to the user buffer on completion.
-    pub fn irecv_staged(&mut self, mut a: RecvArgs, finisher: Finisher) -> ReqId {
-        let mut scratch = vec![0u8; a.cap];
-        a.buf = scratch.as_mut_ptr();
-        let id = self
-            .reqs
-            .insert_new(Op::Recv(a, RecvState::Posted), Direction::Recv);
-        let x = self.reqs.get_mut(id).expect("just inserted").extra_mut();
-        x.scratch = Some(scratch);
-        x.finisher = Some(finisher);
-        self.launch_recv(id, a);
-        id
-    }
-
-    /// Restarts an inactive persistent request whose buffer needs staging: like
-    /// [`Device::start`] but with the freshly packed `scratch` (sends) or a scratch of
-    /// the receive capacity and its `finisher` (receives).
-    pub fn start_staged(
-        &mut self,
-        id: ReqId,
-        scratch: Option<Vec<u8>>,
-        finisher: Option<Finisher>,
-    ) -> Result<(), InvalidRequest> {
-        let Some(r) = self.reqs.get_mut(id) else {
-            return Err(InvalidRequest);
-        };
-        if !matches!(r.op, Op::Inactive) {
-            return Err(InvalidRequest);
-        }
-        r.complete = false;
-        r.status = Status::EMPTY;
-        match r.persistent {
-            Some(Persistent::Send(mut a)) => {
-                let data = scratch.unwrap_or_default();
-                a.buf = data.as_ptr();
-                a.len = data.len();
-                r.extra_mut().scratch = Some(data);
-                r.op = Op::Send(a, SendState::Queued);
-                self.launch_send(id, a);
-            }
-            Some(Persistent::Recv(mut a)) => {
-                let mut data = vec![0u8; a.cap];
-                a.buf = data.as_mut_ptr();
-                let x = r.extra_mut();
-                x.scratch = Some(data);
-                x.finisher = finisher;
-                r.op = Op::Recv(a, RecvState::Posted);
-                self.launch_recv(id, a);
-            }
-            _ => return Err(InvalidRequest),
-        }
-        Ok(())
     }
 
     fn launch_send(&mut self, id: ReqId, a: SendArgs) {
@@ -802,7 +737,6 @@ impl Device {
                 if let Some(l) = layout {
                     let x = r.extra_mut();
                     x.scratch = None;
-                    x.finisher = None;
                     x.layout = Some(Arc::new(l));
                 }
                 self.launch_recv(id, a);

@@ -198,10 +198,6 @@ pub struct BufRef {
     pub ty: u32,
 }
 
-/// Runs when a staged receive completes: gets the bytes received into the scratch
-/// buffer and scatters them into the user's buffer.
-pub type Finisher = Box<dyn FnOnce(&[u8]) + Send>;
-
 /// What only some requests need (non-contiguous buffers, buffered sends, persistent
 /// buffers), kept out of line so that a plain request stays small.
 #[derive(Default)]
@@ -210,8 +206,6 @@ pub(crate) struct Extra {
     pub(crate) bsend_slot: Option<usize>,
     /// Bytes staged for a non-contiguous buffer (the transport reads/writes here).
     pub(crate) scratch: Option<Vec<u8>>,
-    /// For staged receives: scatters the scratch bytes to the user buffer.
-    pub(crate) finisher: Option<Finisher>,
     /// A non-contiguous user buffer moved piece by piece (instead of `scratch`); the
     /// `buf` of the operation's arguments is then only its base address.
     pub(crate) layout: Option<Arc<Layout>>,
