@@ -376,7 +376,6 @@ pub fn run(cfg: &Config) -> Result<Bootstrap> {
         let settings = TcpSettings {
             connect_timeout: std::time::Duration::from_secs(cfg.tcp_connect_timeout_secs),
             debug: cfg.tcp_debug,
-            on_fatal: crate::runtime::fatal,
         };
         Some(
             TcpNet::new(

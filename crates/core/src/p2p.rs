@@ -321,7 +321,7 @@ fn bsend_copy(rt: &mut Runtime, p: SendPlan) -> Result<()> {
         Some(s) => s,
         None => {
             // Earlier buffered messages may have left meanwhile.
-            rt.device.progress();
+            runtime::progress(&mut rt.device);
             rt.device.bsend.alloc(len).ok_or_else(|| {
                 Error::new(
                     ErrorClass::Buffer,
@@ -702,7 +702,7 @@ pub fn test(id: ReqId) -> Result<Option<Completion>> {
         if let Some(c) = try_finish(rt, id) {
             return Ok(Some(c));
         }
-        rt.device.progress();
+        runtime::progress(&mut rt.device);
         Ok(try_finish(rt, id))
     })
 }
@@ -750,7 +750,7 @@ pub fn testany(ids: &[Option<ReqId>]) -> Result<(bool, Option<(usize, Completion
         if let Some(d) = first_done(rt, ids) {
             return Ok((true, Some(d)));
         }
-        rt.device.progress();
+        runtime::progress(&mut rt.device);
         Ok(match first_done(rt, ids) {
             Some(d) => (true, Some(d)),
             None => (false, None),
@@ -880,7 +880,7 @@ pub fn testall(ids: &[Option<ReqId>]) -> Result<Option<Vec<Option<Completion>>>>
     runtime::with(|rt| {
         check_all(rt, ids)?;
         if !all_done(rt, ids) {
-            rt.device.progress();
+            runtime::progress(&mut rt.device);
         }
         Ok(all_done(rt, ids).then(|| finish_all(rt, ids)))
     })
@@ -918,7 +918,7 @@ pub fn testsome(ids: &[Option<ReqId>]) -> Result<Option<Vec<(usize, Completion)>
         if ids.iter().all(|id| active(rt, *id).is_none()) {
             return Ok(None);
         }
-        rt.device.progress();
+        runtime::progress(&mut rt.device);
         Ok(Some(some_done(rt, ids)))
     })
 }
@@ -927,7 +927,7 @@ pub fn testsome(ids: &[Option<ReqId>]) -> Result<Option<Vec<(usize, Completion)>
 pub fn request_status(id: ReqId) -> Result<Option<Status>> {
     runtime::with(|rt| {
         check_request(rt, id)?;
-        rt.device.progress();
+        runtime::progress(&mut rt.device);
         let r = rt.device.request(id).expect("checked");
         if r.is_inactive() {
             return Ok(Some(Status::EMPTY));
@@ -991,7 +991,7 @@ pub fn iprobe(src: i32, tag: i32, comm: CommId) -> Result<Option<Status>> {
         let Some(spec) = probe_spec(rt, src, tag, comm)? else {
             return Ok(Some(Status::proc_null()));
         };
-        rt.device.progress();
+        runtime::progress(&mut rt.device);
         Ok(rt.device.probe_seen(spec))
     })
 }

@@ -9,7 +9,7 @@ use crate::bootstrap::{self, Bootstrap};
 use crate::comm::{Comm, CommTable, Errhandler, Group, SELF, WORLD};
 use crate::config::Config;
 use crate::device::packet::HEADER_BYTES;
-use crate::device::{Device, DeviceConfig};
+use crate::device::{Device, DeviceConfig, DeviceError};
 use crate::error::{err, ErrorClass, Result};
 use crate::placement;
 use crate::state_lock::{StateGuard, StateLock};
@@ -191,8 +191,7 @@ pub fn init(required: ThreadLevel) -> Result<ThreadLevel> {
     Ok(provided)
 }
 
-/// The device's part of the configuration; the device ends the process through
-/// [`fatal`] when the job cannot go on.
+/// The device's part of the configuration.
 pub(crate) fn device_config(cfg: &Config) -> DeviceConfig {
     DeviceConfig {
         shm_eager_limit: cfg.shm_eager_limit,
@@ -202,8 +201,23 @@ pub(crate) fn device_config(cfg: &Config) -> DeviceConfig {
         shm_chunk_fixed: cfg.shm_chunk_set,
         shm_stream_stores: cfg.shm_stream_stores,
         tcp_chunk_bytes: cfg.tcp_chunk_bytes,
-        on_fatal: fatal,
     }
+}
+
+/// One round of the device's progress engine; true if anything happened. A failure
+/// the job cannot survive (a lost peer, a corrupt packet) ends the process here, with
+/// the device's message.
+#[inline]
+pub fn progress(dev: &mut Device) -> bool {
+    match dev.progress() {
+        Ok(did) => did,
+        Err(e) => device_failed(&e),
+    }
+}
+
+#[cold]
+fn device_failed(e: &DeviceError) -> ! {
+    fatal(e.message())
 }
 
 /// Runs `f` on the initialised runtime.
@@ -259,7 +273,7 @@ pub fn block_on_first<R>(
             if let Some(r) = first(rt)? {
                 return Ok(r);
             }
-            let progressed = rt.device.progress();
+            let progressed = progress(&mut rt.device);
             if let Some(r) = poll(rt)? {
                 return Ok(r);
             }

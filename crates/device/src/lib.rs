@@ -14,10 +14,10 @@
 //! The device speaks world ranks, context ids, tags, byte ranges and pack programs
 //! (the `oxmpi-datatype` crate's [`oxmpi_datatype::Datatype`]); it knows no
 //! communicator, group, datatype handle, error handler or MPI error class. Its tunables
-//! arrive as a plain [`device::DeviceConfig`] that the MPI layer fills. A transport
-//! failure that ends the job (a lost TCP connection, a corrupt packet) is reported to
-//! the handler the MPI layer installs ([`device::DeviceConfig::on_fatal`]); the device
-//! never decides by itself how the process ends.
+//! arrive as a plain [`device::DeviceConfig`] that the MPI layer fills. A failure that
+//! ends the job (a lost TCP connection, a corrupt packet) comes out of
+//! [`device::Device::progress`] as a [`device::DeviceError`]; the device never decides
+//! by itself how the process ends.
 
 pub mod device;
 pub mod sys;

@@ -146,7 +146,7 @@ impl Exec {
                 self.post(rt, round);
                 self.posted = true;
                 if !self.complete(rt) {
-                    rt.device.progress();
+                    runtime::progress(&mut rt.device);
                 }
             }
             if !self.complete(rt) {

@@ -226,17 +226,17 @@ impl ShmComm {
             idle = idle.saturating_add(1);
             if idle <= self.spin {
                 if idle % 64 == 0 {
-                    runtime::with(|rt| Ok(rt.device.progress()))?;
+                    runtime::with(|rt| Ok(runtime::progress(&mut rt.device)))?;
                 }
                 std::hint::spin_loop();
             } else if idle <= self.spin.saturating_add(self.yields) {
-                runtime::with(|rt| Ok(rt.device.progress()))?;
+                runtime::with(|rt| Ok(runtime::progress(&mut rt.device)))?;
                 if !done() {
                     std::thread::yield_now();
                 }
             } else {
                 let calm = runtime::with(|rt| {
-                    let busy = rt.device.progress()
+                    let busy = runtime::progress(&mut rt.device)
                         || rt.device.announce_blocked_sends()
                         || rt.device.has_incoming();
                     Ok(!busy)

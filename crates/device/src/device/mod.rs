@@ -47,7 +47,7 @@ use crate::transport::bell::Poker;
 use crate::transport::ring::{Consumer, Producer, Watch};
 use crate::transport::shm::ShmNode;
 use crate::transport::tcp::{self, TcpNet};
-use crate::transport::{Fatal, Route};
+use crate::transport::Route;
 use bsend::BsendPool;
 use matching::{Envelope, Matcher, Spec};
 use packet::{
@@ -118,10 +118,33 @@ pub struct DeviceConfig {
     pub shm_stream_stores: Policy,
     /// Piece size of a rendezvous message streamed over TCP.
     pub tcp_chunk_bytes: usize,
-    /// Ends the process when the job cannot go on (a peer's corrupt packet): the MPI
-    /// layer decides how (message, exit status).
-    pub on_fatal: Fatal,
 }
+
+/// A failure after which the job cannot go on: a peer this rank needs was lost or
+/// cannot be reached, or sent a corrupt packet. The message names the peer and the
+/// cause; the MPI layer decides how the process ends.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct DeviceError(Box<str>);
+
+impl DeviceError {
+    #[cold]
+    fn new(msg: String) -> DeviceError {
+        DeviceError(msg.into_boxed_str())
+    }
+
+    /// What failed, e.g. `lost the TCP connection to rank 3 (10.0.0.2:4000): Broken pipe`.
+    pub fn message(&self) -> &str {
+        &self.0
+    }
+}
+
+impl std::fmt::Display for DeviceError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl std::error::Error for DeviceError {}
 
 /// How to reach one world rank.
 #[derive(Clone, Copy, Debug)]
@@ -1156,8 +1179,9 @@ impl Device {
     // ----- progress ----------------------------------------------------------------
 
     /// Polls every transport once, handles what arrived and writes what is queued.
-    /// Returns true if anything happened.
-    pub fn progress(&mut self) -> bool {
+    /// Returns true if anything happened; an error when the job cannot go on (a peer
+    /// lost or misbehaving, here or in an earlier send).
+    pub fn progress(&mut self) -> Result<bool, DeviceError> {
         let mut did = false;
         while let Some((hdr, data)) = self.selfq.pop_front() {
             self.handle(self.me, hdr, &data);
@@ -1192,9 +1216,10 @@ impl Device {
                             self.handle(from, hdr, payload);
                         }
                         None => {
-                            (self.cfg.on_fatal)(&format!(
+                            self.consumers = consumers;
+                            return Err(DeviceError::new(format!(
                                 "corrupt packet from rank {from} on shared memory"
-                            ));
+                            )));
                         }
                     }
                     if c.pop_and_hand_back() {
@@ -1211,7 +1236,10 @@ impl Device {
         }
         did |= self.flush_pending();
         did |= self.pump_streams();
-        did
+        if let Some(msg) = self.tcp.as_mut().and_then(|t| t.take_failure()) {
+            return Err(DeviceError::new(msg));
+        }
+        Ok(did)
     }
 
     fn wake_local(&self, j: usize) {
@@ -1752,7 +1780,68 @@ fn small_pieces(l: &Layout, n: usize) -> bool {
 
 #[cfg(test)]
 mod tests {
-    use super::stream_piece;
+    use super::*;
+    use crate::transport::tcp::{parse_card, Listener, TcpSettings};
+    use std::time::Duration;
+
+    fn config() -> DeviceConfig {
+        DeviceConfig {
+            shm_eager_limit: 16 * 1024,
+            tcp_eager_limit: 64 * 1024,
+            shm_cma: false,
+            shm_chunk_bytes: 64 * 1024,
+            shm_chunk_fixed: false,
+            shm_stream_stores: Policy::Cached,
+            tcp_chunk_bytes: 256 * 1024,
+        }
+    }
+
+    #[test]
+    fn a_lost_peer_comes_out_of_progress_as_an_error() {
+        let me = Peer {
+            route: Route::SelfLoop,
+            pid: std::process::id() as i32,
+        };
+        let other = Peer {
+            route: Route::Tcp,
+            pid: 0,
+        };
+        let mut dev = Device::new(0, vec![me, other], config(), None, vec![0], false);
+        let l = Listener::open(Some("127.0.0.1"), None).unwrap();
+        let (addr, _) = parse_card(&l.card()).unwrap();
+        let settings = TcpSettings {
+            connect_timeout: Duration::from_secs(10),
+            debug: false,
+        };
+        // Rank 1 published no TCP address: sending to it cannot work.
+        let net = TcpNet::new(
+            0,
+            2,
+            b"k".to_vec(),
+            l,
+            vec![Some(addr), None],
+            None,
+            settings,
+        );
+        dev.attach_tcp(net.unwrap());
+        let data = [1u8; 8];
+        let a = SendArgs {
+            dest: 1,
+            ctx: 0,
+            src_rank: 0,
+            tag: 0,
+            buf: data.as_ptr(),
+            len: data.len(),
+            mode: SendMode::Standard,
+        };
+        let id = dev.isend(a);
+        let e = dev.progress().expect_err("the send cannot leave");
+        assert_eq!(
+            e.to_string(),
+            "rank 1 cannot be reached: its business card has no TCP address"
+        );
+        assert!(!dev.request(id).is_some_and(|r| r.is_complete()));
+    }
 
     /// The pieces of a whole stream, in order.
     fn pieces(len: u64, first: u64, largest: u64) -> Vec<u64> {

@@ -10,11 +10,6 @@ pub mod ring;
 pub mod shm;
 pub mod tcp;
 
-/// Ends the process when the job cannot go on (a lost connection, a corrupt packet),
-/// with a message naming the peer and the cause. The MPI layer supplies it: the
-/// transports and the device report such failures to it and never exit by themselves.
-pub type Fatal = fn(&str) -> !;
-
 /// How the device reaches a world rank.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Route {
