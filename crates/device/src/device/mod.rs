@@ -1477,9 +1477,9 @@ impl Device {
             let pid = self.peers[from as usize].pid;
             let r = match &layout {
                 Some(l) if small_pieces(l, n) => self.pull_unpack(pid, hdr.addr as usize, n, l),
-                // SAFETY: the pieces lie inside the receive buffer (n <= its packed
-                // size); the remote range is checked by the kernel.
                 Some(l) => {
+                    // SAFETY: the pieces lie inside the receive buffer (n <= its packed
+                    // size); the remote range is checked by the kernel.
                     unsafe { cma::read_scatter(pid, hdr.addr as usize, &mut l.pieces(0, n)) }
                         .and_then(|got| {
                             if got == n {
@@ -1583,9 +1583,8 @@ impl Device {
         while off < n && spans.next_into(&mut span) {
             // SAFETY: the bounce buffer holds SPAN_BYTES >= span.len bytes; the remote
             // range is checked by the kernel.
-            if let Err(e) =
-                unsafe { cma::read_from(pid, span.start, bounce.as_mut_ptr(), span.len) }
-            {
+            let read = unsafe { cma::read_from(pid, span.start, bounce.as_mut_ptr(), span.len) };
+            if let Err(e) = read {
                 result = Err(e);
                 break;
             }

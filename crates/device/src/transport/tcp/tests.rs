@@ -111,10 +111,10 @@ fn large_piece_streams_between_buffers() {
     let mut h = Header::new(Kind::Data);
     h.len = n as u64;
     h.rreq = 5;
-    // SAFETY: src outlives the loop, which runs until the transport lets go of it.
     until(|| {
         a.poll(&mut ra);
         b.poll(&mut rb);
+        // SAFETY: src outlives the loop, which runs until the transport lets go of it.
         unsafe { a.try_send_borrowed(1, &h, src.as_ptr(), n, 99) }
     });
     until(|| {
