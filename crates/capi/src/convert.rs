@@ -130,7 +130,7 @@ pub unsafe fn write_status(p: *mut MPI_Status, s: &Status, with_error: bool) {
     st.MPI_SOURCE = s.source;
     st.MPI_TAG = s.tag;
     if with_error {
-        st.MPI_ERROR = s.error as i32;
+        st.MPI_ERROR = ErrorClass::from(s.error) as i32;
     }
     set_count(st, s.bytes, s.cancelled);
 }
@@ -179,7 +179,7 @@ pub fn truncation(s: &Status) -> Error {
 
 /// Turns a completed status with an error into the error the call reports.
 pub fn status_error(s: &Status) -> Result<()> {
-    match s.error {
+    match ErrorClass::from(s.error) {
         ErrorClass::Success => Ok(()),
         ErrorClass::Truncate => Err(truncation(s)),
         c => Err(Error::new(c, "operation failed")),

@@ -153,7 +153,11 @@ fn outcome(id: Option<ReqId>, c: Option<&Completion>) -> Outcome {
     let error = convert::status_error(&s).err();
     Outcome {
         status,
-        code: if error.is_some() { s.error as c_int } else { 0 },
+        code: if error.is_some() {
+            ErrorClass::from(s.error) as c_int
+        } else {
+            0
+        },
         error,
         freed: c.is_some_and(|c| c.freed),
     }

@@ -13,8 +13,7 @@
 //! it wait in the unexpected queue (see `CommTable::retire` and [`sweep`]).
 
 use crate::device::matching::Spec;
-use crate::device::request::Op;
-use crate::device::{Device, Persistent};
+use crate::device::Device;
 use crate::error::{err, Result};
 use crate::runtime::Runtime;
 use crate::{ErrorClass, ANY_SOURCE, ANY_TAG};
@@ -132,16 +131,7 @@ fn busy(dev: &Device, owner: u32, ctx: u32) -> bool {
             if r.owner == owner {
                 return true;
             }
-            let uses = match &r.op {
-                Op::Send(a, _) => on(a.ctx),
-                Op::Recv(a, _) => on(a.spec.ctx),
-                Op::Done | Op::Inactive => false,
-            } || match &r.persistent {
-                Some(Persistent::Send(a)) | Some(Persistent::Bsend(a)) => on(a.ctx),
-                Some(Persistent::Recv(a)) => on(a.spec.ctx),
-                _ => false,
-            };
-            if uses {
+            if r.uses_context(on) {
                 return true;
             }
         }
@@ -176,7 +166,14 @@ mod tests {
             route: Route::SelfLoop,
             pid: std::process::id() as i32,
         }];
-        Device::new(0, peers, Config::default(), None, vec![0], false)
+        Device::new(
+            0,
+            peers,
+            crate::runtime::device_config(&Config::default()),
+            None,
+            vec![0],
+            false,
+        )
     }
 
     #[test]
@@ -209,7 +206,7 @@ mod tests {
             mode: SendMode::Standard,
         });
         for _ in 0..100 {
-            dev.progress();
+            dev.progress().expect("no peer fails");
         }
         assert!(dev.request(r).is_some_and(|q| q.is_complete()));
         dev.finish(r);
@@ -227,7 +224,7 @@ mod tests {
             mode: SendMode::Standard,
         });
         for _ in 0..100 {
-            dev.progress();
+            dev.progress().expect("no peer fails");
         }
         dev.finish(s);
         assert!(busy(&dev, 7, 4));

@@ -4,6 +4,7 @@
 //! error class (numbered as in MPICH, so the C layer can return it unchanged) and a
 //! specific message naming the call, the argument and the value.
 
+use crate::device::Outcome;
 use std::fmt;
 
 /// MPI error classes, with MPICH's numeric values.
@@ -280,6 +281,26 @@ impl ErrorClass {
             ProcAborted => "communication with an aborted process",
             ValueTooLarge => "value too large to store",
         }
+    }
+}
+
+/// The error class of an operation the device finished with `o`.
+impl From<Outcome> for ErrorClass {
+    #[inline]
+    fn from(o: Outcome) -> ErrorClass {
+        match o {
+            Outcome::Success => ErrorClass::Success,
+            Outcome::Truncated => ErrorClass::Truncate,
+        }
+    }
+}
+
+/// A device outcome equals the error class it maps to (`status.error !=
+/// ErrorClass::Success` reads as it did when statuses held classes).
+impl PartialEq<ErrorClass> for Outcome {
+    #[inline]
+    fn eq(&self, c: &ErrorClass) -> bool {
+        ErrorClass::from(*self) == *c
     }
 }
 

@@ -43,10 +43,12 @@ pub fn complete(id: ReqId) -> Result<bool> {
             ErrorClass::Request,
             "MPI_Grequest_complete was already called for this generalized request",
         ),
-        Some(_) => rt
-            .device
-            .grequest_complete(id)
-            .map_err(|c| crate::Error::new(c, "cannot complete the generalized request")),
+        Some(_) => rt.device.grequest_complete(id).map_err(|_| {
+            crate::Error::new(
+                ErrorClass::Request,
+                "cannot complete the generalized request",
+            )
+        }),
     })
 }
 

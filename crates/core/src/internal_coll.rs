@@ -96,7 +96,7 @@ fn wait(id: ReqId) -> Result<()> {
         let done = rt.device.request(id).is_some_and(|r| r.is_complete());
         Ok(done.then(|| rt.device.finish(id)))
     })?;
-    match st.error {
+    match ErrorClass::from(st.error) {
         ErrorClass::Success => Ok(()),
         c => err(c, "internal communicator-management message failed"),
     }

@@ -1,10 +1,11 @@
 //! The oxmpi MPI engine shared by the C library and the Rust API.
 //!
-//! Layers, bottom up: [`sys`] (system calls), [`transport`] (moving packets between
-//! ranks: self and shared memory), [`device`] (requests, matching, protocols,
-//! progress), then the MPI objects — [`comm`] (groups, communicators), [`types`]
-//! (datatypes) — and the MPI operations built on them ([`p2p`]). [`runtime`] owns the
-//! process-wide state; [`bootstrap`] starts a process under PMI.
+//! This crate holds the MPI objects — [`comm`] (groups, communicators), [`types`]
+//! (datatypes), attributes, topologies, collectives ([`coll`]) — and the MPI
+//! operations built on them ([`p2p`]), over the `oxmpi-device` crate (system calls,
+//! transports, the point-to-point device), re-exported here as [`sys`], [`transport`]
+//! and [`device`]. [`runtime`] owns the process-wide state and builds the device from
+//! the [`config`]; [`bootstrap`] starts a process under PMI.
 
 pub mod attr;
 pub mod bootstrap;
@@ -13,7 +14,6 @@ pub mod comm;
 pub mod commops;
 pub mod config;
 pub mod context;
-pub mod device;
 pub mod error;
 pub mod grequest;
 pub mod group;
@@ -23,16 +23,15 @@ pub mod p2p;
 pub mod placement;
 pub mod runtime;
 mod state_lock;
-pub mod sys;
 pub mod topo;
-pub mod transport;
 pub mod types;
 pub mod user_errors;
 
 pub use error::{Error, ErrorClass, Result};
+pub use oxmpi_device::{device, sys, transport};
 
 /// `MPI_PROC_NULL`.
-pub const PROC_NULL: i32 = -1;
+pub const PROC_NULL: i32 = device::matching::PROC_NULL;
 /// `MPI_ANY_SOURCE`.
 pub const ANY_SOURCE: i32 = device::matching::ANY_SOURCE;
 /// `MPI_ANY_TAG`.

@@ -8,8 +8,8 @@
 use crate::comm::{Comm, CommId};
 use crate::device::matching::Spec;
 use crate::device::{
-    Direct, Direction, Finish, Layout, Persistent, RecvArgs, ReqId, SendArgs, SendMode, Status,
-    DONE_SEND,
+    BufRef, Direct, Direction, Finish, Layout, Persistent, RecvArgs, ReqId, SendArgs, SendMode,
+    Status, DONE_SEND,
 };
 use crate::error::{err, Error, ErrorClass, Result};
 use crate::runtime::{self, Runtime};
@@ -31,6 +31,27 @@ impl Buf {
             addr: ptr as usize,
             count,
             ty,
+        }
+    }
+}
+
+/// A persistent request keeps its buffer in the device as plain data.
+impl From<Buf> for BufRef {
+    fn from(b: Buf) -> BufRef {
+        BufRef {
+            addr: b.addr,
+            count: b.count,
+            ty: b.ty,
+        }
+    }
+}
+
+impl From<BufRef> for Buf {
+    fn from(b: BufRef) -> Buf {
+        Buf {
+            addr: b.addr,
+            count: b.count,
+            ty: b.ty,
         }
     }
 }
@@ -195,7 +216,8 @@ fn layout(t: &TypeInfo, b: &Buf, count: usize) -> Layout {
     Layout {
         base: b.addr,
         count,
-        ty: t.clone(),
+        size: t.size,
+        ty: t.datatype().clone(),
     }
 }
 
@@ -299,7 +321,7 @@ fn bsend_copy(rt: &mut Runtime, p: SendPlan) -> Result<()> {
         Some(s) => s,
         None => {
             // Earlier buffered messages may have left meanwhile.
-            rt.device.progress();
+            runtime::progress(&mut rt.device);
             rt.device.bsend.alloc(len).ok_or_else(|| {
                 Error::new(
                     ErrorClass::Buffer,
@@ -533,8 +555,7 @@ pub unsafe fn send_init(b: Buf, dest: i32, tag: i32, comm: CommId, mode: Mode) -
         rt.device
             .request_mut(id)
             .expect("just created")
-            .extra_mut()
-            .persistent_buf = Some(b);
+            .set_persistent_buf(b.into());
         Ok(id)
     })
 }
@@ -560,8 +581,7 @@ pub unsafe fn recv_init(b: Buf, src: i32, tag: i32, comm: CommId) -> Result<ReqI
         rt.device
             .request_mut(id)
             .expect("just created")
-            .extra_mut()
-            .persistent_buf = Some(b);
+            .set_persistent_buf(b.into());
         Ok(id)
     })
 }
@@ -576,7 +596,7 @@ fn start_one(rt: &mut Runtime, id: ReqId) -> Result<()> {
     if !r.is_inactive() {
         return err(ErrorClass::Request, "persistent request is already active");
     }
-    let b = r.persistent_buf();
+    let b = r.persistent_buf().map(Buf::from);
     let t = match b {
         Some(b) => Some(rt.types.for_comm_held(b.ty)?.clone()),
         None => None,
@@ -603,12 +623,12 @@ fn start_one(rt: &mut Runtime, id: ReqId) -> Result<()> {
             let (t, b) = (t.expect("type"), b.expect("buf"));
             rt.device
                 .start_layout(id, layout(&t, &b, b.count as usize))
-                .map_err(|c| Error::new(c, "cannot start request"))
+                .map_err(|_| Error::new(ErrorClass::Request, "cannot start request"))
         }
         _ => rt
             .device
             .start(id)
-            .map_err(|c| Error::new(c, "cannot start request")),
+            .map_err(|_| Error::new(ErrorClass::Request, "cannot start request")),
     }
 }
 
@@ -682,7 +702,7 @@ pub fn test(id: ReqId) -> Result<Option<Completion>> {
         if let Some(c) = try_finish(rt, id) {
             return Ok(Some(c));
         }
-        rt.device.progress();
+        runtime::progress(&mut rt.device);
         Ok(try_finish(rt, id))
     })
 }
@@ -730,7 +750,7 @@ pub fn testany(ids: &[Option<ReqId>]) -> Result<(bool, Option<(usize, Completion
         if let Some(d) = first_done(rt, ids) {
             return Ok((true, Some(d)));
         }
-        rt.device.progress();
+        runtime::progress(&mut rt.device);
         Ok(match first_done(rt, ids) {
             Some(d) => (true, Some(d)),
             None => (false, None),
@@ -860,7 +880,7 @@ pub fn testall(ids: &[Option<ReqId>]) -> Result<Option<Vec<Option<Completion>>>>
     runtime::with(|rt| {
         check_all(rt, ids)?;
         if !all_done(rt, ids) {
-            rt.device.progress();
+            runtime::progress(&mut rt.device);
         }
         Ok(all_done(rt, ids).then(|| finish_all(rt, ids)))
     })
@@ -898,7 +918,7 @@ pub fn testsome(ids: &[Option<ReqId>]) -> Result<Option<Vec<(usize, Completion)>
         if ids.iter().all(|id| active(rt, *id).is_none()) {
             return Ok(None);
         }
-        rt.device.progress();
+        runtime::progress(&mut rt.device);
         Ok(Some(some_done(rt, ids)))
     })
 }
@@ -907,7 +927,7 @@ pub fn testsome(ids: &[Option<ReqId>]) -> Result<Option<Vec<(usize, Completion)>
 pub fn request_status(id: ReqId) -> Result<Option<Status>> {
     runtime::with(|rt| {
         check_request(rt, id)?;
-        rt.device.progress();
+        runtime::progress(&mut rt.device);
         let r = rt.device.request(id).expect("checked");
         if r.is_inactive() {
             return Ok(Some(Status::EMPTY));
@@ -971,7 +991,7 @@ pub fn iprobe(src: i32, tag: i32, comm: CommId) -> Result<Option<Status>> {
         let Some(spec) = probe_spec(rt, src, tag, comm)? else {
             return Ok(Some(Status::proc_null()));
         };
-        rt.device.progress();
+        runtime::progress(&mut rt.device);
         Ok(rt.device.probe_seen(spec))
     })
 }

@@ -9,7 +9,7 @@ use crate::bootstrap::{self, Bootstrap};
 use crate::comm::{Comm, CommTable, Errhandler, Group, SELF, WORLD};
 use crate::config::Config;
 use crate::device::packet::HEADER_BYTES;
-use crate::device::Device;
+use crate::device::{Device, DeviceConfig, DeviceError};
 use crate::error::{err, ErrorClass, Result};
 use crate::placement;
 use crate::state_lock::{StateGuard, StateLock};
@@ -47,6 +47,8 @@ pub const MAX_THREAD_LEVEL: ThreadLevel = ThreadLevel::Serialized;
 /// Everything an initialised process owns.
 pub struct Runtime {
     pub device: Device,
+    /// The engine's tunables as read at `MPI_Init` (the device got its part of them).
+    pub config: Config,
     pub comms: CommTable,
     pub groups: crate::group::GroupTable,
     pub keyvals: crate::attr::KeyvalTable,
@@ -156,7 +158,7 @@ pub fn init(required: ThreadLevel) -> Result<ThreadLevel> {
     let mut device = Device::new(
         boot.rank,
         boot.peers,
-        cfg,
+        device_config(&cfg),
         boot.node,
         boot.local_world,
         oversubscribed,
@@ -169,6 +171,7 @@ pub fn init(required: ThreadLevel) -> Result<ThreadLevel> {
     }
     *g = Phase::Running(Box::new(Runtime {
         device,
+        config: cfg,
         comms,
         groups: Default::default(),
         keyvals: Default::default(),
@@ -186,6 +189,35 @@ pub fn init(required: ThreadLevel) -> Result<ThreadLevel> {
         main_thread: std::thread::current().id(),
     }));
     Ok(provided)
+}
+
+/// The device's part of the configuration.
+pub(crate) fn device_config(cfg: &Config) -> DeviceConfig {
+    DeviceConfig {
+        shm_eager_limit: cfg.shm_eager_limit,
+        tcp_eager_limit: cfg.tcp_eager_limit,
+        shm_cma: !cfg.shm_no_cma,
+        shm_chunk_bytes: cfg.shm_chunk_bytes,
+        shm_chunk_fixed: cfg.shm_chunk_set,
+        shm_stream_stores: cfg.shm_stream_stores,
+        tcp_chunk_bytes: cfg.tcp_chunk_bytes,
+    }
+}
+
+/// One round of the device's progress engine; true if anything happened. A failure
+/// the job cannot survive (a lost peer, a corrupt packet) ends the process here, with
+/// the device's message.
+#[inline]
+pub fn progress(dev: &mut Device) -> bool {
+    match dev.progress() {
+        Ok(did) => did,
+        Err(e) => device_failed(&e),
+    }
+}
+
+#[cold]
+fn device_failed(e: &DeviceError) -> ! {
+    fatal(e.message())
 }
 
 /// Runs `f` on the initialised runtime.
@@ -241,7 +273,7 @@ pub fn block_on_first<R>(
             if let Some(r) = first(rt)? {
                 return Ok(r);
             }
-            let progressed = rt.device.progress();
+            let progressed = progress(&mut rt.device);
             if let Some(r) = poll(rt)? {
                 return Ok(r);
             }
@@ -249,7 +281,7 @@ pub fn block_on_first<R>(
                 idle = 0;
                 continue;
             }
-            let cfg = rt.device.config();
+            let cfg = &rt.config;
             let spin = cfg.effective_spin(rt.oversubscribed);
             let yields = cfg.yield_iters;
             let quiet = idle < spin

@@ -113,7 +113,7 @@ impl Fixup {
 /// What is wrong with a completed operation's status, if anything: truncation and other
 /// per-request errors, as (class, detail).
 pub(crate) fn status_problem(s: &CoreStatus, capacity: usize) -> Option<(ErrorClass, String)> {
-    match s.error {
+    match ErrorClass::from(s.error) {
         ErrorClass::Success => None,
         ErrorClass::Truncate => Some((
             ErrorClass::Truncate,
@@ -182,7 +182,7 @@ mod tests {
         let s = CoreStatus {
             source: 3,
             tag: 9,
-            error: ErrorClass::Truncate,
+            error: oxmpi_core::device::Outcome::Truncated,
             bytes: 8,
             cancelled: false,
         };

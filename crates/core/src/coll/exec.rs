@@ -146,7 +146,7 @@ impl Exec {
                 self.post(rt, round);
                 self.posted = true;
                 if !self.complete(rt) {
-                    rt.device.progress();
+                    runtime::progress(&mut rt.device);
                 }
             }
             if !self.complete(rt) {
@@ -269,7 +269,7 @@ impl Exec {
                 ));
             } else if st.error != ErrorClass::Success {
                 self.error = Some(Error::new(
-                    st.error,
+                    st.error.into(),
                     format!("collective message to rank {} failed", p.peer),
                 ));
             }

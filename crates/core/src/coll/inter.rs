@@ -211,7 +211,7 @@ fn exchange(
                 );
             }
             None if st.error != ErrorClass::Success => {
-                return err(st.error, "message to the remote group failed");
+                return err(st.error.into(), "message to the remote group failed");
             }
             _ => {}
         }

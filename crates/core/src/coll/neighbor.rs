@@ -320,7 +320,7 @@ impl Call {
         }
         for st in &statuses[recvs.len()..] {
             if st.error != ErrorClass::Success && first.is_none() {
-                first = Some(Error::new(st.error, "message to a neighbour failed"));
+                first = Some(Error::new(st.error.into(), "message to a neighbour failed"));
             }
         }
         Ok((good, first))

@@ -226,17 +226,17 @@ impl ShmComm {
             idle = idle.saturating_add(1);
             if idle <= self.spin {
                 if idle % 64 == 0 {
-                    runtime::with(|rt| Ok(rt.device.progress()))?;
+                    runtime::with(|rt| Ok(runtime::progress(&mut rt.device)))?;
                 }
                 std::hint::spin_loop();
             } else if idle <= self.spin.saturating_add(self.yields) {
-                runtime::with(|rt| Ok(rt.device.progress()))?;
+                runtime::with(|rt| Ok(runtime::progress(&mut rt.device)))?;
                 if !done() {
                     std::thread::yield_now();
                 }
             } else {
                 let calm = runtime::with(|rt| {
-                    let busy = rt.device.progress()
+                    let busy = runtime::progress(&mut rt.device)
                         || rt.device.announce_blocked_sends()
                         || rt.device.has_incoming();
                     Ok(!busy)
@@ -506,7 +506,7 @@ pub(crate) fn offer(
     let (true, Some(node), Some(pmi)) = (eligible, node, rt.pmi.as_ref()) else {
         return Some(Offer::Disable(t.ctx, group.clone()));
     };
-    let cfg = rt.device.config();
+    let cfg = &rt.config;
     let nap = if rt.device.tcp_sleeper().is_some() {
         Duration::from_millis(1)
     } else {
@@ -574,7 +574,10 @@ fn wait(id: ReqId) -> Result<u64> {
         Ok(done.then(|| rt.device.finish(id)))
     })?;
     if st.error != ErrorClass::Success {
-        return err(st.error, "shared-memory collective setup message failed");
+        return err(
+            st.error.into(),
+            "shared-memory collective setup message failed",
+        );
     }
     Ok(st.bytes)
 }

@@ -15,8 +15,9 @@
 //! straight into the receive buffer and written straight from the send buffer.
 //!
 //! A connection that breaks, a peer that cannot be reached, or a peer that sends a
-//! malformed frame ends this process through [`crate::runtime::fatal`] with a message
-//! naming the peer. A stranger (wrong secret, garbage, silence) is refused and logged;
+//! malformed frame is a failure of the job: the transport records it (the first one,
+//! with a message naming the peer), stops using that connection, and the device
+//! reports it from its next progress ([`TcpNet::take_failure`]). A stranger (wrong secret, garbage, silence) is refused and logged;
 //! the job goes on.
 
 pub mod addr;
@@ -27,7 +28,6 @@ pub mod handshake;
 mod tests;
 
 use crate::device::packet::{Header, Kind, HEADER_BYTES};
-use crate::runtime::fatal;
 use crate::transport::bell::Bell;
 use conn::{Body, Borrowed, Conn, Phase};
 use frame::{encode_prefix, parse_prefix, PREFIX_BYTES};
@@ -139,6 +139,8 @@ pub struct TcpNet {
     size: u32,
     secret: Vec<u8>,
     settings: TcpSettings,
+    /// The failure that ends the job, until the device takes it (see [`Self::fail`]).
+    failure: Option<String>,
     epoll: Arc<Epoll>,
     listener: TcpListener,
     bell: Option<Bell>,
@@ -210,6 +212,7 @@ impl TcpNet {
             open: Vec::new(),
             polls: 0,
             refused: 0,
+            failure: None,
             writers: 0,
         };
         net.debug(|| format!("listening on {:?}", net.listener.local_addr()));
@@ -255,7 +258,10 @@ impl TcpNet {
                 self.set_out(slot, true);
                 false
             }
-            Err(e) => self.lost(slot, &e.to_string()),
+            Err(e) => {
+                self.lost(slot, &e.to_string());
+                false
+            }
         }
     }
 
@@ -301,7 +307,10 @@ impl TcpNet {
                 self.set_out(slot, true);
                 false
             }
-            Err(e) => self.lost(slot, &e.to_string()),
+            Err(e) => {
+                self.lost(slot, &e.to_string());
+                false
+            }
         }
     }
 
@@ -339,7 +348,10 @@ impl TcpNet {
             match c.flush() {
                 Ok(true) => self.set_out(slot, false),
                 Ok(false) => return None,
-                Err(e) => self.lost(slot, &e.to_string()),
+                Err(e) => {
+                    self.lost(slot, &e.to_string());
+                    return None;
+                }
             }
         }
         Some(slot)
@@ -348,20 +360,24 @@ impl TcpNet {
     fn dial(&mut self, dest: u32) {
         use nix::sys::socket::{connect, socket, AddressFamily, SockFlag, SockType, SockaddrIn};
         let Some(addr) = self.peers.get(dest as usize).copied().flatten() else {
-            fatal(&format!(
+            return self.fail(format!(
                 "rank {dest} cannot be reached: its business card has no TCP address"
             ));
         };
-        let fd = socket(
+        let fd = match socket(
             AddressFamily::Inet,
             SockType::Stream,
             SockFlag::SOCK_NONBLOCK | SockFlag::SOCK_CLOEXEC,
             None,
-        )
-        .unwrap_or_else(|e| fatal(&format!("cannot create a socket to reach rank {dest}: {e}")));
+        ) {
+            Ok(fd) => fd,
+            Err(e) => {
+                return self.fail(format!("cannot create a socket to reach rank {dest}: {e}"))
+            }
+        };
         match connect(fd.as_raw_fd(), &SockaddrIn::from(addr)) {
             Ok(()) | Err(nix::errno::Errno::EINPROGRESS) => {}
-            Err(e) => fatal(&format!("cannot connect to rank {dest} at {addr}: {e}")),
+            Err(e) => return self.fail(format!("cannot connect to rank {dest} at {addr}: {e}")),
         }
         let sock = TcpStream::from(fd);
         let _ = sock.set_nodelay(true);
@@ -399,7 +415,7 @@ impl TcpNet {
             c.sock.as_fd(),
             EpollEvent::new(interest(out), TOKEN_CONN0 + slot as u64),
         ) {
-            fatal(&format!("epoll_ctl(ADD) failed: {e}"));
+            self.fail(format!("epoll_ctl(ADD) failed: {e}"));
         }
     }
 
@@ -418,7 +434,7 @@ impl TcpNet {
         }
         let mut ev = EpollEvent::new(interest(out), TOKEN_CONN0 + slot as u64);
         if let Err(e) = self.epoll.modify(c.sock.as_fd(), &mut ev) {
-            fatal(&format!("epoll_ctl(MOD) failed: {e}"));
+            self.fail(format!("epoll_ctl(MOD) failed: {e}"));
         }
     }
 
@@ -436,16 +452,28 @@ impl TcpNet {
         }
     }
 
+    /// Records the failure that ends the job (the first one: later ones are its
+    /// consequences), for [`TcpNet::take_failure`].
+    #[cold]
+    fn fail(&mut self, msg: String) {
+        self.failure.get_or_insert(msg);
+    }
+
+    /// The failure that ends the job, once: a peer this rank needs was lost or cannot
+    /// be reached, or sent a malformed frame.
+    #[inline]
+    pub fn take_failure(&mut self) -> Option<String> {
+        self.failure.take()
+    }
+
     /// An authenticated connection (or one we dialed) failed: the job cannot go on.
-    fn lost(&self, slot: usize, why: &str) -> ! {
+    fn lost(&mut self, slot: usize, why: &str) {
         let c = self.conns[slot].as_ref().expect("connection exists");
         let who = c
             .peer
             .map_or_else(|| "a peer".to_string(), |p| format!("rank {p}"));
-        fatal(&format!(
-            "lost the TCP connection to {who} ({}): {why}",
-            c.addr
-        ))
+        let msg = format!("lost the TCP connection to {who} ({}): {why}", c.addr);
+        self.fail(msg);
     }
 
     fn refuse(&mut self, slot: usize, why: &str) {
@@ -468,10 +496,8 @@ impl TcpNet {
             Phase::Connecting { .. } | Phase::AwaitChallenge { .. }
         ) {
             let peer = c.peer.unwrap_or(u32::MAX);
-            fatal(&format!(
-                "cannot connect to rank {peer} at {}: {why}",
-                c.addr
-            ));
+            let msg = format!("cannot connect to rank {peer} at {}: {why}", c.addr);
+            return self.fail(msg);
         }
         self.refuse(slot, why);
     }
@@ -569,7 +595,7 @@ impl TcpNet {
                 Ok(false) => {}
                 Err(e) => {
                     if self.conns[slot].as_ref().is_some_and(|c| c.is_open()) {
-                        self.lost(slot, &e.to_string());
+                        return self.lost(slot, &e.to_string());
                     }
                     self.handshake_failed(slot, &e.to_string());
                     return;
@@ -732,7 +758,10 @@ impl TcpNet {
                 // SAFETY: the device keeps [ptr, ptr+left) of the receive buffer valid until
                 // `data_landed` (the request stays in the streaming state until then).
                 match unsafe { conn::recv_raw(&c.sock, b.ptr, b.left) } {
-                    Ok(0) => self.closed_by_peer(slot),
+                    Ok(0) => {
+                        self.closed_by_peer(slot);
+                        return got;
+                    }
                     Ok(n) => {
                         got = true;
                         b.left -= n;
@@ -746,7 +775,10 @@ impl TcpNet {
                         continue;
                     }
                     Err(e) if e.kind() == io::ErrorKind::WouldBlock => return got,
-                    Err(e) => self.lost(slot, &e.to_string()),
+                    Err(e) => {
+                        self.lost(slot, &e.to_string());
+                        return got;
+                    }
                 }
             }
             if c.discard > 0 {
@@ -754,14 +786,20 @@ impl TcpNet {
                 let n = (c.discard as usize).min(scratch.len());
                 // SAFETY: scratch holds n bytes.
                 match unsafe { conn::recv_raw(&c.sock, scratch.as_mut_ptr(), n) } {
-                    Ok(0) => self.closed_by_peer(slot),
+                    Ok(0) => {
+                        self.closed_by_peer(slot);
+                        return got;
+                    }
                     Ok(k) => {
                         got = true;
                         c.discard -= k as u64;
                         continue;
                     }
                     Err(e) if e.kind() == io::ErrorKind::WouldBlock => return got,
-                    Err(e) => self.lost(slot, &e.to_string()),
+                    Err(e) => {
+                        self.lost(slot, &e.to_string());
+                        return got;
+                    }
                 }
             }
             // Whole frames already buffered.
@@ -770,10 +808,12 @@ impl TcpNet {
                 let (hdr, plen) = match parse_prefix(buffered, MAX_EAGER) {
                     Ok(Some(x)) => x,
                     Ok(None) => break,
-                    Err(e) => fatal(&format!(
-                        "rank {peer} ({}) sent a malformed TCP frame: {e}",
-                        c.addr
-                    )),
+                    Err(e) => {
+                        let msg =
+                            format!("rank {peer} ({}) sent a malformed TCP frame: {e}", c.addr);
+                        self.fail(msg);
+                        return got;
+                    }
                 };
                 let have = buffered.len() - PREFIX_BYTES;
                 if have >= plen {
@@ -814,7 +854,10 @@ impl TcpNet {
             }
             let free = c.rx.len() - c.rx_end + c.rx_start;
             match c.read_some() {
-                Ok(Some(0)) => self.closed_by_peer(slot),
+                Ok(Some(0)) => {
+                    self.closed_by_peer(slot);
+                    return got;
+                }
                 // A short read emptied the socket: done until epoll says otherwise.
                 Ok(Some(n)) if n < free => {
                     got = true;
@@ -824,7 +867,10 @@ impl TcpNet {
                 }
                 Ok(Some(_)) => got = true,
                 Ok(None) => return got,
-                Err(e) => self.lost(slot, &e.to_string()),
+                Err(e) => {
+                    self.lost(slot, &e.to_string());
+                    return got;
+                }
             }
         }
         got
@@ -840,10 +886,11 @@ impl TcpNet {
             let (hdr, plen) = match parse_prefix(buffered, MAX_EAGER) {
                 Ok(Some(x)) => x,
                 Ok(None) => return false,
-                Err(e) => fatal(&format!(
-                    "rank {peer} ({}) sent a malformed TCP frame: {e}",
-                    c.addr
-                )),
+                Err(e) => {
+                    let msg = format!("rank {peer} ({}) sent a malformed TCP frame: {e}", c.addr);
+                    self.fail(msg);
+                    return false;
+                }
             };
             if buffered.len() - PREFIX_BYTES >= plen {
                 let start = c.rx_start + PREFIX_BYTES;
@@ -856,15 +903,16 @@ impl TcpNet {
         }
     }
 
-    fn closed_by_peer(&self, slot: usize) -> ! {
+    fn closed_by_peer(&mut self, slot: usize) {
         let c = self.conns[slot].as_ref().expect("connection exists");
         let who = c
             .peer
             .map_or_else(|| "a peer".to_string(), |p| format!("rank {p}"));
-        fatal(&format!(
+        let msg = format!(
             "{who} ({}) closed its TCP connection unexpectedly (did it exit or crash?)",
             c.addr
-        ))
+        );
+        self.fail(msg);
     }
 }
 

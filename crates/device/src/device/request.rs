@@ -2,8 +2,7 @@
 //! in a slab addressed by small integer ids (the C layer encodes them as `MPI_Request`).
 
 use super::matching::Spec;
-use crate::error::ErrorClass;
-use crate::types::TypeInfo;
+use oxmpi_datatype::Datatype;
 use std::sync::Arc;
 
 /// Index of a request in the device's table.
@@ -16,12 +15,27 @@ pub type ReqId = u32;
 /// index a C request handle can carry; the table never grows that far.
 pub const DONE_SEND: ReqId = (1 << 26) - 1;
 
+/// How an operation ended, as far as the device knows (the MPI layer maps it to an
+/// error class).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Outcome {
+    Success,
+    /// The message was longer than the receive buffer: only its first bytes landed.
+    Truncated,
+}
+
+/// The device refused an operation on a request: it does not exist, or it is not in
+/// the state the operation needs (starting an active or non-persistent request,
+/// completing one that is not a pending generalized request).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct InvalidRequest;
+
 /// What a completed operation reports (`MPI_Status` without its C layout).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Status {
     pub source: i32,
     pub tag: i32,
-    pub error: ErrorClass,
+    pub error: Outcome,
     /// Bytes received (packed size; the C layer turns it into element counts).
     pub bytes: u64,
     pub cancelled: bool,
@@ -32,7 +46,7 @@ impl Status {
     pub const EMPTY: Status = Status {
         source: super::matching::ANY_SOURCE,
         tag: super::matching::ANY_TAG,
-        error: ErrorClass::Success,
+        error: Outcome::Success,
         bytes: 0,
         cancelled: false,
     };
@@ -40,7 +54,7 @@ impl Status {
     /// Status of an operation with `MPI_PROC_NULL`.
     pub fn proc_null() -> Status {
         Status {
-            source: crate::PROC_NULL,
+            source: super::matching::PROC_NULL,
             tag: super::matching::ANY_TAG,
             ..Status::EMPTY
         }
@@ -135,13 +149,16 @@ pub enum Direction {
 pub struct Layout {
     pub base: usize,
     pub count: usize,
-    pub ty: TypeInfo,
+    /// Data bytes of one element (the type's size).
+    pub size: usize,
+    /// The type's pack program (a reference count, shared with the MPI layer's type).
+    pub ty: Datatype,
 }
 
 impl Layout {
     /// Bytes of the packed stream.
     pub fn bytes(&self) -> usize {
-        self.count * self.ty.size
+        self.count * self.size
     }
 
     /// Packs stream bytes `off..off + out.len()` into `out`; returns bytes written.
@@ -150,10 +167,7 @@ impl Layout {
     /// The buffer must hold `count` elements of the type (readable) and not overlap `out`.
     pub unsafe fn pack_at(&self, off: usize, out: &mut [u8]) -> usize {
         // SAFETY: forwarded caller contract.
-        unsafe {
-            self.ty
-                .pack_at(self.base as *const u8, self.count, off, out)
-        }
+        unsafe { oxmpi_datatype::pack(&self.ty, self.base as *const u8, self.count, off, out) }
     }
 
     /// Unpacks `data` as stream bytes `off..off + data.len()`; returns bytes consumed.
@@ -162,10 +176,7 @@ impl Layout {
     /// The buffer must hold `count` elements of the type (writable) and not overlap `data`.
     pub unsafe fn unpack_at(&self, off: usize, data: &[u8]) -> usize {
         // SAFETY: forwarded caller contract.
-        unsafe {
-            self.ty
-                .unpack_at(self.base as *mut u8, self.count, off, data)
-        }
+        unsafe { oxmpi_datatype::unpack(&self.ty, self.base as *mut u8, self.count, off, data) }
     }
 
     /// The memory pieces `(address, length)` behind stream bytes `off..off + len`, in
@@ -177,9 +188,15 @@ impl Layout {
     }
 }
 
-/// Runs when a staged receive completes: gets the bytes received into the scratch
-/// buffer and scatters them into the user's buffer.
-pub type Finisher = Box<dyn FnOnce(&[u8]) + Send>;
+/// The user buffer of a persistent request as the MPI layer describes it (address,
+/// element count, its datatype id): the device keeps it with the request for the MPI
+/// layer, which re-describes the buffer at each start, and never reads it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct BufRef {
+    pub addr: usize,
+    pub count: i32,
+    pub ty: u32,
+}
 
 /// What only some requests need (non-contiguous buffers, buffered sends, persistent
 /// buffers), kept out of line so that a plain request stays small.
@@ -189,8 +206,6 @@ pub(crate) struct Extra {
     pub(crate) bsend_slot: Option<usize>,
     /// Bytes staged for a non-contiguous buffer (the transport reads/writes here).
     pub(crate) scratch: Option<Vec<u8>>,
-    /// For staged receives: scatters the scratch bytes to the user buffer.
-    pub(crate) finisher: Option<Finisher>,
     /// A non-contiguous user buffer moved piece by piece (instead of `scratch`); the
     /// `buf` of the operation's arguments is then only its base address.
     pub(crate) layout: Option<Arc<Layout>>,
@@ -202,7 +217,7 @@ pub(crate) struct Extra {
     pub(crate) bounce: Vec<u8>,
     /// The user buffer of a persistent request (re-staged at each start when its type
     /// is not contiguous).
-    pub(crate) persistent_buf: Option<crate::p2p::Buf>,
+    pub(crate) persistent_buf: Option<BufRef>,
 }
 
 pub struct Request {
@@ -302,8 +317,27 @@ impl Request {
     }
 
     /// The user buffer of a persistent request, if any.
-    pub fn persistent_buf(&self) -> Option<crate::p2p::Buf> {
+    pub fn persistent_buf(&self) -> Option<BufRef> {
         self.extra().and_then(|x| x.persistent_buf)
+    }
+
+    /// Records the user buffer of a persistent request (see [`BufRef`]).
+    pub fn set_persistent_buf(&mut self, b: BufRef) {
+        self.extra_mut().persistent_buf = Some(b);
+    }
+
+    /// Whether this request's operation (under way, or the template of a persistent
+    /// request) uses a context id for which `on` holds.
+    pub fn uses_context(&self, on: impl Fn(u32) -> bool) -> bool {
+        (match &self.op {
+            Op::Send(a, _) => on(a.ctx),
+            Op::Recv(a, _) => on(a.spec.ctx),
+            Op::Done | Op::Inactive => false,
+        }) || match &self.persistent {
+            Some(Persistent::Send(a)) | Some(Persistent::Bsend(a)) => on(a.ctx),
+            Some(Persistent::Recv(a)) => on(a.spec.ctx),
+            _ => false,
+        }
     }
 
     /// True for a request made by [`super::Device::generalized_request`].

@@ -42,8 +42,6 @@ pub mod stream_stores;
 
 pub use direct::Direct;
 
-use crate::config::Config;
-use crate::error::ErrorClass;
 use crate::sys::cma;
 use crate::transport::bell::Poker;
 use crate::transport::ring::{Consumer, Producer, Watch};
@@ -58,13 +56,14 @@ use packet::{
 };
 use poll_set::PollSet;
 pub use request::{
-    Direction, Finish, Finisher, Layout, Persistent, RecvArgs, ReqId, Request, RequestTable,
-    SendArgs, SendMode, Status, DONE_SEND,
+    BufRef, Direction, Finish, InvalidRequest, Layout, Outcome, Persistent, RecvArgs, ReqId,
+    Request, RequestTable, SendArgs, SendMode, Status, DONE_SEND,
 };
 use request::{Op, RecvState, SendState};
 use std::collections::VecDeque;
 use std::sync::Arc;
 use stored::{PayloadStore, Stored};
+use stream_stores::Policy;
 
 /// A non-contiguous send publishes its piece list (see [`pieces`]) only when it has at
 /// most one entry per this many message bytes (else its pieces stream through the ring).
@@ -99,6 +98,53 @@ fn stream_piece(off: u64, len: u64, first: u64, largest: u64) -> u64 {
     let cap = largest.min((len / 4).max(first));
     off.max(first).min(cap).min(len - off)
 }
+
+/// The device's tunables, filled by the MPI layer from its configuration at start-up
+/// (the device reads no environment variable itself).
+#[derive(Clone, Copy, Debug)]
+pub struct DeviceConfig {
+    /// Messages up to this many bytes travel eagerly through shared memory.
+    pub shm_eager_limit: usize,
+    /// Messages up to this many bytes travel eagerly over TCP.
+    pub tcp_eager_limit: usize,
+    /// Single-copy rendezvous (`process_vm_readv`) is allowed.
+    pub shm_cma: bool,
+    /// Largest piece of the pipelined rendezvous copy through a ring (every piece when
+    /// [`Self::shm_chunk_fixed`]).
+    pub shm_chunk_bytes: usize,
+    /// The piece size was set: every piece has it (else pieces grow up to it).
+    pub shm_chunk_fixed: bool,
+    /// Stores that write the pieces of long contiguous messages into a ring.
+    pub shm_stream_stores: Policy,
+    /// Piece size of a rendezvous message streamed over TCP.
+    pub tcp_chunk_bytes: usize,
+}
+
+/// A failure after which the job cannot go on: a peer this rank needs was lost or
+/// cannot be reached, or sent a corrupt packet. The message names the peer and the
+/// cause; the MPI layer decides how the process ends.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct DeviceError(Box<str>);
+
+impl DeviceError {
+    #[cold]
+    fn new(msg: String) -> DeviceError {
+        DeviceError(msg.into_boxed_str())
+    }
+
+    /// What failed, e.g. `lost the TCP connection to rank 3 (10.0.0.2:4000): Broken pipe`.
+    pub fn message(&self) -> &str {
+        &self.0
+    }
+}
+
+impl std::fmt::Display for DeviceError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl std::error::Error for DeviceError {}
 
 /// How to reach one world rank.
 #[derive(Clone, Copy, Debug)]
@@ -179,7 +225,7 @@ fn probed_status(env: Envelope, h: &Header) -> Status {
     Status {
         source: env.src,
         tag: env.tag,
-        error: ErrorClass::Success,
+        error: Outcome::Success,
         bytes: h.len,
         cancelled: false,
     }
@@ -213,9 +259,9 @@ fn matched_status(hdr: &Header, cap: usize) -> Status {
         source: hdr.src_rank,
         tag: hdr.tag,
         error: if hdr.len as usize > cap {
-            ErrorClass::Truncate
+            Outcome::Truncated
         } else {
-            ErrorClass::Success
+            Outcome::Success
         },
         bytes: (hdr.len as usize).min(cap) as u64,
         cancelled: false,
@@ -256,7 +302,7 @@ fn eager_header(a: &SendArgs, sreq: ReqId) -> Header {
 pub struct Device {
     me: u32,
     peers: Vec<Peer>,
-    cfg: Config,
+    cfg: DeviceConfig,
     reqs: RequestTable,
     matcher: Matcher<ReqId, Unexpected>,
     node: Option<Arc<ShmNode>>,
@@ -297,7 +343,7 @@ impl Device {
     pub fn new(
         me: u32,
         peers: Vec<Peer>,
-        cfg: Config,
+        cfg: DeviceConfig,
         node: Option<Arc<ShmNode>>,
         local_world: Vec<u32>,
         oversubscribed: bool,
@@ -314,7 +360,7 @@ impl Device {
             }
         }
         let polls = PollSet::new(node.as_deref(), &consumers);
-        let cma_ok = !cfg.shm_no_cma;
+        let cma_ok = cfg.shm_cma;
         let npeers = peers.len();
         Device {
             me,
@@ -364,7 +410,7 @@ impl Device {
         self.peers.len() as u32
     }
 
-    pub fn config(&self) -> &Config {
+    pub fn config(&self) -> &DeviceConfig {
         &self.cfg
     }
 
@@ -444,15 +490,6 @@ impl Device {
         };
         r.complete = true;
         r.op = Op::Done;
-        if let Some(x) = r.extra.as_mut() {
-            if let Some(fin) = x.finisher.take() {
-                let data = x.scratch.take().unwrap_or_default();
-                let n = (r.status.bytes as usize).min(data.len());
-                if !r.status.cancelled {
-                    fin(&data[..n]);
-                }
-            }
-        }
         if r.cancel_pending {
             return;
         }
@@ -568,7 +605,6 @@ impl Device {
         let r = self.reqs.get_mut(id).expect("request exists");
         let x = r.extra_mut();
         x.piece_list = list;
-        x.finisher = None;
         if staged {
             let mut v = vec![0u8; a.len];
             // SAFETY: the user buffer holds the layout's elements (MPI contract).
@@ -590,7 +626,7 @@ impl Device {
 
     /// Restarts an inactive persistent send or receive whose buffer is not contiguous,
     /// like [`Device::start`] with the buffer described by `l`.
-    pub fn start_layout(&mut self, id: ReqId, l: Layout) -> Result<(), ErrorClass> {
+    pub fn start_layout(&mut self, id: ReqId, l: Layout) -> Result<(), InvalidRequest> {
         self.restart(id, Some(l))
     }
 
@@ -607,61 +643,6 @@ impl Device {
             .layout = Some(Arc::new(l));
         self.launch_recv(id, a);
         id
-    }
-
-    /// Starts a receive into a scratch buffer of `cap` bytes; `finisher` scatters the
-    /// received bytes to the user buffer on completion.
-    pub fn irecv_staged(&mut self, mut a: RecvArgs, finisher: Finisher) -> ReqId {
-        let mut scratch = vec![0u8; a.cap];
-        a.buf = scratch.as_mut_ptr();
-        let id = self
-            .reqs
-            .insert_new(Op::Recv(a, RecvState::Posted), Direction::Recv);
-        let x = self.reqs.get_mut(id).expect("just inserted").extra_mut();
-        x.scratch = Some(scratch);
-        x.finisher = Some(finisher);
-        self.launch_recv(id, a);
-        id
-    }
-
-    /// Restarts an inactive persistent request whose buffer needs staging: like
-    /// [`Device::start`] but with the freshly packed `scratch` (sends) or a scratch of
-    /// the receive capacity and its `finisher` (receives).
-    pub fn start_staged(
-        &mut self,
-        id: ReqId,
-        scratch: Option<Vec<u8>>,
-        finisher: Option<Finisher>,
-    ) -> Result<(), ErrorClass> {
-        let Some(r) = self.reqs.get_mut(id) else {
-            return Err(ErrorClass::Request);
-        };
-        if !matches!(r.op, Op::Inactive) {
-            return Err(ErrorClass::Request);
-        }
-        r.complete = false;
-        r.status = Status::EMPTY;
-        match r.persistent {
-            Some(Persistent::Send(mut a)) => {
-                let data = scratch.unwrap_or_default();
-                a.buf = data.as_ptr();
-                a.len = data.len();
-                r.extra_mut().scratch = Some(data);
-                r.op = Op::Send(a, SendState::Queued);
-                self.launch_send(id, a);
-            }
-            Some(Persistent::Recv(mut a)) => {
-                let mut data = vec![0u8; a.cap];
-                a.buf = data.as_mut_ptr();
-                let x = r.extra_mut();
-                x.scratch = Some(data);
-                x.finisher = finisher;
-                r.op = Op::Recv(a, RecvState::Posted);
-                self.launch_recv(id, a);
-            }
-            _ => return Err(ErrorClass::Request),
-        }
-        Ok(())
     }
 
     fn launch_send(&mut self, id: ReqId, a: SendArgs) {
@@ -750,18 +731,18 @@ impl Device {
 
     /// `MPI_Start` for a persistent send or receive (buffered sends are started by the
     /// caller, which packs into the pool and calls [`Device::start_bsend_copy`]).
-    pub fn start(&mut self, id: ReqId) -> Result<(), ErrorClass> {
+    pub fn start(&mut self, id: ReqId) -> Result<(), InvalidRequest> {
         self.restart(id, None)
     }
 
     /// Restarts inactive persistent request `id`, with its buffer described by `layout`
     /// when it is not contiguous.
-    fn restart(&mut self, id: ReqId, layout: Option<Layout>) -> Result<(), ErrorClass> {
+    fn restart(&mut self, id: ReqId, layout: Option<Layout>) -> Result<(), InvalidRequest> {
         let Some(r) = self.reqs.get_mut(id) else {
-            return Err(ErrorClass::Request);
+            return Err(InvalidRequest);
         };
         if !matches!(r.op, Op::Inactive) {
-            return Err(ErrorClass::Request);
+            return Err(InvalidRequest);
         }
         r.complete = false;
         r.status = Status::EMPTY;
@@ -779,7 +760,6 @@ impl Device {
                 if let Some(l) = layout {
                     let x = r.extra_mut();
                     x.scratch = None;
-                    x.finisher = None;
                     x.layout = Some(Arc::new(l));
                 }
                 self.launch_recv(id, a);
@@ -789,7 +769,7 @@ impl Device {
                 r.complete = true;
                 r.op = Op::Done;
             }
-            Some(Persistent::Bsend(_)) | None => return Err(ErrorClass::Request),
+            Some(Persistent::Bsend(_)) | None => return Err(InvalidRequest),
         }
         Ok(())
     }
@@ -831,12 +811,12 @@ impl Device {
     /// `MPI_Grequest_complete`. Returns whether the request was released here (it had
     /// been freed with `MPI_Request_free` before); `Err` when `id` is not a pending
     /// generalized request.
-    pub fn grequest_complete(&mut self, id: ReqId) -> Result<bool, ErrorClass> {
+    pub fn grequest_complete(&mut self, id: ReqId) -> Result<bool, InvalidRequest> {
         let Some(r) = self.reqs.get_mut(id) else {
-            return Err(ErrorClass::Request);
+            return Err(InvalidRequest);
         };
         if !r.generalized || r.complete {
-            return Err(ErrorClass::Request);
+            return Err(InvalidRequest);
         }
         r.complete = true;
         let released = r.detached;
@@ -1062,7 +1042,7 @@ impl Device {
         }
         let mut did = false;
         let largest = self.cfg.shm_chunk_bytes as u64;
-        let first = if self.cfg.shm_chunk_set {
+        let first = if self.cfg.shm_chunk_fixed {
             largest
         } else {
             FIRST_PIECE.min(largest)
@@ -1125,7 +1105,7 @@ impl Device {
     /// peer of a long stream with the stores `OXMPI_SHM_STREAM_STORES` names, else as any
     /// packet. Returns whether there was room.
     fn try_write_piece(&mut self, dest: u32, hdr: &Header, piece: &[u8], len: u64) -> bool {
-        use stream_stores::{copy_non_temporal, Policy, MIN_STREAM};
+        use stream_stores::{copy_non_temporal, MIN_STREAM};
         match self.route(dest) {
             Route::Shm(j)
                 if len >= MIN_STREAM && self.cfg.shm_stream_stores == Policy::NonTemporal =>
@@ -1199,8 +1179,9 @@ impl Device {
     // ----- progress ----------------------------------------------------------------
 
     /// Polls every transport once, handles what arrived and writes what is queued.
-    /// Returns true if anything happened.
-    pub fn progress(&mut self) -> bool {
+    /// Returns true if anything happened; an error when the job cannot go on (a peer
+    /// lost or misbehaving, here or in an earlier send).
+    pub fn progress(&mut self) -> Result<bool, DeviceError> {
         let mut did = false;
         while let Some((hdr, data)) = self.selfq.pop_front() {
             self.handle(self.me, hdr, &data);
@@ -1235,9 +1216,10 @@ impl Device {
                             self.handle(from, hdr, payload);
                         }
                         None => {
-                            crate::runtime::fatal(&format!(
+                            self.consumers = consumers;
+                            return Err(DeviceError::new(format!(
                                 "corrupt packet from rank {from} on shared memory"
-                            ));
+                            )));
                         }
                     }
                     if c.pop_and_hand_back() {
@@ -1254,7 +1236,10 @@ impl Device {
         }
         did |= self.flush_pending();
         did |= self.pump_streams();
-        did
+        if let Some(msg) = self.tcp.as_mut().and_then(|t| t.take_failure()) {
+            return Err(DeviceError::new(msg));
+        }
+        Ok(did)
     }
 
     fn wake_local(&self, j: usize) {
@@ -1492,9 +1477,9 @@ impl Device {
             let pid = self.peers[from as usize].pid;
             let r = match &layout {
                 Some(l) if small_pieces(l, n) => self.pull_unpack(pid, hdr.addr as usize, n, l),
-                // SAFETY: the pieces lie inside the receive buffer (n <= its packed
-                // size); the remote range is checked by the kernel.
                 Some(l) => {
+                    // SAFETY: the pieces lie inside the receive buffer (n <= its packed
+                    // size); the remote range is checked by the kernel.
                     unsafe { cma::read_scatter(pid, hdr.addr as usize, &mut l.pieces(0, n)) }
                         .and_then(|got| {
                             if got == n {
@@ -1598,9 +1583,8 @@ impl Device {
         while off < n && spans.next_into(&mut span) {
             // SAFETY: the bounce buffer holds SPAN_BYTES >= span.len bytes; the remote
             // range is checked by the kernel.
-            if let Err(e) =
-                unsafe { cma::read_from(pid, span.start, bounce.as_mut_ptr(), span.len) }
-            {
+            let read = unsafe { cma::read_from(pid, span.start, bounce.as_mut_ptr(), span.len) };
+            if let Err(e) = read {
                 result = Err(e);
                 break;
             }
@@ -1795,7 +1779,68 @@ fn small_pieces(l: &Layout, n: usize) -> bool {
 
 #[cfg(test)]
 mod tests {
-    use super::stream_piece;
+    use super::*;
+    use crate::transport::tcp::{parse_card, Listener, TcpSettings};
+    use std::time::Duration;
+
+    fn config() -> DeviceConfig {
+        DeviceConfig {
+            shm_eager_limit: 16 * 1024,
+            tcp_eager_limit: 64 * 1024,
+            shm_cma: false,
+            shm_chunk_bytes: 64 * 1024,
+            shm_chunk_fixed: false,
+            shm_stream_stores: Policy::Cached,
+            tcp_chunk_bytes: 256 * 1024,
+        }
+    }
+
+    #[test]
+    fn a_lost_peer_comes_out_of_progress_as_an_error() {
+        let me = Peer {
+            route: Route::SelfLoop,
+            pid: std::process::id() as i32,
+        };
+        let other = Peer {
+            route: Route::Tcp,
+            pid: 0,
+        };
+        let mut dev = Device::new(0, vec![me, other], config(), None, vec![0], false);
+        let l = Listener::open(Some("127.0.0.1"), None).unwrap();
+        let (addr, _) = parse_card(&l.card()).unwrap();
+        let settings = TcpSettings {
+            connect_timeout: Duration::from_secs(10),
+            debug: false,
+        };
+        // Rank 1 published no TCP address: sending to it cannot work.
+        let net = TcpNet::new(
+            0,
+            2,
+            b"k".to_vec(),
+            l,
+            vec![Some(addr), None],
+            None,
+            settings,
+        );
+        dev.attach_tcp(net.unwrap());
+        let data = [1u8; 8];
+        let a = SendArgs {
+            dest: 1,
+            ctx: 0,
+            src_rank: 0,
+            tag: 0,
+            buf: data.as_ptr(),
+            len: data.len(),
+            mode: SendMode::Standard,
+        };
+        let id = dev.isend(a);
+        let e = dev.progress().expect_err("the send cannot leave");
+        assert_eq!(
+            e.to_string(),
+            "rank 1 cannot be reached: its business card has no TCP address"
+        );
+        assert!(!dev.request(id).is_some_and(|r| r.is_complete()));
+    }
 
     /// The pieces of a whole stream, in order.
     fn pieces(len: u64, first: u64, largest: u64) -> Vec<u64> {

@@ -9,10 +9,10 @@
 //! a rendezvous request, a protocol packet) sends the caller to the ordinary path, which
 //! posts the receive and lets the progress engine handle the packet.
 
+use super::matching::ANY_TAG;
 use super::packet::{Header, Kind, HEADER_BYTES};
 use super::{matched_status, Device, RecvArgs, Status};
 use crate::transport::Route;
-use crate::ANY_TAG;
 
 /// What [`Device::recv_direct`] found.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

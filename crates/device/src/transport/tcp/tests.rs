@@ -111,10 +111,10 @@ fn large_piece_streams_between_buffers() {
     let mut h = Header::new(Kind::Data);
     h.len = n as u64;
     h.rreq = 5;
-    // SAFETY: src outlives the loop, which runs until the transport lets go of it.
     until(|| {
         a.poll(&mut ra);
         b.poll(&mut rb);
+        // SAFETY: src outlives the loop, which runs until the transport lets go of it.
         unsafe { a.try_send_borrowed(1, &h, src.as_ptr(), n, 99) }
     });
     until(|| {
@@ -191,4 +191,57 @@ fn simultaneous_dials_keep_order_per_direction() {
     for (i, p) in ra.packets.iter().enumerate() {
         assert_eq!((p.0, p.1.tag, p.2.as_slice()), (1, i as i32, &b"y"[..]));
     }
+}
+
+#[test]
+fn a_peer_that_closes_is_a_failure_taken_once() {
+    let (mut a, mut b) = pair();
+    let (mut ra, mut rb) = (Rec::default(), Rec::default());
+    let h = Header::new(Kind::Eager);
+    until(|| {
+        a.poll(&mut ra);
+        b.poll(&mut rb);
+        a.try_send(1, &h, b"")
+    });
+    until(|| {
+        a.poll(&mut ra);
+        b.poll(&mut rb);
+        !rb.packets.is_empty()
+    });
+    assert_eq!(a.take_failure(), None);
+    drop(b);
+    let mut failure = None;
+    until(|| {
+        a.poll(&mut ra);
+        failure = a.take_failure();
+        failure.is_some()
+    });
+    let msg = failure.expect("failed");
+    assert!(
+        msg.starts_with("rank 1 (127.0.0.1:")
+            && msg.ends_with(") closed its TCP connection unexpectedly (did it exit or crash?)"),
+        "{msg}"
+    );
+    assert_eq!(a.take_failure(), None, "reported once");
+}
+
+#[test]
+fn a_rank_without_an_address_is_a_failure_not_an_exit() {
+    let la = Listener::open(Some("127.0.0.1"), None).unwrap();
+    let (aa, _) = parse_card(&la.card()).unwrap();
+    let mut a = TcpNet::new(
+        0,
+        2,
+        b"k".to_vec(),
+        la,
+        vec![Some(aa), None],
+        None,
+        settings(),
+    )
+    .unwrap();
+    assert!(!a.try_send(1, &Header::new(Kind::Eager), b"x"));
+    assert_eq!(
+        a.take_failure().as_deref(),
+        Some("rank 1 cannot be reached: its business card has no TCP address")
+    );
 }

@@ -163,10 +163,6 @@ impl ShmNode {
         self.me
     }
 
-    pub fn local_size(&self) -> usize {
-        self.nlocal
-    }
-
     /// The sending end of the ring from this rank to local rank `to`.
     pub fn producer(&self, to: usize) -> Producer {
         // SAFETY: the ring was initialised by the leader; this process is its only
