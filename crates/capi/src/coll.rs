@@ -228,6 +228,12 @@ mpi_fn! { MPI_Alltoallw / PMPI_Alltoallw (sb: Ptr, scounts: *const c_int, sdispl
 
 mpi_fn! { MPI_Reduce / PMPI_Reduce (sb: Ptr, rb: MutPtr, n: c_int, dt: MPI_Datatype, o: MPI_Op, root: c_int, c: MPI_Comm) target(convert::target(c)) {
     let id = comm(c)?;
+    if root == oxmpi_core::PROC_NULL && !rooted(id, root)?.2 {
+        // MPI_PROC_NULL in an intercommunicator's root group: no other argument is
+        // significant (mpi4py passes count 0, MPI_BYTE and MPI_OP_NULL there).
+        let placeholder = unused();
+        return unsafe { coll::reduce(Input::Data(0), 0, 0, placeholder.ty, 0, root, id) };
+    }
     if in_place(rb) && rooted(id, root)?.1 {
         convert::not_in_place(rb, "recvbuf")?;
     }
