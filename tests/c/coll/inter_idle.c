@@ -6,13 +6,16 @@
  * succeed there, and the root and the other group get their data. The other group
  * passes NULL for its receive side of Reduce. Every group takes the root's role in turn.
  *
- * inter_idle_strict.c compiles this file with IDLE_STRICT set: the idle members pass
- * MPI_OP_NULL to MPI_Reduce (Open MPI 4.1.4 fails with MPI_ERR_OP), and the root passes
- * NULL as its insignificant sendbuf (MPICH 4.0.2 fails with "Null buffer pointer").
+ * inter_idle_strict.c compiles this file with IDLE_STRICT set: MPI_DATATYPE_NULL is
+ * passed wherever no datatype is significant and the idle members pass MPI_OP_NULL to
+ * MPI_Reduce (Open MPI 4.1.4 fails with MPI_ERR_TYPE, and MPI_ERR_OP), and the root
+ * passes NULL as its insignificant sendbuf (MPICH 4.0.2: "Null buffer pointer").
  */
 #ifndef IDLE_STRICT
 #define IDLE_STRICT 0
 #endif
+/* The datatype passed where none is significant. */
+#define NOTYPE (IDLE_STRICT ? MPI_DATATYPE_NULL : MPI_BYTE)
 #include "mtest.h"
 #include "common.h"
 
@@ -48,7 +51,7 @@ int main(int argc, char **argv)
             snprintf(what, sizeof what, "Bcast group %d root %d", g, rr);
             for (int i = 0; i < C; i++) d[i] = is_root ? cval(seed, 0, i) : -1;
             if (idle) {
-                MTEST_CALL(MPI_Bcast(NULL, 0, MPI_BYTE, root, ic));
+                MTEST_CALL(MPI_Bcast(NULL, 0, NOTYPE, root, ic));
             } else {
                 MTEST_CALL(MPI_Bcast(d, C, MPI_INT, root, ic));
             }
@@ -58,7 +61,7 @@ int main(int argc, char **argv)
             snprintf(what, sizeof what, "Reduce group %d root %d", g, rr);
             for (int i = 0; i < C; i++) s[i] = cval(seed, lr, i) % 1000, d[i] = -1;
             if (idle) {
-                MTEST_CALL(MPI_Reduce(NULL, NULL, 0, MPI_BYTE, IDLE_STRICT ? MPI_OP_NULL : MPI_SUM, root, ic));
+                MTEST_CALL(MPI_Reduce(NULL, NULL, 0, NOTYPE, IDLE_STRICT ? MPI_OP_NULL : MPI_SUM, root, ic));
             } else if (is_root) {
                 MTEST_CALL(MPI_Reduce(IDLE_STRICT ? NULL : s, d, C, MPI_INT, MPI_SUM, root, ic));
                 for (int i = 0; i < C; i++) {
@@ -77,17 +80,17 @@ int main(int argc, char **argv)
                 for (int i = 0; i < C * others; i++) d[i] = -1;
                 for (int k = 0; k < others; k++) counts[k] = C, displs[k] = (others - 1 - k) * C;
                 if (idle && v) {
-                    MTEST_CALL(MPI_Gatherv(NULL, 0, MPI_BYTE, NULL, NULL, NULL, MPI_BYTE, root, ic));
+                    MTEST_CALL(MPI_Gatherv(NULL, 0, NOTYPE, NULL, NULL, NULL, NOTYPE, root, ic));
                 } else if (idle) {
-                    MTEST_CALL(MPI_Gather(NULL, 0, MPI_BYTE, NULL, 0, MPI_BYTE, root, ic));
+                    MTEST_CALL(MPI_Gather(NULL, 0, NOTYPE, NULL, 0, NOTYPE, root, ic));
                 } else if (is_root && v) {
-                    MTEST_CALL(MPI_Gatherv(NULL, 0, MPI_BYTE, d, counts, displs, MPI_INT, root, ic));
+                    MTEST_CALL(MPI_Gatherv(NULL, 0, NOTYPE, d, counts, displs, MPI_INT, root, ic));
                 } else if (is_root) {
-                    MTEST_CALL(MPI_Gather(NULL, 0, MPI_BYTE, d, C, MPI_INT, root, ic));
+                    MTEST_CALL(MPI_Gather(NULL, 0, NOTYPE, d, C, MPI_INT, root, ic));
                 } else if (v) {
-                    MTEST_CALL(MPI_Gatherv(s, C, MPI_INT, NULL, NULL, NULL, MPI_BYTE, root, ic));
+                    MTEST_CALL(MPI_Gatherv(s, C, MPI_INT, NULL, NULL, NULL, NOTYPE, root, ic));
                 } else {
-                    MTEST_CALL(MPI_Gather(s, C, MPI_INT, NULL, 0, MPI_BYTE, root, ic));
+                    MTEST_CALL(MPI_Gather(s, C, MPI_INT, NULL, 0, NOTYPE, root, ic));
                 }
                 if (is_root) {
                     for (int k = 0; k < others; k++) {
@@ -107,17 +110,17 @@ int main(int argc, char **argv)
                 }
                 for (int i = 0; i < C; i++) d[i] = -1;
                 if (idle && v) {
-                    MTEST_CALL(MPI_Scatterv(NULL, NULL, NULL, MPI_BYTE, NULL, 0, MPI_BYTE, root, ic));
+                    MTEST_CALL(MPI_Scatterv(NULL, NULL, NULL, NOTYPE, NULL, 0, NOTYPE, root, ic));
                 } else if (idle) {
-                    MTEST_CALL(MPI_Scatter(NULL, 0, MPI_BYTE, NULL, 0, MPI_BYTE, root, ic));
+                    MTEST_CALL(MPI_Scatter(NULL, 0, NOTYPE, NULL, 0, NOTYPE, root, ic));
                 } else if (is_root && v) {
-                    MTEST_CALL(MPI_Scatterv(s, counts, displs, MPI_INT, NULL, 0, MPI_BYTE, root, ic));
+                    MTEST_CALL(MPI_Scatterv(s, counts, displs, MPI_INT, NULL, 0, NOTYPE, root, ic));
                 } else if (is_root) {
-                    MTEST_CALL(MPI_Scatter(s, C, MPI_INT, NULL, 0, MPI_BYTE, root, ic));
+                    MTEST_CALL(MPI_Scatter(s, C, MPI_INT, NULL, 0, NOTYPE, root, ic));
                 } else if (v) {
-                    MTEST_CALL(MPI_Scatterv(NULL, NULL, NULL, MPI_BYTE, d, C, MPI_INT, root, ic));
+                    MTEST_CALL(MPI_Scatterv(NULL, NULL, NULL, NOTYPE, d, C, MPI_INT, root, ic));
                 } else {
-                    MTEST_CALL(MPI_Scatter(NULL, 0, MPI_BYTE, d, C, MPI_INT, root, ic));
+                    MTEST_CALL(MPI_Scatter(NULL, 0, NOTYPE, d, C, MPI_INT, root, ic));
                 }
                 if (!in_root_group) CHECK_INTS(what, d, C, cval(seed + 7 + v, lr, (int)i));
             }
