@@ -109,8 +109,9 @@ mpi_fn! { MPI_Bcast / PMPI_Bcast (b: MutPtr, n: c_int, dt: MPI_Datatype, root: c
 
 mpi_fn! { MPI_Gather / PMPI_Gather (sb: Ptr, sn: c_int, st: MPI_Datatype, rb: MutPtr, rn: c_int, rt: MPI_Datatype, root: c_int, c: MPI_Comm) target(convert::target(c)) {
     let id = comm(c)?;
-    let (_, at_root, active) = rooted(id, root)?;
-    let send = if at_root { input_buf(sb, sn, st)? } else if active { Input::Data(buf(sb, sn, st)?) } else { Input::Data(unused()) };
+    let (shape, at_root, active) = rooted(id, root)?;
+    // The root of an intercommunicator sends nothing: its send side is insignificant.
+    let send = if at_root && shape.inter { Input::Data(unused()) } else if at_root { input_buf(sb, sn, st)? } else if active { Input::Data(buf(sb, sn, st)?) } else { Input::Data(unused()) };
     let recv = if at_root { buf(rb, rn, rt)? } else { unused() };
     unsafe { coll::gather(send, recv, root, id) }
 }}
@@ -118,7 +119,7 @@ mpi_fn! { MPI_Gather / PMPI_Gather (sb: Ptr, sn: c_int, st: MPI_Datatype, rb: Mu
 mpi_fn! { MPI_Gatherv / PMPI_Gatherv (sb: Ptr, sn: c_int, st: MPI_Datatype, rb: MutPtr, rcounts: *const c_int, displs: *const c_int, rt: MPI_Datatype, root: c_int, c: MPI_Comm) target(convert::target(c)) {
     let id = comm(c)?;
     let (shape, at_root, active) = rooted(id, root)?;
-    let send = if at_root { input_buf(sb, sn, st)? } else if active { Input::Data(buf(sb, sn, st)?) } else { Input::Data(unused()) };
+    let send = if at_root && shape.inter { Input::Data(unused()) } else if at_root { input_buf(sb, sn, st)? } else if active { Input::Data(buf(sb, sn, st)?) } else { Input::Data(unused()) };
     let n = if at_root { shape.peers } else { 0 };
     if at_root {
         convert::not_in_place(rb, "recvbuf")?;
@@ -134,9 +135,10 @@ mpi_fn! { MPI_Gatherv / PMPI_Gatherv (sb: Ptr, sn: c_int, st: MPI_Datatype, rb: 
 
 mpi_fn! { MPI_Scatter / PMPI_Scatter (sb: Ptr, sn: c_int, st: MPI_Datatype, rb: MutPtr, rn: c_int, rt: MPI_Datatype, root: c_int, c: MPI_Comm) target(convert::target(c)) {
     let id = comm(c)?;
-    let (_, at_root, active) = rooted(id, root)?;
+    let (shape, at_root, active) = rooted(id, root)?;
     let send = if at_root { buf(sb, sn, st)? } else { unused() };
-    let recv = if at_root { input_buf(rb, rn, rt)? } else if active { Input::Data(buf(rb, rn, rt)?) } else { Input::Data(unused()) };
+    // The root of an intercommunicator receives nothing: its receive side is insignificant.
+    let recv = if at_root && shape.inter { Input::Data(unused()) } else if at_root { input_buf(rb, rn, rt)? } else if active { Input::Data(buf(rb, rn, rt)?) } else { Input::Data(unused()) };
     unsafe { coll::scatter(send, recv, root, id) }
 }}
 
@@ -153,7 +155,7 @@ mpi_fn! { MPI_Scatterv / PMPI_Scatterv (sb: Ptr, scounts: *const c_int, displs: 
         displs: unsafe { ints(displs, n, "displs")? },
         ty: if at_root { datatype(st)? } else { unused().ty },
     };
-    let recv = if at_root { input_buf(rb, rn, rt)? } else if active { Input::Data(buf(rb, rn, rt)?) } else { Input::Data(unused()) };
+    let recv = if at_root && shape.inter { Input::Data(unused()) } else if at_root { input_buf(rb, rn, rt)? } else if active { Input::Data(buf(rb, rn, rt)?) } else { Input::Data(unused()) };
     unsafe { coll::scatterv(send, recv, root, id) }
 }}
 
@@ -228,6 +230,12 @@ mpi_fn! { MPI_Alltoallw / PMPI_Alltoallw (sb: Ptr, scounts: *const c_int, sdispl
 
 mpi_fn! { MPI_Reduce / PMPI_Reduce (sb: Ptr, rb: MutPtr, n: c_int, dt: MPI_Datatype, o: MPI_Op, root: c_int, c: MPI_Comm) target(convert::target(c)) {
     let id = comm(c)?;
+    if root == oxmpi_core::PROC_NULL && !rooted(id, root)?.2 {
+        // MPI_PROC_NULL in an intercommunicator's root group: no other argument is
+        // significant (mpi4py passes count 0, MPI_BYTE and MPI_OP_NULL there).
+        let placeholder = unused();
+        return unsafe { coll::reduce(Input::Data(0), 0, 0, placeholder.ty, 0, root, id) };
+    }
     if in_place(rb) && rooted(id, root)?.1 {
         convert::not_in_place(rb, "recvbuf")?;
     }

@@ -10,7 +10,7 @@ use crate::handles::{self, MPI_Comm, MPI_Info};
 use crate::mpi_fn;
 use oxmpi_core::comm::CommId;
 use oxmpi_core::commops;
-use oxmpi_core::topo::{self, Cart, Graph};
+use oxmpi_core::topo::{self, Graph};
 use oxmpi_core::{runtime, Error, ErrorClass, Result, UNDEFINED};
 use std::os::raw::c_int;
 
@@ -185,14 +185,14 @@ mpi_fn! { MPI_Cart_map / PMPI_Cart_map (c: MPI_Comm, ndims: c_int, dims: *const 
     let id = comm(c)?;
     let newrank = convert::out(newrank, "newrank")?;
     check_ndims(ndims)?;
-    // SAFETY: both arrays hold ndims ints (MPI contract).
-    let (d, p) = unsafe { (ints(dims, ndims, "dims")?, ints(periods, ndims, "periods")?) };
-    let p: Vec<bool> = p.iter().map(|&x| x != 0).collect();
+    // SAFETY: both arrays hold ndims ints (MPI contract). Without reordering the
+    // periods change nothing, but they are an argument like dims (NULL is an error).
+    let (d, _periods) = unsafe { (ints(dims, ndims, "dims")?, ints(periods, ndims, "periods")?) };
     let size = comm_size(id)?;
-    let cart = Cart::new(d, &p, size)?;
     let rank = oxmpi_core::p2p::comm_rank(id)?;
+    let mapped = topo::cart_map(d, size, rank)?;
     // SAFETY: checked non-null.
-    unsafe { *newrank = topo::map_rank(rank, cart.size()) };
+    unsafe { *newrank = mapped };
     Ok(())
 }}
 

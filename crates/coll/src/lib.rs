@@ -9,6 +9,6 @@ pub mod ops;
 pub mod schedule;
 
 pub use ops::{
-    check_collective_op, check_op, op_valid, reduce_local, reduce_packed, reduce_packed_into,
-    FlatKernel, Layout, OpError, PredefinedOp,
+    check_collective_op, check_op, is_extension, op_valid, reduce_local, reduce_packed,
+    reduce_packed_into, reduction_primitive, FlatKernel, Layout, OpError, PredefinedOp,
 };

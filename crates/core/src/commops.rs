@@ -526,9 +526,15 @@ pub enum SplitType {
 /// node key of start-up (host, boot id, network namespace, or `OXMPI_NODE_ID`), which
 /// the members exchange, so the answer does not depend on which transport connects
 /// them.
+///
+/// On an intercommunicator (allowed since MPI-4.0) the split is that of
+/// `MPI_Comm_split` with the node as the colour, as in MPICH: the processes of one node
+/// in the local group and those of the same node in the remote group make a new
+/// intercommunicator; a process that passes `MPI_UNDEFINED` (or a hardware type, which
+/// oxmpi has no level for), or whose node has no process of the other group, gets
+/// `MPI_COMM_NULL`.
 pub fn comm_split_type(id: CommId, ty: SplitType, key: i32) -> Result<Option<CommId>> {
     let c = snapshot(id)?;
-    require_intra(&c, "the communicator of MPI_Comm_split_type")?;
     let joins = ty == SplitType::Shared;
     let node = if joins {
         crate::bootstrap::node_key()
@@ -537,29 +543,50 @@ pub fn comm_split_type(id: CommId, ty: SplitType, key: i32) -> Result<Option<Com
     };
     let mut w = Writer::default();
     w.i32(joins as i32).i32(key).bytes(node.as_bytes());
+    let me = my_world()?;
+    if let Some(rg) = c.remote.clone() {
+        let (ctx, local, remote) = inter_agree(&c, w.finish())?;
+        if !joins {
+            return Ok(None);
+        }
+        let l = members_on_node(&c.group, &local, &node)?;
+        let r = members_on_node(&rg, &remote, &node)?;
+        if r.is_empty() {
+            return Ok(None);
+        }
+        let n = new_comm(
+            ctx,
+            Arc::new(Group::new(l)),
+            Some(Arc::new(Group::new(r))),
+            &c,
+            me,
+        );
+        return n.map(install).transpose();
+    }
     let team = team_of(&c.group, c.rank, c.coll_ctx(), ic::TAG_INTRA);
     let (ctx, all) = agree_all(&team, w.finish())?;
     if !joins {
         return Ok(None);
     }
-    let mut v = Vec::new();
-    for (i, p) in all.iter().enumerate() {
-        let mut r = Reader::new(p);
-        let (j, k, n) = (r.i32()?, r.i32()?, r.bytes()?);
-        if j == 1 && n == node.as_bytes() {
-            v.push((
-                k,
-                i,
-                c.group.members().get(i).copied().ok_or_else(malformed)?,
-            ));
-        }
-    }
-    v.sort_by_key(|&(k, i, _)| (k, i));
-    let g = Group::new(v.into_iter().map(|(_, _, w)| w).collect());
-    let me = my_world()?;
+    let g = Group::new(members_on_node(&c.group, &all, &node)?);
     new_comm(ctx, Arc::new(g), None, &c, me)
         .map(install)
         .transpose()
+}
+
+/// The members of `g` whose `MPI_Comm_split_type` payload (joins, key, node) joins the
+/// split on `node`, ordered by (key, rank).
+fn members_on_node(g: &Group, payloads: &[Vec<u8>], node: &str) -> Result<Vec<u32>> {
+    let mut v = Vec::new();
+    for (i, p) in payloads.iter().enumerate() {
+        let mut r = Reader::new(p);
+        let (j, k, n) = (r.i32()?, r.i32()?, r.bytes()?);
+        if j == 1 && n == node.as_bytes() {
+            v.push((k, i, g.members().get(i).copied().ok_or_else(malformed)?));
+        }
+    }
+    v.sort_by_key(|&(k, i, _)| (k, i));
+    Ok(v.into_iter().map(|(_, _, w)| w).collect())
 }
 
 // ----- free ------------------------------------------------------------------------------

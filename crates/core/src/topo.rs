@@ -219,6 +219,29 @@ impl Cart {
     }
 }
 
+/// `MPI_Cart_map` without reordering: the rank of the calling process (`rank` of a
+/// communicator of `size`) in a grid of `dims`, or `MPI_UNDEFINED` when the grid has no
+/// place for it. A zero extent makes a grid of no processes, so every caller gets
+/// `MPI_UNDEFINED` (as in MPICH; rsmpi's `cartesian_map` example maps such a grid);
+/// negative extents are `MPI_ERR_DIMS`, a grid larger than the communicator
+/// `MPI_ERR_ARG`.
+pub fn cart_map(dims: &[i32], size: i32, rank: i32) -> Result<i32> {
+    if let Some((i, &d)) = dims.iter().enumerate().find(|&(_, &d)| d < 0) {
+        return err(
+            ErrorClass::Dims,
+            format!("invalid dims[{i}] = {d} (must be non-negative)"),
+        );
+    }
+    let n = if dims.contains(&0) { 0 } else { product(dims)? };
+    if n > size {
+        return err(
+            ErrorClass::Arg,
+            format!("the grid needs {n} processes but the communicator has only {size}"),
+        );
+    }
+    Ok(map_rank(rank, n))
+}
+
 /// `MPI_Cart_map` / `MPI_Graph_map` without reordering: the calling rank if it is
 /// part of the first `n` processes, else `MPI_UNDEFINED`.
 pub fn map_rank(rank: i32, n: i32) -> i32 {
@@ -575,6 +598,22 @@ mod tests {
             Cart::new(&[3, 0], &[false, false], 11).unwrap_err().class,
             ErrorClass::Dims
         );
+    }
+
+    #[test]
+    fn cart_map_zero_extent_has_no_place() {
+        assert_eq!(cart_map(&[0], 3, 0).unwrap(), UNDEFINED);
+        assert_eq!(cart_map(&[2, 0], 3, 1).unwrap(), UNDEFINED);
+        assert_eq!(cart_map(&[65536, 65536, 0], 3, 0).unwrap(), UNDEFINED);
+        assert_eq!(cart_map(&[2], 3, 1).unwrap(), 1);
+        assert_eq!(cart_map(&[2], 3, 2).unwrap(), UNDEFINED);
+        assert_eq!(cart_map(&[], 3, 0).unwrap(), 0);
+        assert_eq!(cart_map(&[], 3, 1).unwrap(), UNDEFINED);
+        assert_eq!(
+            cart_map(&[0, -1], 3, 0).unwrap_err().class,
+            ErrorClass::Dims
+        );
+        assert_eq!(cart_map(&[2, 2], 3, 0).unwrap_err().class, ErrorClass::Arg);
     }
 
     #[test]

@@ -18,6 +18,10 @@
 //!   itself, so results are bit-identical to C `long double` arithmetic (no loss to
 //!   f64). The 6 padding bytes of each inout element are left untouched.
 //! - `MPI_REAL16` (binary128) has no arithmetic here: only `REPLACE`/`NO_OP` apply.
+//! - Beyond the standard's table, the pairs both MPICH and Open MPI accept are accepted
+//!   too ([`is_extension`]): every arithmetic, ordering, logical and bitwise operation on
+//!   `MPI_CHAR` and `MPI_CHARACTER` (computed as C `signed char`, as MPICH does), and the
+//!   logical operations on `MPI_INTEGER1/2/8`, `MPI_AINT`, `MPI_OFFSET`, `MPI_COUNT`.
 //! - `MPI_REPLACE` and `MPI_NO_OP` are only for one-sided accumulate operations
 //!   (MPI 4.1 section 12.3.4); [`check_collective_op`] rejects them for collectives and
 //!   `MPI_Reduce_local`, [`reduce_local`] itself implements them for the RMA code.
@@ -177,7 +181,8 @@ impl fmt::Display for OpError {
 impl std::error::Error for OpError {}
 
 /// True when the standard's table (MPI 4.1 section 6.9.2, plus section 12.3.4 for
-/// `MPI_REPLACE` / `MPI_NO_OP`) defines `op` on `ty` AND oxmpi can compute it.
+/// `MPI_REPLACE` / `MPI_NO_OP`) or oxmpi's extension ([`is_extension`]) defines `op`
+/// on `ty` AND oxmpi can compute it.
 /// `MPI_REPLACE` and `MPI_NO_OP` are valid on every type except the `MPI_LB`/`MPI_UB`
 /// markers; use [`check_collective_op`] for collectives.
 pub fn op_valid(op: PredefinedOp, ty: Predefined) -> bool {
@@ -199,7 +204,7 @@ pub fn check_op(op: PredefinedOp, ty: Predefined) -> Result<(), OpError> {
         O::Band | O::Bor | O::Bxor => matches!(cat, C::CInteger | C::FortranInteger | C::Byte),
         O::Minloc | O::Maxloc => cat == C::Pair,
         O::Replace | O::NoOp => cat != C::Marker,
-    };
+    } || is_extension(op, ty);
     if !defined {
         return Err(OpError::NotDefined { op, ty });
     }
@@ -216,6 +221,40 @@ pub fn check_op(op: PredefinedOp, ty: Predefined) -> Result<(), OpError> {
         return Err(OpError::Unsupported { op, ty });
     }
     Ok(())
+}
+
+/// True for the (operation, type) pairs outside the standard's table that oxmpi accepts
+/// because MPICH and Open MPI both do (found by trying every predefined operation on
+/// every predefined type with both), so that programs written for them, such as the
+/// OSU benchmarks (`MPI_SUM` on `MPI_CHAR`) and MPICH's tests (`MPI_LOR` on
+/// `MPI_AINT`), run unchanged:
+/// - `MPI_CHAR`, `MPI_CHARACTER`: `MAX`, `MIN`, `SUM`, `PROD`, `LAND`, `LOR`, `LXOR`,
+///   `BAND`, `BOR`, `BXOR`, on C `signed char` values (sums and products wrap);
+/// - `MPI_INTEGER1`, `MPI_INTEGER2`, `MPI_INTEGER8`, `MPI_AINT`, `MPI_OFFSET`,
+///   `MPI_COUNT`: `LAND`, `LOR`, `LXOR`.
+///
+/// Not extended, although both accept them: `MPI_REAL16` arithmetic (they compute it as
+/// x87 `long double` or produce garbage, not as the binary128 values Fortran stores).
+pub const fn is_extension(op: PredefinedOp, ty: Predefined) -> bool {
+    use Predefined as T;
+    use PredefinedOp as O;
+    match ty {
+        T::Char | T::Character => !matches!(op, O::Minloc | O::Maxloc | O::Replace | O::NoOp),
+        T::Integer1 | T::Integer2 | T::Integer8 | T::Aint | T::Offset | T::Count => {
+            matches!(op, O::Land | O::Lor | O::Lxor)
+        }
+        _ => false,
+    }
+}
+
+/// The primitive the kernels compute `ty` as: its own, except that the text types
+/// `MPI_CHAR` and `MPI_CHARACTER` (uninterpreted bytes elsewhere) reduce as C
+/// `signed char`, like MPICH (x86-64's `char` is signed).
+pub fn reduction_primitive(ty: Predefined) -> Option<Primitive> {
+    match ty {
+        Predefined::Char | Predefined::Character => Some(Primitive::I8),
+        _ => ty.primitives().first().copied(),
+    }
 }
 
 /// Validity for a collective reduction or `MPI_Reduce_local`: [`check_op`] plus the
@@ -311,7 +350,7 @@ impl FlatKernel {
         if ty.category() == Category::Pair || check_op(op, ty).is_err() {
             return None;
         }
-        let prim = *ty.primitives().first()?;
+        let prim = reduction_primitive(ty)?;
         (prim.size() == ty.size()).then_some(FlatKernel { op, prim })
     }
 
@@ -402,7 +441,8 @@ pub fn reduce(
         return Ok(());
     }
     // Every non-pair type with data has exactly one primitive and stride == size.
-    kernels::elementwise(op, prims[0], input, inout);
+    let prim = reduction_primitive(ty).unwrap_or(prims[0]);
+    kernels::elementwise(op, prim, input, inout);
     Ok(())
 }
 

@@ -165,11 +165,70 @@ pub(crate) fn not_aliased(
     Ok(())
 }
 
-/// For the v-variants, whose blocks may lie anywhere: the same base address for two
-/// non-empty buffers is the aliasing error.
-pub(crate) fn distinct(send: usize, recv: usize, both_used: bool) -> Result<()> {
-    if send == recv && both_used {
-        return Err(aliased(send));
+/// The bytes `count` elements of `t` describe in a block `disp` bytes after `base` (a
+/// buffer argument, `MPI_BOTTOM` for absolute addresses): `[lo, hi)` as addresses, or
+/// `None` without data.
+pub(crate) fn span(base: usize, disp: isize, t: &TypeInfo, count: usize) -> Option<(isize, isize)> {
+    let (lo, hi) = data_range(t, count);
+    if lo == hi {
+        return None;
+    }
+    let at = (base as isize).wrapping_add(disp);
+    Some((at.wrapping_add(lo), at.wrapping_add(hi)))
+}
+
+/// The smallest range holding every block of `f(0..n)`.
+fn hull(n: usize, f: &impl Fn(usize) -> Option<(isize, isize)>) -> Option<(isize, isize)> {
+    (0..n)
+        .filter_map(f)
+        .reduce(|(a, b), (c, d)| (a.min(c), b.max(d)))
+}
+
+/// Send and receive buffers made of blocks (the v and w variants) may only share memory
+/// through `MPI_IN_PLACE`: fails when bytes of a send block (`send(i)`, `i < ns`) are
+/// also bytes of a receive block (`recv(j)`, `j < nr`), both from [`span`]. Compares the
+/// memory the datatypes describe, not the buffer addresses, so `MPI_BOTTOM` on both
+/// sides with absolute addresses in the datatypes is fine when they do not meet.
+pub(crate) fn disjoint(
+    ns: usize,
+    send: impl Fn(usize) -> Option<(isize, isize)>,
+    nr: usize,
+    recv: impl Fn(usize) -> Option<(isize, isize)>,
+) -> Result<()> {
+    let (Some(sh), Some(rh)) = (hull(ns, &send), hull(nr, &recv)) else {
+        return Ok(());
+    };
+    if sh.1 <= rh.0 || rh.1 <= sh.0 {
+        return Ok(());
+    }
+    // The hulls meet: compare with the union of the receive blocks, sorted.
+    let mut rs: Vec<(isize, isize)> = (0..nr).filter_map(&recv).collect();
+    rs.sort_unstable();
+    let mut union: Vec<(isize, isize)> = Vec::with_capacity(rs.len());
+    for (a, b) in rs {
+        match union.last_mut() {
+            Some(last) if a <= last.1 => last.1 = last.1.max(b),
+            _ => union.push((a, b)),
+        }
+    }
+    for i in 0..ns {
+        let Some((a, b)) = send(i) else { continue };
+        let k = union.partition_point(|u| u.1 <= a);
+        if let Some(&(c, d)) = union.get(k) {
+            if c < b {
+                let block = if ns > 1 {
+                    format!(" block {i}")
+                } else {
+                    String::new()
+                };
+                return err(
+                    ErrorClass::Buffer,
+                    format!(
+                        "sendbuf{block} (bytes {a:#x}..{b:#x}) overlaps recvbuf (bytes {c:#x}..{d:#x}); use MPI_IN_PLACE to reuse the receive buffer"
+                    ),
+                );
+            }
+        }
     }
     Ok(())
 }
@@ -433,5 +492,35 @@ pub(crate) fn drive(mut f: impl FnMut(&mut Runtime) -> Result<Plan>) -> Result<b
                 return r.map(|()| true);
             }
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn blocks(v: &[(isize, isize)]) -> impl Fn(usize) -> Option<(isize, isize)> + '_ {
+        |i| v.get(i).copied().filter(|&(a, b)| a < b)
+    }
+
+    #[test]
+    fn disjoint_compares_blocks_not_hulls() {
+        let recv = [(100, 108), (200, 204), (0, 0), (300, 340)];
+        // Between and around the receive blocks: fine.
+        let send = [(108, 200), (204, 300), (340, 400), (0, 100)];
+        assert!(disjoint(4, blocks(&send), 4, blocks(&recv)).is_ok());
+        // Touching a receive block by one byte.
+        let send = [(150, 160), (339, 341)];
+        let e = disjoint(2, blocks(&send), 4, blocks(&recv)).unwrap_err();
+        assert_eq!(e.class, ErrorClass::Buffer);
+        assert!(e.message.contains("block 1"), "{}", e.message);
+        // Covering a receive block whole, or inside a merged run.
+        assert!(disjoint(1, blocks(&[(90, 110)]), 4, blocks(&recv)).is_err());
+        let run = [(0, 8), (8, 16), (4, 12)];
+        assert!(disjoint(1, blocks(&[(15, 20)]), 3, blocks(&run)).is_err());
+        assert!(disjoint(1, blocks(&[(16, 20)]), 3, blocks(&run)).is_ok());
+        // Empty sides never alias.
+        assert!(disjoint(0, blocks(&[]), 4, blocks(&recv)).is_ok());
+        assert!(disjoint(1, blocks(&[(0, 0)]), 4, blocks(&recv)).is_ok());
     }
 }

@@ -253,17 +253,18 @@ pub(crate) fn barrier(comm: CommId) -> Result<()> {
 /// `MPI_Bcast` on an intercommunicator.
 pub(crate) unsafe fn bcast(b: Buf, root: i32, comm: CommId) -> Result<()> {
     let (ic, role, v, len) = runtime::with(|rt| {
-        let n = nonneg(b.count, "count")?;
-        let t = datatype(rt, b.ty, "datatype")?.clone();
         let ic = begin(rt, comm)?;
         let role = role(root, &ic)?;
-        if role != Role::Idle {
-            buffer(b.addr, n, &t, "buffer")?;
+        if role == Role::Idle {
+            // MPI_PROC_NULL in the root's group: no other argument is significant.
+            return Ok((ic, role, View::unused(), 0));
         }
+        let n = nonneg(b.count, "count")?;
+        let t = datatype(rt, b.ty, "datatype")?.clone();
+        buffer(b.addr, n, &t, "buffer")?;
         let v = match role {
             Role::Root => one(b.addr, &t, n, true, false),
-            Role::Idle => View::unused(),
-            Role::Remote(_) => one(b.addr, &t, n, false, true),
+            _ => one(b.addr, &t, n, false, true),
         };
         Ok((ic, role, v, bytes(n, &t)?))
     })?;
@@ -291,19 +292,30 @@ struct RedArgs {
     commutative: bool,
 }
 
-fn red_args(rt: &mut Runtime, comm: CommId, count: i32, ty: TypeId, op: OpId) -> Result<RedArgs> {
+/// Checks count, datatype and operation (valid for the datatype), then gets the call's
+/// communicator from `ic` (so a bad argument takes no tag when `ic` takes one).
+fn red_checked(
+    rt: &mut Runtime,
+    count: i32,
+    ty: TypeId,
+    op: OpId,
+    ic: impl FnOnce(&mut Runtime) -> Result<Ic>,
+) -> Result<RedArgs> {
     let n = nonneg(count, "count")?;
     let t = datatype(rt, ty, "datatype")?.clone();
     let o = rt.coll.ops.get(op)?;
     let reducer = Reducer::new(&o, ty, &t)?;
-    let ic = begin(rt, comm)?;
     Ok(RedArgs {
-        ic,
+        ic: ic(rt)?,
         n,
         t,
         reducer,
         commutative: o.commutative(),
     })
+}
+
+fn red_args(rt: &mut Runtime, comm: CommId, count: i32, ty: TypeId, op: OpId) -> Result<RedArgs> {
+    red_checked(rt, count, ty, op, |rt| begin(rt, comm))
 }
 
 /// The local group's reduction of `total` elements at local rank 0, in `tmp`.
@@ -338,22 +350,30 @@ pub(crate) unsafe fn reduce(
     comm: CommId,
 ) -> Result<()> {
     let (a, role, views) = runtime::with(|rt| {
-        let a = red_args(rt, comm, count, ty, op)?;
-        let role = role(root, &a.ic)?;
+        let ic = begin(rt, comm)?;
+        let role = role(root, &ic)?;
+        if role == Role::Idle {
+            // MPI_PROC_NULL in the root's group: no other argument is significant
+            // (mpi4py passes count 0, MPI_BYTE and any operation, even MPI_OP_NULL).
+            return Ok((None, role, Vec::new()));
+        }
+        let a = red_checked(rt, count, ty, op, |_| Ok(ic))?;
         let views = match role {
             Role::Root => {
                 buffer(recv, a.n, &a.t, "recvbuf")?;
                 vec![one(recv, &a.t, a.n, false, true)]
             }
-            Role::Idle => Vec::new(),
-            Role::Remote(_) => {
+            _ => {
                 let s = no_in_place(send, "sendbuf")?;
                 buffer(s, a.n, &a.t, "sendbuf")?;
                 vec![one(s, &a.t, a.n, true, false)]
             }
         };
-        Ok((a, role, views))
+        Ok((Some(a), role, views))
     })?;
+    let Some(a) = a else {
+        return Ok(());
+    };
     let len = a.n * a.t.size;
     staged(views, |p| match role {
         Role::Root => exchange(&a.ic, &[], &[(0, p[0], len)]),

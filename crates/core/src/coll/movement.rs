@@ -6,8 +6,8 @@
 //! insignificant pointers and arrays are never read.
 
 use super::check::{
-    buffer, bytes, counts, datatype, distinct, drive, drive_keyed, fast_plan, in_place_not_allowed,
-    launch, nonneg, not_aliased, root, sum_counts, team_or_inter, Input, Key, Plan,
+    buffer, bytes, counts, datatype, disjoint, drive, drive_keyed, fast_plan, in_place_not_allowed,
+    launch, nonneg, not_aliased, root, span, sum_counts, team_or_inter, Input, Key, Plan,
 };
 use super::inter::{self, Many, Side};
 use super::op::Reducer;
@@ -59,6 +59,11 @@ enum Which {
     Send,
     Recv,
     Both,
+}
+
+/// The byte displacement of a v-variant block at element displacement `d` of `t`.
+fn vdisp(d: i32, t: &TypeInfo) -> isize {
+    (d as isize).wrapping_mul(t.signed_extent)
 }
 
 fn displs_len(d: &[i32], n: usize, what: &str) -> Result<()> {
@@ -339,12 +344,13 @@ pub unsafe fn gatherv(
         let at_root = t.rank == root;
         let mut sv = View::unused();
         let mut send_bytes = 0;
+        let mut sent = None;
         if let Input::Data(s) = send {
             let (n, info) = plain(rt, &s, Which::Send)?;
             send_bytes = bytes(n, info)?;
             // SAFETY: per the function's contract.
             sv = unsafe { View::single(s.addr, info, n, &[(0, n)], &[]) };
-            distinct(s.addr, recv.addr, at_root && send_bytes > 0)?;
+            sent = Some((s.addr, n, info));
         } else if !at_root {
             return Err(in_place_not_allowed(
                 "sendbuf of a rank other than the root",
@@ -356,6 +362,14 @@ pub unsafe fn gatherv(
             let rinfo = datatype(rt, recv.ty, "recvtype")?;
             let total: usize = sum_counts(&cs);
             buffer(recv.addr, total, rinfo, "recvbuf")?;
+            if let Some((addr, n, info)) = sent {
+                disjoint(
+                    1,
+                    |_| span(addr, 0, info, n),
+                    t.size,
+                    |i| span(recv.addr, vdisp(recv.displs[i], rinfo), rinfo, cs[i]),
+                )?;
+            }
             let me = t.rank;
             let ip = send.is_in_place();
             // SAFETY: per the function's contract.
@@ -466,12 +480,13 @@ pub unsafe fn scatterv(
         let at_root = t.rank == root;
         let mut rv = View::unused();
         let mut recv_bytes = 0;
+        let mut received = None;
         if let Input::Data(r) = recv {
             let (n, info) = plain(rt, &r, Which::Recv)?;
             recv_bytes = bytes(n, info)?;
             // SAFETY: per the function's contract.
             rv = unsafe { View::single(r.addr, info, n, &[], &[(0, n)]) };
-            distinct(send.addr, r.addr, at_root && recv_bytes > 0)?;
+            received = Some((r.addr, n, info));
         } else if !at_root {
             return Err(in_place_not_allowed(
                 "recvbuf of a rank other than the root",
@@ -483,6 +498,14 @@ pub unsafe fn scatterv(
             let sinfo = datatype(rt, send.ty, "sendtype")?;
             let total: usize = sum_counts(&cs);
             buffer(send.addr, total, sinfo, "sendbuf")?;
+            if let Some((addr, n, info)) = received {
+                disjoint(
+                    t.size,
+                    |i| span(send.addr, vdisp(send.displs[i], sinfo), sinfo, cs[i]),
+                    1,
+                    |_| span(addr, 0, info, n),
+                )?;
+            }
             // SAFETY: per the function's contract.
             unsafe { View::blocks(send.addr, sinfo, &cs, send.displs, |_| true, |_| false)? }
         } else {
@@ -608,7 +631,12 @@ pub unsafe fn allgatherv(send: Input<Buf>, recv: VBuf<'_>, comm: CommId) -> Resu
             if sb != blocks[me].len {
                 return Err(mismatch("MPI_Allgatherv", sb, blocks[me].len));
             }
-            distinct(s.addr, recv.addr, sb > 0)?;
+            disjoint(
+                1,
+                |_| span(s.addr, 0, sinfo, sc),
+                t.size,
+                |i| span(recv.addr, vdisp(recv.displs[i], rinfo), rinfo, cs[i]),
+            )?;
             // SAFETY: per the function's contract.
             sv = unsafe { View::single(s.addr, sinfo, sc, &[(0, sc)], &[]) };
         }
@@ -724,7 +752,12 @@ pub unsafe fn alltoallv(send: Input<VBuf<'_>>, recv: VBuf<'_>, comm: CommId) -> 
                 let sinfo = datatype(rt, s.ty, "sendtype")?;
                 let stotal: usize = sum_counts(&scs);
                 buffer(s.addr, stotal, sinfo, "sendbuf")?;
-                distinct(s.addr, recv.addr, stotal > 0 && rtotal > 0)?;
+                disjoint(
+                    t.size,
+                    |i| span(s.addr, vdisp(s.displs[i], sinfo), sinfo, scs[i]),
+                    t.size,
+                    |i| span(recv.addr, vdisp(recv.displs[i], rinfo), rinfo, rcs[i]),
+                )?;
                 // SAFETY: per the function's contract.
                 unsafe { View::blocks(s.addr, sinfo, &scs, s.displs, |_| true, |_| false)? }
             }
@@ -799,9 +832,12 @@ pub unsafe fn alltoallw(send: Input<WBuf<'_>>, recv: WBuf<'_>, comm: CommId) -> 
                 let scs = counts(s.counts, t.size, "sendcounts")?;
                 displs_len(s.displs, t.size, "sdispls")?;
                 let stypes = wtypes(rt, s.types, t.size, "sendtypes")?;
-                let sany = scs.iter().zip(&stypes).any(|(&c, t)| c > 0 && t.size > 0);
-                let rany = rblocks.iter().any(|b| b.len > 0);
-                distinct(s.addr, recv.addr, sany && rany)?;
+                disjoint(
+                    t.size,
+                    |i| span(s.addr, s.displs[i] as isize, stypes[i], scs[i]),
+                    t.size,
+                    |i| span(recv.addr, recv.displs[i] as isize, rtypes[i], rcs[i]),
+                )?;
                 // SAFETY: per the function's contract.
                 unsafe { View::wblocks(s.addr, &stypes, &scs, s.displs, true, false)? }
             }
