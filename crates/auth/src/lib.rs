@@ -112,8 +112,15 @@ pub fn random(buf: &mut [u8]) -> Result<(), Error> {
 
 /// Draws a fresh nonce; an error when the random source fails (never a weak nonce).
 pub fn nonce() -> Result<Nonce, Error> {
+    nonce_from(getrandom::getrandom)
+}
+
+/// A nonce from `fill`, which fills its buffer or fails.
+fn nonce_from(
+    fill: impl FnOnce(&mut [u8]) -> Result<(), getrandom::Error>,
+) -> Result<Nonce, Error> {
     let mut n = [0u8; NONCE_LEN];
-    random(&mut n)?;
+    fill(&mut n).map_err(Error::NoRandomness)?;
     Ok(n)
 }
 
@@ -471,6 +478,36 @@ mod tests {
         assert_eq!(a.len(), 32);
         assert!(a.bytes().all(|b| b.is_ascii_hexdigit()));
         assert_ne!(a, random_hex(16).unwrap());
+    }
+
+    #[test]
+    fn no_random_source_is_an_error_not_a_weak_nonce() {
+        let e = nonce_from(|_| Err(getrandom::Error::UNSUPPORTED)).unwrap_err();
+        assert!(matches!(e, Error::NoRandomness(_)));
+        assert!(e.to_string().contains("random source failed"), "{e}");
+    }
+
+    #[test]
+    fn hostile_bytes_never_panic_and_never_verify() {
+        let (ni, na) = (nonce().unwrap(), nonce().unwrap());
+        let mut state = 0x2545_f491_4f6c_dd1du64;
+        let mut next = || {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            state
+        };
+        for _ in 0..20_000 {
+            let len = (next() % 80) as usize;
+            let mut msg: Vec<u8> = (0..len).map(|_| next() as u8).collect();
+            // Half of them with the right magic, to get past the first check.
+            if next() % 2 == 0 && len >= 8 {
+                msg[..8].copy_from_slice(b"OXMPI-X1");
+            }
+            let _ = S.parse_hello(&msg);
+            assert!(S.verify_challenge(b"k", &CTX, &ni, &msg).is_err());
+            assert!(S.verify_proof(b"k", &CTX, &ni, &na, &msg).is_err());
+        }
     }
 
     #[test]
