@@ -142,7 +142,11 @@ mpi_fn! { MPI_Comm_split_type / PMPI_Comm_split_type (c: MPI_Comm, ty: c_int, ke
     Ok(())
 }}
 
-mpi_fn! { MPI_Comm_free / PMPI_Comm_free (c: *mut MPI_Comm) target(unsafe { target_ptr(c) }) {
+mpi_fn! { MPI_Comm_free / PMPI_Comm_free (c: *mut MPI_Comm) target(
+    // SAFETY: `c` is NULL or points to the caller's MPI_Comm (MPI_Comm_free's contract),
+    // which is all `target_ptr` reads.
+    unsafe { target_ptr(c) }
+) {
     let c = convert::out(c, "comm")?;
     // SAFETY: checked non-null.
     let h = unsafe { *c };

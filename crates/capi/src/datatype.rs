@@ -92,9 +92,13 @@ unsafe fn contiguous(n: i64, old: MPI_Datatype, newtype: *mut MPI_Datatype) -> R
 }
 
 mpi_fn! { MPI_Type_contiguous / PMPI_Type_contiguous (n: c_int, old: MPI_Datatype, newtype: *mut MPI_Datatype) target(Target::None) {
+    // SAFETY: `newtype` must point to a writable MPI_Datatype (MPI_Type_contiguous's contract;
+    // `contiguous` refuses NULL before storing the new handle through it).
     unsafe { contiguous(n.into(), old, newtype) }
 }}
 mpi_fn! { MPI_Type_contiguous_c / PMPI_Type_contiguous_c (n: MPI_Count, old: MPI_Datatype, newtype: *mut MPI_Datatype) target(Target::None) {
+    // SAFETY: `newtype` must point to a writable MPI_Datatype (MPI_Type_contiguous_c's
+    // contract; `contiguous` refuses NULL before storing the new handle through it).
     unsafe { contiguous(n, old, newtype) }
 }}
 
@@ -117,18 +121,28 @@ unsafe fn vector(
 }
 
 mpi_fn! { MPI_Type_vector / PMPI_Type_vector (n: c_int, bl: c_int, stride: c_int, old: MPI_Datatype, newtype: *mut MPI_Datatype) target(Target::None) {
+    // SAFETY: `newtype` must point to a writable MPI_Datatype (MPI_Type_vector's contract;
+    // `vector` refuses NULL before storing the new handle through it).
     unsafe { vector(n.into(), bl.into(), stride.into(), false, old, newtype) }
 }}
 mpi_fn! { MPI_Type_vector_c / PMPI_Type_vector_c (n: MPI_Count, bl: MPI_Count, stride: MPI_Count, old: MPI_Datatype, newtype: *mut MPI_Datatype) target(Target::None) {
+    // SAFETY: `newtype` must point to a writable MPI_Datatype (MPI_Type_vector_c's contract;
+    // `vector` refuses NULL before storing the new handle through it).
     unsafe { vector(n, bl, stride, false, old, newtype) }
 }}
 mpi_fn! { MPI_Type_create_hvector / PMPI_Type_create_hvector (n: c_int, bl: c_int, stride: MPI_Aint, old: MPI_Datatype, newtype: *mut MPI_Datatype) target(Target::None) {
+    // SAFETY: `newtype` must point to a writable MPI_Datatype (MPI_Type_create_hvector's
+    // contract; `vector` refuses NULL before storing the new handle through it).
     unsafe { vector(n.into(), bl.into(), stride, true, old, newtype) }
 }}
 mpi_fn! { MPI_Type_create_hvector_c / PMPI_Type_create_hvector_c (n: MPI_Count, bl: MPI_Count, stride: MPI_Count, old: MPI_Datatype, newtype: *mut MPI_Datatype) target(Target::None) {
+    // SAFETY: `newtype` must point to a writable MPI_Datatype (MPI_Type_create_hvector_c's
+    // contract; `vector` refuses NULL before storing the new handle through it).
     unsafe { vector(n, bl, stride, true, old, newtype) }
 }}
 mpi_fn! { MPI_Type_hvector / PMPI_Type_hvector (n: c_int, bl: c_int, stride: MPI_Aint, old: MPI_Datatype, newtype: *mut MPI_Datatype) target(Target::None) {
+    // SAFETY: `newtype` must point to a writable MPI_Datatype (MPI_Type_hvector's contract;
+    // `vector` refuses NULL before storing the new handle through it).
     unsafe { vector(n.into(), bl.into(), stride, true, old, newtype) }
 }}
 
@@ -165,30 +179,59 @@ unsafe fn indexed<B: Copy + Into<i64>, D: Copy + Into<i64>>(
 }
 
 mpi_fn! { MPI_Type_indexed / PMPI_Type_indexed (n: c_int, bls: *const c_int, disps: *const c_int, old: MPI_Datatype, newtype: *mut MPI_Datatype) target(Target::None) {
+    // SAFETY: `newtype` must point to a writable MPI_Datatype (MPI_Type_indexed's contract;
+    // `indexed` refuses NULL before storing the new handle through it), and `bls` and `disps`
+    // must hold `n` entries each (`indexed` refuses NULL and a negative `n`).
     unsafe { indexed(n.into(), Some(bls), 0, disps, false, old, newtype) }
 }}
 mpi_fn! { MPI_Type_indexed_c / PMPI_Type_indexed_c (n: MPI_Count, bls: *const MPI_Count, disps: *const MPI_Count, old: MPI_Datatype, newtype: *mut MPI_Datatype) target(Target::None) {
+    // SAFETY: `newtype` must point to a writable MPI_Datatype (MPI_Type_indexed_c's contract;
+    // `indexed` refuses NULL before storing the new handle through it), and `bls` and `disps`
+    // must hold `n` entries each (`indexed` refuses NULL and a negative `n`).
     unsafe { indexed(n, Some(bls), 0, disps, false, old, newtype) }
 }}
 mpi_fn! { MPI_Type_create_hindexed / PMPI_Type_create_hindexed (n: c_int, bls: *const c_int, disps: *const MPI_Aint, old: MPI_Datatype, newtype: *mut MPI_Datatype) target(Target::None) {
+    // SAFETY: `newtype` must point to a writable MPI_Datatype (MPI_Type_create_hindexed's
+    // contract; `indexed` refuses NULL before storing the new handle through it), and `bls` and
+    // `disps` must hold `n` entries each (`indexed` refuses NULL and a negative `n`).
     unsafe { indexed(n.into(), Some(bls), 0, disps, true, old, newtype) }
 }}
 mpi_fn! { MPI_Type_create_hindexed_c / PMPI_Type_create_hindexed_c (n: MPI_Count, bls: *const MPI_Count, disps: *const MPI_Count, old: MPI_Datatype, newtype: *mut MPI_Datatype) target(Target::None) {
+    // SAFETY: `newtype` must point to a writable MPI_Datatype (MPI_Type_create_hindexed_c's
+    // contract; `indexed` refuses NULL before storing the new handle through it), and `bls` and
+    // `disps` must hold `n` entries each (`indexed` refuses NULL and a negative `n`).
     unsafe { indexed(n, Some(bls), 0, disps, true, old, newtype) }
 }}
 mpi_fn! { MPI_Type_hindexed / PMPI_Type_hindexed (n: c_int, bls: *const c_int, disps: *const MPI_Aint, old: MPI_Datatype, newtype: *mut MPI_Datatype) target(Target::None) {
+    // SAFETY: `newtype` must point to a writable MPI_Datatype (MPI_Type_hindexed's contract;
+    // `indexed` refuses NULL before storing the new handle through it), and `bls` and `disps`
+    // must hold `n` entries each (`indexed` refuses NULL and a negative `n`).
     unsafe { indexed(n.into(), Some(bls), 0, disps, true, old, newtype) }
 }}
 mpi_fn! { MPI_Type_create_indexed_block / PMPI_Type_create_indexed_block (n: c_int, bl: c_int, disps: *const c_int, old: MPI_Datatype, newtype: *mut MPI_Datatype) target(Target::None) {
+    // SAFETY: `newtype` must point to a writable MPI_Datatype (MPI_Type_create_indexed_block's
+    // contract; `indexed` refuses NULL before storing the new handle through it), and `disps`
+    // must hold `n` entries (`indexed` refuses NULL and a negative `n`).
     unsafe { indexed::<c_int, c_int>(n.into(), None, bl.into(), disps, false, old, newtype) }
 }}
 mpi_fn! { MPI_Type_create_indexed_block_c / PMPI_Type_create_indexed_block_c (n: MPI_Count, bl: MPI_Count, disps: *const MPI_Count, old: MPI_Datatype, newtype: *mut MPI_Datatype) target(Target::None) {
+    // SAFETY: `newtype` must point to a writable MPI_Datatype
+    // (MPI_Type_create_indexed_block_c's contract; `indexed` refuses NULL before storing the
+    // new handle through it), and `disps` must hold `n` entries (`indexed` refuses NULL and a
+    // negative `n`).
     unsafe { indexed::<MPI_Count, MPI_Count>(n, None, bl, disps, false, old, newtype) }
 }}
 mpi_fn! { MPI_Type_create_hindexed_block / PMPI_Type_create_hindexed_block (n: c_int, bl: c_int, disps: *const MPI_Aint, old: MPI_Datatype, newtype: *mut MPI_Datatype) target(Target::None) {
+    // SAFETY: `newtype` must point to a writable MPI_Datatype (MPI_Type_create_hindexed_block's
+    // contract; `indexed` refuses NULL before storing the new handle through it), and `disps`
+    // must hold `n` entries (`indexed` refuses NULL and a negative `n`).
     unsafe { indexed::<c_int, MPI_Aint>(n.into(), None, bl.into(), disps, true, old, newtype) }
 }}
 mpi_fn! { MPI_Type_create_hindexed_block_c / PMPI_Type_create_hindexed_block_c (n: MPI_Count, bl: MPI_Count, disps: *const MPI_Count, old: MPI_Datatype, newtype: *mut MPI_Datatype) target(Target::None) {
+    // SAFETY: `newtype` must point to a writable MPI_Datatype
+    // (MPI_Type_create_hindexed_block_c's contract; `indexed` refuses NULL before storing the
+    // new handle through it), and `disps` must hold `n` entries (`indexed` refuses NULL and a
+    // negative `n`).
     unsafe { indexed::<MPI_Count, MPI_Count>(n, None, bl, disps, true, old, newtype) }
 }}
 
@@ -213,12 +256,24 @@ unsafe fn create_struct<B: Copy + Into<i64>, D: Copy + Into<i64>>(
 }
 
 mpi_fn! { MPI_Type_create_struct / PMPI_Type_create_struct (n: c_int, bls: *const c_int, disps: *const MPI_Aint, tys: *const MPI_Datatype, newtype: *mut MPI_Datatype) target(Target::None) {
+    // SAFETY: `newtype` must point to a writable MPI_Datatype (MPI_Type_create_struct's
+    // contract; `create_struct` refuses NULL before storing the new handle through it), and
+    // `bls`, `disps` and `tys` must hold `n` entries each (`create_struct` refuses NULL and a
+    // negative `n`).
     unsafe { create_struct(n.into(), bls, disps, tys, newtype) }
 }}
 mpi_fn! { MPI_Type_create_struct_c / PMPI_Type_create_struct_c (n: MPI_Count, bls: *const MPI_Count, disps: *const MPI_Count, tys: *const MPI_Datatype, newtype: *mut MPI_Datatype) target(Target::None) {
+    // SAFETY: `newtype` must point to a writable MPI_Datatype (MPI_Type_create_struct_c's
+    // contract; `create_struct` refuses NULL before storing the new handle through it), and
+    // `bls`, `disps` and `tys` must hold `n` entries each (`create_struct` refuses NULL and a
+    // negative `n`).
     unsafe { create_struct(n, bls, disps, tys, newtype) }
 }}
 mpi_fn! { MPI_Type_struct / PMPI_Type_struct (n: c_int, bls: *const c_int, disps: *const MPI_Aint, tys: *const MPI_Datatype, newtype: *mut MPI_Datatype) target(Target::None) {
+    // SAFETY: `newtype` must point to a writable MPI_Datatype (MPI_Type_struct's contract;
+    // `create_struct` refuses NULL before storing the new handle through it), and `bls`,
+    // `disps` and `tys` must hold `n` entries each (`create_struct` refuses NULL and a negative
+    // `n`).
     unsafe { create_struct(n.into(), bls, disps, tys, newtype) }
 }}
 
@@ -270,9 +325,15 @@ unsafe fn subarray<T: Copy + Into<i64>>(
 }
 
 mpi_fn! { MPI_Type_create_subarray / PMPI_Type_create_subarray (ndims: c_int, sizes: *const c_int, subsizes: *const c_int, starts: *const c_int, order: c_int, old: MPI_Datatype, newtype: *mut MPI_Datatype) target(Target::None) {
+    // SAFETY: `newtype` must point to a writable MPI_Datatype (MPI_Type_create_subarray's
+    // contract; `subarray` refuses NULL before storing the new handle through it), and the
+    // three arrays must hold `ndims` entries each (`subarray` refuses NULL and `ndims` <= 0).
     unsafe { subarray(ndims, sizes, subsizes, starts, order, old, newtype) }
 }}
 mpi_fn! { MPI_Type_create_subarray_c / PMPI_Type_create_subarray_c (ndims: c_int, sizes: *const MPI_Count, subsizes: *const MPI_Count, starts: *const MPI_Count, order: c_int, old: MPI_Datatype, newtype: *mut MPI_Datatype) target(Target::None) {
+    // SAFETY: `newtype` must point to a writable MPI_Datatype (MPI_Type_create_subarray_c's
+    // contract; `subarray` refuses NULL before storing the new handle through it), and the
+    // three arrays must hold `ndims` entries each (`subarray` refuses NULL and `ndims` <= 0).
     unsafe { subarray(ndims, sizes, subsizes, starts, order, old, newtype) }
 }}
 
@@ -309,9 +370,15 @@ unsafe fn darray<G: Copy + Into<i64>>(
 }
 
 mpi_fn! { MPI_Type_create_darray / PMPI_Type_create_darray (size: c_int, rank: c_int, ndims: c_int, gsizes: *const c_int, distribs: *const c_int, dargs: *const c_int, psizes: *const c_int, order: c_int, old: MPI_Datatype, newtype: *mut MPI_Datatype) target(Target::None) {
+    // SAFETY: `newtype` must point to a writable MPI_Datatype (MPI_Type_create_darray's
+    // contract; `darray` refuses NULL before storing the new handle through it), and the four
+    // arrays must hold `ndims` entries each (`darray` refuses NULL and `ndims` <= 0).
     unsafe { darray(size, rank, ndims, gsizes, distribs, dargs, psizes, order, old, newtype) }
 }}
 mpi_fn! { MPI_Type_create_darray_c / PMPI_Type_create_darray_c (size: c_int, rank: c_int, ndims: c_int, gsizes: *const MPI_Count, distribs: *const c_int, dargs: *const c_int, psizes: *const c_int, order: c_int, old: MPI_Datatype, newtype: *mut MPI_Datatype) target(Target::None) {
+    // SAFETY: `newtype` must point to a writable MPI_Datatype (MPI_Type_create_darray_c's
+    // contract; `darray` refuses NULL before storing the new handle through it), and the four
+    // arrays must hold `ndims` entries each (`darray` refuses NULL and `ndims` <= 0).
     unsafe { darray(size, rank, ndims, gsizes, distribs, dargs, psizes, order, old, newtype) }
 }}
 

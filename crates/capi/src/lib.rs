@@ -18,7 +18,7 @@ pub mod errors;
 pub mod export;
 pub mod grequest;
 pub mod group;
-pub mod handles;
+pub(crate) mod handles;
 pub mod info;
 pub mod mem;
 pub mod neighbor;

@@ -69,6 +69,10 @@ fn wrap_c(f: MPI_User_function_c) -> UserFn {
     })
 }
 
+/// Registers `func` and stores the new operation's handle in `*out`.
+///
+/// # Safety
+/// `out` is NULL (refused) or points to a writable `MPI_Op`.
 unsafe fn create(func: UserFn, commute: c_int, out: *mut MPI_Op) -> Result<()> {
     let out = crate::convert::out(out, "op")?;
     let id = coll::op_create(func, commute != 0)?;
@@ -79,11 +83,15 @@ unsafe fn create(func: UserFn, commute: c_int, out: *mut MPI_Op) -> Result<()> {
 
 mpi_fn! { MPI_Op_create / PMPI_Op_create (f: Option<MPI_User_function>, commute: c_int, out: *mut MPI_Op) target(Target::None) {
     let f = f.ok_or_else(|| Error::new(ErrorClass::Arg, "user_fn is NULL"))?;
+    // SAFETY: `out` must point to a writable MPI_Op (MPI_Op_create's contract; `create` refuses
+    // NULL before storing through it).
     unsafe { create(wrap(f), commute, out) }
 }}
 
 mpi_fn! { MPI_Op_create_c / PMPI_Op_create_c (f: Option<MPI_User_function_c>, commute: c_int, out: *mut MPI_Op) target(Target::None) {
     let f = f.ok_or_else(|| Error::new(ErrorClass::Arg, "user_fn is NULL"))?;
+    // SAFETY: `out` must point to a writable MPI_Op (MPI_Op_create_c's contract; `create`
+    // refuses NULL before storing through it).
     unsafe { create(wrap_c(f), commute, out) }
 }}
 

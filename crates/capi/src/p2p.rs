@@ -67,39 +67,71 @@ unsafe fn init_mode(
 }
 
 mpi_fn! { MPI_Send / PMPI_Send (b: Ptr, n: c_int, dt: MPI_Datatype, dest: c_int, tag: c_int, c: MPI_Comm) target(convert::target(c)) {
+    // SAFETY: `b` holds `n` elements of `dt` (MPI_Send's contract) and is only read, before the
+    // call returns; `buf` checked the datatype and MPI_IN_PLACE.
     unsafe { send_mode(b, n, dt, dest, tag, c, Mode::Standard) }
 }}
 mpi_fn! { MPI_Bsend / PMPI_Bsend (b: Ptr, n: c_int, dt: MPI_Datatype, dest: c_int, tag: c_int, c: MPI_Comm) target(convert::target(c)) {
+    // SAFETY: `b` holds `n` elements of `dt` (MPI_Bsend's contract) and is only read, before
+    // the call returns; `buf` checked the datatype and MPI_IN_PLACE.
     unsafe { send_mode(b, n, dt, dest, tag, c, Mode::Buffered) }
 }}
 mpi_fn! { MPI_Ssend / PMPI_Ssend (b: Ptr, n: c_int, dt: MPI_Datatype, dest: c_int, tag: c_int, c: MPI_Comm) target(convert::target(c)) {
+    // SAFETY: `b` holds `n` elements of `dt` (MPI_Ssend's contract) and is only read, before
+    // the call returns; `buf` checked the datatype and MPI_IN_PLACE.
     unsafe { send_mode(b, n, dt, dest, tag, c, Mode::Synchronous) }
 }}
 mpi_fn! { MPI_Rsend / PMPI_Rsend (b: Ptr, n: c_int, dt: MPI_Datatype, dest: c_int, tag: c_int, c: MPI_Comm) target(convert::target(c)) {
+    // SAFETY: `b` holds `n` elements of `dt` (MPI_Rsend's contract) and is only read, before
+    // the call returns; `buf` checked the datatype and MPI_IN_PLACE.
     unsafe { send_mode(b, n, dt, dest, tag, c, Mode::Ready) }
 }}
 mpi_fn! { MPI_Isend / PMPI_Isend (b: Ptr, n: c_int, dt: MPI_Datatype, dest: c_int, tag: c_int, c: MPI_Comm, r: *mut MPI_Request) target(convert::target(c)) {
+    // SAFETY: `b` holds `n` elements of `dt` and stays unmodified until the request completes,
+    // and `r` points to a writable MPI_Request (MPI_Isend's contract; `isend_mode` refuses
+    // NULL).
     unsafe { isend_mode(b, n, dt, dest, tag, c, Mode::Standard, r) }
 }}
 mpi_fn! { MPI_Ibsend / PMPI_Ibsend (b: Ptr, n: c_int, dt: MPI_Datatype, dest: c_int, tag: c_int, c: MPI_Comm, r: *mut MPI_Request) target(convert::target(c)) {
+    // SAFETY: `b` holds `n` elements of `dt` and stays unmodified until the request completes,
+    // and `r` points to a writable MPI_Request (MPI_Ibsend's contract; `isend_mode` refuses
+    // NULL).
     unsafe { isend_mode(b, n, dt, dest, tag, c, Mode::Buffered, r) }
 }}
 mpi_fn! { MPI_Issend / PMPI_Issend (b: Ptr, n: c_int, dt: MPI_Datatype, dest: c_int, tag: c_int, c: MPI_Comm, r: *mut MPI_Request) target(convert::target(c)) {
+    // SAFETY: `b` holds `n` elements of `dt` and stays unmodified until the request completes,
+    // and `r` points to a writable MPI_Request (MPI_Issend's contract; `isend_mode` refuses
+    // NULL).
     unsafe { isend_mode(b, n, dt, dest, tag, c, Mode::Synchronous, r) }
 }}
 mpi_fn! { MPI_Irsend / PMPI_Irsend (b: Ptr, n: c_int, dt: MPI_Datatype, dest: c_int, tag: c_int, c: MPI_Comm, r: *mut MPI_Request) target(convert::target(c)) {
+    // SAFETY: `b` holds `n` elements of `dt` and stays unmodified until the request completes,
+    // and `r` points to a writable MPI_Request (MPI_Irsend's contract; `isend_mode` refuses
+    // NULL).
     unsafe { isend_mode(b, n, dt, dest, tag, c, Mode::Ready, r) }
 }}
 mpi_fn! { MPI_Send_init / PMPI_Send_init (b: Ptr, n: c_int, dt: MPI_Datatype, dest: c_int, tag: c_int, c: MPI_Comm, r: *mut MPI_Request) target(convert::target(c)) {
+    // SAFETY: `b` holds `n` elements of `dt` and stays valid while the persistent request
+    // exists, and `r` points to a writable MPI_Request (MPI_Send_init's contract; `init_mode`
+    // refuses NULL).
     unsafe { init_mode(b, n, dt, dest, tag, c, Mode::Standard, r) }
 }}
 mpi_fn! { MPI_Bsend_init / PMPI_Bsend_init (b: Ptr, n: c_int, dt: MPI_Datatype, dest: c_int, tag: c_int, c: MPI_Comm, r: *mut MPI_Request) target(convert::target(c)) {
+    // SAFETY: `b` holds `n` elements of `dt` and stays valid while the persistent request
+    // exists, and `r` points to a writable MPI_Request (MPI_Bsend_init's contract; `init_mode`
+    // refuses NULL).
     unsafe { init_mode(b, n, dt, dest, tag, c, Mode::Buffered, r) }
 }}
 mpi_fn! { MPI_Ssend_init / PMPI_Ssend_init (b: Ptr, n: c_int, dt: MPI_Datatype, dest: c_int, tag: c_int, c: MPI_Comm, r: *mut MPI_Request) target(convert::target(c)) {
+    // SAFETY: `b` holds `n` elements of `dt` and stays valid while the persistent request
+    // exists, and `r` points to a writable MPI_Request (MPI_Ssend_init's contract; `init_mode`
+    // refuses NULL).
     unsafe { init_mode(b, n, dt, dest, tag, c, Mode::Synchronous, r) }
 }}
 mpi_fn! { MPI_Rsend_init / PMPI_Rsend_init (b: Ptr, n: c_int, dt: MPI_Datatype, dest: c_int, tag: c_int, c: MPI_Comm, r: *mut MPI_Request) target(convert::target(c)) {
+    // SAFETY: `b` holds `n` elements of `dt` and stays valid while the persistent request
+    // exists, and `r` points to a writable MPI_Request (MPI_Rsend_init's contract; `init_mode`
+    // refuses NULL).
     unsafe { init_mode(b, n, dt, dest, tag, c, Mode::Ready, r) }
 }}
 
@@ -432,11 +464,16 @@ mpi_fn! { MPI_Waitall / PMPI_Waitall (n: c_int, rs: *mut MPI_Request, st: *mut M
     // the stack they need.
     // SAFETY (all three): rs holds n handles and st n statuses (MPI contract).
     match n {
+        // SAFETY: `rs` holds `n` handles and `st` `n` statuses or is MPI_STATUSES_IGNORE
+        // (MPI_Waitall's contract); the stack arrays hold 4 >= `n` entries.
         0..=4 => unsafe { waitall_on_stack::<4>(n, rs, st) },
+        // SAFETY: as in the arm above, with 16 >= `n` entries on the stack.
         5..=16 => unsafe { waitall_on_stack::<16>(n, rs, st) },
         _ => {
             let len = n.max(0) as usize;
             let (mut ids, mut done) = (vec![None; len], vec![None; len]);
+            // SAFETY: as in the first arm, with `n` entries on the heap (`n` < 0 is refused
+            // inside, before any read).
             unsafe { waitall_in(n, rs, st, &mut ids, &mut done) }
         }
     }

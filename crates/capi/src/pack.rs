@@ -27,7 +27,8 @@ unsafe fn bytes<'a>(p: *const c_void, size: i64, what: &str) -> Result<&'a [u8]>
             format!("null {what} buffer of {size} bytes"),
         ));
     }
-    // SAFETY: per the contract.
+    // SAFETY: `p` is non-null (checked) and, per this function's contract, valid for reads of
+    // `size` bytes while the slice lives (the MPI call); bytes have no alignment needs.
     Ok(unsafe { std::slice::from_raw_parts(p as *const u8, size) })
 }
 
@@ -46,7 +47,8 @@ unsafe fn bytes_mut<'a>(p: *mut c_void, size: i64, what: &str) -> Result<&'a mut
             format!("null {what} buffer of {size} bytes"),
         ));
     }
-    // SAFETY: per the contract.
+    // SAFETY: `p` is non-null (checked) and, per this function's contract, valid for writes of
+    // `size` bytes with no other reference to them while the slice lives (the MPI call).
     Ok(unsafe { std::slice::from_raw_parts_mut(p as *mut u8, size) })
 }
 
@@ -65,7 +67,8 @@ fn check_size(size: i64, what: &str) -> Result<usize> {
 /// `p` must be null or point to a readable value.
 unsafe fn position<T: Copy + Into<i64>>(p: *mut T) -> Result<(*mut T, usize)> {
     let p = out(p, "position")?;
-    // SAFETY: checked non-null.
+    // SAFETY: checked non-null; per this function's contract a non-null `p` points to a
+    // readable, initialised `T` (the caller's position argument).
     let v: i64 = unsafe { *p }.into();
     let v = usize::try_from(v).map_err(|_| {
         Error::new(
@@ -85,6 +88,10 @@ fn datarep(p: *const c_char) -> Result<String> {
 }
 
 /// `MPI_Pack` and `MPI_Pack_c`: `T` is the type of `position` (`int` / `MPI_Count`).
+///
+/// # Safety
+/// Those of `MPI_Pack`: unless NULL, `inbuf` holds `incount` elements of `dt`, `outbuf` is
+/// `outsize` writable bytes apart from `inbuf`, and `pos` points to a readable, writable `T`.
 #[allow(clippy::too_many_arguments)]
 unsafe fn pack<T: Copy + Into<i64> + TryFrom<usize>>(
     inbuf: *const c_void,
@@ -99,9 +106,10 @@ unsafe fn pack<T: Copy + Into<i64> + TryFrom<usize>>(
     convert::not_in_place(outbuf, "outbuf")?;
     convert::live_comm(c)?;
     let id = datatype(dt)?;
-    // SAFETY: the caller's position pointer and buffers are valid (MPI contract).
+    // SAFETY: per this function's contract `pos` is NULL or a readable position.
     let (pos, at) = unsafe { position(pos)? };
-    // SAFETY: as above.
+    // SAFETY: per this function's contract `outbuf` is `outsize` writable bytes, apart from
+    // `inbuf`; `bytes_mut` refuses NULL and a negative size.
     let out = unsafe { bytes_mut(outbuf, outsize, "out")? };
     // SAFETY: `inbuf` holds `incount` elements (MPI contract).
     let end = unsafe { types::pack(inbuf as *const u8, incount, id, out, at)? };
@@ -121,13 +129,23 @@ fn store_position<T: TryFrom<usize>>(pos: *mut T, end: usize) -> Result<()> {
 }
 
 mpi_fn! { MPI_Pack / PMPI_Pack (inbuf: *const c_void, incount: c_int, dt: MPI_Datatype, outbuf: *mut c_void, outsize: c_int, pos: *mut c_int, c: MPI_Comm) target(convert::target(c)) {
+    // SAFETY: MPI_Pack's contract: `inbuf` holds `incount` elements of `dt`, `outbuf` is
+    // `outsize` writable bytes apart from `inbuf`, and `pos` points to a readable, writable
+    // int; `pack` refuses NULL where a size is non-zero.
     unsafe { pack(inbuf, incount.into(), dt, outbuf, outsize.into(), pos, c) }
 }}
 mpi_fn! { MPI_Pack_c / PMPI_Pack_c (inbuf: *const c_void, incount: MPI_Count, dt: MPI_Datatype, outbuf: *mut c_void, outsize: MPI_Count, pos: *mut MPI_Count, c: MPI_Comm) target(convert::target(c)) {
+    // SAFETY: MPI_Pack_c's contract: `inbuf` holds `incount` elements of `dt`, `outbuf` is
+    // `outsize` writable bytes apart from `inbuf`, and `pos` points to a readable, writable
+    // MPI_Count; `pack` refuses NULL where a size is non-zero.
     unsafe { pack(inbuf, incount, dt, outbuf, outsize, pos, c) }
 }}
 
 /// `MPI_Unpack` and `MPI_Unpack_c`.
+///
+/// # Safety
+/// Those of `MPI_Unpack`: unless NULL, `inbuf` is `insize` readable bytes, `outbuf` holds
+/// `outcount` elements of `dt` apart from `inbuf`, and `pos` points to a readable, writable `T`.
 #[allow(clippy::too_many_arguments)]
 unsafe fn unpack<T: Copy + Into<i64> + TryFrom<usize>>(
     inbuf: *const c_void,
@@ -142,9 +160,10 @@ unsafe fn unpack<T: Copy + Into<i64> + TryFrom<usize>>(
     convert::not_in_place(outbuf, "outbuf")?;
     convert::live_comm(c)?;
     let id = datatype(dt)?;
-    // SAFETY: the caller's position pointer and buffers are valid (MPI contract).
+    // SAFETY: per this function's contract `pos` is NULL or a readable position.
     let (pos, at) = unsafe { position(pos)? };
-    // SAFETY: as above.
+    // SAFETY: per this function's contract `inbuf` is `insize` readable bytes; `bytes`
+    // refuses NULL and a negative size.
     let input = unsafe { bytes(inbuf, insize, "in")? };
     // SAFETY: `outbuf` holds `outcount` elements (MPI contract).
     let end = unsafe { types::unpack(input, at, outbuf as *mut u8, outcount, id)? };
@@ -152,9 +171,15 @@ unsafe fn unpack<T: Copy + Into<i64> + TryFrom<usize>>(
 }
 
 mpi_fn! { MPI_Unpack / PMPI_Unpack (inbuf: *const c_void, insize: c_int, pos: *mut c_int, outbuf: *mut c_void, outcount: c_int, dt: MPI_Datatype, c: MPI_Comm) target(convert::target(c)) {
+    // SAFETY: MPI_Unpack's contract: `inbuf` is `insize` readable bytes, `outbuf` holds
+    // `outcount` elements of `dt` apart from `inbuf`, and `pos` points to a readable, writable
+    // int; `unpack` refuses NULL where a size is non-zero.
     unsafe { unpack(inbuf, insize.into(), pos, outbuf, outcount.into(), dt, c) }
 }}
 mpi_fn! { MPI_Unpack_c / PMPI_Unpack_c (inbuf: *const c_void, insize: MPI_Count, pos: *mut MPI_Count, outbuf: *mut c_void, outcount: MPI_Count, dt: MPI_Datatype, c: MPI_Comm) target(convert::target(c)) {
+    // SAFETY: MPI_Unpack_c's contract: `inbuf` is `insize` readable bytes, `outbuf` holds
+    // `outcount` elements of `dt` apart from `inbuf`, and `pos` points to a readable, writable
+    // MPI_Count; `unpack` refuses NULL where a size is non-zero.
     unsafe { unpack(inbuf, insize, pos, outbuf, outcount, dt, c) }
 }}
 
@@ -169,6 +194,12 @@ mpi_fn! { MPI_Pack_size_c / PMPI_Pack_size_c (incount: MPI_Count, dt: MPI_Dataty
 
 // ----- external32 ---------------------------------------------------------------------------
 
+/// `MPI_Pack_external` and `MPI_Pack_external_c`.
+///
+/// # Safety
+/// Those of `MPI_Pack_external`: unless NULL, `rep` is NUL-terminated, `inbuf` holds
+/// `incount` elements of `dt`, `outbuf` is `outsize` writable bytes apart from `inbuf`, and
+/// `pos` points to a readable, writable position.
 #[allow(clippy::too_many_arguments)]
 unsafe fn pack_external(
     rep: *const c_char,
@@ -183,9 +214,10 @@ unsafe fn pack_external(
     convert::not_in_place(outbuf, "outbuf")?;
     let rep = datarep(rep)?;
     let id = datatype(dt)?;
-    // SAFETY: the caller's position pointer and buffers are valid (MPI contract).
+    // SAFETY: per this function's contract `pos` is NULL or a readable position.
     let (pos, at) = unsafe { position(pos)? };
-    // SAFETY: as above.
+    // SAFETY: per this function's contract `outbuf` is `outsize` writable bytes, apart from
+    // `inbuf`; `bytes_mut` refuses NULL and a negative size.
     let out = unsafe { bytes_mut(outbuf, outsize, "out")? };
     // SAFETY: `inbuf` holds `incount` elements (MPI contract).
     let end = unsafe { types::pack_external(&rep, inbuf as *const u8, incount, id, out, at)? };
@@ -193,12 +225,24 @@ unsafe fn pack_external(
 }
 
 mpi_fn! { MPI_Pack_external / PMPI_Pack_external (rep: *const c_char, inbuf: *const c_void, incount: c_int, dt: MPI_Datatype, outbuf: *mut c_void, outsize: MPI_Aint, pos: *mut MPI_Aint) target(Target::None) {
+    // SAFETY: MPI_Pack_external's contract: `rep` is NUL-terminated, `inbuf` holds `incount`
+    // elements of `dt`, `outbuf` is `outsize` writable bytes apart from `inbuf`, and `pos`
+    // points to a readable, writable position; `pack_external` refuses NULL pointers.
     unsafe { pack_external(rep, inbuf, incount.into(), dt, outbuf, outsize, pos) }
 }}
 mpi_fn! { MPI_Pack_external_c / PMPI_Pack_external_c (rep: *const c_char, inbuf: *const c_void, incount: MPI_Count, dt: MPI_Datatype, outbuf: *mut c_void, outsize: MPI_Count, pos: *mut MPI_Count) target(Target::None) {
+    // SAFETY: MPI_Pack_external_c's contract: `rep` is NUL-terminated, `inbuf` holds `incount`
+    // elements of `dt`, `outbuf` is `outsize` writable bytes apart from `inbuf`, and `pos`
+    // points to a readable, writable position; `pack_external` refuses NULL pointers.
     unsafe { pack_external(rep, inbuf, incount, dt, outbuf, outsize, pos) }
 }}
 
+/// `MPI_Unpack_external` and `MPI_Unpack_external_c`.
+///
+/// # Safety
+/// Those of `MPI_Unpack_external`: unless NULL, `rep` is NUL-terminated, `inbuf` is `insize`
+/// readable bytes, `outbuf` holds `outcount` elements of `dt` apart from `inbuf`, and `pos`
+/// points to a readable, writable position.
 #[allow(clippy::too_many_arguments)]
 unsafe fn unpack_external(
     rep: *const c_char,
@@ -213,9 +257,10 @@ unsafe fn unpack_external(
     convert::not_in_place(outbuf, "outbuf")?;
     let rep = datarep(rep)?;
     let id = datatype(dt)?;
-    // SAFETY: the caller's position pointer and buffers are valid (MPI contract).
+    // SAFETY: per this function's contract `pos` is NULL or a readable position.
     let (pos, at) = unsafe { position(pos)? };
-    // SAFETY: as above.
+    // SAFETY: per this function's contract `inbuf` is `insize` readable bytes; `bytes`
+    // refuses NULL and a negative size.
     let input = unsafe { bytes(inbuf, insize, "in")? };
     // SAFETY: `outbuf` holds `outcount` elements (MPI contract).
     let end = unsafe { types::unpack_external(&rep, input, at, outbuf as *mut u8, outcount, id)? };
@@ -223,9 +268,15 @@ unsafe fn unpack_external(
 }
 
 mpi_fn! { MPI_Unpack_external / PMPI_Unpack_external (rep: *const c_char, inbuf: *const c_void, insize: MPI_Aint, pos: *mut MPI_Aint, outbuf: *mut c_void, outcount: c_int, dt: MPI_Datatype) target(Target::None) {
+    // SAFETY: MPI_Unpack_external's contract: `rep` is NUL-terminated, `inbuf` is `insize`
+    // readable bytes, `outbuf` holds `outcount` elements of `dt` apart from `inbuf`, and `pos`
+    // points to a readable, writable position; `unpack_external` refuses NULL pointers.
     unsafe { unpack_external(rep, inbuf, insize, pos, outbuf, outcount.into(), dt) }
 }}
 mpi_fn! { MPI_Unpack_external_c / PMPI_Unpack_external_c (rep: *const c_char, inbuf: *const c_void, insize: MPI_Count, pos: *mut MPI_Count, outbuf: *mut c_void, outcount: MPI_Count, dt: MPI_Datatype) target(Target::None) {
+    // SAFETY: MPI_Unpack_external_c's contract: `rep` is NUL-terminated, `inbuf` is `insize`
+    // readable bytes, `outbuf` holds `outcount` elements of `dt` apart from `inbuf`, and `pos`
+    // points to a readable, writable position; `unpack_external` refuses NULL pointers.
     unsafe { unpack_external(rep, inbuf, insize, pos, outbuf, outcount, dt) }
 }}
 

@@ -132,7 +132,8 @@ mod avx2 {
     #[inline]
     unsafe fn block(d: *mut u8, s: *const u8, len: usize) {
         let mut i = 0;
-        // SAFETY (whole body): every access is at offset i..i+32 <= len of both ranges.
+        // SAFETY: every access in the body is at offset i..i+32 <= len of both ranges,
+        // which are valid and disjoint, with AVX2 present (this function's contract).
         unsafe {
             while i + 128 <= len {
                 let a = _mm256_loadu_si256(s.add(i) as *const __m256i);
@@ -167,8 +168,9 @@ mod avx2 {
     unsafe fn block_streamed(d: *mut u8, s: *const u8, len: usize) {
         let head = (d as usize).wrapping_neg() & 63;
         let body = (len - head) & !63;
-        // SAFETY (whole body): head + body <= len; the streamed stores start on a
-        // 64-byte boundary of the destination, as the instruction requires.
+        // SAFETY: in the body head + body <= len of the valid, disjoint ranges; the
+        // streamed stores start on a 64-byte boundary of the destination, as the
+        // instruction requires; AVX2 is present (this function's contract).
         unsafe {
             ptr::copy_nonoverlapping(s, d, head);
             let (d2, s2) = (d.add(head), s.add(head));

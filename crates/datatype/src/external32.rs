@@ -211,7 +211,8 @@ pub(crate) fn binary128_to_x87(q: u128) -> (u64, u16) {
 /// # Safety
 /// `at..at+N` must be readable.
 unsafe fn read<const N: usize>(at: usize) -> [u8; N] {
-    // SAFETY: guaranteed by the caller; unaligned on purpose.
+    // SAFETY: the caller guarantees `at..at+N` is readable; a byte array has no alignment
+    // needs, and any bytes are a valid `[u8; N]`.
     unsafe { ptr::read_unaligned(at as *const [u8; N]) }
 }
 
@@ -220,7 +221,8 @@ unsafe fn read<const N: usize>(at: usize) -> [u8; N] {
 /// # Safety
 /// `at..at+N` must be writable.
 unsafe fn write<const N: usize>(at: usize, v: [u8; N]) {
-    // SAFETY: guaranteed by the caller; unaligned on purpose.
+    // SAFETY: the caller guarantees `at..at+N` is writable; a byte array has no alignment
+    // needs.
     unsafe { ptr::write_unaligned(at as *mut [u8; N], v) }
 }
 
@@ -229,16 +231,23 @@ unsafe fn write<const N: usize>(at: usize, v: [u8; N]) {
 /// # Safety
 /// The scalar's native bytes at `at` must be readable.
 unsafe fn encode(p: Predefined, s: Scalar, at: usize, out: &mut [u8]) -> Result<()> {
-    // SAFETY (all reads below): the caller guarantees the native scalar is readable.
     match s {
+        // SAFETY: `at` holds a native byte, readable per this function's contract (1 byte,
+        // read unaligned).
         Scalar::Byte => out[0] = unsafe { read::<1>(at) }[0],
         Scalar::Swap(2) => {
+            // SAFETY: `at` holds a native 2-byte scalar (Swap(2)), readable per this function's
+            // contract (2 bytes, read unaligned).
             out.copy_from_slice(&u16::from_ne_bytes(unsafe { read(at) }).to_be_bytes())
         }
         Scalar::Swap(4) => {
+            // SAFETY: `at` holds a native 4-byte scalar (Swap(4)), readable per this function's
+            // contract (4 bytes, read unaligned).
             out.copy_from_slice(&u32::from_ne_bytes(unsafe { read(at) }).to_be_bytes())
         }
         Scalar::Swap(_) => {
+            // SAFETY: `at` holds a native 8-byte scalar (Swap(8), the only other width),
+            // readable per this function's contract (8 bytes, read unaligned).
             out.copy_from_slice(&u64::from_ne_bytes(unsafe { read(at) }).to_be_bytes())
         }
         Scalar::Resize {
@@ -247,9 +256,17 @@ unsafe fn encode(p: Predefined, s: Scalar, at: usize, out: &mut [u8]) -> Result<
             signed,
         } => {
             let v: i128 = match (native, signed) {
+                // SAFETY: `at` holds a native signed 8-byte integer (Resize, native 8),
+                // readable per this function's contract (8 bytes, read unaligned).
                 (8, true) => i64::from_ne_bytes(unsafe { read(at) }).into(),
+                // SAFETY: `at` holds a native unsigned 8-byte integer (Resize, native 8),
+                // readable per this function's contract (8 bytes, read unaligned).
                 (8, false) => u64::from_ne_bytes(unsafe { read(at) }).into(),
+                // SAFETY: `at` holds a native signed 4-byte integer (Resize, native 4),
+                // readable per this function's contract (4 bytes, read unaligned).
                 (_, true) => i32::from_ne_bytes(unsafe { read(at) }).into(),
+                // SAFETY: `at` holds a native unsigned 4-byte integer (Resize, native 4),
+                // readable per this function's contract (4 bytes, read unaligned).
                 (_, false) => u32::from_ne_bytes(unsafe { read(at) }).into(),
             };
             let bits = 8 * u32::from(ext);
@@ -268,9 +285,14 @@ unsafe fn encode(p: Predefined, s: Scalar, at: usize, out: &mut [u8]) -> Result<
             out.copy_from_slice(&be[16 - ext as usize..]);
         }
         Scalar::Quad => {
+            // SAFETY: `at` holds a native binary128 (Quad), readable per this function's
+            // contract (16 bytes, read unaligned).
             out.copy_from_slice(&u128::from_ne_bytes(unsafe { read(at) }).to_be_bytes())
         }
         Scalar::LongDouble => {
+            // SAFETY: `at` holds a native `long double`, whose storage is 16 bytes on the
+            // supported targets, readable per this function's contract (16 bytes, read
+            // unaligned).
             let raw: [u8; 16] = unsafe { read(at) };
             out.copy_from_slice(&long_double_to_binary128(raw).to_be_bytes());
         }
@@ -283,16 +305,23 @@ unsafe fn encode(p: Predefined, s: Scalar, at: usize, out: &mut [u8]) -> Result<
 /// # Safety
 /// The scalar's native bytes at `at` must be writable.
 unsafe fn decode(s: Scalar, inp: &[u8], at: usize) {
-    // SAFETY (all writes below): the caller guarantees the native scalar is writable.
     match s {
+        // SAFETY: `at` holds a native byte, writable per this function's contract (1 byte,
+        // written unaligned).
         Scalar::Byte => unsafe { write(at, [inp[0]]) },
+        // SAFETY: `at` holds a native 2-byte scalar (Swap(2)), writable per this function's
+        // contract (2 bytes, written unaligned).
         Scalar::Swap(2) => unsafe { write(at, u16::from_be_bytes([inp[0], inp[1]]).to_ne_bytes()) },
         Scalar::Swap(4) => {
             let v = u32::from_be_bytes(inp[..4].try_into().expect("4 bytes"));
+            // SAFETY: `at` holds a native 4-byte scalar (Swap(4)), writable per this function's
+            // contract (4 bytes, written unaligned).
             unsafe { write(at, v.to_ne_bytes()) }
         }
         Scalar::Swap(_) => {
             let v = u64::from_be_bytes(inp[..8].try_into().expect("8 bytes"));
+            // SAFETY: `at` holds a native 8-byte scalar (Swap(8), the only other width), writable per this function's
+            // contract (8 bytes, written unaligned).
             unsafe { write(at, v.to_ne_bytes()) }
         }
         Scalar::Resize {
@@ -309,17 +338,26 @@ unsafe fn decode(s: Scalar, inp: &[u8], at: usize) {
             be[16 - ext..].copy_from_slice(&inp[..ext]);
             let v = i128::from_be_bytes(be);
             if native == 8 {
+                // SAFETY: `at` holds a native 8-byte integer (Resize, native 8), writable per
+                // this function's contract (8 bytes, written unaligned).
                 unsafe { write(at, (v as i64).to_ne_bytes()) }
             } else {
+                // SAFETY: `at` holds a native 4-byte integer (Resize, native 4), writable per
+                // this function's contract (4 bytes, written unaligned).
                 unsafe { write(at, (v as i32).to_ne_bytes()) }
             }
         }
         Scalar::Quad => {
             let v = u128::from_be_bytes(inp[..16].try_into().expect("16 bytes"));
+            // SAFETY: `at` holds a native binary128 (Quad), writable per this function's
+            // contract (16 bytes, written unaligned).
             unsafe { write(at, v.to_ne_bytes()) }
         }
         Scalar::LongDouble => {
             let v = u128::from_be_bytes(inp[..16].try_into().expect("16 bytes"));
+            // SAFETY: `at` holds a native `long double`, whose storage is 16 bytes on the
+            // supported targets, writable per this function's contract (16 bytes, written
+            // unaligned).
             unsafe { write(at, binary128_to_long_double(v)) }
         }
     }

@@ -171,10 +171,8 @@ fn derived_types_pack_without_padding() {
     mem[24..32].copy_from_slice(&2.0f64.to_ne_bytes());
     let mut out = [0u8; 18];
     // SAFETY: two elements of extent 16 fit in `mem`.
-    assert_eq!(
-        unsafe { pack_external(&s, mem.as_ptr(), 2, &mut out) }.unwrap(),
-        18
-    );
+    let packed = unsafe { pack_external(&s, mem.as_ptr(), 2, &mut out) };
+    assert_eq!(packed.unwrap(), 18);
     assert_eq!(
         out,
         [b'a', 0x3f, 0xf0, 0, 0, 0, 0, 0, 0, b'b', 0x40, 0, 0, 0, 0, 0, 0, 0]

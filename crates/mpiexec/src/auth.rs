@@ -1,5 +1,6 @@
-//! Authentication of a proxy's connection to the head `mpiexec` with the job secret:
-//! HMAC-SHA256 challenge/response both ways over fresh nonces, before any frame is read.
+//! Authentication of a proxy's connection to the head `mpiexec` with the job secret,
+//! before any frame is read: [`oxmpi_auth`]'s challenge-response (the same as between
+//! ranks) under the proxies' magic and labels, with the proxy id as context.
 //!
 //! ```text
 //! proxy -> head  HELLO      "OXMPI-P1" | proxy id u32 | nonce_p[16]   (28 bytes)
@@ -8,88 +9,36 @@
 //! mac_h = HMAC(secret, "oxmpi-head"  | id | nonce_p | nonce_h)
 //! mac_p = HMAC(secret, "oxmpi-proxy" | id | nonce_p | nonce_h)
 //! ```
-//! Both ends run it blocking, under a read timeout set by the caller.
+//! Both ends run it blocking, under a read timeout set by the caller. Either end fails
+//! (and the launch with it) when the system has no random source for its nonce.
 
-use hmac::{Hmac, Mac};
-use sha2::Sha256;
+use oxmpi_auth::{Error, Scheme};
 use std::io::{Read, Write};
 
-const MAGIC: &[u8; 8] = b"OXMPI-P1";
-
-fn nonce() -> [u8; 16] {
-    let mut n = [0u8; 16];
-    let _ = getrandom::getrandom(&mut n);
-    n
-}
-
-fn mac(secret: &[u8], label: &[u8], id: u32, np: &[u8], nh: &[u8]) -> Hmac<Sha256> {
-    let mut m = Hmac::<Sha256>::new_from_slice(secret).expect("HMAC takes keys of any length");
-    m.update(label);
-    m.update(&id.to_le_bytes());
-    m.update(np);
-    m.update(nh);
-    m
-}
-
-fn io_err(e: std::io::Error) -> String {
-    match e.kind() {
-        std::io::ErrorKind::WouldBlock | std::io::ErrorKind::TimedOut => {
-            "no answer in time".to_string()
-        }
-        std::io::ErrorKind::UnexpectedEof => "connection closed during authentication".into(),
-        _ => e.to_string(),
-    }
-}
+/// Proxy to head: the context is the proxy id, little-endian.
+const PROXY: Scheme<4> = Scheme::new(*b"OXMPI-P1", b"oxmpi-proxy", b"oxmpi-head");
 
 /// The proxy's side: proves the secret and checks the head's proof.
 pub fn proxy_side(s: &mut (impl Read + Write), secret: &[u8], id: u32) -> Result<(), String> {
-    let np = nonce();
-    let mut hello = Vec::with_capacity(28);
-    hello.extend_from_slice(MAGIC);
-    hello.extend_from_slice(&id.to_le_bytes());
-    hello.extend_from_slice(&np);
-    s.write_all(&hello).map_err(io_err)?;
-    let mut ch = [0u8; 56];
-    s.read_exact(&mut ch).map_err(io_err)?;
-    if &ch[..8] != MAGIC {
-        return Err("the head is not an oxmpi mpiexec".into());
-    }
-    let nh = &ch[8..24];
-    mac(secret, b"oxmpi-head", id, &np, nh)
-        .verify_slice(&ch[24..])
-        .map_err(|_| "the head did not prove the job secret".to_string())?;
-    let p = mac(secret, b"oxmpi-proxy", id, &np, nh)
-        .finalize()
-        .into_bytes();
-    s.write_all(&p).map_err(io_err)?;
-    Ok(())
+    PROXY
+        .initiate(s, secret, &id.to_le_bytes())
+        .map_err(|e| match e {
+            Error::BadGreeting => "the head is not an oxmpi mpiexec".to_string(),
+            Error::NotProven => "the head did not prove the job secret".to_string(),
+            e => e.to_string(),
+        })
 }
 
 /// The head's side: returns the proxy id once the proxy proved the secret.
 pub fn head_side(s: &mut (impl Read + Write), secret: &[u8]) -> Result<u32, String> {
-    let mut hello = [0u8; 28];
-    s.read_exact(&mut hello).map_err(io_err)?;
-    if &hello[..8] != MAGIC {
-        return Err("not an oxmpi proxy (bad greeting)".into());
-    }
-    let id = u32::from_le_bytes([hello[8], hello[9], hello[10], hello[11]]);
-    let np = &hello[12..28];
-    let nh = nonce();
-    let mut ch = Vec::with_capacity(56);
-    ch.extend_from_slice(MAGIC);
-    ch.extend_from_slice(&nh);
-    ch.extend_from_slice(
-        &mac(secret, b"oxmpi-head", id, np, &nh)
-            .finalize()
-            .into_bytes(),
-    );
-    s.write_all(&ch).map_err(io_err)?;
-    let mut p = [0u8; 32];
-    s.read_exact(&mut p).map_err(io_err)?;
-    mac(secret, b"oxmpi-proxy", id, np, &nh)
-        .verify_slice(&p)
-        .map_err(|_| "wrong job secret".to_string())?;
-    Ok(id)
+    PROXY
+        .accept(s, secret)
+        .map(u32::from_le_bytes)
+        .map_err(|e| match e {
+            Error::BadGreeting => "not an oxmpi proxy (bad greeting)".to_string(),
+            Error::NotProven => "wrong job secret".to_string(),
+            e => e.to_string(),
+        })
 }
 
 #[cfg(test)]
@@ -113,5 +62,46 @@ mod tests {
                 assert!(h.is_err());
             }
         }
+    }
+
+    fn hex(s: &str) -> Vec<u8> {
+        (0..s.len())
+            .step_by(2)
+            .map(|i| u8::from_str_radix(&s[i..i + 2], 16).unwrap())
+            .collect()
+    }
+
+    #[test]
+    fn wire_format_is_unchanged() {
+        // Known answers of the format above, computed independently (Python's hmac).
+        let (np, nh): ([u8; 16], [u8; 16]) = (
+            std::array::from_fn(|i| i as u8),
+            std::array::from_fn(|i| 100 + i as u8),
+        );
+        let ctx = 9u32.to_le_bytes();
+        let mut hello = b"OXMPI-P1".to_vec();
+        hello.extend_from_slice(&ctx);
+        hello.extend_from_slice(&np);
+        assert_eq!(PROXY.hello(&ctx, &np).as_bytes(), &hello[..]);
+        let ch = PROXY.challenge(b"s", &ctx, &np, &nh);
+        assert_eq!(&ch[..8], b"OXMPI-P1");
+        assert_eq!(ch[8..24], nh);
+        assert_eq!(
+            ch[24..],
+            hex("3698ae728972e56cce5d2b17e5f6a94488138416f7ef91bb62d579f50b8ae702")
+        );
+        assert_eq!(
+            PROXY.proof(b"s", &ctx, &np, &nh)[..],
+            hex("75fc06a204873ca82962584ce000ef68c12eb08575c006a9b67ef865986dcb19")
+        );
+    }
+
+    #[test]
+    fn a_greeting_from_something_else_is_refused() {
+        let (mut x, mut y) = UnixStream::pair().unwrap();
+        x.write_all(b"GET / HTTP/1.1\r\nHost: example\r\n\r\n")
+            .unwrap();
+        let e = head_side(&mut y, b"s").unwrap_err();
+        assert!(e.contains("bad greeting"), "{e}");
     }
 }

@@ -81,19 +81,17 @@ fn ensure_standard_fds() {
     }
 }
 
-fn random_hex(bytes: usize) -> String {
-    let mut buf = vec![0u8; bytes];
-    if getrandom::getrandom(&mut buf).is_err() {
-        // No entropy source: fall back to time and pid (uniqueness, not secrecy).
-        let t = std::time::SystemTime::now()
-            .duration_since(std::time::UNIX_EPOCH)
-            .map(|d| d.as_nanos())
-            .unwrap_or(0);
-        for (i, b) in buf.iter_mut().enumerate() {
-            *b = (t >> ((i % 16) * 8)) as u8 ^ (std::process::id() >> (i % 4)) as u8;
+/// The job's unique PMI name and its secret, from the system's random source; without one
+/// the launch fails (exit status 1) rather than run a job whose secret could be guessed.
+fn job_name_and_secret() -> Result<(String, String), i32> {
+    let made = oxmpi_auth::random_hex(8).and_then(|n| Ok((n, oxmpi_auth::random_hex(16)?)));
+    match made {
+        Ok((n, secret)) => Ok((format!("oxmpi-{}-{n}", std::process::id()), secret)),
+        Err(e) => {
+            eprintln!("mpiexec: cannot make the job secret: {e}");
+            Err(1)
         }
     }
-    buf.iter().map(|b| format!("{b:02x}")).collect()
 }
 
 /// Raises the soft open-file limit to the hard one; returns the original limit for the
@@ -162,10 +160,13 @@ fn launch_job(mut spec: LaunchSpec) -> i32 {
         ));
     }
     let size = size as u32;
-    let kvsname = format!("oxmpi-{}-{}", std::process::id(), random_hex(8));
+    let (kvsname, secret) = match job_name_and_secret() {
+        Ok(x) => x,
+        Err(code) => return code,
+    };
     let ident = JobIdentity {
         kvsname: kvsname.clone(),
-        secret: random_hex(16),
+        secret,
         size,
     };
     let mut cfg = JobConfig::new(kvsname.clone(), size);
@@ -297,11 +298,14 @@ fn launch_cluster(mut spec: LaunchSpec, verbose: bool) -> i32 {
                 .filter(|v| !v.trim().is_empty())
         })
         .unwrap_or_else(|| cluster::DEFAULT_LAUNCHER.to_string());
-    let kvsname = format!("oxmpi-{}-{}", std::process::id(), random_hex(8));
+    let (kvsname, secret) = match job_name_and_secret() {
+        Ok(x) => x,
+        Err(code) => return code,
+    };
     let plan = cluster::ClusterPlan {
         hosts,
         placement,
         launcher,
     };
-    cluster::run(&spec, &plan, kvsname, random_hex(16))
+    cluster::run(&spec, &plan, kvsname, secret)
 }

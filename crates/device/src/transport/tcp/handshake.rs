@@ -11,65 +11,53 @@
 //! ```
 //!
 //! Each side proves the secret over both fresh nonces, under a label of its own role, so
-//! neither message can be replayed or reflected. Sans-IO: fixed-size messages in and out.
+//! neither message can be replayed or reflected. The exchange is [`oxmpi_auth`]'s (shared
+//! with the launcher's proxies); this module fixes its magic, labels and context (the two
+//! ranks) and checks the ranks. Sans-IO: fixed-size messages in and out.
 
-use hmac::{Hmac, Mac};
-use sha2::Sha256;
+use oxmpi_auth::{Error, Scheme};
 
-const MAGIC: &[u8; 8] = b"OXMPI-T1";
+/// Rank to rank: the context is `from | to`, little-endian.
+const TCP: Scheme<8> = Scheme::new(*b"OXMPI-T1", b"oxmpi-tcp-connect", b"oxmpi-tcp-accept");
 /// Bytes of a HELLO.
-pub const HELLO_BYTES: usize = 32;
+pub const HELLO_BYTES: usize = Scheme::<8>::HELLO_LEN;
 /// Bytes of a CHALLENGE.
-pub const CHALLENGE_BYTES: usize = 56;
+pub const CHALLENGE_BYTES: usize = oxmpi_auth::CHALLENGE_LEN;
 /// Bytes of a PROOF.
-pub const PROOF_BYTES: usize = 32;
+pub const PROOF_BYTES: usize = oxmpi_auth::PROOF_LEN;
 
 /// A random 16-byte nonce.
-pub type Nonce = [u8; 16];
+pub type Nonce = oxmpi_auth::Nonce;
 
-/// Draws a fresh nonce.
-pub fn nonce() -> Nonce {
-    let mut n = [0u8; 16];
-    if getrandom::getrandom(&mut n).is_err() {
-        // No entropy source: still unique per process and moment (a nonce needs freshness,
-        // not secrecy).
-        let t = std::time::SystemTime::now()
-            .duration_since(std::time::UNIX_EPOCH)
-            .map(|d| d.as_nanos())
-            .unwrap_or(0);
-        n.copy_from_slice(&(t ^ (u128::from(std::process::id()) << 64)).to_le_bytes());
-    }
-    n
+/// Draws a fresh nonce; an error (the connection fails) when the system has no random
+/// source, never a predictable nonce.
+pub fn nonce() -> Result<Nonce, String> {
+    oxmpi_auth::nonce().map_err(|e| e.to_string())
 }
 
-fn mac(secret: &[u8], label: &[u8], from: u32, to: u32, ni: &Nonce, na: &Nonce) -> Hmac<Sha256> {
-    let mut m = Hmac::<Sha256>::new_from_slice(secret).expect("HMAC takes keys of any length");
-    m.update(label);
-    m.update(&from.to_le_bytes());
-    m.update(&to.to_le_bytes());
-    m.update(ni);
-    m.update(na);
-    m
+fn ctx(from: u32, to: u32) -> [u8; 8] {
+    let mut c = [0u8; 8];
+    c[..4].copy_from_slice(&from.to_le_bytes());
+    c[4..].copy_from_slice(&to.to_le_bytes());
+    c
 }
 
 /// The initiator's first message.
 pub fn hello(from: u32, to: u32, ni: &Nonce) -> [u8; HELLO_BYTES] {
     let mut b = [0u8; HELLO_BYTES];
-    b[..8].copy_from_slice(MAGIC);
-    b[8..12].copy_from_slice(&from.to_le_bytes());
-    b[12..16].copy_from_slice(&to.to_le_bytes());
-    b[16..].copy_from_slice(ni);
+    b.copy_from_slice(TCP.hello(&ctx(from, to), ni).as_bytes());
     b
 }
 
 /// Checks a HELLO received by rank `me` of a job of `size`; gives the initiator's rank
 /// and nonce.
 pub fn parse_hello(b: &[u8; HELLO_BYTES], me: u32, size: u32) -> Result<(u32, Nonce), String> {
-    if &b[..8] != MAGIC {
-        return Err("not an oxmpi connection (bad greeting)".into());
-    }
-    let from = u32::from_le_bytes([b[8], b[9], b[10], b[11]]);
-    let to = u32::from_le_bytes([b[12], b[13], b[14], b[15]]);
+    let (c, ni) = TCP.parse_hello(b).map_err(|e| match e {
+        Error::BadGreeting => "not an oxmpi connection (bad greeting)".to_string(),
+        e => e.to_string(),
+    })?;
+    let from = u32::from_le_bytes([c[0], c[1], c[2], c[3]]);
+    let to = u32::from_le_bytes([c[4], c[5], c[6], c[7]]);
     if to != me {
         return Err(format!(
             "greeting is addressed to rank {to}, not to this rank"
@@ -80,8 +68,6 @@ pub fn parse_hello(b: &[u8; HELLO_BYTES], me: u32, size: u32) -> Result<(u32, No
             "greeting claims to come from rank {from} (job size {size})"
         ));
     }
-    let mut ni = [0u8; 16];
-    ni.copy_from_slice(&b[16..]);
     Ok((from, ni))
 }
 
@@ -93,14 +79,7 @@ pub fn challenge(
     ni: &Nonce,
     na: &Nonce,
 ) -> [u8; CHALLENGE_BYTES] {
-    let mut b = [0u8; CHALLENGE_BYTES];
-    b[..8].copy_from_slice(MAGIC);
-    b[8..24].copy_from_slice(na);
-    let m = mac(secret, b"oxmpi-tcp-accept", from, to, ni, na)
-        .finalize()
-        .into_bytes();
-    b[24..].copy_from_slice(&m);
-    b
+    TCP.challenge(secret, &ctx(from, to), ni, na)
 }
 
 /// The initiator checks the acceptor's proof; gives the acceptor's nonce.
@@ -111,23 +90,16 @@ pub fn verify_challenge(
     ni: &Nonce,
     b: &[u8; CHALLENGE_BYTES],
 ) -> Result<Nonce, String> {
-    if &b[..8] != MAGIC {
-        return Err("the peer is not an oxmpi rank (bad greeting)".into());
-    }
-    let mut na = [0u8; 16];
-    na.copy_from_slice(&b[8..24]);
-    mac(secret, b"oxmpi-tcp-accept", from, to, ni, &na)
-        .verify_slice(&b[24..])
-        .map_err(|_| "the peer did not prove the job secret".to_string())?;
-    Ok(na)
+    TCP.verify_challenge(secret, &ctx(from, to), ni, b)
+        .map_err(|e| match e {
+            Error::BadGreeting => "the peer is not an oxmpi rank (bad greeting)".to_string(),
+            e => e.to_string(),
+        })
 }
 
 /// The initiator's proof of the secret.
 pub fn proof(secret: &[u8], from: u32, to: u32, ni: &Nonce, na: &Nonce) -> [u8; PROOF_BYTES] {
-    mac(secret, b"oxmpi-tcp-connect", from, to, ni, na)
-        .finalize()
-        .into_bytes()
-        .into()
+    TCP.proof(secret, &ctx(from, to), ni, na)
 }
 
 /// The acceptor checks the initiator's proof.
@@ -139,9 +111,11 @@ pub fn verify_proof(
     na: &Nonce,
     b: &[u8; PROOF_BYTES],
 ) -> Result<(), String> {
-    mac(secret, b"oxmpi-tcp-connect", from, to, ni, na)
-        .verify_slice(b)
-        .map_err(|_| "wrong job secret".to_string())
+    TCP.verify_proof(secret, &ctx(from, to), ni, na, b)
+        .map_err(|e| match e {
+            Error::NotProven => "wrong job secret".to_string(),
+            e => e.to_string(),
+        })
 }
 
 #[cfg(test)]
@@ -151,11 +125,11 @@ mod tests {
     #[test]
     fn both_sides_agree() {
         let s = b"secret";
-        let ni = nonce();
+        let ni = nonce().unwrap();
         let h = hello(3, 1, &ni);
         let (from, ni2) = parse_hello(&h, 1, 4).unwrap();
         assert_eq!((from, ni2), (3, ni));
-        let na = nonce();
+        let na = nonce().unwrap();
         let c = challenge(s, 3, 1, &ni, &na);
         assert_eq!(verify_challenge(s, 3, 1, &ni, &c).unwrap(), na);
         let p = proof(s, 3, 1, &ni, &na);
@@ -164,8 +138,8 @@ mod tests {
 
     #[test]
     fn wrong_secret_or_tampering_fails() {
-        let ni = nonce();
-        let na = nonce();
+        let ni = nonce().unwrap();
+        let na = nonce().unwrap();
         let c = challenge(b"a", 0, 1, &ni, &na);
         assert!(verify_challenge(b"b", 0, 1, &ni, &c).is_err());
         let p = proof(b"a", 0, 1, &ni, &na);
@@ -175,18 +149,48 @@ mod tests {
         reflected.copy_from_slice(&c[24..]);
         assert!(verify_proof(b"a", 0, 1, &ni, &na, &reflected).is_err());
         // A proof for other nonces or ranks fails.
-        assert!(verify_proof(b"a", 0, 1, &ni, &nonce(), &p).is_err());
+        assert!(verify_proof(b"a", 0, 1, &ni, &nonce().unwrap(), &p).is_err());
         assert!(verify_proof(b"a", 2, 1, &ni, &na, &p).is_err());
     }
 
     #[test]
     fn bad_hellos() {
-        let ni = nonce();
+        let ni = nonce().unwrap();
         assert!(parse_hello(&hello(0, 2, &ni), 1, 4).is_err());
         assert!(parse_hello(&hello(9, 1, &ni), 1, 4).is_err());
         assert!(parse_hello(&hello(1, 1, &ni), 1, 4).is_err());
         let mut g = hello(0, 1, &ni);
         g[0] = b'X';
         assert!(parse_hello(&g, 1, 4).unwrap_err().contains("not an oxmpi"));
+    }
+
+    #[test]
+    fn wire_format_is_unchanged() {
+        // Known answers of the format above, computed independently (Python's hmac).
+        let hex = |s: &str| -> Vec<u8> {
+            (0..s.len())
+                .step_by(2)
+                .map(|i| u8::from_str_radix(&s[i..i + 2], 16).unwrap())
+                .collect()
+        };
+        let (ni, na): (Nonce, Nonce) = (
+            std::array::from_fn(|i| i as u8),
+            std::array::from_fn(|i| 100 + i as u8),
+        );
+        let h = hello(3, 1, &ni);
+        assert_eq!(&h[..8], b"OXMPI-T1");
+        assert_eq!(h[8..16], [3, 0, 0, 0, 1, 0, 0, 0]);
+        assert_eq!(h[16..], ni);
+        let c = challenge(b"s", 3, 1, &ni, &na);
+        assert_eq!(&c[..8], b"OXMPI-T1");
+        assert_eq!(c[8..24], na);
+        assert_eq!(
+            c[24..],
+            hex("2a87f2b25c69005da3a55a03f8dafbf9fed02a8bac2da2d8b953436fb1d7aef5")
+        );
+        assert_eq!(
+            proof(b"s", 3, 1, &ni, &na)[..],
+            hex("1eaeb21b44bcac4ce2e31fe84e3850e01255257bbf8e5715c937a0d77b98a076")
+        );
     }
 }

@@ -616,7 +616,13 @@ impl TcpNet {
                 return;
             }
         }
-        let ni = handshake::nonce();
+        let ni = match handshake::nonce() {
+            Ok(n) => n,
+            Err(e) => {
+                self.handshake_failed(slot, &e);
+                return;
+            }
+        };
         let dest = c.peer.expect("dialed connections know their peer");
         c.queue_copy(&handshake::hello(self.me, dest, &ni));
         let deadline = match c.phase {
@@ -699,7 +705,7 @@ impl TcpNet {
                         return Ok(false);
                     };
                     let (from, ni) = handshake::parse_hello(&b, me, size)?;
-                    let na = handshake::nonce();
+                    let na = handshake::nonce()?;
                     c.queue_copy(&handshake::challenge(&self.secret, from, me, &ni, &na));
                     c.phase = Phase::AwaitProof {
                         from,
