@@ -26,6 +26,7 @@ mod state_lock;
 pub mod sys;
 pub mod topo;
 pub mod transport;
+pub mod tunables;
 pub mod types;
 pub mod user_errors;
 

@@ -100,7 +100,9 @@ pub fn init(required: ThreadLevel) -> Result<ThreadLevel> {
         }
         Phase::Before => {}
     }
-    let mut cfg = Config::from_env();
+    // Every tunable is validated before anything starts: a bad value fails the call.
+    let settings = crate::tunables::Settings::from_env()?;
+    let mut cfg = Config::from_settings(&settings);
     let boot: Bootstrap = bootstrap::run(&cfg)?;
     if boot.ring_bytes > 0 {
         if !cfg.shm_chunk_set {
@@ -152,7 +154,7 @@ pub fn init(required: ThreadLevel) -> Result<ThreadLevel> {
             topo: None,
         },
     );
-    let coll = crate::coll::State::from_env()?;
+    let coll = crate::coll::State::from_settings(&settings);
     let mut device = Device::new(
         boot.rank,
         boot.peers,
