@@ -547,10 +547,11 @@ impl Tunable {
             K::Bytes { min, max } => {
                 let range = format!("{} to {}", format_bytes(min), format_bytes(max));
                 let n = parse_bytes(v).ok_or_else(|| {
-                    if v.trim_end_matches(|c: char| "kKmMgG".contains(c))
-                        .bytes()
-                        .all(|b| b.is_ascii_digit())
-                    {
+                    // Well-formed but too large for 64 bits, or malformed.
+                    let digits = v
+                        .strip_suffix(|c: char| "kKmMgG".contains(c))
+                        .unwrap_or(v);
+                    if !digits.is_empty() && digits.bytes().all(|b| b.is_ascii_digit()) {
                         fail(format!("out of range (expected {range})"))
                     } else {
                         fail(format!(
@@ -904,6 +905,15 @@ mod tests {
     }
 
     #[test]
+    fn ids_name_their_entries() {
+        assert_eq!(Id::ShmEagerLimit.name(), "OXMPI_SHM_EAGER_LIMIT");
+        assert_eq!(Id::CollShmLargeMax.name(), "OXMPI_COLL_SHM_LARGE_MAX");
+        assert_eq!(Id::CollAlltoallvAlgo.name(), "OXMPI_COLL_ALLTOALLV_ALGO");
+        assert_eq!(Id::Cxx.name(), "OXMPI_CXX");
+        assert_eq!(Id::Cxx as usize, ALL.len() - 1);
+    }
+
+    #[test]
     fn every_collective_has_an_algorithm_variable() {
         let mut seen = Vec::new();
         for a in Algorithm::ALL {
@@ -997,6 +1007,10 @@ mod tests {
         assert_eq!(e.reason, "out of range (expected 0 to 32m)");
         let e = t.parse("99999999999999999999").unwrap_err();
         assert_eq!(e.reason, "out of range (expected 0 to 32m)");
+        for bad in ["k", "12kk", "1 k", "0x10"] {
+            let e = t.parse(bad).unwrap_err();
+            assert!(e.reason.starts_with("not a byte size"), "{bad}: {e}");
+        }
         let ring = Id::ShmRingBytes.tunable();
         assert!(ring.parse("1k").is_err());
         assert_eq!(ring.parse("4k").unwrap(), Some(Value::Int(4096)));

@@ -454,8 +454,9 @@ fn sanitize(s: &str) -> String {
 }
 
 /// The fast path for a call on `t` whose per-rank contribution is `bytes` (in elements
-/// of `elem` bytes), if the communicator has (or can get) one. Every member decides the
-/// same way: the answer depends only on the communicator, the sizes and the environment.
+/// of `elem` bytes), if the decision table's shared-memory rows choose it for the call
+/// and the communicator has (or can get) a segment. Every member decides the same way:
+/// the answer depends only on the communicator, the sizes and the environment.
 pub(crate) fn offer(
     rt: &Runtime,
     t: &Team,
