@@ -411,8 +411,10 @@ mod tests {
 
     #[test]
     fn forced_choices_and_moved_thresholds() {
-        let mut t = Tuning::default();
-        t.bcast_short_msg = 65536;
+        let mut t = Tuning {
+            bcast_short_msg: 65536,
+            ..Tuning::default()
+        };
         t.force(Collective::Allreduce, Some(Algorithm::AllreduceRing));
         // A choice for another collective is refused.
         t.force(Collective::Bcast, Some(Algorithm::AllreduceRing));

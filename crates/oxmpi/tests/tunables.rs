@@ -34,14 +34,25 @@ fn hello_with(var: &str, value: &str) -> (bool, String) {
 fn a_bad_tunable_fails_initialize_naming_it() {
     for (var, value, why) in [
         ("OXMPI_SHM_EAGER_LIMIT", "12x", "not a byte size"),
-        ("OXMPI_TCP_CONNECT_TIMEOUT", "0", "out of range (expected 1 to 86400)"),
+        (
+            "OXMPI_TCP_CONNECT_TIMEOUT",
+            "0",
+            "out of range (expected 1 to 86400)",
+        ),
         ("OXMPI_COLL_SHM", "maybe", "not a boolean"),
-        ("OXMPI_COLL_GATHER_ALGO", "tree", "unknown algorithm for MPI_Gather"),
+        (
+            "OXMPI_COLL_GATHER_ALGO",
+            "tree",
+            "unknown algorithm for MPI_Gather",
+        ),
     ] {
         let (ok, stderr) = hello_with(var, value);
         assert!(!ok, "{var}={value} was accepted; stderr:\n{stderr}");
         for part in [var, value, why] {
-            assert!(stderr.contains(part), "{var}={value}: no {part:?} in:\n{stderr}");
+            assert!(
+                stderr.contains(part),
+                "{var}={value}: no {part:?} in:\n{stderr}"
+            );
         }
     }
     // Valid values, `auto` and an empty value are accepted.
