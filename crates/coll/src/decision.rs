@@ -7,37 +7,16 @@
 //! senders' type signatures, the operation); the tuning environment must be the same on
 //! all ranks (`mpiexec` passes it to every rank).
 //!
-//! Environment variables read by [`Tuning::from_lookup`] (sizes in bytes; a `k`, `m` or
-//! `g` suffix multiplies by 1024, 1024², 1024³):
+//! The thresholds and forced choices are plain data here; the environment variables
+//! that set them (`OXMPI_COLL_<COLL>_ALGO`, `OXMPI_COLL_*_MSG`, `OXMPI_COLL_*_PROCS`,
+//! `OXMPI_COLL_SHM*`) are declared and parsed by the core's tunables registry
+//! (`oxmpi_core::tunables`), which fills a [`Tuning`]. The defaults are
+//! [`Tuning::DEFAULT`].
 //!
-//! | variable | default | meaning |
-//! |---|---|---|
-//! | `OXMPI_COLL_<COLL>_ALGO` | `auto` | force an algorithm (see below); unsuitable choices fall back to `auto` |
-//! | `OXMPI_COLL_BCAST_SHORT_MSG` | 12288 | bcast below this: binomial tree |
-//! | `OXMPI_COLL_BCAST_MIN_PROCS` | 8 | bcast on fewer ranks: binomial tree |
-//! | `OXMPI_COLL_REDUCE_SHORT_MSG` | 2048 | commutative reduce from this size: Rabenseifner |
-//! | `OXMPI_COLL_ALLREDUCE_SHORT_MSG` | 2048 | commutative allreduce from this size: Rabenseifner |
-//! | `OXMPI_COLL_ALLREDUCE_LONG_MSG` | 262144 | from this size: ring (non-power-of-two sizes), reduce+bcast (non-commutative) |
-//! | `OXMPI_COLL_REDUCE_SCATTER_LONG_MSG` | 524288 | commutative reduce-scatter (total bytes) from this size: ring |
-//! | `OXMPI_COLL_GATHER_LONG_MSG` | 65536 | gather with blocks this large: linear |
-//! | `OXMPI_COLL_SCATTER_LONG_MSG` | 65536 | scatter with blocks this large: linear |
-//! | `OXMPI_COLL_ALLGATHER_SHORT_MSG` | 81920 | allgather total below this: recursive doubling (power of two) or Bruck |
-//! | `OXMPI_COLL_ALLGATHER_LONG_MSG` | 524288 | allgather total below this on a power of two: recursive doubling; else ring |
-//! | `OXMPI_COLL_ALLTOALL_SHORT_MSG` | 256 | alltoall blocks up to this (and enough ranks): Bruck |
-//! | `OXMPI_COLL_ALLTOALL_MEDIUM_MSG` | 32768 | alltoall blocks up to this: linear; larger: pairwise |
-//! | `OXMPI_COLL_ALLTOALL_BRUCK_MIN_PROCS` | 8 | fewest ranks for Bruck alltoall |
-//! | `OXMPI_COLL_ALLTOALLV_PAIRWISE_MIN_PROCS` | 64 | alltoallv on this many ranks or more: pairwise; fewer: linear |
-//!
-//! `<COLL>` is one of `BARRIER`, `BCAST`, `REDUCE`, `ALLREDUCE`, `REDUCE_SCATTER_BLOCK`,
-//! `REDUCE_SCATTER`, `SCAN`, `EXSCAN`, `GATHER`, `GATHERV`, `SCATTER`, `SCATTERV`,
-//! `ALLGATHER`, `ALLGATHERV`, `ALLTOALL`, `ALLTOALLV`; the algorithm names are
-//! [`Algorithm::name`]: `dissemination`; `binomial`, `scatter_ring_allgather`;
-//! `binomial`, `rabenseifner`; `recursive_doubling`, `rabenseifner`, `ring`,
-//! `reduce_bcast`; `recursive_halving`, `ring`, `reduce_scatterv`; `recursive_doubling`;
-//! `binomial`, `linear`; `recursive_doubling`, `bruck`, `ring`; `bruck`, `linear`,
-//! `pairwise`; `linear`, `pairwise`.
-
-use std::fmt;
+//! The shared-memory path of single-node communicators is part of the same table:
+//! [`choose_shm`] says whether a call runs through the communicator's shared segment
+//! and which of its variants ([`ShmPath`]) moves the data; the point-to-point schedules
+//! of [`choose`] run otherwise.
 
 use crate::schedule::{build, Algorithm, Collective, Member, Schedule, ScheduleError, Spec};
 
@@ -45,6 +24,16 @@ use crate::schedule::{build, Algorithm, Collective, Member, Schedule, ScheduleEr
 pub const DEFAULT_BCAST_SHORT_MSG: usize = 12288;
 /// Default of [`Tuning::bcast_min_procs`].
 pub const DEFAULT_BCAST_MIN_PROCS: usize = 8;
+
+/// Bytes of one member's slot in a communicator's shared segment: the largest
+/// per-rank contribution (per-rank total for Scatter and Alltoall) the slots carry.
+pub const SHM_SLOT: usize = 2048;
+/// Largest communicator that uses the shared-memory path.
+pub const SHM_MAX_MEMBERS: usize = 64;
+/// Bytes of each member's staging area for calls larger than a slot.
+pub const SHM_STAGE: usize = 128 * 1024;
+/// Bytes of a piece of the pipelined two-member Reduce (a quarter of a staging area).
+pub const SHM_PIPELINE_PIECE: usize = SHM_STAGE / 4;
 
 const COLLECTIVES: [(Collective, &str); 16] = [
     (Collective::Barrier, "BARRIER"),
@@ -69,7 +58,8 @@ fn slot(c: Collective) -> usize {
     COLLECTIVES.iter().position(|&(x, _)| x == c).unwrap_or(0)
 }
 
-/// Thresholds (bytes unless named `procs`) and forced algorithms.
+/// Thresholds (bytes unless named `procs`), forced algorithms and the limits of the
+/// shared-memory path.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Tuning {
     forced: [Option<Algorithm>; 16],
@@ -87,147 +77,55 @@ pub struct Tuning {
     pub alltoall_medium_msg: usize,
     pub alltoall_bruck_min_procs: usize,
     pub alltoallv_pairwise_min_procs: usize,
+    /// The shared-memory path is used at all (`OXMPI_COLL_SHM`).
+    pub shm_enabled: bool,
+    /// Largest per-rank contribution carried by the slots (bytes, at most [`SHM_SLOT`];
+    /// `OXMPI_COLL_SHM_MAX`).
+    pub shm_max: usize,
+    /// Largest Bcast/Reduce/Allreduce vector moved through the staging areas (bytes; 0
+    /// disables them; `OXMPI_COLL_SHM_LARGE_MAX`).
+    pub shm_large_max: usize,
+    /// The staging areas serve calls at any load (`OXMPI_COLL_SHM_LARGE_MAX` was set).
+    /// By default they serve only oversubscribed nodes and the pipelined two-member
+    /// Reduce; with a core per rank the point-to-point schedules over the pipelined
+    /// rings move large vectors faster.
+    pub shm_large_any_load: bool,
 }
 
 impl Default for Tuning {
     fn default() -> Tuning {
-        Tuning {
-            forced: [None; 16],
-            bcast_short_msg: DEFAULT_BCAST_SHORT_MSG,
-            bcast_min_procs: DEFAULT_BCAST_MIN_PROCS,
-            reduce_short_msg: 2048,
-            allreduce_short_msg: 2048,
-            allreduce_long_msg: 262_144,
-            reduce_scatter_long_msg: 524_288,
-            gather_long_msg: 65_536,
-            scatter_long_msg: 65_536,
-            allgather_short_msg: 81_920,
-            allgather_long_msg: 524_288,
-            alltoall_short_msg: 256,
-            alltoall_medium_msg: 32_768,
-            alltoall_bruck_min_procs: 8,
-            alltoallv_pairwise_min_procs: 64,
-        }
+        Tuning::DEFAULT
     }
-}
-
-/// A tuning variable with a value that cannot be used.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct TuningError {
-    pub var: String,
-    pub value: String,
-    pub reason: String,
-}
-
-impl fmt::Display for TuningError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{}={:?}: {}", self.var, self.value, self.reason)
-    }
-}
-
-impl std::error::Error for TuningError {}
-
-fn parse_size(s: &str) -> Option<usize> {
-    let s = s.trim();
-    let (digits, mult) = match s.as_bytes().last()? {
-        b'k' | b'K' => (&s[..s.len() - 1], 1usize << 10),
-        b'm' | b'M' => (&s[..s.len() - 1], 1 << 20),
-        b'g' | b'G' => (&s[..s.len() - 1], 1 << 30),
-        _ => (s, 1),
-    };
-    digits.parse::<usize>().ok()?.checked_mul(mult)
 }
 
 impl Tuning {
-    /// Names of the threshold variables, in the order of the fields.
-    pub const THRESHOLD_VARS: [&'static str; 14] = [
-        "OXMPI_COLL_BCAST_SHORT_MSG",
-        "OXMPI_COLL_BCAST_MIN_PROCS",
-        "OXMPI_COLL_REDUCE_SHORT_MSG",
-        "OXMPI_COLL_ALLREDUCE_SHORT_MSG",
-        "OXMPI_COLL_ALLREDUCE_LONG_MSG",
-        "OXMPI_COLL_REDUCE_SCATTER_LONG_MSG",
-        "OXMPI_COLL_GATHER_LONG_MSG",
-        "OXMPI_COLL_SCATTER_LONG_MSG",
-        "OXMPI_COLL_ALLGATHER_SHORT_MSG",
-        "OXMPI_COLL_ALLGATHER_LONG_MSG",
-        "OXMPI_COLL_ALLTOALL_SHORT_MSG",
-        "OXMPI_COLL_ALLTOALL_MEDIUM_MSG",
-        "OXMPI_COLL_ALLTOALL_BRUCK_MIN_PROCS",
-        "OXMPI_COLL_ALLTOALLV_PAIRWISE_MIN_PROCS",
-    ];
-
-    fn threshold_mut(&mut self, i: usize) -> &mut usize {
-        match i {
-            0 => &mut self.bcast_short_msg,
-            1 => &mut self.bcast_min_procs,
-            2 => &mut self.reduce_short_msg,
-            3 => &mut self.allreduce_short_msg,
-            4 => &mut self.allreduce_long_msg,
-            5 => &mut self.reduce_scatter_long_msg,
-            6 => &mut self.gather_long_msg,
-            7 => &mut self.scatter_long_msg,
-            8 => &mut self.allgather_short_msg,
-            9 => &mut self.allgather_long_msg,
-            10 => &mut self.alltoall_short_msg,
-            11 => &mut self.alltoall_medium_msg,
-            12 => &mut self.alltoall_bruck_min_procs,
-            _ => &mut self.alltoallv_pairwise_min_procs,
-        }
-    }
+    /// Every threshold at its default, no forced algorithm.
+    pub const DEFAULT: Tuning = Tuning {
+        forced: [None; 16],
+        bcast_short_msg: DEFAULT_BCAST_SHORT_MSG,
+        bcast_min_procs: DEFAULT_BCAST_MIN_PROCS,
+        reduce_short_msg: 2048,
+        allreduce_short_msg: 2048,
+        allreduce_long_msg: 262_144,
+        reduce_scatter_long_msg: 524_288,
+        gather_long_msg: 65_536,
+        scatter_long_msg: 65_536,
+        allgather_short_msg: 81_920,
+        allgather_long_msg: 524_288,
+        alltoall_short_msg: 256,
+        alltoall_medium_msg: 32_768,
+        alltoall_bruck_min_procs: 8,
+        alltoallv_pairwise_min_procs: 64,
+        shm_enabled: true,
+        shm_max: SHM_SLOT,
+        shm_large_max: 1 << 20,
+        shm_large_any_load: false,
+    };
 
     /// The environment variable that forces `coll`'s algorithm, e.g.
     /// `OXMPI_COLL_ALLREDUCE_ALGO`.
     pub fn algo_var(coll: Collective) -> String {
         format!("OXMPI_COLL_{}_ALGO", COLLECTIVES[slot(coll)].1)
-    }
-
-    /// Reads every variable through `lookup` (the core passes `std::env::var`).
-    /// Unset variables keep their defaults; the first unusable value is an error.
-    pub fn from_lookup(lookup: impl Fn(&str) -> Option<String>) -> Result<Tuning, TuningError> {
-        let mut t = Tuning::default();
-        for (i, var) in Self::THRESHOLD_VARS.iter().enumerate() {
-            if let Some(value) = lookup(var) {
-                *t.threshold_mut(i) = parse_size(&value).ok_or_else(|| TuningError {
-                    var: var.to_string(),
-                    value: value.clone(),
-                    reason: "expected a non-negative integer, optionally with a k, m or g suffix"
-                        .into(),
-                })?;
-            }
-        }
-        for (coll, _) in COLLECTIVES {
-            let var = Self::algo_var(coll);
-            if let Some(value) = lookup(&var) {
-                let v = value.trim().to_ascii_lowercase();
-                if v == "auto" || v.is_empty() {
-                    continue;
-                }
-                let algo = Algorithm::ALL
-                    .iter()
-                    .copied()
-                    .find(|a| a.collective() == coll && a.name() == v);
-                match algo {
-                    Some(a) => t.forced[slot(coll)] = Some(a),
-                    None => {
-                        let known: Vec<&str> = Algorithm::ALL
-                            .iter()
-                            .filter(|a| a.collective() == coll)
-                            .map(|a| a.name())
-                            .collect();
-                        return Err(TuningError {
-                            var,
-                            value,
-                            reason: format!(
-                                "unknown algorithm; expected auto or one of {}",
-                                known.join(", ")
-                            ),
-                        });
-                    }
-                }
-            }
-        }
-        Ok(t)
     }
 
     /// Forces `algo` for its collective (where suitable), or `None` for automatic.
@@ -381,6 +279,121 @@ fn automatic(t: &Tuning, spec: &Spec<'_>, n: usize) -> Algorithm {
     }
 }
 
+/// How a call that takes the shared-memory path moves its data.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ShmPath {
+    /// Through the members' slots in one step (the contribution fits [`SHM_SLOT`]).
+    Slots,
+    /// Bcast, Reduce, Allreduce through the staging areas in pieces of at most
+    /// [`SHM_STAGE`] bytes.
+    Staged,
+    /// Reduce on two members: the non-root copies pieces of [`SHM_PIPELINE_PIECE`]
+    /// bytes while the root folds them.
+    PipelinedReduce,
+}
+
+/// A call on a single-node communicator, as the shared-memory rows of the table see it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct ShmCall {
+    pub collective: Collective,
+    /// Bytes of one rank's contribution (for Scatter and Alltoall: one block).
+    pub bytes: usize,
+    /// Bytes of one element (reductions split vectors only between elements).
+    pub elem: usize,
+    /// Members of the communicator.
+    pub size: usize,
+    /// More ranks on the node than CPUs (every member reaches the same answer).
+    pub oversubscribed: bool,
+}
+
+/// The collectives with a shared-memory variant.
+pub fn has_shm(c: Collective) -> bool {
+    matches!(
+        c,
+        Collective::Barrier
+            | Collective::Bcast
+            | Collective::Reduce
+            | Collective::Allreduce
+            | Collective::Scan
+            | Collective::Exscan
+            | Collective::Allgather
+            | Collective::Gather
+            | Collective::Scatter
+            | Collective::Alltoall
+    )
+}
+
+/// Bytes a member's slot must hold for `c` with blocks of `bytes` on `n` members.
+#[inline]
+pub fn shm_slot_bytes(c: Collective, bytes: usize, n: usize) -> usize {
+    match c {
+        Collective::Scatter | Collective::Alltoall => bytes.saturating_mul(n),
+        _ => bytes,
+    }
+}
+
+/// The collectives whose vectors may move through the staging areas.
+#[inline]
+pub fn has_shm_staged(c: Collective) -> bool {
+    matches!(
+        c,
+        Collective::Bcast | Collective::Reduce | Collective::Allreduce
+    )
+}
+
+/// Whether a large Reduce on `n` members with elements of `elem` bytes is pipelined.
+#[inline]
+pub fn shm_pipelined_reduce(n: usize, elem: usize) -> bool {
+    n == 2 && elem.max(1) <= SHM_PIPELINE_PIECE
+}
+
+/// The variant that moves a call the table sent down the shared-memory path: the
+/// slots when the contribution fits one, else the staging areas (pipelined for a
+/// two-member Reduce).
+#[inline]
+pub fn shm_path(c: Collective, bytes: usize, elem: usize, n: usize) -> ShmPath {
+    if shm_slot_bytes(c, bytes, n) <= SHM_SLOT {
+        ShmPath::Slots
+    } else if c == Collective::Reduce && shm_pipelined_reduce(n, elem) {
+        ShmPath::PipelinedReduce
+    } else {
+        ShmPath::Staged
+    }
+}
+
+/// The shared-memory rows of the table: whether `call` on a communicator whose members
+/// all share this node runs through its shared segment (and how), or `None` for the
+/// point-to-point schedules of [`choose`].
+///
+/// - off with `shm_enabled` false, below two members or above [`SHM_MAX_MEMBERS`], and
+///   for collectives without a shared-memory variant;
+/// - the slots take contributions up to `shm_max` (at most [`SHM_SLOT`]);
+/// - Bcast, Reduce and Allreduce up to `shm_large_max` (elements of at most
+///   [`SHM_STAGE`] bytes) go through the staging areas on oversubscribed nodes, at any
+///   load when `shm_large_any_load`, and for a two-member Reduce always (pipelined).
+#[inline]
+pub fn choose_shm(t: &Tuning, call: &ShmCall) -> Option<ShmPath> {
+    let (c, n) = (call.collective, call.size);
+    if !t.shm_enabled || !has_shm(c) || !(2..=SHM_MAX_MEMBERS).contains(&n) {
+        return None;
+    }
+    let slots = t.shm_max.min(SHM_SLOT);
+    let staged = has_shm_staged(c)
+        && call.elem <= SHM_STAGE
+        && (call.oversubscribed
+            || t.shm_large_any_load
+            || c == Collective::Reduce && shm_pipelined_reduce(n, call.elem));
+    let limit = if staged {
+        t.shm_large_max.max(slots)
+    } else {
+        slots
+    };
+    if shm_slot_bytes(c, call.bytes, n) > limit {
+        return None;
+    }
+    Some(shm_path(c, call.bytes, call.elem, n))
+}
+
 /// Chooses the algorithm and builds this rank's schedule in one call.
 pub fn plan(
     t: &Tuning,
@@ -397,15 +410,15 @@ mod tests {
     use crate::schedule::Elems;
 
     #[test]
-    fn env_overrides_and_errors() {
-        let env = |k: &str| match k {
-            "OXMPI_COLL_ALLREDUCE_ALGO" => Some("Ring".to_string()),
-            "OXMPI_COLL_BCAST_SHORT_MSG" => Some("64k".to_string()),
-            "OXMPI_COLL_BARRIER_ALGO" => Some("auto".to_string()),
-            _ => None,
+    fn forced_choices_and_moved_thresholds() {
+        let mut t = Tuning {
+            bcast_short_msg: 65536,
+            ..Tuning::default()
         };
-        let t = Tuning::from_lookup(env).unwrap();
-        assert_eq!(t.bcast_short_msg, 65536);
+        t.force(Collective::Allreduce, Some(Algorithm::AllreduceRing));
+        // A choice for another collective is refused.
+        t.force(Collective::Bcast, Some(Algorithm::AllreduceRing));
+        assert_eq!(t.forced(Collective::Bcast), None);
         assert_eq!(
             t.forced(Collective::Allreduce),
             Some(Algorithm::AllreduceRing)
@@ -423,21 +436,125 @@ mod tests {
             in_place: false,
         };
         assert_eq!(choose(&t, &nc, 5), Algorithm::AllreduceRecursiveDoubling);
-
-        let bad =
-            Tuning::from_lookup(|k| (k == "OXMPI_COLL_GATHER_ALGO").then(|| "tree".to_string()))
-                .unwrap_err();
-        assert_eq!(bad.var, "OXMPI_COLL_GATHER_ALGO");
-        assert!(bad.to_string().contains("binomial, linear"), "{bad}");
-        let bad = Tuning::from_lookup(|k| {
-            (k == "OXMPI_COLL_ALLGATHER_LONG_MSG").then(|| "-5".to_string())
-        })
-        .unwrap_err();
-        assert!(
-            bad.to_string()
-                .starts_with("OXMPI_COLL_ALLGATHER_LONG_MSG=\"-5\""),
-            "{bad}"
+        let bc = |bytes| Spec::Bcast { root: 0, bytes };
+        assert_eq!(choose(&t, &bc(32768), 16), Algorithm::BcastBinomial);
+        assert_eq!(
+            choose(&Tuning::default(), &bc(32768), 16),
+            Algorithm::BcastScatterRingAllgather
         );
+    }
+
+    fn shm(c: Collective, bytes: usize, elem: usize, size: usize, over: bool) -> ShmCall {
+        ShmCall {
+            collective: c,
+            bytes,
+            elem,
+            size,
+            oversubscribed: over,
+        }
+    }
+
+    #[test]
+    fn shm_rows() {
+        use Collective as C;
+        let t = Tuning::default();
+        let slots = Some(ShmPath::Slots);
+        // Small calls of every collective with a shared-memory variant use the slots.
+        for c in [
+            C::Barrier,
+            C::Bcast,
+            C::Reduce,
+            C::Allreduce,
+            C::Scan,
+            C::Exscan,
+            C::Allgather,
+            C::Gather,
+            C::Scatter,
+            C::Alltoall,
+        ] {
+            assert_eq!(choose_shm(&t, &shm(c, 8, 8, 4, false)), slots, "{c:?}");
+            assert_eq!(choose_shm(&t, &shm(c, 8, 8, 2, false)), slots, "{c:?}");
+            assert_eq!(choose_shm(&t, &shm(c, 8, 8, 64, true)), slots, "{c:?}");
+            // One member, or more than the segment has slots for: point-to-point.
+            assert_eq!(choose_shm(&t, &shm(c, 8, 8, 1, false)), None, "{c:?}");
+            assert_eq!(choose_shm(&t, &shm(c, 8, 8, 65, false)), None, "{c:?}");
+        }
+        for c in [
+            C::Gatherv,
+            C::Scatterv,
+            C::Allgatherv,
+            C::Alltoallv,
+            C::ReduceScatter,
+            C::ReduceScatterBlock,
+        ] {
+            assert_eq!(choose_shm(&t, &shm(c, 8, 8, 4, false)), None, "{c:?}");
+        }
+        // The slot limit is per rank, and per rank total for Scatter and Alltoall.
+        assert_eq!(choose_shm(&t, &shm(C::Allgather, 2048, 8, 4, false)), slots);
+        assert_eq!(choose_shm(&t, &shm(C::Allgather, 2049, 1, 4, true)), None);
+        assert_eq!(choose_shm(&t, &shm(C::Alltoall, 512, 8, 4, false)), slots);
+        assert_eq!(choose_shm(&t, &shm(C::Alltoall, 513, 1, 4, false)), None);
+        assert_eq!(choose_shm(&t, &shm(C::Scatter, 600, 8, 4, true)), None);
+        // Large Bcast/Allreduce: staging areas on oversubscribed nodes only, up to 1 MiB.
+        let staged = Some(ShmPath::Staged);
+        for c in [C::Bcast, C::Allreduce, C::Reduce] {
+            assert_eq!(choose_shm(&t, &shm(c, 4096, 8, 4, false)), None, "{c:?}");
+            assert_eq!(choose_shm(&t, &shm(c, 4096, 8, 4, true)), staged, "{c:?}");
+            assert_eq!(choose_shm(&t, &shm(c, 1 << 20, 8, 8, true)), staged);
+            assert_eq!(choose_shm(&t, &shm(c, (1 << 20) + 8, 8, 8, true)), None);
+            // Elements larger than a staging area never go there.
+            assert_eq!(choose_shm(&t, &shm(c, 1 << 20, 256 << 10, 4, true)), None);
+        }
+        // Reduce on two members: pipelined at any load.
+        let piped = Some(ShmPath::PipelinedReduce);
+        assert_eq!(choose_shm(&t, &shm(C::Reduce, 4096, 8, 2, false)), piped);
+        assert_eq!(choose_shm(&t, &shm(C::Reduce, 1 << 20, 8, 2, true)), piped);
+        assert_eq!(
+            choose_shm(&t, &shm(C::Reduce, 1 << 20, 64 << 10, 2, false)),
+            None
+        );
+        assert_eq!(
+            choose_shm(&t, &shm(C::Reduce, 1 << 20, 64 << 10, 2, true)),
+            staged
+        );
+        assert_eq!(choose_shm(&t, &shm(C::Allreduce, 4096, 8, 2, false)), None);
+
+        // OXMPI_COLL_SHM=0: never.
+        let off = Tuning {
+            shm_enabled: false,
+            ..Tuning::default()
+        };
+        assert_eq!(choose_shm(&off, &shm(C::Barrier, 0, 1, 4, false)), None);
+        // OXMPI_COLL_SHM_MAX lowers the slot limit (and cannot raise it).
+        let small = Tuning {
+            shm_max: 64,
+            ..Tuning::default()
+        };
+        assert_eq!(
+            choose_shm(&small, &shm(C::Allgather, 64, 8, 4, false)),
+            slots
+        );
+        assert_eq!(
+            choose_shm(&small, &shm(C::Allgather, 72, 8, 4, false)),
+            None
+        );
+        // Staged calls still carry contributions up to a slot through the slots.
+        assert_eq!(choose_shm(&small, &shm(C::Bcast, 72, 8, 4, true)), slots);
+        // OXMPI_COLL_SHM_LARGE_MAX set: staging areas at any load, up to that size.
+        let any = Tuning {
+            shm_large_any_load: true,
+            shm_large_max: 8192,
+            ..Tuning::default()
+        };
+        assert_eq!(choose_shm(&any, &shm(C::Bcast, 8192, 8, 4, false)), staged);
+        assert_eq!(choose_shm(&any, &shm(C::Bcast, 8200, 8, 4, false)), None);
+        let none = Tuning {
+            shm_large_any_load: true,
+            shm_large_max: 0,
+            ..Tuning::default()
+        };
+        assert_eq!(choose_shm(&none, &shm(C::Bcast, 4096, 8, 4, true)), None);
+        assert_eq!(choose_shm(&none, &shm(C::Bcast, 2048, 8, 4, true)), slots);
     }
 
     #[test]

@@ -1,12 +1,10 @@
-//! Every tunable of the engine, read once from the environment at `MPI_Init`.
-//!
-//! This is the single place where `OXMPI_*` variables are parsed; `oxmpi-info` and the
-//! README list the same table ([`Config::describe`]).
-
-use std::env;
+//! The engine's tunables in the form the device and transports use, filled once at
+//! `MPI_Init` from the validated [`Settings`] of the tunables registry
+//! ([`crate::tunables`], which declares and parses every `OXMPI_*` variable).
 
 use crate::device::stream_stores::Policy;
 use crate::placement::Bind;
+use crate::tunables::{Id, Settings};
 
 /// Engine tunables. Defaults are chosen for a small shared-memory node.
 #[derive(Clone, Debug)]
@@ -85,183 +83,71 @@ pub fn auto_shm_eager_limit(ring_bytes: usize, oversubscribed: bool) -> usize {
     }
 }
 
-/// One documented tunable: name, default, meaning.
-pub struct Tunable {
-    pub name: &'static str,
-    pub default: &'static str,
-    pub meaning: &'static str,
-}
-
-/// The documented list of every tunable environment variable.
-pub const TUNABLES: &[Tunable] = &[
-    Tunable {
-        name: "OXMPI_SHM_EAGER_LIMIT",
-        default: "auto",
-        meaning: "largest message (bytes) sent eagerly through shared memory; larger ones use rendezvous; auto: 64 KiB on a node with more ranks than CPUs (rings of 256 KiB or more), else 32 KiB with rings of 512 KiB or more (nodes of up to 11 ranks), else 16 KiB (at most half a ring)",
-    },
-    Tunable {
-        name: "OXMPI_SHM_RING_BYTES",
-        default: "auto",
-        meaning: "size of each sender-to-receiver shared-memory ring (rounded up to a power of two); auto: 2 MiB for up to 6 ranks on a node, 1 MiB for 7-8, shrinking to 64 KiB at 32 (all rings within 64 MiB), less beyond; at most 256 KiB on a node with more ranks than CPUs whose ranks may read each other's memory (not with OXMPI_SHM_NO_CMA=1 or Yama ptrace_scope >= 1)",
-    },
-    Tunable {
-        name: "OXMPI_SHM_NO_CMA",
-        default: "0",
-        meaning: "1 disables single-copy rendezvous (process_vm_readv) and uses the pipelined copy",
-    },
-    Tunable {
-        name: "OXMPI_SHM_CHUNK_BYTES",
-        default: "auto",
-        meaning: "piece size of the pipelined rendezvous copy; auto: pieces grow from 32 KiB to an eighth of the ring (16-256 KiB) and to at most a quarter of the message; a value set fixes every piece at that size",
-    },
-    Tunable {
-        name: "OXMPI_SHM_STREAM_STORES",
-        default: "cached",
-        meaning: "stores that write the pieces of contiguous messages of 256 KiB and more into the ring in the pipelined copy: cached, or nt (non-temporal: through memory; several times faster where cache-to-cache transfers between the cores are slow, about half as fast where they are fast)",
-    },
-    Tunable {
-        name: "OXMPI_SPIN",
-        default: "2000 (0 when oversubscribed)",
-        meaning: "polling iterations before a blocked rank starts to yield the CPU",
-    },
-    Tunable {
-        name: "OXMPI_YIELD",
-        default: "200",
-        meaning: "sched_yield rounds before a blocked rank sleeps on its futex doorbell",
-    },
-    Tunable {
-        name: "OXMPI_OVERSUBSCRIBED",
-        default: "auto",
-        meaning: "1/0 forces the oversubscribed waiting policy and ring size on/off (auto: more ranks on the node than the CPUs their CPU sets cover together)",
-    },
-    Tunable {
-        name: "OXMPI_BIND",
-        default: "block",
-        meaning: "block: on a node with more ranks than CPUs, each rank binds itself to one CPU, consecutive local ranks in blocks (0-3 on the first of 2 CPUs, 4-7 on the second, for 8 ranks); none: the kernel places ranks",
-    },
-    Tunable {
-        name: "OXMPI_NETMOD",
-        default: "auto",
-        meaning: "tcp: reach every other rank over TCP, even on this node (auto: shared memory within a node, TCP between nodes)",
-    },
-    Tunable {
-        name: "OXMPI_TCP_EAGER_LIMIT",
-        default: "65536",
-        meaning: "largest message (bytes) sent eagerly over TCP (at most 1048576); larger ones use rendezvous",
-    },
-    Tunable {
-        name: "OXMPI_TCP_CHUNK_BYTES",
-        default: "1048576",
-        meaning: "piece size of a rendezvous message streamed over TCP",
-    },
-    Tunable {
-        name: "OXMPI_TCP_ADDR",
-        default: "auto",
-        meaning: "IPv4 address to listen on and publish (auto: listen on all, publish the first non-loopback address that is up)",
-    },
-    Tunable {
-        name: "OXMPI_TCP_IF",
-        default: "auto",
-        meaning: "network interface whose IPv4 address is used for TCP (ignored when OXMPI_TCP_ADDR is set)",
-    },
-    Tunable {
-        name: "OXMPI_TCP_CONNECT_TIMEOUT",
-        default: "30",
-        meaning: "seconds to wait for a peer to accept and authenticate a TCP connection before the job fails",
-    },
-    Tunable {
-        name: "OXMPI_TCP_DEBUG",
-        default: "0",
-        meaning: "1 logs TCP listening addresses and connection events to stderr",
-    },
-    Tunable {
-        name: "OXMPI_NODE_ID",
-        default: "auto",
-        meaning: "ranks with equal node ids share memory (auto: host name, boot id and network namespace)",
-    },
-    Tunable {
-        name: "OXMPI_PMI",
-        default: "auto",
-        meaning: "1 or 2 forces the PMI wire protocol (auto: PMI-2 under Slurm's PMI2 variables, else PMI-1)",
-    },
-    Tunable {
-        name: "OXMPI_COLL_SHM",
-        default: "1",
-        meaning: "0 turns off the shared-memory fast path of collectives on single-node communicators",
-    },
-    Tunable {
-        name: "OXMPI_COLL_SHM_MAX",
-        default: "2048",
-        meaning: "largest contribution (bytes per rank) a collective sends through the fast path's slots",
-    },
-    Tunable {
-        name: "OXMPI_COLL_SHM_LARGE_MAX",
-        default: "1048576",
-        meaning: "largest single-node Bcast/Reduce/Allreduce (bytes) moved through shared staging areas; unset: used only on oversubscribed nodes (with a core per rank the point-to-point algorithms are faster)",
-    },
-];
-
-fn var_usize(name: &str, default: usize) -> usize {
-    env::var(name)
-        .ok()
-        .and_then(|v| v.trim().parse::<usize>().ok())
-        .unwrap_or(default)
-}
-
-fn var_bool(name: &str) -> Option<bool> {
-    env::var(name).ok().map(|v| {
-        let v = v.trim().to_ascii_lowercase();
-        matches!(v.as_str(), "1" | "yes" | "true" | "on")
-    })
-}
-
-fn var_string(name: &str) -> Option<String> {
-    env::var(name)
-        .ok()
-        .map(|v| v.trim().to_string())
-        .filter(|v| !v.is_empty() && !v.eq_ignore_ascii_case("auto"))
-}
-
 impl Config {
-    /// Reads the tunables from the environment.
-    pub fn from_env() -> Config {
-        let ring_set = env::var_os("OXMPI_SHM_RING_BYTES").is_some();
-        let ring = var_usize("OXMPI_SHM_RING_BYTES", AUTO_RING_MAX)
+    /// The engine's tunables from validated settings.
+    pub fn from_settings(s: &Settings) -> Config {
+        // Variables with a fixed default always have a value here; those with an
+        // automatic one get a placeholder that `MPI_Init` replaces once it knows the node.
+        let ring_set = s.is_set(Id::ShmRingBytes);
+        let ring = s
+            .size(Id::ShmRingBytes)
+            .unwrap_or(AUTO_RING_MAX)
             .clamp(4096, 1 << 26)
             .next_power_of_two();
         // A ring record may take at most half the ring (see the ring's wrap rule).
         let max_payload = ring / 2 - 128;
         Config {
-            shm_eager_limit: var_usize("OXMPI_SHM_EAGER_LIMIT", 16 * 1024).min(max_payload),
-            shm_eager_set: env::var_os("OXMPI_SHM_EAGER_LIMIT").is_some(),
+            shm_eager_limit: s
+                .size(Id::ShmEagerLimit)
+                .unwrap_or(16 * 1024)
+                .min(max_payload),
+            shm_eager_set: s.is_set(Id::ShmEagerLimit),
             shm_ring_bytes: ring,
             shm_ring_set: ring_set,
-            shm_no_cma: var_bool("OXMPI_SHM_NO_CMA").unwrap_or(false),
-            shm_chunk_bytes: var_usize("OXMPI_SHM_CHUNK_BYTES", 16 * 1024).clamp(256, max_payload),
-            shm_chunk_set: env::var_os("OXMPI_SHM_CHUNK_BYTES").is_some(),
-            shm_stream_stores: env::var("OXMPI_SHM_STREAM_STORES")
-                .ok()
+            shm_no_cma: s.flag(Id::ShmNoCma).unwrap_or_default(),
+            shm_chunk_bytes: s
+                .size(Id::ShmChunkBytes)
+                .unwrap_or(16 * 1024)
+                .clamp(256, max_payload),
+            shm_chunk_set: s.is_set(Id::ShmChunkBytes),
+            shm_stream_stores: s
+                .text(Id::ShmStreamStores)
                 .and_then(|v| Policy::parse(&v))
                 .unwrap_or(Policy::Cached),
-            spin_iters: env::var("OXMPI_SPIN")
-                .ok()
-                .and_then(|v| v.trim().parse().ok())
-                .unwrap_or(u32::MAX),
-            yield_iters: var_usize("OXMPI_YIELD", 200) as u32,
-            oversubscribed: var_bool("OXMPI_OVERSUBSCRIBED"),
-            bind: env::var("OXMPI_BIND")
-                .ok()
+            spin_iters: s
+                .int(Id::Spin)
+                .map_or(u32::MAX, |n| n.min(u32::MAX as u64 - 1) as u32),
+            yield_iters: s.int(Id::Yield).unwrap_or_default().min(u32::MAX as u64) as u32,
+            oversubscribed: s.flag(Id::Oversubscribed),
+            bind: s
+                .text(Id::Bind)
                 .and_then(|v| Bind::parse(&v))
                 .unwrap_or(Bind::Block),
-            netmod_tcp: env::var("OXMPI_NETMOD")
-                .is_ok_and(|v| v.trim().eq_ignore_ascii_case("tcp")),
-            tcp_eager_limit: var_usize("OXMPI_TCP_EAGER_LIMIT", 64 * 1024)
+            netmod_tcp: s.text(Id::Netmod).is_some_and(|v| v == "tcp"),
+            tcp_eager_limit: s
+                .size(Id::TcpEagerLimit)
+                .unwrap_or_default()
                 .min(crate::transport::tcp::MAX_EAGER),
-            tcp_chunk_bytes: var_usize("OXMPI_TCP_CHUNK_BYTES", 1 << 20).clamp(4096, 1 << 30),
-            tcp_addr: var_string("OXMPI_TCP_ADDR"),
-            tcp_if: var_string("OXMPI_TCP_IF"),
-            tcp_connect_timeout_secs: var_usize("OXMPI_TCP_CONNECT_TIMEOUT", 30).max(1) as u64,
-            tcp_debug: var_bool("OXMPI_TCP_DEBUG").unwrap_or(false),
+            tcp_chunk_bytes: s
+                .size(Id::TcpChunkBytes)
+                .unwrap_or_default()
+                .clamp(4096, 1 << 30),
+            tcp_addr: s.text(Id::TcpAddr),
+            tcp_if: s.text(Id::TcpIf),
+            tcp_connect_timeout_secs: s.int(Id::TcpConnectTimeout).unwrap_or_default().max(1),
+            tcp_debug: s.flag(Id::TcpDebug).unwrap_or_default(),
+        }
+    }
+
+    /// The tunables of the current environment. `MPI_Init` reads [`Settings::from_env`]
+    /// itself and reports a bad value as its error; this is for tools and tests.
+    ///
+    /// # Panics
+    /// When a variable has a malformed or out-of-range value (the message names it).
+    pub fn from_env() -> Config {
+        match Settings::from_env() {
+            Ok(s) => Config::from_settings(&s),
+            Err(e) => panic!("{e}"),
         }
     }
 

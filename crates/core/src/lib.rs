@@ -24,6 +24,7 @@ pub mod placement;
 pub mod runtime;
 mod state_lock;
 pub mod topo;
+pub mod tunables;
 pub mod types;
 pub mod user_errors;
 

@@ -55,6 +55,8 @@ pub struct Runtime {
     pub types: TypeTable,
     /// Collective state: operations, sequence numbers, schedule cache.
     pub coll: crate::coll::State,
+    /// The tunables in effect (validated at `MPI_Init`), by name through the registry.
+    pub tunables: crate::tunables::Settings,
     pub pmi: Option<Client>,
     pub world_rank: u32,
     pub world_size: u32,
@@ -102,7 +104,9 @@ pub fn init(required: ThreadLevel) -> Result<ThreadLevel> {
         }
         Phase::Before => {}
     }
-    let mut cfg = Config::from_env();
+    // Every tunable is validated before anything starts: a bad value fails the call.
+    let settings = crate::tunables::Settings::from_env()?;
+    let mut cfg = Config::from_settings(&settings);
     let boot: Bootstrap = bootstrap::run(&cfg)?;
     if boot.ring_bytes > 0 {
         if !cfg.shm_chunk_set {
@@ -154,7 +158,7 @@ pub fn init(required: ThreadLevel) -> Result<ThreadLevel> {
             topo: None,
         },
     );
-    let coll = crate::coll::State::from_env()?;
+    let coll = crate::coll::State::from_settings(&settings);
     let mut device = Device::new(
         boot.rank,
         boot.peers,
@@ -177,6 +181,7 @@ pub fn init(required: ThreadLevel) -> Result<ThreadLevel> {
         keyvals: Default::default(),
         types: TypeTable::default(),
         coll,
+        tunables: settings,
         pmi: boot.pmi,
         world_rank: boot.rank,
         world_size: boot.size,

@@ -2,15 +2,15 @@
 //! transports, process managers) and every environment variable it reads, with its
 //! default, its meaning and the value in effect now (like `ompi_info` / `mpichversion`).
 //!
-//! The engine's tunables come from `oxmpi_core::config::TUNABLES` and the collective
-//! decision table's from `oxmpi_coll::decision`, so this list cannot drift from the code
-//! that reads them. `--parsable` prints `key:value` lines for scripts.
+//! The variables come from the tunables registry (`oxmpi_core::tunables`), the one
+//! place that declares and parses them, so this list cannot drift from the code that
+//! reads them. `--parsable` prints `key:value` lines for scripts; `--markdown-tunables`
+//! prints the README's table and `--update-readme FILE` rewrites it in place.
 
-use oxmpi_coll::decision::Tuning;
-use oxmpi_coll::schedule::{Algorithm, Collective};
-use oxmpi_core::config::{Config, TUNABLES};
+use oxmpi_core::config::Config;
 use oxmpi_core::placement::Bind;
 use oxmpi_core::runtime::MAX_THREAD_LEVEL;
+use oxmpi_core::tunables::{self, Settings, ALL};
 use std::fmt::Write as _;
 use std::process::ExitCode;
 
@@ -150,156 +150,118 @@ fn threshold_items(cfg: &Config) -> Vec<Item> {
     ]
 }
 
-/// The collective thresholds in the order of `Tuning::THRESHOLD_VARS`.
-fn coll_thresholds(t: &Tuning) -> [usize; 14] {
-    [
-        t.bcast_short_msg,
-        t.bcast_min_procs,
-        t.reduce_short_msg,
-        t.allreduce_short_msg,
-        t.allreduce_long_msg,
-        t.reduce_scatter_long_msg,
-        t.gather_long_msg,
-        t.scatter_long_msg,
-        t.allgather_short_msg,
-        t.allgather_long_msg,
-        t.alltoall_short_msg,
-        t.alltoall_medium_msg,
-        t.alltoall_bruck_min_procs,
-        t.alltoallv_pairwise_min_procs,
-    ]
-}
-
-/// What each collective threshold decides (same order).
-const COLL_MEANINGS: [&str; 14] = [
-    "bcast messages below this many bytes use a binomial tree",
-    "bcast on fewer ranks than this uses a binomial tree",
-    "commutative reduce from this many bytes uses Rabenseifner's algorithm",
-    "commutative allreduce from this many bytes uses Rabenseifner's algorithm",
-    "allreduce from this many bytes uses a ring (non-power-of-two sizes) or reduce+bcast (non-commutative ops)",
-    "commutative reduce-scatter from this many bytes in total uses a ring",
-    "gather with blocks of this many bytes or more is linear",
-    "scatter with blocks of this many bytes or more is linear",
-    "allgather below this many bytes in total uses recursive doubling (power of two) or Bruck",
-    "allgather below this many bytes on a power of two uses recursive doubling, else a ring",
-    "alltoall blocks up to this many bytes (with enough ranks) use Bruck",
-    "alltoall blocks up to this many bytes are linear, larger ones pairwise",
-    "fewest ranks for a Bruck alltoall",
-    "alltoallv on this many ranks or more is pairwise, fewer linear",
-];
-
-/// One documented environment variable.
-struct Var {
-    name: String,
-    default: String,
-    meaning: String,
-}
-
-fn collectives() -> Vec<Collective> {
-    let mut out: Vec<Collective> = Vec::new();
-    for a in Algorithm::ALL {
-        if !out.contains(&a.collective()) {
-            out.push(a.collective());
-        }
-    }
-    out
-}
-
-fn variables() -> Vec<Var> {
-    let mut vars: Vec<Var> = TUNABLES
-        .iter()
-        .map(|t| Var {
-            name: t.name.into(),
-            default: t.default.into(),
-            meaning: t.meaning.into(),
-        })
-        .collect();
-    let known = |vars: &[Var], n: &str| vars.iter().any(|v| v.name == n);
-    let defaults = coll_thresholds(&Tuning::default());
-    for (i, name) in Tuning::THRESHOLD_VARS.iter().enumerate() {
-        if !known(&vars, name) {
-            vars.push(Var {
-                name: name.to_string(),
-                default: defaults[i].to_string(),
-                meaning: format!("{} (sizes take a k, m or g suffix)", COLL_MEANINGS[i]),
-            });
-        }
-    }
-    for c in collectives() {
-        let name = Tuning::algo_var(c);
-        if known(&vars, &name) {
-            continue;
-        }
-        let algos: Vec<&str> = Algorithm::ALL
-            .iter()
-            .filter(|a| a.collective() == c)
-            .map(|a| a.name())
-            .collect();
-        vars.push(Var {
-            name,
-            default: "auto".into(),
-            meaning: format!(
-                "force the algorithm of {}: {} (unsuitable choices fall back to auto)",
-                c.name(),
-                algos.join(", ")
-            ),
-        });
-    }
-    vars
+/// The value of `t` in this environment: None when unset, else the text set and
+/// whether it is valid (the error's reason if not).
+fn current(t: &tunables::Tunable) -> Option<(String, Result<(), String>)> {
+    let raw = std::env::var_os(t.name)?;
+    let raw = raw.to_string_lossy().into_owned();
+    let check = t.parse(&raw).map(|_| ()).map_err(|e| e.reason);
+    Some((raw, check))
 }
 
 fn usage() -> &'static str {
-    "usage: oxmpi-info [--parsable] [--help] [--version]\n\
+    "usage: oxmpi-info [--parsable] [--markdown-tunables] [--update-readme FILE] [--help] [--version]\n\
      \n\
      Describes this oxmpi build and lists every environment variable it reads with its\n\
-     default, its meaning and (when set) the value in the current environment.\n\
+     default, the values it takes, its meaning and (when set) the value in the current\n\
+     environment. Exits with 1 when a variable the library reads has a value MPI_Init\n\
+     would refuse.\n\
      \n\
-       --parsable   key:value lines for scripts\n\
-       --version    only the version\n"
+       --parsable            key:value lines for scripts\n\
+       --markdown-tunables   the README's table of tunables (Markdown)\n\
+       --update-readme FILE  replace the generated tunables section of FILE\n\
+       --version             only the version\n"
 }
 
-fn render(parsable: bool) -> String {
-    let cfg = Config::from_env();
+/// The text to print and whether every variable set is valid.
+fn render(parsable: bool) -> (String, bool) {
+    let settings = Settings::from_env();
+    let cfg = Config::from_settings(settings.as_ref().unwrap_or(&Settings::defaults()));
+    let mut valid = true;
     let mut out = String::new();
     let width = 30;
     if parsable {
         for i in build_items().iter().chain(threshold_items(&cfg).iter()) {
             let _ = writeln!(out, "{}:{}", i.key, i.value);
         }
-        for v in variables() {
-            let _ = writeln!(out, "var:{}:default:{}", v.name, v.default);
-            if let Ok(now) = std::env::var(&v.name) {
-                let _ = writeln!(out, "var:{}:set:{}", v.name, now);
+        for t in ALL {
+            let _ = writeln!(out, "var:{}:category:{}", t.name, t.category.name());
+            let _ = writeln!(out, "var:{}:default:{}", t.name, t.default_text());
+            let _ = writeln!(out, "var:{}:values:{}", t.name, t.values_text());
+            if let Some((now, check)) = current(t) {
+                let _ = writeln!(out, "var:{}:set:{}", t.name, now);
+                if let Err(why) = check {
+                    valid &= !t.reader.library();
+                    let _ = writeln!(out, "var:{}:invalid:{}", t.name, why);
+                }
             }
-            let _ = writeln!(out, "var:{}:meaning:{}", v.name, v.meaning);
+            let _ = writeln!(out, "var:{}:meaning:{}", t.name, t.meaning());
         }
-        return out;
+        return (out, valid);
     }
     for i in build_items() {
         let _ = writeln!(out, "{:>width$}: {}", i.label, i.value);
+    }
+    if let Err(e) = &settings {
+        let _ = writeln!(
+            out,
+            "\nMPI_Init would fail in this environment: {e}\n(the thresholds below are the defaults)"
+        );
     }
     let _ = writeln!(out, "\nThresholds in effect (this environment):");
     for i in threshold_items(&cfg) {
         let _ = writeln!(out, "{:>width$}: {}", i.label, i.value);
     }
-    let _ = writeln!(out, "\nEnvironment variables (name, default, meaning):");
-    for v in variables() {
-        let set = match std::env::var(&v.name) {
-            Ok(now) => format!("  [set: {now}]"),
-            Err(_) => String::new(),
+    let _ = writeln!(
+        out,
+        "\nEnvironment variables (name, default, values, meaning):"
+    );
+    for t in ALL {
+        let set = match current(t) {
+            Some((now, Ok(()))) => format!("  [set: {now}]"),
+            Some((now, Err(why))) => {
+                valid &= !t.reader.library();
+                format!("  [set: {now:?}, INVALID: {why}]")
+            }
+            None => String::new(),
         };
         let _ = writeln!(
             out,
-            "  {}  (default {}){set}\n      {}",
-            v.name, v.default, v.meaning
+            "  {}  (default {}; {}){set}\n      {}",
+            t.name,
+            t.default_text(),
+            t.values_text(),
+            t.meaning()
         );
     }
-    out
+    let _ = writeln!(out, "\nInternal variables (not tunables):");
+    for (name, what) in tunables::INTERNAL {
+        let _ = writeln!(out, "  {name}\n      {what}");
+    }
+    (out, valid)
+}
+
+/// Rewrites the generated tunables section of the file at `path`.
+fn update_readme(path: &str) -> Result<bool, String> {
+    let old = std::fs::read_to_string(path).map_err(|e| format!("{path}: {e}"))?;
+    let new = tunables::splice_readme(&old).ok_or_else(|| {
+        format!(
+            "{path}: no generated section (a line {} and a line {})",
+            tunables::README_BEGIN,
+            tunables::README_END
+        )
+    })?;
+    let changed = new != old;
+    if changed {
+        std::fs::write(path, new).map_err(|e| format!("{path}: {e}"))?;
+    }
+    Ok(changed)
 }
 
 fn main() -> ExitCode {
     let mut parsable = false;
-    for a in std::env::args().skip(1) {
+    let mut args = std::env::args().skip(1);
+    while let Some(a) = args.next() {
         match a.as_str() {
             "--parsable" | "-p" => parsable = true,
             "--version" | "-V" => {
@@ -310,14 +272,44 @@ fn main() -> ExitCode {
                 print!("{}", usage());
                 return ExitCode::SUCCESS;
             }
+            "--markdown-tunables" => {
+                print!("{}", tunables::markdown());
+                return ExitCode::SUCCESS;
+            }
+            "--update-readme" => {
+                let Some(path) = args.next() else {
+                    eprint!("oxmpi-info: --update-readme needs a file\n{}", usage());
+                    return ExitCode::from(2);
+                };
+                return match update_readme(&path) {
+                    Ok(changed) => {
+                        let what = if changed {
+                            "updated"
+                        } else {
+                            "already up to date"
+                        };
+                        println!("{path}: tunables table {what}");
+                        ExitCode::SUCCESS
+                    }
+                    Err(e) => {
+                        eprintln!("oxmpi-info: {e}");
+                        ExitCode::FAILURE
+                    }
+                };
+            }
             other => {
                 eprint!("oxmpi-info: unknown argument {other:?}\n{}", usage());
                 return ExitCode::from(2);
             }
         }
     }
-    print!("{}", render(parsable));
-    ExitCode::SUCCESS
+    let (text, valid) = render(parsable);
+    print!("{text}");
+    if valid {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::FAILURE
+    }
 }
 
 #[cfg(test)]
@@ -325,41 +317,26 @@ mod tests {
     use super::*;
 
     #[test]
-    fn every_engine_tunable_is_listed() {
-        let text = render(false);
-        for t in TUNABLES {
+    fn every_tunable_is_listed() {
+        let (text, _) = render(false);
+        for t in ALL {
             assert!(text.contains(t.name), "{} missing", t.name);
         }
-        for v in Tuning::THRESHOLD_VARS {
-            assert!(text.contains(v), "{v} missing");
+        for (n, _) in tunables::INTERNAL {
+            assert!(text.contains(n), "{n} missing");
         }
         assert!(text.contains("OXMPI_COLL_ALLREDUCE_ALGO"));
+        assert!(text.contains("recursive_doubling"));
         assert!(text.contains(MAX_THREAD_LEVEL.name()));
     }
 
     #[test]
-    fn collective_defaults_match_the_decision_table() {
-        let d = coll_thresholds(&Tuning::default());
-        assert_eq!(d[0], oxmpi_coll::decision::DEFAULT_BCAST_SHORT_MSG);
-        assert_eq!(d[1], oxmpi_coll::decision::DEFAULT_BCAST_MIN_PROCS);
-        // Each threshold variable moves exactly its own field.
-        for (i, var) in Tuning::THRESHOLD_VARS.iter().enumerate() {
-            let t = Tuning::from_lookup(|k| (k == *var).then(|| "12345".to_string())).unwrap();
-            let got = coll_thresholds(&t);
-            assert_eq!(got[i], 12345, "{var}");
-            for (j, v) in got.iter().enumerate() {
-                if j != i {
-                    assert_eq!(*v, d[j], "{var} changed field {j}");
-                }
-            }
-        }
-    }
-
-    #[test]
     fn parsable_lines_have_keys() {
-        let text = render(true);
+        let (text, _) = render(true);
         assert!(text.lines().all(|l| l.contains(':')));
         assert!(text.contains("mpi_version:3.1"));
-        assert!(text.contains("var:OXMPI_SHM_EAGER_LIMIT:default:"));
+        assert!(text.contains("var:OXMPI_SHM_EAGER_LIMIT:default:auto"));
+        assert!(text.contains("var:OXMPI_YIELD:default:200"));
+        assert!(text.contains("var:OXMPI_COLL_SHM_MAX:values:bytes, 0 to 2k"));
     }
 }

@@ -21,6 +21,9 @@
 //! Larger Bcast, Reduce and Allreduce (oversubscribed nodes, or when
 //! `OXMPI_COLL_SHM_LARGE_MAX` is set) move through per-member staging areas in pieces
 //! ([`large`]); a Reduce on two members always does, pipelined ([`reduce_pipelined`]).
+//! Which calls take this path, and which of these variants, is decided by the
+//! collective decision table (`oxmpi_coll::decision::choose_shm`); the sizes it uses are
+//! this segment's geometry.
 //!
 //! While waiting, a member keeps the device progressing (other ranks may need its
 //! point-to-point progress to reach the collective) and follows the engine's waiting
@@ -38,18 +41,18 @@ use crate::sys::shm::{self, Mapping};
 use crate::transport::shm::ShmNode;
 use crate::transport::Route;
 use crate::types::TypeInfo;
+use oxmpi_coll::decision::{self, ShmCall, ShmPath};
+use oxmpi_coll::schedule::Collective;
 use std::cell::Cell;
 use std::sync::atomic::{AtomicU32, AtomicU64, Ordering};
 use std::sync::{Arc, Weak};
 use std::time::Duration;
 
 /// Bytes of one member's slot: the largest per-rank contribution of the fast path.
-pub const SLOT: usize = 2048;
-/// Largest communicator that uses the fast path.
-pub const MAX_MEMBERS: usize = 64;
+pub const SLOT: usize = decision::SHM_SLOT;
 /// Bytes of each member's staging area for large calls (and of the result area): a
 /// large call moves its vector through them in pieces of this size.
-pub const BIG: usize = 128 * 1024;
+pub const BIG: usize = decision::SHM_STAGE;
 /// Offset of the data in a slot (the arrival word shares its cache line).
 const DATA: usize = 8;
 /// Distance between slots: the data plus one cache line, keeping slots line aligned.
@@ -451,8 +454,9 @@ fn sanitize(s: &str) -> String {
 }
 
 /// The fast path for a call on `t` whose per-rank contribution is `bytes` (in elements
-/// of `elem` bytes), if the communicator has (or can get) one. Every member decides the
-/// same way: the answer depends only on the communicator, the sizes and the environment.
+/// of `elem` bytes), if the decision table's shared-memory rows choose it for the call
+/// and the communicator has (or can get) a segment. Every member decides the same way:
+/// the answer depends only on the communicator, the sizes and the environment.
 pub(crate) fn offer(
     rt: &Runtime,
     t: &Team,
@@ -460,23 +464,14 @@ pub(crate) fn offer(
     elem: usize,
     kind: Kind,
 ) -> Option<Offer> {
-    let large_ok = has_large(kind)
-        && elem <= BIG
-        && (rt.oversubscribed
-            || rt.coll.fast_large_set
-            || matches!(kind, Kind::Reduce { .. }) && pipelined_reduce(t.size, elem));
-    let limit = if large_ok {
-        rt.coll.fast_large_max.max(rt.coll.fast_max.min(SLOT))
-    } else {
-        rt.coll.fast_max.min(SLOT)
+    let call = ShmCall {
+        collective: kind.collective(),
+        bytes,
+        elem,
+        size: t.size,
+        oversubscribed: rt.oversubscribed,
     };
-    if !rt.coll.fast_enabled
-        || slot_bytes(kind, bytes, t.size) > limit
-        || t.size < 2
-        || t.size > MAX_MEMBERS
-    {
-        return None;
-    }
+    decision::choose_shm(&rt.coll.tuning, &call)?;
     let group = &rt.comms.get(t.id).ok()?.group;
     let slot = t.ctx as usize / 2;
     if let Some(Some(e)) = rt.coll.fast.get(slot) {
@@ -698,20 +693,37 @@ fn internal(what: &str) -> Error {
     )
 }
 
-/// Bytes a member's slot must hold for `kind` with blocks of `bytes` on `n` members.
-pub(crate) fn slot_bytes(kind: Kind, bytes: usize, n: usize) -> usize {
-    match kind {
-        Kind::Scatter { .. } | Kind::Alltoall => bytes.saturating_mul(n),
-        _ => bytes,
+impl Kind {
+    /// The collective, as the decision table names it.
+    #[inline]
+    fn collective(self) -> Collective {
+        match self {
+            Kind::Barrier => Collective::Barrier,
+            Kind::Bcast { .. } => Collective::Bcast,
+            Kind::Reduce { .. } => Collective::Reduce,
+            Kind::Allreduce => Collective::Allreduce,
+            Kind::Scan => Collective::Scan,
+            Kind::Exscan => Collective::Exscan,
+            Kind::Allgather => Collective::Allgather,
+            Kind::Gather { .. } => Collective::Gather,
+            Kind::Scatter { .. } => Collective::Scatter,
+            Kind::Alltoall => Collective::Alltoall,
+        }
     }
 }
 
-/// Runs a prepared fast call (outside the runtime lock).
+/// Runs a prepared fast call (outside the runtime lock), by the variant the decision
+/// table gives its sizes.
 pub(crate) fn run(c: &Call) -> Result<()> {
     let sc = &*c.comm;
     let (n, me, bytes) = (sc.n, sc.me, c.bytes);
-    if slot_bytes(c.kind, bytes, n) > SLOT {
-        return large(c);
+    match decision::shm_path(c.kind.collective(), bytes, c.elem, n) {
+        ShmPath::Slots => {}
+        ShmPath::Staged => return large(c),
+        ShmPath::PipelinedReduce => match c.kind {
+            Kind::Reduce { root } => return reduce_pipelined(c, root),
+            _ => return Err(internal("pipelined variant of a call other than Reduce")),
+        },
     }
     let call = sc.begin();
     sc.ensure_prev(call)?;
@@ -877,14 +889,6 @@ fn fold<'a>(
     Ok(())
 }
 
-/// Whether `kind` has a large-message variant ([`large`]).
-pub(crate) fn has_large(kind: Kind) -> bool {
-    matches!(
-        kind,
-        Kind::Bcast { .. } | Kind::Reduce { .. } | Kind::Allreduce
-    )
-}
-
 /// Bcast, Reduce and Allreduce of more than a slot: the vector moves through the
 /// staging areas in pieces of at most [`BIG`] bytes (whole elements), two
 /// synchronisation steps per piece. Reductions: each member copies its piece in, then
@@ -895,13 +899,8 @@ pub(crate) fn has_large(kind: Kind) -> bool {
 fn large(c: &Call) -> Result<()> {
     let sc = &*c.comm;
     let (n, me) = (sc.n, sc.me);
-    if !has_large(c.kind) {
+    if !decision::has_shm_staged(c.kind.collective()) {
         return Err(internal("no large-message variant"));
-    }
-    if let Kind::Reduce { root } = c.kind {
-        if pipelined_reduce(n, c.elem) {
-            return reduce_pipelined(c, root);
-        }
     }
     let elem = c.elem.max(1);
     let piece = (BIG / elem) * elem;
@@ -975,20 +974,14 @@ fn large(c: &Call) -> Result<()> {
     Ok(())
 }
 
-/// Pieces in flight in [`reduce_pipelined`]: the staging area holds this many.
-const DEPTH: usize = 4;
-
 /// Bytes of a piece of [`reduce_pipelined`].
-const PIECE: usize = BIG / DEPTH;
+const PIECE: usize = decision::SHM_PIPELINE_PIECE;
+
+/// Pieces in flight in [`reduce_pipelined`]: the staging area holds this many.
+const DEPTH: usize = BIG / PIECE;
 
 /// Bytes the root of [`reduce_pipelined`] folds at a time (kept in the first-level cache).
 const FOLD_BYTES: usize = 16 * 1024;
-
-/// Whether a large Reduce on `n` members with elements of `elem` bytes runs as
-/// [`reduce_pipelined`].
-pub(crate) fn pipelined_reduce(n: usize, elem: usize) -> bool {
-    n == 2 && elem.max(1) <= PIECE
-}
 
 /// Reduce on two members, pipelined: the non-root copies its vector piece by piece into
 /// the [`DEPTH`] piece buffers of its staging area while the root folds each arrived

@@ -1,6 +1,8 @@
-//! The collectives' share of the runtime: the operation table, the tuning read from the
-//! environment, per-communicator sequence numbers (each call's tag), a small cache of
-//! built schedules, and the pool of temporaries the executor reuses.
+//! The collectives' share of the runtime: the operation table, the decision table's
+//! tuning (filled from the tunables registry at `MPI_Init`: thresholds, forced
+//! algorithms, the shared-memory path's limits), per-communicator sequence numbers (each
+//! call's tag), a small cache of built schedules, and the pool of temporaries the
+//! executor reuses.
 
 use super::exec::Pool;
 use super::op::OpTable;
@@ -42,58 +44,14 @@ pub struct State {
     cache: Vec<Cached>,
     cache_next: usize,
     pool: Option<Pool>,
-    /// `OXMPI_COLL_SHM` (default on): the shared-memory fast path for small calls.
-    pub fast_enabled: bool,
-    /// `OXMPI_COLL_SHM_MAX`: largest per-rank contribution of the fast path (bytes).
-    pub fast_max: usize,
-    /// `OXMPI_COLL_SHM_LARGE_MAX`: largest vector of Bcast/Reduce/Allreduce that goes
-    /// through the shared segment in pieces (bytes; 0 disables).
-    pub fast_large_max: usize,
-    /// `OXMPI_COLL_SHM_LARGE_MAX` was set: the staged path is used at any load. By
-    /// default it serves only oversubscribed nodes; with a core per rank the
-    /// point-to-point algorithms over the pipelined rings move large vectors faster.
-    pub fast_large_set: bool,
     /// Fast-path state by context slot.
     pub(crate) fast: Vec<Option<super::shm::Entry>>,
 }
 
 impl State {
-    /// Reads the `OXMPI_COLL_*` tuning variables (see `oxmpi_coll::decision`).
-    pub fn from_env() -> Result<State> {
-        let tuning = Tuning::from_lookup(|k| std::env::var(k).ok())
-            .map_err(|e| Error::new(ErrorClass::Other, format!("bad collective tuning: {e}")))?;
-        let mut s = State::with_tuning(tuning);
-        let var = |k: &str| std::env::var(k).ok();
-        if let Some(v) = var("OXMPI_COLL_SHM") {
-            s.fast_enabled = match v.trim() {
-                "0" | "no" | "off" | "false" => false,
-                "1" | "yes" | "on" | "true" | "" => true,
-                _ => {
-                    return Err(Error::new(
-                        ErrorClass::Other,
-                        format!("OXMPI_COLL_SHM={v:?}: expected 0 or 1"),
-                    ))
-                }
-            };
-        }
-        if let Some(v) = var("OXMPI_COLL_SHM_MAX") {
-            s.fast_max = v.trim().parse().map_err(|_| {
-                Error::new(
-                    ErrorClass::Other,
-                    format!("OXMPI_COLL_SHM_MAX={v:?}: expected a byte count"),
-                )
-            })?;
-        }
-        if let Some(v) = var("OXMPI_COLL_SHM_LARGE_MAX") {
-            s.fast_large_set = true;
-            s.fast_large_max = v.trim().parse().map_err(|_| {
-                Error::new(
-                    ErrorClass::Other,
-                    format!("OXMPI_COLL_SHM_LARGE_MAX={v:?}: expected a byte count"),
-                )
-            })?;
-        }
-        Ok(s)
+    /// The collective state for validated settings (`OXMPI_COLL_*`).
+    pub fn from_settings(s: &crate::tunables::Settings) -> State {
+        State::with_tuning(s.coll_tuning())
     }
 
     pub fn with_tuning(tuning: Tuning) -> State {
@@ -104,10 +62,6 @@ impl State {
             cache: Vec::with_capacity(CACHE_SLOTS),
             cache_next: 0,
             pool: Some(Pool::default()),
-            fast_enabled: true,
-            fast_max: super::shm::SLOT,
-            fast_large_max: 1 << 20,
-            fast_large_set: false,
             fast: Vec::new(),
         }
     }
