@@ -433,16 +433,43 @@ fn color_key(color: i32, key: i32) -> Vec<u8> {
 
 /// The members of `g` whose payload has colour `color`, ordered by (key, rank).
 fn members_of_color(g: &Group, payloads: &[Vec<u8>], color: i32) -> Result<Vec<u32>> {
+    members_by_key(g, payloads, |r| {
+        let (c, k) = (r.i32()?, r.i32()?);
+        Ok((c == color).then_some(k))
+    })
+}
+
+/// The members of `g` whose payload `pick` accepts (by returning their key), ordered
+/// by (key, rank).
+fn members_by_key(
+    g: &Group,
+    payloads: &[Vec<u8>],
+    pick: impl Fn(&mut Reader<'_>) -> Result<Option<i32>>,
+) -> Result<Vec<u32>> {
     let mut v = Vec::new();
     for (i, p) in payloads.iter().enumerate() {
-        let mut r = Reader::new(p);
-        let (c, k) = (r.i32()?, r.i32()?);
-        if c == color {
+        if let Some(k) = pick(&mut Reader::new(p))? {
             v.push((k, i, g.members().get(i).copied().ok_or_else(malformed)?));
         }
     }
     v.sort_by_key(|&(k, i, _)| (k, i));
     Ok(v.into_iter().map(|(_, _, w)| w).collect())
+}
+
+/// The new intercommunicator of a split of `c` between the local members `l` and the
+/// remote members `r`; none when the remote side is empty.
+fn inter_part(ctx: u32, l: Vec<u32>, r: Vec<u32>, c: &Comm, me: u32) -> Result<Option<CommId>> {
+    if r.is_empty() {
+        return Ok(None);
+    }
+    let n = new_comm(
+        ctx,
+        Arc::new(Group::new(l)),
+        Some(Arc::new(Group::new(r))),
+        c,
+        me,
+    );
+    n.map(install).transpose()
 }
 
 fn split_with_topo(
@@ -476,17 +503,7 @@ fn split_checked(
         let rg = c.remote.as_ref().ok_or_else(malformed)?;
         let l = members_of_color(&c.group, &local, color)?;
         let r = members_of_color(rg, &remote, color)?;
-        if r.is_empty() {
-            return Ok(None);
-        }
-        let n = new_comm(
-            ctx,
-            Arc::new(Group::new(l)),
-            Some(Arc::new(Group::new(r))),
-            &c,
-            me,
-        );
-        return n.map(install).transpose();
+        return inter_part(ctx, l, r, &c, me);
     }
     let (ctx, all) = agree_all(
         &team_of(&c.group, c.rank, c.coll_ctx(), ic::TAG_INTRA),
@@ -551,17 +568,7 @@ pub fn comm_split_type(id: CommId, ty: SplitType, key: i32) -> Result<Option<Com
         }
         let l = members_on_node(&c.group, &local, &node)?;
         let r = members_on_node(&rg, &remote, &node)?;
-        if r.is_empty() {
-            return Ok(None);
-        }
-        let n = new_comm(
-            ctx,
-            Arc::new(Group::new(l)),
-            Some(Arc::new(Group::new(r))),
-            &c,
-            me,
-        );
-        return n.map(install).transpose();
+        return inter_part(ctx, l, r, &c, me);
     }
     let team = team_of(&c.group, c.rank, c.coll_ctx(), ic::TAG_INTRA);
     let (ctx, all) = agree_all(&team, w.finish())?;
@@ -577,16 +584,10 @@ pub fn comm_split_type(id: CommId, ty: SplitType, key: i32) -> Result<Option<Com
 /// The members of `g` whose `MPI_Comm_split_type` payload (joins, key, node) joins the
 /// split on `node`, ordered by (key, rank).
 fn members_on_node(g: &Group, payloads: &[Vec<u8>], node: &str) -> Result<Vec<u32>> {
-    let mut v = Vec::new();
-    for (i, p) in payloads.iter().enumerate() {
-        let mut r = Reader::new(p);
+    members_by_key(g, payloads, |r| {
         let (j, k, n) = (r.i32()?, r.i32()?, r.bytes()?);
-        if j == 1 && n == node.as_bytes() {
-            v.push((k, i, g.members().get(i).copied().ok_or_else(malformed)?));
-        }
-    }
-    v.sort_by_key(|&(k, i, _)| (k, i));
-    Ok(v.into_iter().map(|(_, _, w)| w).collect())
+        Ok((j == 1 && n == node.as_bytes()).then_some(k))
+    })
 }
 
 // ----- free ------------------------------------------------------------------------------
