@@ -163,6 +163,12 @@ fn req_target(r: *mut MPI_Request) -> Target {
     }
 }
 
+/// The error of a completed request (reported to its communicator's handler).
+#[inline]
+fn request_error(c: &Completion) -> Result<()> {
+    convert::status_error(&c.status).map_err(|e| e.on_comm(c.comm))
+}
+
 /// Applies a completion to the caller's handle: freed requests become MPI_REQUEST_NULL.
 unsafe fn settle(r: *mut MPI_Request, c: &Completion) {
     if c.freed {
@@ -190,7 +196,7 @@ mpi_fn! { MPI_Wait / PMPI_Wait (r: *mut MPI_Request, st: *mut MPI_Status) target
         settle(r, &c);
         write_status(st, &c.status, false);
     }
-    convert::status_error(&c.status)
+    request_error(&c)
 }}
 
 mpi_fn! { MPI_Test / PMPI_Test (r: *mut MPI_Request, flag: *mut c_int, st: *mut MPI_Status) target(req_target(r)) {
@@ -218,7 +224,7 @@ mpi_fn! { MPI_Test / PMPI_Test (r: *mut MPI_Request, flag: *mut c_int, st: *mut 
                 settle(r, &c);
                 write_status(st, &c.status, false);
             }
-            convert::status_error(&c.status)
+            request_error(&c)
         }
         None => {
             // SAFETY: flag checked.
@@ -255,7 +261,12 @@ unsafe fn read_requests_into(
     Ok(())
 }
 
-fn statuses_ptr(st: *mut MPI_Status) -> Result<*mut MPI_Status> {
+/// The status array of a call on `n` requests: with none, nothing is written and a
+/// null array is valid.
+fn statuses_ptr(n: c_int, st: *mut MPI_Status) -> Result<*mut MPI_Status> {
+    if n == 0 {
+        return Ok(st);
+    }
     convert::out(
         st,
         "array of statuses (use MPI_STATUSES_IGNORE to ignore them)",
@@ -297,7 +308,7 @@ mpi_fn! { MPI_Waitany / PMPI_Waitany (n: c_int, rs: *mut MPI_Request, index: *mu
                 settle(rs.add(i), &c);
                 write_status(st, &c.status, false);
             }
-            convert::status_error(&c.status)
+            request_error(&c)
         }
     }
 }}
@@ -322,7 +333,7 @@ mpi_fn! { MPI_Testany / PMPI_Testany (n: c_int, rs: *mut MPI_Request, index: *mu
                 *index = i as c_int;
                 settle(rs.add(i), &c);
                 write_status(st, &c.status, false);
-                return convert::status_error(&c.status);
+                return request_error(&c);
             }
             None if f => write_status(st, &oxmpi_core::device::Status::EMPTY, false),
             None => {}
@@ -342,7 +353,7 @@ unsafe fn report_all(
         .iter()
         .flatten()
         .any(|c| c.status.error != ErrorClass::Success);
-    if st as usize == STATUS_IGNORE {
+    if st as usize == STATUS_IGNORE || st.is_null() {
         for (i, c) in done.iter().enumerate() {
             if let Some(c) = c {
                 // SAFETY: i < n (MPI contract).
@@ -354,12 +365,27 @@ unsafe fn report_all(
         unsafe { write_all(rs, st, done, failed) };
     }
     if failed {
-        return Err(Error::new(
-            ErrorClass::InStatus,
-            "one or more requests failed; see the MPI_ERROR field of their statuses",
-        ));
+        return Err(in_status(done.iter().flatten()));
     }
     Ok(())
+}
+
+/// `MPI_ERR_IN_STATUS`, reported to the handler of the communicator of the first
+/// failed request among `done`.
+#[cold]
+#[inline(never)]
+fn in_status<'a>(done: impl IntoIterator<Item = &'a Completion>) -> Error {
+    let e = Error::new(
+        ErrorClass::InStatus,
+        "one or more requests failed; see the MPI_ERROR field of their statuses",
+    );
+    match done
+        .into_iter()
+        .find(|c| c.status.error != ErrorClass::Success)
+    {
+        Some(c) => e.on_comm(c.comm),
+        None => e,
+    }
 }
 
 /// Settles the handles of completed requests and writes every status (the `MPI_ERROR`
@@ -402,7 +428,7 @@ unsafe fn waitall_in(
     // SAFETY: rs holds n handles.
     unsafe { read_requests_into(n, rs, ids)? };
     let ids = &ids[..n as usize];
-    let st = statuses_ptr(st)?;
+    let st = statuses_ptr(n, st)?;
     if crate::grequest::involved(ids) {
         // SAFETY: arrays of n entries.
         return unsafe { crate::grequest::waitall(rs, ids, st) };
@@ -446,7 +472,7 @@ mpi_fn! { MPI_Testall / PMPI_Testall (n: c_int, rs: *mut MPI_Request, flag: *mut
     // SAFETY: rs holds n handles.
     let ids = unsafe { read_requests(n, rs)? };
     let flag = convert::out(flag, "flag")?;
-    let st = statuses_ptr(st)?;
+    let st = statuses_ptr(n, st)?;
     if crate::grequest::involved(&ids) {
         // SAFETY: flag checked; arrays of n entries.
         return unsafe { crate::grequest::testall(rs, &ids, flag, st) };
@@ -493,10 +519,7 @@ unsafe fn report_some(
         }
     }
     if failed {
-        return Err(Error::new(
-            ErrorClass::InStatus,
-            "one or more requests failed; see the MPI_ERROR field of their statuses",
-        ));
+        return Err(in_status(done.iter().map(|(_, c)| c)));
     }
     Ok(())
 }
@@ -508,7 +531,7 @@ mpi_fn! { MPI_Waitsome / PMPI_Waitsome (n: c_int, rs: *mut MPI_Request, outcount
     if n > 0 {
         convert::out(indices, "array of indices")?;
     }
-    let st = statuses_ptr(st)?;
+    let st = statuses_ptr(n, st)?;
     if crate::grequest::involved(&ids) {
         // SAFETY: arrays of n entries.
         return unsafe { crate::grequest::waitsome(rs, &ids, outcount, indices, st) };
@@ -525,7 +548,7 @@ mpi_fn! { MPI_Testsome / PMPI_Testsome (n: c_int, rs: *mut MPI_Request, outcount
     if n > 0 {
         convert::out(indices, "array of indices")?;
     }
-    let st = statuses_ptr(st)?;
+    let st = statuses_ptr(n, st)?;
     if crate::grequest::involved(&ids) {
         // SAFETY: arrays of n entries.
         return unsafe { crate::grequest::testsome(rs, &ids, outcount, indices, st) };

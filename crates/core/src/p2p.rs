@@ -5,7 +5,7 @@
 //! Error messages here name the argument and the value; the bindings prefix the name of
 //! the call (`MPI_Send: ...`).
 
-use crate::comm::{Comm, CommId};
+use crate::comm::{Comm, CommId, NO_COMM};
 use crate::device::matching::Spec;
 use crate::device::{
     Direct, Direction, Finish, Layout, Persistent, RecvArgs, ReqId, SendArgs, SendMode, Status,
@@ -51,6 +51,10 @@ pub struct Completion {
     /// The request no longer exists (the binding sets the handle to `MPI_REQUEST_NULL`);
     /// false for persistent requests, which become inactive.
     pub freed: bool,
+    /// The communicator the request was started on, whose error handler reports its
+    /// error ([`NO_COMM`] for generalized requests, and for the shared request of sends
+    /// that left at once and inactive persistent requests, which never fail).
+    pub comm: CommId,
 }
 
 // ----- argument checks -------------------------------------------------------------
@@ -644,9 +648,14 @@ fn check_request(rt: &Runtime, id: ReqId) -> Result<()> {
 /// The completion a finished request reports (None unless it was finished).
 fn finished(f: Finish) -> Option<Completion> {
     match f {
-        Finish::Done { status, released } => Some(Completion {
+        Finish::Done {
+            status,
+            released,
+            owner,
+        } => Some(Completion {
             status,
             freed: released,
+            comm: owner,
         }),
         Finish::NotComplete | Finish::Inactive => None,
     }
@@ -658,6 +667,7 @@ fn try_finish(rt: &mut Runtime, id: ReqId) -> Option<Completion> {
         Finish::Inactive => Some(Completion {
             status: Status::EMPTY,
             freed: false,
+            comm: NO_COMM,
         }),
         f => finished(f),
     }
@@ -825,6 +835,7 @@ fn waitall_each(ids: &[Option<ReqId>], out: &mut [Option<Completion>]) -> Result
                             Some(DONE_SEND) => Some(Completion {
                                 status: Status::EMPTY,
                                 freed: true,
+                                comm: NO_COMM,
                             }),
                             Some(_) => {
                                 p |= 1 << i;

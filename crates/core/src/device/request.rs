@@ -334,8 +334,13 @@ pub enum Finish {
     NotComplete,
     /// A persistent request that is not started: nothing to finish.
     Inactive,
-    /// Finished with `status`; `released` when the request is gone (not persistent).
-    Done { status: Status, released: bool },
+    /// Finished with `status`; `released` when the request is gone (not persistent);
+    /// `owner` is the request's [`Request::owner`] (to report its error).
+    Done {
+        status: Status,
+        released: bool,
+        owner: u32,
+    },
 }
 
 /// A slab of requests with id reuse, plus the shared request [`DONE_SEND`].
@@ -452,6 +457,7 @@ impl RequestTable {
                 return Finish::Done {
                     status: Status::EMPTY,
                     released: true,
+                    owner: 0,
                 }
             }
             None => return Finish::NotComplete,
@@ -462,13 +468,14 @@ impl RequestTable {
         if !r.complete || r.cancel_pending {
             return Finish::NotComplete;
         }
-        let status = r.status;
+        let (status, owner) = (r.status, r.owner);
         if r.persistent.is_some() {
             r.op = Op::Inactive;
             r.complete = false;
             return Finish::Done {
                 status,
                 released: false,
+                owner,
             };
         }
         r.release();
@@ -477,6 +484,7 @@ impl RequestTable {
         Finish::Done {
             status,
             released: true,
+            owner,
         }
     }
 
