@@ -155,12 +155,17 @@ pub fn guard(
 /// ```
 ///
 /// A target that is a communicator handle passed by value (`convert::target(c)`) is
-/// decoded only when the call fails; any other target expression (one that reads
-/// through a pointer the body may change, say) is evaluated before the body runs.
+/// decoded only when the call fails, as is one marked `lazy` (for an expression that
+/// reads what the body may change, when the body's errors after that change name their
+/// object themselves: `Error::comm`); any other target expression is evaluated before
+/// the body runs.
 #[macro_export]
 macro_rules! mpi_fn {
     ($name:ident / $pname:ident ( $($arg:ident : $ty:ty),* $(,)? ) target(convert::target($c:ident)) $body:block) => {
         $crate::mpi_fn! { @define $name / $pname ( $($arg : $ty),* ) (move || convert::target($c)) $body }
+    };
+    ($name:ident / $pname:ident ( $($arg:ident : $ty:ty),* $(,)? ) target(lazy $target:expr) $body:block) => {
+        $crate::mpi_fn! { @define $name / $pname ( $($arg : $ty),* ) (move || $target) $body }
     };
     ($name:ident / $pname:ident ( $($arg:ident : $ty:ty),* $(,)? ) target($target:expr) $body:block) => {
         $crate::mpi_fn! { @define $name / $pname ( $($arg : $ty),* ) ({ let t = $target; move || t }) $body }

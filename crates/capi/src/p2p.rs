@@ -163,10 +163,21 @@ fn req_target(r: *mut MPI_Request) -> Target {
     }
 }
 
-/// The error of a completed request (reported to its communicator's handler).
+/// The error of completed request `id` (reported to its communicator's handler).
 #[inline]
-fn request_error(c: &Completion) -> Result<()> {
-    convert::status_error(&c.status).map_err(|e| e.on_comm(c.comm))
+fn request_error(id: ReqId, c: &Completion) -> Result<()> {
+    convert::status_error(&c.status).map_err(|e| on_request(e, id, c))
+}
+
+/// `e`, to be reported to the handler of the communicator of request `id`, which
+/// finished as `c`.
+#[cold]
+#[inline(never)]
+fn on_request(e: Error, id: ReqId, c: &Completion) -> Error {
+    match p2p::failed_comm(id, &c.status) {
+        Some(comm) => e.on_comm(comm),
+        None => e,
+    }
 }
 
 /// Applies a completion to the caller's handle: freed requests become MPI_REQUEST_NULL.
@@ -177,7 +188,7 @@ unsafe fn settle(r: *mut MPI_Request, c: &Completion) {
     }
 }
 
-mpi_fn! { MPI_Wait / PMPI_Wait (r: *mut MPI_Request, st: *mut MPI_Status) target(req_target(r)) {
+mpi_fn! { MPI_Wait / PMPI_Wait (r: *mut MPI_Request, st: *mut MPI_Status) target(lazy req_target(r)) {
     let r = convert::out(r, "request")?;
     let st = status_ptr(st)?;
     // SAFETY: r checked non-null.
@@ -196,10 +207,10 @@ mpi_fn! { MPI_Wait / PMPI_Wait (r: *mut MPI_Request, st: *mut MPI_Status) target
         settle(r, &c);
         write_status(st, &c.status, false);
     }
-    request_error(&c)
+    request_error(id, &c)
 }}
 
-mpi_fn! { MPI_Test / PMPI_Test (r: *mut MPI_Request, flag: *mut c_int, st: *mut MPI_Status) target(req_target(r)) {
+mpi_fn! { MPI_Test / PMPI_Test (r: *mut MPI_Request, flag: *mut c_int, st: *mut MPI_Status) target(lazy req_target(r)) {
     let r = convert::out(r, "request")?;
     let flag = convert::out(flag, "flag")?;
     let st = status_ptr(st)?;
@@ -224,7 +235,7 @@ mpi_fn! { MPI_Test / PMPI_Test (r: *mut MPI_Request, flag: *mut c_int, st: *mut 
                 settle(r, &c);
                 write_status(st, &c.status, false);
             }
-            request_error(&c)
+            request_error(id, &c)
         }
         None => {
             // SAFETY: flag checked.
@@ -308,7 +319,7 @@ mpi_fn! { MPI_Waitany / PMPI_Waitany (n: c_int, rs: *mut MPI_Request, index: *mu
                 settle(rs.add(i), &c);
                 write_status(st, &c.status, false);
             }
-            request_error(&c)
+            request_error(ids[i].expect("a finished request"), &c)
         }
     }
 }}
@@ -333,7 +344,7 @@ mpi_fn! { MPI_Testany / PMPI_Testany (n: c_int, rs: *mut MPI_Request, index: *mu
                 *index = i as c_int;
                 settle(rs.add(i), &c);
                 write_status(st, &c.status, false);
-                return request_error(&c);
+                return request_error(ids[i].expect("a finished request"), &c);
             }
             None if f => write_status(st, &oxmpi_core::device::Status::EMPTY, false),
             None => {}
@@ -346,26 +357,37 @@ mpi_fn! { MPI_Testany / PMPI_Testany (n: c_int, rs: *mut MPI_Request, index: *mu
 /// request failed.
 unsafe fn report_all(
     rs: *mut MPI_Request,
+    ids: &[Option<ReqId>],
     st: *mut MPI_Status,
     done: &[Option<Completion>],
 ) -> Result<()> {
-    let failed = done
-        .iter()
-        .flatten()
-        .any(|c| c.status.error != ErrorClass::Success);
-    if st as usize == STATUS_IGNORE || st.is_null() {
+    let failed = if st as usize == STATUS_IGNORE {
+        // One pass: settle the handles and note any failure.
+        let mut failed = false;
         for (i, c) in done.iter().enumerate() {
             if let Some(c) = c {
+                failed |= c.status.error != ErrorClass::Success;
                 // SAFETY: i < n (MPI contract).
                 unsafe { settle(rs.add(i), c) };
             }
         }
+        failed
     } else {
+        // The MPI_ERROR fields are written only when some request failed.
+        let failed = done
+            .iter()
+            .flatten()
+            .any(|c| c.status.error != ErrorClass::Success);
         // SAFETY: st holds n statuses (MPI contract).
         unsafe { write_all(rs, st, done, failed) };
-    }
+        failed
+    };
     if failed {
-        return Err(in_status(done.iter().flatten()));
+        return Err(in_status(
+            ids.iter()
+                .zip(done)
+                .filter_map(|(id, c)| Some((*id)?).zip(c.as_ref())),
+        ));
     }
     Ok(())
 }
@@ -374,16 +396,17 @@ unsafe fn report_all(
 /// failed request among `done`.
 #[cold]
 #[inline(never)]
-fn in_status<'a>(done: impl IntoIterator<Item = &'a Completion>) -> Error {
+fn in_status<'a>(done: impl IntoIterator<Item = (ReqId, &'a Completion)>) -> Error {
     let e = Error::new(
         ErrorClass::InStatus,
         "one or more requests failed; see the MPI_ERROR field of their statuses",
     );
     match done
         .into_iter()
-        .find(|c| c.status.error != ErrorClass::Success)
+        .find(|(_, c)| c.status.error != ErrorClass::Success)
+        .and_then(|(id, c)| p2p::failed_comm(id, &c.status))
     {
-        Some(c) => e.on_comm(c.comm),
+        Some(comm) => e.on_comm(comm),
         None => e,
     }
 }
@@ -436,7 +459,7 @@ unsafe fn waitall_in(
     let done = &mut done[..ids.len()];
     p2p::waitall_into(ids, done)?;
     // SAFETY: arrays of n entries.
-    unsafe { report_all(rs, st, done) }
+    unsafe { report_all(rs, ids, st, done) }
 }
 
 /// [`waitall_in`] with arrays of `N` entries on the stack (`n` <= `N`).
@@ -482,7 +505,7 @@ mpi_fn! { MPI_Testall / PMPI_Testall (n: c_int, rs: *mut MPI_Request, flag: *mut
             // SAFETY: flag checked; arrays of n entries.
             unsafe {
                 *flag = 1;
-                report_all(rs, st, &done)
+                report_all(rs, &ids, st, &done)
             }
         }
         None => {
@@ -496,6 +519,7 @@ mpi_fn! { MPI_Testall / PMPI_Testall (n: c_int, rs: *mut MPI_Request, flag: *mut
 /// Writes the results of a wait/test-some.
 unsafe fn report_some(
     rs: *mut MPI_Request,
+    ids: &[Option<ReqId>],
     outcount: *mut c_int,
     indices: *mut c_int,
     st: *mut MPI_Status,
@@ -519,7 +543,9 @@ unsafe fn report_some(
         }
     }
     if failed {
-        return Err(in_status(done.iter().map(|(_, c)| c)));
+        return Err(in_status(
+            done.iter().filter_map(|(i, c)| Some((ids[*i]?, c))),
+        ));
     }
     Ok(())
 }
@@ -538,7 +564,7 @@ mpi_fn! { MPI_Waitsome / PMPI_Waitsome (n: c_int, rs: *mut MPI_Request, outcount
     }
     let done = p2p::waitsome(&ids)?;
     // SAFETY: arrays of n entries.
-    unsafe { report_some(rs, outcount, indices, st, done) }
+    unsafe { report_some(rs, &ids, outcount, indices, st, done) }
 }}
 
 mpi_fn! { MPI_Testsome / PMPI_Testsome (n: c_int, rs: *mut MPI_Request, outcount: *mut c_int, indices: *mut c_int, st: *mut MPI_Status) target(Target::None) {
@@ -555,7 +581,7 @@ mpi_fn! { MPI_Testsome / PMPI_Testsome (n: c_int, rs: *mut MPI_Request, outcount
     }
     let done = p2p::testsome(&ids)?;
     // SAFETY: arrays of n entries.
-    unsafe { report_some(rs, outcount, indices, st, done) }
+    unsafe { report_some(rs, &ids, outcount, indices, st, done) }
 }}
 
 mpi_fn! { MPI_Request_free / PMPI_Request_free (r: *mut MPI_Request) target(req_target(r)) {

@@ -175,7 +175,8 @@ pub struct Outcome {
     pub error: Option<Error>,
     /// The request no longer exists (the handle becomes `MPI_REQUEST_NULL`).
     pub freed: bool,
-    /// The communicator whose handler reports its error.
+    /// The communicator whose handler reports its error ([`NO_COMM`]: none, as for a
+    /// generalized request or a request that succeeded).
     pub comm: CommId,
 }
 
@@ -214,11 +215,17 @@ fn outcome(id: Option<ReqId>, c: &Completion) -> Outcome {
     if let Some(h) = id.and_then(forget) {
         return conclude(&*h, true);
     }
+    let comm = match id {
+        Some(id) if c.status.error != ErrorClass::Success => {
+            p2p::failed_comm(id, &c.status).unwrap_or(NO_COMM)
+        }
+        _ => NO_COMM,
+    };
     Outcome {
         status: c.status,
         error: None,
         freed: c.freed,
-        comm: c.comm,
+        comm,
     }
 }
 

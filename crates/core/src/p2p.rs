@@ -5,7 +5,7 @@
 //! Error messages here name the argument and the value; the bindings prefix the name of
 //! the call (`MPI_Send: ...`).
 
-use crate::comm::{Comm, CommId, NO_COMM};
+use crate::comm::{Comm, CommId};
 use crate::device::matching::Spec;
 use crate::device::{
     Direct, Direction, Finish, Layout, Persistent, RecvArgs, ReqId, SendArgs, SendMode, Status,
@@ -51,10 +51,6 @@ pub struct Completion {
     /// The request no longer exists (the binding sets the handle to `MPI_REQUEST_NULL`);
     /// false for persistent requests, which become inactive.
     pub freed: bool,
-    /// The communicator the request was started on, whose error handler reports its
-    /// error ([`NO_COMM`] for generalized requests, and for the shared request of sends
-    /// that left at once and inactive persistent requests, which never fail).
-    pub comm: CommId,
 }
 
 // ----- argument checks -------------------------------------------------------------
@@ -648,17 +644,24 @@ fn check_request(rt: &Runtime, id: ReqId) -> Result<()> {
 /// The completion a finished request reports (None unless it was finished).
 fn finished(f: Finish) -> Option<Completion> {
     match f {
-        Finish::Done {
-            status,
-            released,
-            owner,
-        } => Some(Completion {
+        Finish::Done { status, released } => Some(Completion {
             status,
             freed: released,
-            comm: owner,
         }),
         Finish::NotComplete | Finish::Inactive => None,
     }
+}
+
+/// The communicator of request `id`, which a completion call just reported finished
+/// with `status`, an error (the handler of that communicator reports it). Looked up
+/// only on failure, so that completions carry nothing more; `None` when the request's
+/// slot has been reused since (another thread started a request).
+#[cold]
+#[inline(never)]
+pub fn failed_comm(id: ReqId, status: &Status) -> Option<CommId> {
+    runtime::with(|rt| Ok(rt.device.finished_owner(id, status)))
+        .ok()
+        .flatten()
 }
 
 /// Finishes `id` if complete; an inactive persistent request reports the empty status.
@@ -667,7 +670,6 @@ fn try_finish(rt: &mut Runtime, id: ReqId) -> Option<Completion> {
         Finish::Inactive => Some(Completion {
             status: Status::EMPTY,
             freed: false,
-            comm: NO_COMM,
         }),
         f => finished(f),
     }
@@ -835,7 +837,6 @@ fn waitall_each(ids: &[Option<ReqId>], out: &mut [Option<Completion>]) -> Result
                             Some(DONE_SEND) => Some(Completion {
                                 status: Status::EMPTY,
                                 freed: true,
-                                comm: NO_COMM,
                             }),
                             Some(_) => {
                                 p |= 1 << i;

@@ -334,13 +334,8 @@ pub enum Finish {
     NotComplete,
     /// A persistent request that is not started: nothing to finish.
     Inactive,
-    /// Finished with `status`; `released` when the request is gone (not persistent);
-    /// `owner` is the request's [`Request::owner`] (to report its error).
-    Done {
-        status: Status,
-        released: bool,
-        owner: u32,
-    },
+    /// Finished with `status`; `released` when the request is gone (not persistent).
+    Done { status: Status, released: bool },
 }
 
 /// A slab of requests with id reuse, plus the shared request [`DONE_SEND`].
@@ -457,7 +452,6 @@ impl RequestTable {
                 return Finish::Done {
                     status: Status::EMPTY,
                     released: true,
-                    owner: 0,
                 }
             }
             None => return Finish::NotComplete,
@@ -468,14 +462,13 @@ impl RequestTable {
         if !r.complete || r.cancel_pending {
             return Finish::NotComplete;
         }
-        let (status, owner) = (r.status, r.owner);
+        let status = r.status;
         if r.persistent.is_some() {
             r.op = Op::Inactive;
             r.complete = false;
             return Finish::Done {
                 status,
                 released: false,
-                owner,
             };
         }
         r.release();
@@ -484,8 +477,16 @@ impl RequestTable {
         Finish::Done {
             status,
             released: true,
-            owner,
         }
+    }
+
+    /// The owner of request `id`, which a completion call just reported finished with
+    /// `status`: a finished request keeps both until its slot is reused (`None` then, as
+    /// the status no longer matches). Read only for requests that failed, to report the
+    /// error to the owner's handler.
+    pub fn finished_owner(&self, id: ReqId, status: &Status) -> Option<u32> {
+        let r = self.slots.get(id as usize)?.as_ref()?;
+        (r.status == *status).then_some(r.owner)
     }
 
     /// Number of requests that exist.
