@@ -274,8 +274,9 @@ unsafe fn read_requests_into(
 
 /// The status array of a call on `n` requests: with none, nothing is written and a
 /// null array is valid.
+#[inline(always)]
 fn statuses_ptr(n: c_int, st: *mut MPI_Status) -> Result<*mut MPI_Status> {
-    if n == 0 {
+    if !st.is_null() || n == 0 {
         return Ok(st);
     }
     convert::out(
@@ -353,15 +354,14 @@ mpi_fn! { MPI_Testany / PMPI_Testany (n: c_int, rs: *mut MPI_Request, index: *mu
     Ok(())
 }}
 
-/// Writes the results of a wait/test-all and reports `MPI_ERR_IN_STATUS` when any
-/// request failed.
+/// Writes the results of a wait/test-all; true when any request failed (the caller
+/// reports `MPI_ERR_IN_STATUS`: [`all_failed`]).
 unsafe fn report_all(
     rs: *mut MPI_Request,
-    ids: &[Option<ReqId>],
     st: *mut MPI_Status,
     done: &[Option<Completion>],
-) -> Result<()> {
-    let failed = if st as usize == STATUS_IGNORE {
+) -> bool {
+    if st as usize == STATUS_IGNORE {
         // One pass: settle the handles and note any failure.
         let mut failed = false;
         for (i, c) in done.iter().enumerate() {
@@ -381,15 +381,18 @@ unsafe fn report_all(
         // SAFETY: st holds n statuses (MPI contract).
         unsafe { write_all(rs, st, done, failed) };
         failed
-    };
-    if failed {
-        return Err(in_status(
-            ids.iter()
-                .zip(done)
-                .filter_map(|(id, c)| Some((*id)?).zip(c.as_ref())),
-        ));
     }
-    Ok(())
+}
+
+/// The `MPI_ERR_IN_STATUS` of a wait/test-all over `ids` that finished as `done`.
+#[cold]
+#[inline(never)]
+fn all_failed(ids: &[Option<ReqId>], done: &[Option<Completion>]) -> Error {
+    in_status(
+        ids.iter()
+            .zip(done)
+            .filter_map(|(id, c)| Some((*id)?).zip(c.as_ref())),
+    )
 }
 
 /// `MPI_ERR_IN_STATUS`, reported to the handler of the communicator of the first
@@ -459,7 +462,10 @@ unsafe fn waitall_in(
     let done = &mut done[..ids.len()];
     p2p::waitall_into(ids, done)?;
     // SAFETY: arrays of n entries.
-    unsafe { report_all(rs, ids, st, done) }
+    if unsafe { report_all(rs, st, done) } {
+        return Err(all_failed(ids, done));
+    }
+    Ok(())
 }
 
 /// [`waitall_in`] with arrays of `N` entries on the stack (`n` <= `N`).
@@ -502,11 +508,13 @@ mpi_fn! { MPI_Testall / PMPI_Testall (n: c_int, rs: *mut MPI_Request, flag: *mut
     }
     match p2p::testall(&ids)? {
         Some(done) => {
-            // SAFETY: flag checked; arrays of n entries.
-            unsafe {
-                *flag = 1;
-                report_all(rs, &ids, st, &done)
+            // SAFETY: flag checked.
+            unsafe { *flag = 1 };
+            // SAFETY: arrays of n entries.
+            if unsafe { report_all(rs, st, &done) } {
+                return Err(all_failed(&ids, &done));
             }
+            Ok(())
         }
         None => {
             // SAFETY: flag checked.
