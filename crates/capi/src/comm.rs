@@ -2,44 +2,18 @@
 //! comparison, names, hints (info), and intercommunicators (create, merge, queries).
 
 use crate::convert::{self, comm};
-use crate::errhandler::{PMPI_Comm_get_errhandler, PMPI_Comm_set_errhandler, PMPI_Errhandler_free};
 use crate::export::Target;
 use crate::group::group_of;
-use crate::handles::{self, MPI_Comm, MPI_Errhandler, MPI_Group, MPI_Info};
+use crate::handles::{self, MPI_Comm, MPI_Group, MPI_Info};
 use crate::mpi_fn;
-use oxmpi_core::comm::{CommId, Errhandler};
+use oxmpi_core::comm::CommId;
 use oxmpi_core::commops::{self, SplitType};
-use oxmpi_core::{runtime, Error, ErrorClass, Result, UNDEFINED};
+use oxmpi_core::{Error, ErrorClass, Result, UNDEFINED};
 use std::ffi::CStr;
 use std::os::raw::{c_char, c_int};
 
-fn errhandler_of(id: CommId) -> Option<Errhandler> {
-    runtime::with(|rt| Ok(rt.comms.get(id)?.errhandler)).ok()
-}
-
-/// A new communicator inherited a user error handler from its parent: count the
-/// reference it holds (through the error-handler bindings, which own the counts).
-fn adopt_errhandler(id: CommId) {
-    if !matches!(errhandler_of(id), Some(Errhandler::User(_))) {
-        return;
-    }
-    let c = handles::comm_handle(id);
-    let mut h: MPI_Errhandler = handles::MPI_ERRHANDLER_NULL;
-    // SAFETY: valid communicator and output pointer; the three calls take one
-    // reference, replace the handler with itself (one more, one less) and drop ours.
-    unsafe {
-        if PMPI_Comm_get_errhandler(c, &mut h) == 0 {
-            PMPI_Comm_set_errhandler(c, h);
-            PMPI_Errhandler_free(&mut h);
-        }
-    }
-}
-
 /// Writes a new communicator handle (`MPI_COMM_NULL` for `None`).
 fn put_comm(out: *mut MPI_Comm, id: Option<CommId>) {
-    if let Some(i) = id {
-        adopt_errhandler(i);
-    }
     // SAFETY: callers checked `out` non-null.
     unsafe { *out = id.map_or(handles::MPI_COMM_NULL, handles::comm_handle) };
 }
@@ -150,32 +124,9 @@ mpi_fn! { MPI_Comm_free / PMPI_Comm_free (c: *mut MPI_Comm) target(
     let c = convert::out(c, "comm")?;
     // SAFETY: checked non-null.
     let h = unsafe { *c };
-    let id = comm(h)?;
-    // A user error handler loses this communicator's reference; keep one of our own
-    // until the free has succeeded, so it can be put back if it fails.
-    let mut held: Option<MPI_Errhandler> = None;
-    if matches!(errhandler_of(id), Some(Errhandler::User(_))) && id >= handles::FIRST_CREATED_COMM {
-        let mut eh = handles::MPI_ERRHANDLER_NULL;
-        // SAFETY: valid communicator and output pointer.
-        unsafe {
-            if PMPI_Comm_get_errhandler(h, &mut eh) == 0 {
-                PMPI_Comm_set_errhandler(h, handles::MPI_ERRORS_RETURN);
-                held = Some(eh);
-            }
-        }
-    }
-    let r = commops::comm_free(id);
-    if let Some(mut eh) = held {
-        // SAFETY: valid handles; restores the handler if the communicator survived,
-        // then drops our reference.
-        unsafe {
-            if r.is_err() {
-                PMPI_Comm_set_errhandler(h, eh);
-            }
-            PMPI_Errhandler_free(&mut eh);
-        }
-    }
-    r?;
+    // The communicator's reference to its error handler goes with it (the engine's
+    // communicator table counts it).
+    commops::comm_free(comm(h)?)?;
     // SAFETY: checked non-null.
     unsafe { *c = handles::MPI_COMM_NULL };
     Ok(())

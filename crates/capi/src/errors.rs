@@ -7,7 +7,7 @@
 //! `MPI_Add_error_string`, bound here) live above `MPI_ERR_LASTCODE` in the engine's
 //! registry (`oxmpi_core::user_errors`). A code that a user callback returned (a
 //! generalized request's query function, say) goes back to the program unchanged:
-//! [`passthrough`] wraps it in an engine error that [`code_for`] recognises.
+//! [`passthrough`] wraps it in an engine error that carries it (`Error::code`).
 
 use crate::convert;
 use crate::export::Target;
@@ -34,11 +34,6 @@ fn ring() -> std::sync::MutexGuard<'static, Ring> {
     RING.lock().unwrap_or_else(|p| p.into_inner())
 }
 
-/// Errors made by [`passthrough`]: their message and the code to hand back unchanged
-/// (the most recent few; one is consumed as soon as the call that raised it returns).
-static PASSED: Mutex<Vec<(String, i32)>> = Mutex::new(Vec::new());
-const PASSED_KEEP: usize = 64;
-
 /// An engine error standing for `code`, an error code a user callback returned:
 /// [`code_for`] gives the code back unchanged, so the program sees its own value.
 /// `what` names the callback, e.g. "the query function of a generalized request".
@@ -47,24 +42,16 @@ pub fn passthrough(code: i32, what: &str) -> Error {
         .and_then(ErrorClass::from_code)
         .unwrap_or(ErrorClass::Other);
     let text = string_of(code).unwrap_or_default();
-    let e = Error::new(class, format!("{what} returned error code {code} ({text})"));
-    let mut p = PASSED.lock().unwrap_or_else(|p| p.into_inner());
-    if p.len() >= PASSED_KEEP {
-        p.remove(0);
-    }
-    p.push((e.message.clone(), code));
-    e
-}
-
-fn passed_code(e: &Error) -> Option<i32> {
-    let mut p = PASSED.lock().unwrap_or_else(|p| p.into_inner());
-    let i = p.iter().rposition(|(m, _)| *m == e.message)?;
-    Some(p.remove(i).1)
+    Error::from_callback(
+        code,
+        class,
+        format!("{what} returned error code {code} ({text})"),
+    )
 }
 
 /// Records the full message of `e` raised by `call` and returns its error code.
 pub fn code_for(call: &str, e: &Error) -> i32 {
-    if let Some(code) = passed_code(e) {
+    if let Some(code) = e.code {
         return code;
     }
     let text = format!("{call}: {}: {}", e.class.name(), e.message);
@@ -260,8 +247,10 @@ mod tests {
         let k = user_errors::add_code(c).unwrap();
         let e = passthrough(k, "the query function");
         assert_eq!(code_for("MPI_Wait", &e), k);
-        // Consumed: the same message raised again is an ordinary error.
-        assert_ne!(code_for("MPI_Wait", &e), k);
+        assert_ne!(
+            code_for("MPI_Wait", &Error::new(e.class, e.message.clone())),
+            k
+        );
         assert_eq!(class_of(k), Some(c));
         assert_eq!(string_of(k).as_deref(), Some(""));
         let e = passthrough(ErrorClass::Io as i32, "the free function");

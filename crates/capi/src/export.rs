@@ -11,7 +11,8 @@
 //! never go through the `MPI_` names.
 
 use crate::errors;
-use oxmpi_core::comm::{CommId, Errhandler, SELF};
+use oxmpi_core::comm::CommId;
+use oxmpi_core::errhandler::{self, ErrObject};
 use oxmpi_core::{runtime, Error, ErrorClass};
 use std::os::raw::c_int;
 use std::panic::{catch_unwind, AssertUnwindSafe};
@@ -21,24 +22,17 @@ use std::sync::atomic::{AtomicBool, Ordering};
 #[derive(Clone, Copy, Debug)]
 pub enum Target {
     Comm(CommId),
-    /// No object: errors go to `MPI_COMM_SELF`'s handler, as MPI-4 specifies.
+    /// No object: the engine picks the handler (`errhandler::handler_for`).
     None,
 }
 
-fn handler_of(t: Target) -> Errhandler {
-    let id = match t {
-        Target::Comm(c) => c,
-        Target::None => SELF,
-    };
-    runtime::with(|rt| Ok(rt.comms.get(id).map(|c| c.errhandler).ok()))
-        .ok()
-        .flatten()
-        .or_else(|| {
-            runtime::with(|rt| Ok(rt.comms.get(SELF).map(|c| c.errhandler).ok()))
-                .ok()
-                .flatten()
-        })
-        .unwrap_or(Errhandler::Fatal)
+impl From<Target> for ErrObject {
+    fn from(t: Target) -> ErrObject {
+        match t {
+            Target::Comm(c) => ErrObject::Comm(c),
+            Target::None => ErrObject::None,
+        }
+    }
 }
 
 /// Reports `e` raised by `call` on `target` and returns the code to give the caller
@@ -47,27 +41,11 @@ fn handler_of(t: Target) -> Errhandler {
 #[inline(never)]
 pub fn raise(call: &str, target: Target, e: &Error) -> c_int {
     let code = errors::code_for(call, e);
-    match handler_of(target) {
-        Errhandler::Return => code,
-        Errhandler::User(_) => crate::errhandler::call_user(target, code),
-        Errhandler::Fatal | Errhandler::Abort => fatal_exit(call, e),
-    }
-}
-
-/// Prints the error the way `MPI_ERRORS_ARE_FATAL` does and ends the job.
-pub fn fatal_exit(call: &str, e: &Error) -> ! {
-    let rank = runtime::with(|rt| Ok(rt.world_rank as i64)).unwrap_or(-1);
-    let who = if rank >= 0 {
-        format!("rank {rank}")
-    } else {
-        "process".to_string()
+    let obj = match e.comm {
+        Some(c) => ErrObject::Comm(c),
+        None => target.into(),
     };
-    let line = format!(
-        "oxmpi: {who}: {call}: {}: {} (error handler MPI_ERRORS_ARE_FATAL)",
-        e.class.name(),
-        e.message
-    );
-    runtime::abort(1, &line)
+    errhandler::dispatch(call, obj, e, code)
 }
 
 /// A hint that the process is between `MPI_Init` and `MPI_Finalize`: set by the first
@@ -177,12 +155,17 @@ pub fn guard(
 /// ```
 ///
 /// A target that is a communicator handle passed by value (`convert::target(c)`) is
-/// decoded only when the call fails; any other target expression (one that reads
-/// through a pointer the body may change, say) is evaluated before the body runs.
+/// decoded only when the call fails, as is one marked `lazy` (for an expression that
+/// reads what the body may change, when the body's errors after that change name their
+/// object themselves: `Error::comm`); any other target expression is evaluated before
+/// the body runs.
 #[macro_export]
 macro_rules! mpi_fn {
     ($name:ident / $pname:ident ( $($arg:ident : $ty:ty),* $(,)? ) target(convert::target($c:ident)) $body:block) => {
         $crate::mpi_fn! { @define $name / $pname ( $($arg : $ty),* ) (move || convert::target($c)) $body }
+    };
+    ($name:ident / $pname:ident ( $($arg:ident : $ty:ty),* $(,)? ) target(lazy $target:expr) $body:block) => {
+        $crate::mpi_fn! { @define $name / $pname ( $($arg : $ty),* ) (move || $target) $body }
     };
     ($name:ident / $pname:ident ( $($arg:ident : $ty:ty),* $(,)? ) target($target:expr) $body:block) => {
         $crate::mpi_fn! { @define $name / $pname ( $($arg : $ty),* ) ({ let t = $target; move || t }) $body }

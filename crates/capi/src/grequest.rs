@@ -1,35 +1,25 @@
-//! Generalized requests: `MPI_Grequest_start`, `MPI_Grequest_complete`, and what the
-//! completion calls do with them.
+//! Generalized requests in C: `MPI_Grequest_start`, `MPI_Grequest_complete`, and the
+//! completion calls on lists that hold generalized requests.
 //!
-//! The engine tracks only whether such a request is complete
-//! (`oxmpi_core::grequest`); this module keeps each one's C callbacks and calls them,
-//! with no lock held, as the standard orders:
-//! - a wait/test call that completes the request calls `query_fn` to make its status,
-//!   then `free_fn`; a non-zero code from either becomes the call's error (the code
-//!   itself for single-completion calls, `MPI_ERR_IN_STATUS` with the code in
-//!   `MPI_ERROR` for the all/some forms);
-//! - `MPI_Request_get_status` calls only `query_fn`;
-//! - `MPI_Cancel` calls `cancel_fn(extra_state, complete)`;
-//! - `MPI_Request_free` calls `free_fn` at once when the request is complete, else
-//!   `MPI_Grequest_complete` calls it later.
-//!
-//! The point-to-point completion bindings hand requests to this module when
-//! [`is_generalized`] / [`involved`] say so; both are one atomic load while no
-//! generalized request exists, so ordinary requests pay nothing.
+//! The rules (when each callback runs, in which order, what becomes of the request and
+//! of its errors) are the engine's (`oxmpi_core::grequest`); this module adapts the
+//! program's C callbacks to the engine's `GrequestHooks` (statuses in C layout, error
+//! codes handed back unchanged) and writes the engine's outcomes into the caller's
+//! handles and statuses.
 
-use crate::convert::{self, request, request_handle, write_status, STATUS_IGNORE};
-use crate::errors::passthrough;
+use crate::convert::{self, get_count, is_cancelled, request, request_handle, STATUS_IGNORE};
+use crate::errors::{code_for, passthrough};
 use crate::export::Target;
 use crate::handles::{self, MPI_Request, MPI_Status};
 use crate::mpi_fn;
 use oxmpi_core::device::{ReqId, Status};
-use oxmpi_core::p2p::{self, Completion};
-use oxmpi_core::{grequest as core_greq, Error, ErrorClass, Result, UNDEFINED};
-use std::collections::HashMap;
+use oxmpi_core::grequest::{self as core_greq, GrequestHooks, Outcome};
+use oxmpi_core::{Error, ErrorClass, Result, UNDEFINED};
 use std::ffi::c_void;
 use std::os::raw::c_int;
-use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::{Mutex, MutexGuard};
+use std::sync::Arc;
+
+pub use core_greq::{involved, is_generalized};
 
 /// `MPI_Grequest_query_function`.
 pub type QueryFn = unsafe extern "C" fn(*mut c_void, *mut MPI_Status) -> c_int;
@@ -38,145 +28,89 @@ pub type FreeFn = unsafe extern "C" fn(*mut c_void) -> c_int;
 /// `MPI_Grequest_cancel_function`.
 pub type CancelFn = unsafe extern "C" fn(*mut c_void, c_int) -> c_int;
 
-#[derive(Clone, Copy)]
-struct Callbacks {
+/// The program's callbacks of one generalized request.
+struct CHooks {
     query: QueryFn,
     free: FreeFn,
     cancel: CancelFn,
     extra: usize,
 }
 
-static TABLE: Mutex<Option<HashMap<ReqId, Callbacks>>> = Mutex::new(None);
-/// Number of generalized requests alive (the fast-path check).
-static LIVE: AtomicUsize = AtomicUsize::new(0);
-
-fn table() -> MutexGuard<'static, Option<HashMap<ReqId, Callbacks>>> {
-    TABLE.lock().unwrap_or_else(|p| p.into_inner())
-}
-
-fn lookup(id: ReqId) -> Option<Callbacks> {
-    table().as_ref().and_then(|t| t.get(&id).copied())
-}
-
-fn forget(id: ReqId) -> Option<Callbacks> {
-    let cb = table().as_mut().and_then(|t| t.remove(&id));
-    if cb.is_some() {
-        LIVE.fetch_sub(1, Ordering::Relaxed);
+fn callback_result(rc: c_int, what: &str) -> Result<()> {
+    if rc == 0 {
+        Ok(())
+    } else {
+        Err(passthrough(rc, what))
     }
-    cb
 }
 
-/// True when `id` is a generalized request made here.
-pub fn is_generalized(id: ReqId) -> bool {
-    LIVE.load(Ordering::Relaxed) > 0 && lookup(id).is_some()
-}
-
-/// True when any of `ids` is a generalized request.
-pub fn involved(ids: &[Option<ReqId>]) -> bool {
-    if LIVE.load(Ordering::Relaxed) == 0 {
-        return false;
+impl GrequestHooks for CHooks {
+    fn query(&self, status: &mut Status) -> Result<()> {
+        let mut st = empty_status();
+        // SAFETY: a user callback with the standard's signature, called with the extra
+        // state given to MPI_Grequest_start and a valid status; no lock is held.
+        let rc = unsafe { (self.query)(self.extra as *mut c_void, &mut st) };
+        *status = Status {
+            source: st.MPI_SOURCE,
+            tag: st.MPI_TAG,
+            error: oxmpi_core::device::Outcome::Success,
+            bytes: get_count(&st),
+            cancelled: is_cancelled(&st),
+        };
+        callback_result(rc, "the query function of the generalized request")
     }
-    let t = table();
-    let Some(t) = t.as_ref() else {
-        return false;
-    };
-    ids.iter().flatten().any(|id| t.contains_key(id))
-}
 
-// ----- callbacks --------------------------------------------------------------------------
+    fn free(&self) -> Result<()> {
+        // SAFETY: as above; the engine runs it once.
+        let rc = unsafe { (self.free)(self.extra as *mut c_void) };
+        callback_result(rc, "the free function of the generalized request")
+    }
+
+    fn cancel(&self, complete: bool) -> Result<()> {
+        // SAFETY: as above.
+        let rc = unsafe { (self.cancel)(self.extra as *mut c_void, complete as c_int) };
+        callback_result(rc, "the cancel function of the generalized request")
+    }
+}
 
 /// The status a query function starts from: the empty status.
 fn empty_status() -> MPI_Status {
     MPI_Status::new(handles::MPI_ANY_SOURCE, handles::MPI_ANY_TAG, 0, 0)
 }
 
-/// How a completed request ended, in C terms.
-struct Outcome {
-    status: MPI_Status,
-    /// 0, or the error code (class for engine-reported errors) of the request.
-    code: c_int,
-    /// The error to raise for single-completion calls.
-    error: Option<Error>,
-    /// The request handle becomes `MPI_REQUEST_NULL`.
-    freed: bool,
-}
+// ----- writing outcomes ---------------------------------------------------------------------
 
-/// Calls `query_fn` (and `free_fn` when `release`): the status and the first
-/// non-zero code they return.
-fn conclude(cb: Callbacks, release: bool) -> Outcome {
-    let mut status = empty_status();
-    // SAFETY: user callbacks with the standard's signatures, called with the extra
-    // state given to MPI_Grequest_start and a valid status; no lock is held.
-    let q = unsafe { (cb.query)(cb.extra as *mut c_void, &mut status) };
-    let f = if release {
-        // SAFETY: as above; free_fn runs once, after query_fn.
-        unsafe { (cb.free)(cb.extra as *mut c_void) }
-    } else {
-        0
-    };
-    let (code, error) = if q != 0 {
-        (
-            q,
-            Some(passthrough(
-                q,
-                "the query function of the generalized request",
-            )),
-        )
-    } else if f != 0 {
-        (
-            f,
-            Some(passthrough(
-                f,
-                "the free function of the generalized request",
-            )),
-        )
-    } else {
-        (0, None)
-    };
-    Outcome {
-        status,
-        code,
-        error,
-        freed: release,
+/// The error a single-completion call reports for `o`.
+fn error_of(o: Outcome) -> Result<()> {
+    let comm = o.comm;
+    match o.error {
+        Some(e) => Err(e.on_comm(comm)),
+        None => convert::status_error(&o.status).map_err(|e| e.on_comm(comm)),
     }
 }
 
-/// The outcome of request `id` (generalized or not) that the engine reports finished.
-fn outcome(id: Option<ReqId>, c: Option<&Completion>) -> Outcome {
-    if let Some(cb) = id.and_then(forget) {
-        return conclude(cb, true);
-    }
-    let s = c.map(|c| c.status).unwrap_or(Status::EMPTY);
-    let mut status = empty_status();
-    // SAFETY: a valid local status.
-    unsafe { write_status(&mut status, &s, false) };
-    let error = convert::status_error(&s).err();
-    Outcome {
-        status,
-        code: if error.is_some() {
-            ErrorClass::from(s.error) as c_int
-        } else {
-            0
-        },
-        error,
-        freed: c.is_some_and(|c| c.freed),
+/// The code an all/some call stores in `MPI_ERROR` for `o` (0 when it succeeded).
+fn code_of(call: &str, o: &Outcome) -> c_int {
+    match &o.error {
+        Some(e) => code_for(call, e),
+        None => ErrorClass::from(o.status.error) as c_int,
     }
 }
 
-/// Writes an outcome's status to `dst` (unless ignored); `MPI_ERROR` only when
-/// `with_error`.
+/// Writes an outcome's status to `dst` (unless ignored); `MPI_ERROR` is set to `code`
+/// when given.
 ///
 /// # Safety
-/// `dst` is `MPI_STATUS_IGNORE` or points to a writable status.
-unsafe fn deliver(dst: *mut MPI_Status, o: &Outcome, with_error: bool) {
-    if dst.is_null() || dst as usize == STATUS_IGNORE {
-        return;
-    }
+/// `dst` is null, `MPI_STATUS_IGNORE` or points to a writable status.
+unsafe fn deliver(dst: *mut MPI_Status, o: &Outcome, code: Option<c_int>) {
     // SAFETY: per the contract.
-    let d = unsafe { &mut *dst };
-    let keep = d.MPI_ERROR;
-    *d = o.status;
-    d.MPI_ERROR = if with_error { o.code } else { keep };
+    unsafe { convert::write_status(dst, &o.status, false) };
+    if let Some(c) = code {
+        if !dst.is_null() && dst as usize != STATUS_IGNORE {
+            // SAFETY: per the contract.
+            unsafe { (*dst).MPI_ERROR = c };
+        }
+    }
 }
 
 /// # Safety
@@ -189,7 +123,7 @@ unsafe fn settle(r: *mut MPI_Request, o: &Outcome) {
 }
 
 fn nth(st: *mut MPI_Status, i: usize) -> *mut MPI_Status {
-    if st as usize == STATUS_IGNORE {
+    if st.is_null() || st as usize == STATUS_IGNORE {
         st
     } else {
         // SAFETY: callers pass arrays of the request count (MPI contract).
@@ -197,11 +131,16 @@ fn nth(st: *mut MPI_Status, i: usize) -> *mut MPI_Status {
     }
 }
 
-fn in_status() -> Error {
-    Error::new(
+/// `MPI_ERR_IN_STATUS`, reported to the handler of the first failed request.
+fn in_status(first_failed: Option<&Outcome>) -> Error {
+    let e = Error::new(
         ErrorClass::InStatus,
         "one or more requests failed; see the MPI_ERROR field of their statuses",
-    )
+    );
+    match first_failed {
+        Some(o) => e.on_comm(o.comm),
+        None => e,
+    }
 }
 
 // ----- completion calls involving generalized requests -------------------------------------
@@ -211,14 +150,13 @@ fn in_status() -> Error {
 /// # Safety
 /// `r` points to the handle; `st` is a status or `MPI_STATUS_IGNORE`.
 pub unsafe fn wait(r: *mut MPI_Request, id: ReqId, st: *mut MPI_Status) -> Result<()> {
-    let c = p2p::wait(id)?;
-    let o = outcome(Some(id), Some(&c));
+    let o = core_greq::wait(id)?;
     // SAFETY: per the contract.
     unsafe {
         settle(r, &o);
-        deliver(st, &o, false);
+        deliver(st, &o, None);
     }
-    o.error.map_or(Ok(()), Err)
+    error_of(o)
 }
 
 /// `MPI_Test` on generalized request `id`.
@@ -231,48 +169,45 @@ pub unsafe fn test(
     flag: *mut c_int,
     st: *mut MPI_Status,
 ) -> Result<()> {
-    let Some(c) = p2p::test(id)? else {
+    let Some(o) = core_greq::test(id)? else {
         // SAFETY: flag checked by the caller.
         unsafe { *flag = 0 };
         return Ok(());
     };
-    let o = outcome(Some(id), Some(&c));
     // SAFETY: per the contract.
     unsafe {
         *flag = 1;
         settle(r, &o);
-        deliver(st, &o, false);
+        deliver(st, &o, None);
     }
-    o.error.map_or(Ok(()), Err)
+    error_of(o)
 }
 
-/// `MPI_Waitany` / `MPI_Testany` result handling: `done` is what the engine returned.
+/// Writes the result of a wait/test-any.
 ///
 /// # Safety
-/// `rs` holds `ids.len()` handles; `index` writable; `st` a status or ignore.
+/// `rs` holds the handles; `index` writable; `st` a status or ignore.
 unsafe fn any_done(
     rs: *mut MPI_Request,
-    ids: &[Option<ReqId>],
     index: *mut c_int,
     st: *mut MPI_Status,
-    done: Option<(usize, Completion)>,
+    done: Option<(usize, Outcome)>,
 ) -> Result<()> {
-    let Some((i, c)) = done else {
+    let Some((i, o)) = done else {
         // SAFETY: per the contract.
         unsafe {
             *index = UNDEFINED;
-            deliver(st, &outcome(None, None), false);
+            deliver(st, &Outcome::empty(), None);
         }
         return Ok(());
     };
-    let o = outcome(ids[i], Some(&c));
     // SAFETY: i < n; per the contract.
     unsafe {
         *index = i as c_int;
         settle(rs.add(i), &o);
-        deliver(st, &o, false);
+        deliver(st, &o, None);
     }
-    o.error.map_or(Ok(()), Err)
+    error_of(o)
 }
 
 /// `MPI_Waitany` with generalized requests among `ids`.
@@ -285,9 +220,9 @@ pub unsafe fn waitany(
     index: *mut c_int,
     st: *mut MPI_Status,
 ) -> Result<()> {
-    let done = p2p::waitany(ids)?;
+    let done = core_greq::waitany(ids)?;
     // SAFETY: forwarded contract.
-    unsafe { any_done(rs, ids, index, st, done) }
+    unsafe { any_done(rs, index, st, done) }
 }
 
 /// `MPI_Testany` with generalized requests among `ids`.
@@ -301,7 +236,7 @@ pub unsafe fn testany(
     flag: *mut c_int,
     st: *mut MPI_Status,
 ) -> Result<()> {
-    let (f, which) = p2p::testany(ids)?;
+    let (f, which) = core_greq::testany(ids)?;
     // SAFETY: per the contract.
     unsafe {
         *flag = f as c_int;
@@ -309,32 +244,55 @@ pub unsafe fn testany(
             *index = UNDEFINED;
             return Ok(());
         }
-        any_done(rs, ids, index, st, which)
+        any_done(rs, index, st, which)
     }
 }
 
-/// Writes every outcome of an all/some call; `MPI_ERR_IN_STATUS` when any failed.
+/// Writes the outcomes of an all/some call (`(request index, status slot, outcome)`);
+/// `MPI_ERR_IN_STATUS` when any failed.
 ///
 /// # Safety
-/// `rs` holds the handles named by `slots`' indices; `st` is an array of at least
-/// `outcomes.len()` statuses or ignore.
+/// `rs` holds the handles named by the request indices; `st` is an array with the
+/// status slots or ignore.
 unsafe fn report(
+    call: &str,
     rs: *mut MPI_Request,
     st: *mut MPI_Status,
-    outcomes: &[(usize, Outcome)],
+    outcomes: &[(usize, usize, &Outcome)],
 ) -> Result<()> {
-    let failed = outcomes.iter().any(|(_, o)| o.code != 0);
-    for (k, (i, o)) in outcomes.iter().enumerate() {
+    let first_failed = outcomes.iter().map(|x| x.2).find(|o| o.failed());
+    for &(i, k, o) in outcomes {
+        let code = first_failed.map(|_| code_of(call, o));
         // SAFETY: per the contract.
         unsafe {
-            settle(rs.add(*i), o);
-            deliver(nth(st, k), o, failed);
+            settle(rs.add(i), o);
+            deliver(nth(st, k), o, code);
         }
     }
-    if failed {
-        return Err(in_status());
+    match first_failed {
+        Some(o) => Err(in_status(Some(o))),
+        None => Ok(()),
     }
-    Ok(())
+}
+
+/// Writes the outcomes of a wait/test-all (`None`: a null handle, empty status).
+///
+/// # Safety
+/// `rs` and `st` (unless ignore) hold `done.len()` entries.
+unsafe fn report_all(
+    call: &str,
+    rs: *mut MPI_Request,
+    st: *mut MPI_Status,
+    done: &[Option<Outcome>],
+) -> Result<()> {
+    let empty = Outcome::empty();
+    let outcomes: Vec<(usize, usize, &Outcome)> = done
+        .iter()
+        .enumerate()
+        .map(|(i, o)| (i, i, o.as_ref().unwrap_or(&empty)))
+        .collect();
+    // SAFETY: forwarded contract.
+    unsafe { report(call, rs, st, &outcomes) }
 }
 
 /// `MPI_Waitall` with generalized requests among `ids`.
@@ -346,14 +304,9 @@ pub unsafe fn waitall(
     ids: &[Option<ReqId>],
     st: *mut MPI_Status,
 ) -> Result<()> {
-    let done = p2p::waitall(ids)?;
-    let outcomes: Vec<(usize, Outcome)> = done
-        .iter()
-        .enumerate()
-        .map(|(i, c)| (i, outcome(c.and(ids[i]), c.as_ref())))
-        .collect();
+    let done = core_greq::waitall(ids)?;
     // SAFETY: forwarded contract.
-    unsafe { report(rs, st, &outcomes) }
+    unsafe { report_all("MPI_Waitall", rs, st, &done) }
 }
 
 /// `MPI_Testall` with generalized requests among `ids`.
@@ -366,50 +319,47 @@ pub unsafe fn testall(
     flag: *mut c_int,
     st: *mut MPI_Status,
 ) -> Result<()> {
-    let Some(done) = p2p::testall(ids)? else {
+    let Some(done) = core_greq::testall(ids)? else {
         // SAFETY: per the contract.
         unsafe { *flag = 0 };
         return Ok(());
     };
     // SAFETY: per the contract.
-    unsafe { *flag = 1 };
-    let outcomes: Vec<(usize, Outcome)> = done
-        .iter()
-        .enumerate()
-        .map(|(i, c)| (i, outcome(c.and(ids[i]), c.as_ref())))
-        .collect();
-    // SAFETY: forwarded contract.
-    unsafe { report(rs, st, &outcomes) }
+    unsafe {
+        *flag = 1;
+        report_all("MPI_Testall", rs, st, &done)
+    }
 }
 
 /// Writes the result of a wait/test-some.
 ///
 /// # Safety
-/// `outcount` writable; `indices` and `st` (unless ignore) hold `ids.len()` entries.
+/// `outcount` writable; `indices` and `st` (unless ignore) hold the request count.
 unsafe fn some_done(
+    call: &str,
     rs: *mut MPI_Request,
-    ids: &[Option<ReqId>],
     outcount: *mut c_int,
     indices: *mut c_int,
     st: *mut MPI_Status,
-    done: Option<Vec<(usize, Completion)>>,
+    done: Option<Vec<(usize, Outcome)>>,
 ) -> Result<()> {
     let Some(done) = done else {
         // SAFETY: per the contract.
         unsafe { *outcount = UNDEFINED };
         return Ok(());
     };
-    let outcomes: Vec<(usize, Outcome)> = done
+    let outcomes: Vec<(usize, usize, &Outcome)> = done
         .iter()
-        .map(|(i, c)| (*i, outcome(ids[*i], Some(c))))
+        .enumerate()
+        .map(|(k, (i, o))| (*i, k, o))
         .collect();
-    // SAFETY: per the contract; done.len() <= ids.len().
+    // SAFETY: per the contract; done.len() <= the request count.
     unsafe {
-        *outcount = outcomes.len() as c_int;
-        for (k, (i, _)) in outcomes.iter().enumerate() {
+        *outcount = done.len() as c_int;
+        for (k, (i, _)) in done.iter().enumerate() {
             *indices.add(k) = *i as c_int;
         }
-        report(rs, st, &outcomes)
+        report(call, rs, st, &outcomes)
     }
 }
 
@@ -424,9 +374,9 @@ pub unsafe fn waitsome(
     indices: *mut c_int,
     st: *mut MPI_Status,
 ) -> Result<()> {
-    let done = p2p::waitsome(ids)?;
+    let done = core_greq::waitsome(ids)?;
     // SAFETY: forwarded contract.
-    unsafe { some_done(rs, ids, outcount, indices, st, done) }
+    unsafe { some_done("MPI_Waitsome", rs, outcount, indices, st, done) }
 }
 
 /// `MPI_Testsome` with generalized requests among `ids`.
@@ -440,9 +390,9 @@ pub unsafe fn testsome(
     indices: *mut c_int,
     st: *mut MPI_Status,
 ) -> Result<()> {
-    let done = p2p::testsome(ids)?;
+    let done = core_greq::testsome(ids)?;
     // SAFETY: forwarded contract.
-    unsafe { some_done(rs, ids, outcount, indices, st, done) }
+    unsafe { some_done("MPI_Testsome", rs, outcount, indices, st, done) }
 }
 
 /// `MPI_Request_get_status` on generalized request `id`: calls only `query_fn`.
@@ -450,56 +400,25 @@ pub unsafe fn testsome(
 /// # Safety
 /// `flag` writable; `st` a status or ignore.
 pub unsafe fn get_status(id: ReqId, flag: *mut c_int, st: *mut MPI_Status) -> Result<()> {
-    let done = p2p::request_status(id)?.is_some();
+    let o = core_greq::get_status(id)?;
     // SAFETY: flag checked by the caller.
-    unsafe { *flag = done as c_int };
-    if !done {
+    unsafe { *flag = o.is_some() as c_int };
+    let Some(o) = o else {
         return Ok(());
-    }
-    let cb = lookup(id)
-        .ok_or_else(|| Error::new(ErrorClass::Request, "generalized request vanished"))?;
-    let o = conclude(cb, false);
+    };
     // SAFETY: per the contract.
-    unsafe { deliver(st, &o, false) };
-    o.error.map_or(Ok(()), Err)
+    unsafe { deliver(st, &o, None) };
+    error_of(o)
 }
 
 /// `MPI_Request_free` on generalized request `id`.
 pub fn request_free(id: ReqId) -> Result<()> {
-    let complete = core_greq::is_complete(id)?;
-    p2p::request_free(id)?;
-    if !complete {
-        // MPI_Grequest_complete will release it and call free_fn.
-        return Ok(());
-    }
-    let Some(cb) = forget(id) else {
-        return Ok(());
-    };
-    // SAFETY: the user's free callback with its extra state; no lock held.
-    let rc = unsafe { (cb.free)(cb.extra as *mut c_void) };
-    if rc != 0 {
-        return Err(passthrough(
-            rc,
-            "the free function of the generalized request",
-        ));
-    }
-    Ok(())
+    core_greq::request_free(id)
 }
 
-/// `MPI_Cancel` on generalized request `id`: calls `cancel_fn(extra_state, complete)`.
+/// `MPI_Cancel` on generalized request `id`.
 pub fn cancel(id: ReqId) -> Result<()> {
-    let complete = core_greq::is_complete(id)?;
-    let cb = lookup(id)
-        .ok_or_else(|| Error::new(ErrorClass::Request, "generalized request vanished"))?;
-    // SAFETY: the user's cancel callback with its extra state; no lock held.
-    let rc = unsafe { (cb.cancel)(cb.extra as *mut c_void, complete as c_int) };
-    if rc != 0 {
-        return Err(passthrough(
-            rc,
-            "the cancel function of the generalized request",
-        ));
-    }
-    Ok(())
+    core_greq::cancel(id)
 }
 
 // ----- entry points -----------------------------------------------------------------------------
@@ -508,15 +427,13 @@ mpi_fn! { MPI_Grequest_start / PMPI_Grequest_start (query: Option<QueryFn>, free
         extra: *mut c_void, r: *mut MPI_Request) target(Target::None) {
     let r = convert::out(r, "request")?;
     let missing = |what: &str| Error::new(ErrorClass::Arg, format!("null {what} function"));
-    let cb = Callbacks {
+    let hooks = CHooks {
         query: query.ok_or_else(|| missing("query"))?,
         free: free.ok_or_else(|| missing("free"))?,
         cancel: cancel.ok_or_else(|| missing("cancel"))?,
         extra: extra as usize,
     };
-    let id = core_greq::start()?;
-    table().get_or_insert_with(HashMap::new).insert(id, cb);
-    LIVE.fetch_add(1, Ordering::Relaxed);
+    let id = core_greq::start(Arc::new(hooks))?;
     // SAFETY: checked non-null.
     unsafe { *r = request_handle(id) };
     Ok(())
@@ -532,17 +449,5 @@ mpi_fn! { MPI_Grequest_complete / PMPI_Grequest_complete (r: MPI_Request) target
             format!("request {r:#x} is not a generalized request (made by MPI_Grequest_start)"),
         ));
     }
-    if !core_greq::complete(id)? {
-        return Ok(());
-    }
-    // Freed with MPI_Request_free before: this call releases it.
-    let Some(cb) = forget(id) else {
-        return Ok(());
-    };
-    // SAFETY: the user's free callback with its extra state; no lock held.
-    let rc = unsafe { (cb.free)(cb.extra as *mut c_void) };
-    if rc != 0 {
-        return Err(passthrough(rc, "the free function of the generalized request"));
-    }
-    Ok(())
+    core_greq::complete(id)
 }}

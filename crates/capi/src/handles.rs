@@ -631,6 +631,7 @@ pub const COMM_WORLD_INDEX: u32 = 0;
 #[allow(dead_code)] // table layout set up by the core; checked by the tests below
 pub const COMM_SELF_INDEX: u32 = 1;
 /// First table index of a created communicator.
+#[cfg(test)]
 pub const FIRST_CREATED_COMM: u32 = 2;
 const COMM_PREDEFINED: [u32; 2] = [0, 1];
 

@@ -195,6 +195,23 @@ fn req_target(r: *mut MPI_Request) -> Target {
     }
 }
 
+/// The error of completed request `id` (reported to its communicator's handler).
+#[inline]
+fn request_error(id: ReqId, c: &Completion) -> Result<()> {
+    convert::status_error(&c.status).map_err(|e| on_request(e, id, c))
+}
+
+/// `e`, to be reported to the handler of the communicator of request `id`, which
+/// finished as `c`.
+#[cold]
+#[inline(never)]
+fn on_request(e: Error, id: ReqId, c: &Completion) -> Error {
+    match p2p::failed_comm(id, &c.status) {
+        Some(comm) => e.on_comm(comm),
+        None => e,
+    }
+}
+
 /// Applies a completion to the caller's handle: freed requests become MPI_REQUEST_NULL.
 unsafe fn settle(r: *mut MPI_Request, c: &Completion) {
     if c.freed {
@@ -203,7 +220,7 @@ unsafe fn settle(r: *mut MPI_Request, c: &Completion) {
     }
 }
 
-mpi_fn! { MPI_Wait / PMPI_Wait (r: *mut MPI_Request, st: *mut MPI_Status) target(req_target(r)) {
+mpi_fn! { MPI_Wait / PMPI_Wait (r: *mut MPI_Request, st: *mut MPI_Status) target(lazy req_target(r)) {
     let r = convert::out(r, "request")?;
     let st = status_ptr(st)?;
     // SAFETY: r checked non-null.
@@ -222,10 +239,10 @@ mpi_fn! { MPI_Wait / PMPI_Wait (r: *mut MPI_Request, st: *mut MPI_Status) target
         settle(r, &c);
         write_status(st, &c.status, false);
     }
-    convert::status_error(&c.status)
+    request_error(id, &c)
 }}
 
-mpi_fn! { MPI_Test / PMPI_Test (r: *mut MPI_Request, flag: *mut c_int, st: *mut MPI_Status) target(req_target(r)) {
+mpi_fn! { MPI_Test / PMPI_Test (r: *mut MPI_Request, flag: *mut c_int, st: *mut MPI_Status) target(lazy req_target(r)) {
     let r = convert::out(r, "request")?;
     let flag = convert::out(flag, "flag")?;
     let st = status_ptr(st)?;
@@ -250,7 +267,7 @@ mpi_fn! { MPI_Test / PMPI_Test (r: *mut MPI_Request, flag: *mut c_int, st: *mut 
                 settle(r, &c);
                 write_status(st, &c.status, false);
             }
-            convert::status_error(&c.status)
+            request_error(id, &c)
         }
         None => {
             // SAFETY: flag checked.
@@ -287,7 +304,13 @@ unsafe fn read_requests_into(
     Ok(())
 }
 
-fn statuses_ptr(st: *mut MPI_Status) -> Result<*mut MPI_Status> {
+/// The status array of a call on `n` requests: with none, nothing is written and a
+/// null array is valid.
+#[inline(always)]
+fn statuses_ptr(n: c_int, st: *mut MPI_Status) -> Result<*mut MPI_Status> {
+    if !st.is_null() || n == 0 {
+        return Ok(st);
+    }
     convert::out(
         st,
         "array of statuses (use MPI_STATUSES_IGNORE to ignore them)",
@@ -329,7 +352,7 @@ mpi_fn! { MPI_Waitany / PMPI_Waitany (n: c_int, rs: *mut MPI_Request, index: *mu
                 settle(rs.add(i), &c);
                 write_status(st, &c.status, false);
             }
-            convert::status_error(&c.status)
+            request_error(ids[i].expect("a finished request"), &c)
         }
     }
 }}
@@ -354,7 +377,7 @@ mpi_fn! { MPI_Testany / PMPI_Testany (n: c_int, rs: *mut MPI_Request, index: *mu
                 *index = i as c_int;
                 settle(rs.add(i), &c);
                 write_status(st, &c.status, false);
-                return convert::status_error(&c.status);
+                return request_error(ids[i].expect("a finished request"), &c);
             }
             None if f => write_status(st, &oxmpi_core::device::Status::EMPTY, false),
             None => {}
@@ -363,35 +386,64 @@ mpi_fn! { MPI_Testany / PMPI_Testany (n: c_int, rs: *mut MPI_Request, index: *mu
     Ok(())
 }}
 
-/// Writes the results of a wait/test-all and reports `MPI_ERR_IN_STATUS` when any
-/// request failed.
+/// Writes the results of a wait/test-all; true when any request failed (the caller
+/// reports `MPI_ERR_IN_STATUS`: [`all_failed`]).
 unsafe fn report_all(
     rs: *mut MPI_Request,
     st: *mut MPI_Status,
     done: &[Option<Completion>],
-) -> Result<()> {
-    let failed = done
-        .iter()
-        .flatten()
-        .any(|c| c.status.error != ErrorClass::Success);
+) -> bool {
     if st as usize == STATUS_IGNORE {
+        // One pass: settle the handles and note any failure.
+        let mut failed = false;
         for (i, c) in done.iter().enumerate() {
             if let Some(c) = c {
+                failed |= c.status.error != ErrorClass::Success;
                 // SAFETY: i < n (MPI contract).
                 unsafe { settle(rs.add(i), c) };
             }
         }
+        failed
     } else {
+        // The MPI_ERROR fields are written only when some request failed.
+        let failed = done
+            .iter()
+            .flatten()
+            .any(|c| c.status.error != ErrorClass::Success);
         // SAFETY: st holds n statuses (MPI contract).
         unsafe { write_all(rs, st, done, failed) };
+        failed
     }
-    if failed {
-        return Err(Error::new(
-            ErrorClass::InStatus,
-            "one or more requests failed; see the MPI_ERROR field of their statuses",
-        ));
+}
+
+/// The `MPI_ERR_IN_STATUS` of a wait/test-all over `ids` that finished as `done`.
+#[cold]
+#[inline(never)]
+fn all_failed(ids: &[Option<ReqId>], done: &[Option<Completion>]) -> Error {
+    in_status(
+        ids.iter()
+            .zip(done)
+            .filter_map(|(id, c)| Some((*id)?).zip(c.as_ref())),
+    )
+}
+
+/// `MPI_ERR_IN_STATUS`, reported to the handler of the communicator of the first
+/// failed request among `done`.
+#[cold]
+#[inline(never)]
+fn in_status<'a>(done: impl IntoIterator<Item = (ReqId, &'a Completion)>) -> Error {
+    let e = Error::new(
+        ErrorClass::InStatus,
+        "one or more requests failed; see the MPI_ERROR field of their statuses",
+    );
+    match done
+        .into_iter()
+        .find(|(_, c)| c.status.error != ErrorClass::Success)
+        .and_then(|(id, c)| p2p::failed_comm(id, &c.status))
+    {
+        Some(comm) => e.on_comm(comm),
+        None => e,
     }
-    Ok(())
 }
 
 /// Settles the handles of completed requests and writes every status (the `MPI_ERROR`
@@ -434,7 +486,7 @@ unsafe fn waitall_in(
     // SAFETY: rs holds n handles.
     unsafe { read_requests_into(n, rs, ids)? };
     let ids = &ids[..n as usize];
-    let st = statuses_ptr(st)?;
+    let st = statuses_ptr(n, st)?;
     if crate::grequest::involved(ids) {
         // SAFETY: arrays of n entries.
         return unsafe { crate::grequest::waitall(rs, ids, st) };
@@ -442,7 +494,10 @@ unsafe fn waitall_in(
     let done = &mut done[..ids.len()];
     p2p::waitall_into(ids, done)?;
     // SAFETY: arrays of n entries.
-    unsafe { report_all(rs, st, done) }
+    if unsafe { report_all(rs, st, done) } {
+        return Err(all_failed(ids, done));
+    }
+    Ok(())
 }
 
 /// [`waitall_in`] with arrays of `N` entries on the stack (`n` <= `N`).
@@ -483,18 +538,20 @@ mpi_fn! { MPI_Testall / PMPI_Testall (n: c_int, rs: *mut MPI_Request, flag: *mut
     // SAFETY: rs holds n handles.
     let ids = unsafe { read_requests(n, rs)? };
     let flag = convert::out(flag, "flag")?;
-    let st = statuses_ptr(st)?;
+    let st = statuses_ptr(n, st)?;
     if crate::grequest::involved(&ids) {
         // SAFETY: flag checked; arrays of n entries.
         return unsafe { crate::grequest::testall(rs, &ids, flag, st) };
     }
     match p2p::testall(&ids)? {
         Some(done) => {
-            // SAFETY: flag checked; arrays of n entries.
-            unsafe {
-                *flag = 1;
-                report_all(rs, st, &done)
+            // SAFETY: flag checked.
+            unsafe { *flag = 1 };
+            // SAFETY: arrays of n entries.
+            if unsafe { report_all(rs, st, &done) } {
+                return Err(all_failed(&ids, &done));
             }
+            Ok(())
         }
         None => {
             // SAFETY: flag checked.
@@ -507,6 +564,7 @@ mpi_fn! { MPI_Testall / PMPI_Testall (n: c_int, rs: *mut MPI_Request, flag: *mut
 /// Writes the results of a wait/test-some.
 unsafe fn report_some(
     rs: *mut MPI_Request,
+    ids: &[Option<ReqId>],
     outcount: *mut c_int,
     indices: *mut c_int,
     st: *mut MPI_Status,
@@ -530,9 +588,8 @@ unsafe fn report_some(
         }
     }
     if failed {
-        return Err(Error::new(
-            ErrorClass::InStatus,
-            "one or more requests failed; see the MPI_ERROR field of their statuses",
+        return Err(in_status(
+            done.iter().filter_map(|(i, c)| Some((ids[*i]?, c))),
         ));
     }
     Ok(())
@@ -545,14 +602,14 @@ mpi_fn! { MPI_Waitsome / PMPI_Waitsome (n: c_int, rs: *mut MPI_Request, outcount
     if n > 0 {
         convert::out(indices, "array of indices")?;
     }
-    let st = statuses_ptr(st)?;
+    let st = statuses_ptr(n, st)?;
     if crate::grequest::involved(&ids) {
         // SAFETY: arrays of n entries.
         return unsafe { crate::grequest::waitsome(rs, &ids, outcount, indices, st) };
     }
     let done = p2p::waitsome(&ids)?;
     // SAFETY: arrays of n entries.
-    unsafe { report_some(rs, outcount, indices, st, done) }
+    unsafe { report_some(rs, &ids, outcount, indices, st, done) }
 }}
 
 mpi_fn! { MPI_Testsome / PMPI_Testsome (n: c_int, rs: *mut MPI_Request, outcount: *mut c_int, indices: *mut c_int, st: *mut MPI_Status) target(Target::None) {
@@ -562,14 +619,14 @@ mpi_fn! { MPI_Testsome / PMPI_Testsome (n: c_int, rs: *mut MPI_Request, outcount
     if n > 0 {
         convert::out(indices, "array of indices")?;
     }
-    let st = statuses_ptr(st)?;
+    let st = statuses_ptr(n, st)?;
     if crate::grequest::involved(&ids) {
         // SAFETY: arrays of n entries.
         return unsafe { crate::grequest::testsome(rs, &ids, outcount, indices, st) };
     }
     let done = p2p::testsome(&ids)?;
     // SAFETY: arrays of n entries.
-    unsafe { report_some(rs, outcount, indices, st, done) }
+    unsafe { report_some(rs, &ids, outcount, indices, st, done) }
 }}
 
 mpi_fn! { MPI_Request_free / PMPI_Request_free (r: *mut MPI_Request) target(req_target(r)) {

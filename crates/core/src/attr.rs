@@ -147,6 +147,17 @@ impl KeyvalTable {
         }
     }
 
+    /// Checks that `id` names a key for objects of `kind` that still exists: one whose
+    /// handle is live, or one the program freed while values are still cached with it.
+    /// Getting, setting and deleting values accept both: the standard keeps a freed key
+    /// usable until its last value is deleted (a program may hold a copy of the handle).
+    pub fn check_use(&self, id: KeyvalId, kind: AttrKind) -> Result<()> {
+        match self.entry(id) {
+            Some(k) if !k.handle_live && k.kind == kind => Ok(()),
+            _ => self.check(id, kind),
+        }
+    }
+
     /// The callbacks of a key that still exists (also after its handle was freed).
     pub fn hooks(&self, id: KeyvalId) -> Option<Arc<dyn AttrHooks>> {
         self.entry(id).map(|k| k.hooks.clone())
@@ -278,12 +289,16 @@ mod tests {
             ErrorClass::Keyval
         );
         assert!(t.hooks(k).is_some());
+        // Its values can still be read and deleted.
+        assert!(t.check_use(k, AttrKind::Comm).is_ok());
+        assert!(t.check_use(k, AttrKind::Datatype).is_err());
         assert_eq!(
             t.free(k, AttrKind::Comm).unwrap_err().class,
             ErrorClass::Keyval
         );
         t.drop_use(k);
         assert!(t.hooks(k).is_none());
+        assert!(t.check_use(k, AttrKind::Comm).is_err());
         assert_eq!(t.live(), 0);
         assert_eq!(t.create(AttrKind::Win, Arc::new(Nop)), k);
     }

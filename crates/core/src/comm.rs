@@ -16,6 +16,9 @@ pub type CommId = u32;
 pub const WORLD: CommId = 0;
 /// `MPI_COMM_SELF`.
 pub const SELF: CommId = 1;
+/// The owner of requests that belong to no communicator (generalized requests): their
+/// errors go to the handler of no object (`errhandler::handler_for`).
+pub const NO_COMM: CommId = CommId::MAX;
 
 /// An ordered set of processes, named by world rank.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -117,7 +120,9 @@ pub struct CommTable {
 }
 
 impl CommTable {
+    /// Adds a communicator; it holds a reference to its error handler until removed.
     pub fn insert(&mut self, c: Comm) -> CommId {
+        crate::errhandler::retain(c.errhandler);
         if let Some(i) = self
             .slots
             .iter()
@@ -166,13 +171,17 @@ impl CommTable {
 
     /// Removes a communicator at once, freeing its index and context id.
     pub fn remove(&mut self, id: CommId) -> Option<Comm> {
-        match self.slots.get_mut(id as usize) {
+        let c = match self.slots.get_mut(id as usize) {
             Some(s @ Slot::Live(_)) => match std::mem::replace(s, Slot::Free) {
                 Slot::Live(c) => Some(c),
                 _ => None,
             },
             _ => None,
+        };
+        if let Some(c) = &c {
+            crate::errhandler::release(c.errhandler);
         }
+        c
     }
 
     /// Removes a communicator from use but keeps its index and context id reserved
@@ -184,7 +193,10 @@ impl CommTable {
             _ => return None,
         };
         match std::mem::replace(s, Slot::Retired { ctx }) {
-            Slot::Live(c) => Some(c),
+            Slot::Live(c) => {
+                crate::errhandler::release(c.errhandler);
+                Some(c)
+            }
             _ => None,
         }
     }

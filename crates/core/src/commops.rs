@@ -924,7 +924,7 @@ pub fn attr_get(id: CommId, key: Key) -> Result<Option<AttrValue>> {
         match key {
             Key::Predefined(p) => Ok(predefined_value(rt, p).map(AttrValue::Int)),
             Key::User(k) => {
-                rt.keyvals.check(k, AttrKind::Comm)?;
+                rt.keyvals.check_use(k, AttrKind::Comm)?;
                 Ok(c.attrs.get(k).map(AttrValue::Word))
             }
         }
@@ -949,7 +949,7 @@ fn user_key(key: Key) -> Result<KeyvalId> {
 pub fn attr_set(id: CommId, key: Key, value: usize) -> Result<()> {
     let k = user_key(key)?;
     let (old, hooks) = runtime::with(|rt| {
-        rt.keyvals.check(k, AttrKind::Comm)?;
+        rt.keyvals.check_use(k, AttrKind::Comm)?;
         Ok((rt.comms.get(id)?.attrs.get(k), rt.keyvals.hooks(k)))
     })?;
     if let (Some(v), Some(h)) = (old, hooks) {
@@ -969,7 +969,7 @@ pub fn attr_set(id: CommId, key: Key, value: usize) -> Result<()> {
 pub fn attr_delete(id: CommId, key: Key) -> Result<()> {
     let k = user_key(key)?;
     let (old, hooks) = runtime::with(|rt| {
-        rt.keyvals.check(k, AttrKind::Comm)?;
+        rt.keyvals.check_use(k, AttrKind::Comm)?;
         Ok((rt.comms.get(id)?.attrs.get(k), rt.keyvals.hooks(k)))
     })?;
     let Some(v) = old else {

@@ -309,6 +309,14 @@ impl PartialEq<ErrorClass> for Outcome {
 pub struct ErrorData {
     pub class: ErrorClass,
     pub message: String,
+    /// The error code a user callback returned (a generalized request's query
+    /// function, say), which the call hands back to the program unchanged; `None` for
+    /// errors the engine found.
+    pub code: Option<i32>,
+    /// The communicator whose error handler reports this error when it is not the
+    /// call's own object: that of the failing request of a completion call (index of
+    /// [`crate::comm::CommId`]; `None`: the call's object).
+    pub comm: Option<u32>,
 }
 
 /// An engine error: a class and a specific message (`e.class`, `e.message`).
@@ -327,7 +335,26 @@ impl Error {
         Error(Box::new(ErrorData {
             class,
             message: message.into(),
+            code: None,
+            comm: None,
         }))
+    }
+
+    /// The error, to be reported to the handler of communicator `comm`.
+    pub fn on_comm(mut self, comm: u32) -> Error {
+        self.comm = Some(comm);
+        self
+    }
+
+    /// An error standing for `code`, which a user callback returned: its class is
+    /// `class` (the class of the code, as the binding knows it), and the binding hands
+    /// `code` itself back to the program.
+    #[cold]
+    #[inline(never)]
+    pub fn from_callback(code: i32, class: ErrorClass, message: impl Into<String>) -> Error {
+        let mut e = Error::new(class, message);
+        e.code = Some(code);
+        e
     }
 }
 

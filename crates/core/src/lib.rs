@@ -14,6 +14,7 @@ pub mod comm;
 pub mod commops;
 pub mod config;
 pub mod context;
+pub mod errhandler;
 pub mod error;
 pub mod grequest;
 pub mod group;

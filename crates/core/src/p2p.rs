@@ -672,6 +672,18 @@ fn finished(f: Finish) -> Option<Completion> {
     }
 }
 
+/// The communicator of request `id`, which a completion call just reported finished
+/// with `status`, an error (the handler of that communicator reports it). Looked up
+/// only on failure, so that completions carry nothing more; `None` when the request's
+/// slot has been reused since (another thread started a request).
+#[cold]
+#[inline(never)]
+pub fn failed_comm(id: ReqId, status: &Status) -> Option<CommId> {
+    runtime::with(|rt| Ok(rt.device.finished_owner(id, status)))
+        .ok()
+        .flatten()
+}
+
 /// Finishes `id` if complete; an inactive persistent request reports the empty status.
 fn try_finish(rt: &mut Runtime, id: ReqId) -> Option<Completion> {
     match rt.device.finish_if_complete(id) {

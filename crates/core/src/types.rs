@@ -647,7 +647,7 @@ fn delete_all_attrs(id: TypeId) -> Result<()> {
 /// `MPI_Type_get_attr`: `None` when no value is cached with the key.
 pub fn attr_get(id: TypeId, key: KeyvalId) -> Result<Option<usize>> {
     runtime::with(|rt| {
-        rt.keyvals.check(key, AttrKind::Datatype)?;
+        rt.keyvals.check_use(key, AttrKind::Datatype)?;
         Ok(rt.types.attrs(id)?.get(key))
     })
 }
@@ -656,7 +656,7 @@ pub fn attr_get(id: TypeId, key: KeyvalId) -> Result<Option<usize>> {
 /// delete callback runs; if that fails the old value stays).
 pub fn attr_set(id: TypeId, key: KeyvalId, value: usize) -> Result<()> {
     let (old, hooks) = runtime::with(|rt| {
-        rt.keyvals.check(key, AttrKind::Datatype)?;
+        rt.keyvals.check_use(key, AttrKind::Datatype)?;
         Ok((rt.types.attrs(id)?.get(key), rt.keyvals.hooks(key)))
     })?;
     if let (Some(v), Some(h)) = (old, hooks) {
@@ -674,7 +674,7 @@ pub fn attr_set(id: TypeId, key: KeyvalId, value: usize) -> Result<()> {
 /// if the callback fails). Deleting a key with no value cached does nothing.
 pub fn attr_delete(id: TypeId, key: KeyvalId) -> Result<()> {
     let (old, hooks) = runtime::with(|rt| {
-        rt.keyvals.check(key, AttrKind::Datatype)?;
+        rt.keyvals.check_use(key, AttrKind::Datatype)?;
         Ok((rt.types.attrs(id)?.get(key), rt.keyvals.hooks(key)))
     })?;
     let Some(v) = old else {

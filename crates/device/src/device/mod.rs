@@ -468,6 +468,12 @@ impl Device {
         self.reqs.finish_if_complete(id)
     }
 
+    /// The owner of request `id` just finished with `status` (see
+    /// [`RequestTable::finished_owner`]).
+    pub fn finished_owner(&self, id: ReqId, status: &Status) -> Option<u32> {
+        self.reqs.finished_owner(id, status)
+    }
+
     /// `MPI_Request_free`: release now if complete or inactive, else when it completes.
     pub fn free_request(&mut self, id: ReqId) {
         let Some(r) = self.reqs.get_mut(id) else {

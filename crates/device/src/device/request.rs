@@ -514,6 +514,15 @@ impl RequestTable {
         }
     }
 
+    /// The owner of request `id`, which a completion call just reported finished with
+    /// `status`: a finished request keeps both until its slot is reused (`None` then, as
+    /// the status no longer matches). Read only for requests that failed, to report the
+    /// error to the owner's handler.
+    pub fn finished_owner(&self, id: ReqId, status: &Status) -> Option<u32> {
+        let r = self.slots.get(id as usize)?.as_ref()?;
+        (r.status == *status).then_some(r.owner)
+    }
+
     /// Number of requests that exist.
     pub fn live(&self) -> usize {
         self.live
