@@ -1,7 +1,8 @@
 //! Runs the real `mpiexec` binary on `pmi-probe` and shell one-liners: KVS exchange at
 //! several sizes, exit-code conventions, labels, stdin, failure handling (SIGKILL, abort,
-//! exit before finalize, timeout, protocol garbage), argument errors, /dev/shm cleanup,
-//! and the probe under MPICH's Hydra when it is installed.
+//! exit before finalize, timeout, protocol garbage), argument errors, bad and good
+//! `OXMPI_*` variables, /dev/shm cleanup, and the probe under MPICH's Hydra when it is
+//! installed.
 
 use std::io::{BufRead, BufReader, Read, Write};
 use std::process::{Child, Command, Output, Stdio};
