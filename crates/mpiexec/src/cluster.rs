@@ -35,22 +35,23 @@ pub struct ClusterPlan {
     pub hosts: Vec<HostSpec>,
     pub placement: Placement,
     pub launcher: String,
+    /// How long every proxy has to connect (`OXMPI_LAUNCH_TIMEOUT`).
+    pub launch_timeout: Duration,
+    /// `OXMPI_TCP_ADDR`: where to wait for the proxies (validated by the registry).
+    pub tcp_addr: Option<Ipv4Addr>,
+    /// `OXMPI_TCP_IF`: the interface whose address the proxies connect to.
+    pub tcp_if: Option<String>,
+    /// `OXMPI_PROXY_PATH`: the mpiexec to run as proxy; None: this one.
+    pub proxy_path: Option<String>,
 }
 
 /// The address the proxies connect to: `OXMPI_TCP_ADDR`, else the IPv4 address of
 /// `OXMPI_TCP_IF`, else the first non-loopback interface that is up, else 127.0.0.1.
-fn head_address() -> Result<Ipv4Addr, String> {
-    if let Ok(a) = std::env::var("OXMPI_TCP_ADDR") {
-        if !a.trim().is_empty() {
-            return a
-                .trim()
-                .parse()
-                .map_err(|_| format!("OXMPI_TCP_ADDR={a:?} is not an IPv4 address"));
-        }
+fn head_address(plan: &ClusterPlan) -> Result<Ipv4Addr, String> {
+    if let Some(a) = plan.tcp_addr {
+        return Ok(a);
     }
-    let want = std::env::var("OXMPI_TCP_IF")
-        .ok()
-        .filter(|s| !s.trim().is_empty());
+    let want = plan.tcp_if.as_deref();
     let mut first = None;
     if let Ok(list) = nix::ifaddrs::getifaddrs() {
         for i in list {
@@ -62,8 +63,8 @@ fn head_address() -> Result<Ipv4Addr, String> {
             else {
                 continue;
             };
-            match &want {
-                Some(w) if *w.trim() == i.interface_name => return Ok(ip),
+            match want {
+                Some(w) if w == i.interface_name => return Ok(ip),
                 Some(_) => {}
                 None => {
                     let up = i.flags.contains(nix::net::if_::InterfaceFlags::IFF_UP);
@@ -104,15 +105,6 @@ fn is_this_host(h: &str) -> bool {
     h == "localhost"
         || h.parse::<Ipv4Addr>().is_ok_and(|a| a.is_loopback())
         || nix::unistd::gethostname().is_ok_and(|n| n.to_str() == Some(h))
-}
-
-fn launch_timeout() -> Duration {
-    let s = std::env::var("OXMPI_LAUNCH_TIMEOUT")
-        .ok()
-        .and_then(|v| v.trim().parse::<u64>().ok())
-        .filter(|&s| s > 0)
-        .unwrap_or(60);
-    Duration::from_secs(s)
 }
 
 struct Launched {
@@ -176,11 +168,11 @@ pub fn run(spec: &LaunchSpec, plan: &ClusterPlan, kvsname: String, secret: Strin
         Ok(s) => s,
         Err(e) => return crate::usage_error(&e),
     };
-    let ip = match head_address() {
+    let ip = match head_address(plan) {
         Ok(ip) => ip,
         Err(e) => return crate::usage_error(&e),
     };
-    let bind = if std::env::var("OXMPI_TCP_ADDR").is_ok_and(|v| !v.trim().is_empty()) {
+    let bind = if plan.tcp_addr.is_some() {
         ip
     } else {
         Ipv4Addr::UNSPECIFIED
@@ -201,9 +193,9 @@ pub fn run(spec: &LaunchSpec, plan: &ClusterPlan, kvsname: String, secret: Strin
             return 1;
         }
     };
-    let exe = std::env::var("OXMPI_PROXY_PATH")
-        .ok()
-        .filter(|p| !p.is_empty())
+    let exe = plan
+        .proxy_path
+        .clone()
         .or_else(|| {
             std::env::current_exe()
                 .ok()
@@ -268,8 +260,14 @@ pub fn run(spec: &LaunchSpec, plan: &ClusterPlan, kvsname: String, secret: Strin
             }
         }
     }
-    if let Err(code) = accept_proxies(&listener, &sigfd, &mut launched, secret.as_bytes(), verbose)
-    {
+    if let Err(code) = accept_proxies(
+        &listener,
+        &sigfd,
+        &mut launched,
+        secret.as_bytes(),
+        verbose,
+        plan.launch_timeout,
+    ) {
         stop_launchers(&mut launched);
         return code;
     }
@@ -347,8 +345,9 @@ fn accept_proxies(
     launched: &mut [Launched],
     secret: &[u8],
     verbose: bool,
+    timeout: Duration,
 ) -> Result<(), i32> {
-    let deadline = Instant::now() + launch_timeout();
+    let deadline = Instant::now() + timeout;
     let fail = |c: Cause| -> i32 {
         eprintln!("{}", c.message());
         c.exit_code()
@@ -372,7 +371,7 @@ fn accept_proxies(
                 .collect();
             return Err(fail(Cause::ProxyStart {
                 host: missing.join(","),
-                error: format!("no connection within {} s", launch_timeout().as_secs()),
+                error: format!("no connection within {} s", timeout.as_secs()),
             }));
         }
         let mut fds = [
@@ -422,6 +421,15 @@ fn accept_proxies(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_default_launcher_is_the_registry_default() {
+        let s = oxmpi_tunables::Settings::defaults();
+        assert_eq!(
+            s.text(oxmpi_tunables::Id::Launcher).as_deref(),
+            Some(DEFAULT_LAUNCHER)
+        );
+    }
 
     #[test]
     fn launcher_templates() {

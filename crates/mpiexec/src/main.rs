@@ -23,6 +23,7 @@ use job::{Job, JobOptions, RankProc};
 use launch::{JobIdentity, RankLaunch};
 use outcome::Cause;
 use oxmpi_pmi::{JobConfig, Server};
+use oxmpi_tunables::{Id, Program, Settings};
 use std::ffi::OsString;
 use std::path::Path;
 
@@ -117,12 +118,18 @@ fn raise_nofile() -> (Option<libc::rlimit>, u64) {
     }
 }
 
-fn env_flag(name: &str) -> bool {
-    std::env::var(name).is_ok_and(|v| !v.is_empty() && v != "0")
+/// Reads every `OXMPI_*` variable mpiexec reads through the tunables registry; a
+/// malformed or out-of-range value is a usage error naming it, before anything starts.
+fn read_settings() -> Result<Settings, i32> {
+    Settings::from_env_for(Program::Mpiexec).map_err(|e| usage_error(&e.to_string()))
 }
 
 fn launch_job(mut spec: LaunchSpec) -> i32 {
-    let verbose = spec.verbose || env_flag("OXMPI_MPIEXEC_VERBOSE");
+    let settings = match read_settings() {
+        Ok(s) => s,
+        Err(code) => return code,
+    };
+    let verbose = spec.verbose || settings.flag(Id::MpiexecVerbose) == Some(true);
     if spec.timeout_secs.is_none() {
         if let Ok(v) = std::env::var("MPIEXEC_TIMEOUT") {
             match v.trim().parse::<u64>() {
@@ -149,7 +156,7 @@ fn launch_job(mut spec: LaunchSpec) -> i32 {
         }
     }
     if spec.hosts.is_some() || spec.hostfile.is_some() {
-        return launch_cluster(spec, verbose);
+        return launch_cluster(spec, verbose, &settings);
     }
     let size = spec.size();
     let (child_nofile, nofile) = raise_nofile();
@@ -271,7 +278,7 @@ fn launch_job(mut spec: LaunchSpec) -> i32 {
 }
 
 /// A job on several hosts (see [`cluster`]).
-fn launch_cluster(mut spec: LaunchSpec, verbose: bool) -> i32 {
+fn launch_cluster(mut spec: LaunchSpec, verbose: bool, settings: &Settings) -> i32 {
     spec.verbose = verbose;
     let hosts = match (&spec.hosts, &spec.hostfile) {
         (Some(h), None) => h.clone(),
@@ -292,11 +299,7 @@ fn launch_cluster(mut spec: LaunchSpec, verbose: bool) -> i32 {
     let launcher = spec
         .launcher
         .clone()
-        .or_else(|| {
-            std::env::var("OXMPI_LAUNCHER")
-                .ok()
-                .filter(|v| !v.trim().is_empty())
-        })
+        .or_else(|| settings.text(Id::Launcher))
         .unwrap_or_else(|| cluster::DEFAULT_LAUNCHER.to_string());
     let (kvsname, secret) = match job_name_and_secret() {
         Ok(x) => x,
@@ -306,6 +309,12 @@ fn launch_cluster(mut spec: LaunchSpec, verbose: bool) -> i32 {
         hosts,
         placement,
         launcher,
+        launch_timeout: std::time::Duration::from_secs(
+            settings.int(Id::LaunchTimeout).unwrap_or_default().max(1),
+        ),
+        tcp_addr: settings.ipv4(Id::TcpAddr),
+        tcp_if: settings.text(Id::TcpIf),
+        proxy_path: settings.text(Id::ProxyPath),
     };
     cluster::run(&spec, &plan, kvsname, secret)
 }

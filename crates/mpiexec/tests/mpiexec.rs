@@ -1,7 +1,8 @@
 //! Runs the real `mpiexec` binary on `pmi-probe` and shell one-liners: KVS exchange at
 //! several sizes, exit-code conventions, labels, stdin, failure handling (SIGKILL, abort,
-//! exit before finalize, timeout, protocol garbage), argument errors, /dev/shm cleanup,
-//! and the probe under MPICH's Hydra when it is installed.
+//! exit before finalize, timeout, protocol garbage), argument errors, bad and good
+//! `OXMPI_*` variables, /dev/shm cleanup, and the probe under MPICH's Hydra when it is
+//! installed.
 
 use std::io::{BufRead, BufReader, Read, Write};
 use std::process::{Child, Command, Output, Stdio};
@@ -430,6 +431,93 @@ fn bad_arguments() {
         assert!(o.stdout.is_empty());
     }
     std::fs::remove_dir_all(&dir).unwrap();
+}
+
+/// Runs mpiexec with `env` added to (or, with None, removed from) the environment.
+fn run_env(args: &[&str], env: &[(&str, Option<&str>)]) -> Output {
+    let mut cmd = Command::new(MPIEXEC);
+    cmd.args(args)
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped());
+    for (k, v) in env {
+        match v {
+            Some(v) => cmd.env(k, v),
+            None => cmd.env_remove(k),
+        };
+    }
+    wait_limited(cmd.spawn().expect("start mpiexec"))
+}
+
+#[test]
+fn bad_variables_are_usage_errors() {
+    for (var, value, reason) in [
+        (
+            "OXMPI_LAUNCH_TIMEOUT",
+            "abc",
+            "not an integer (expected 1 to 86400)",
+        ),
+        (
+            "OXMPI_LAUNCH_TIMEOUT",
+            "0",
+            "out of range (expected 1 to 86400)",
+        ),
+        (
+            "OXMPI_MPIEXEC_VERBOSE",
+            "maybe",
+            "not a boolean (1, yes, true, on or 0, no, false, off)",
+        ),
+        (
+            "OXMPI_TCP_ADDR",
+            "10.0.0",
+            "not an IPv4 address (expected four numbers 0 to 255 such as 10.0.0.5, or auto)",
+        ),
+    ] {
+        let o = run_env(&["-n", "1", "sh", "-c", "echo ran"], &[(var, Some(value))]);
+        assert_eq!(code(&o), 2, "{var}={value}");
+        assert_eq!(
+            own_messages(&o),
+            [
+                format!("mpiexec: {var}={value:?}: {reason}"),
+                "mpiexec: try 'mpiexec --help' for usage".to_string()
+            ],
+            "{var}={value}"
+        );
+        assert!(o.stdout.is_empty(), "{var}={value}: the job ran");
+    }
+    // Neither --help nor --version reads them.
+    let o = run_env(&["--version"], &[("OXMPI_LAUNCH_TIMEOUT", Some("abc"))]);
+    assert_eq!(code(&o), 0);
+}
+
+#[test]
+fn good_variables_still_work() {
+    let verbose = |o: &Output| text(&o.stderr).contains("mpiexec(verbose): ");
+    for (value, on) in [
+        ("1", true),
+        (" yes ", true),
+        ("0", false),
+        ("off", false),
+        ("", false),
+    ] {
+        let o = run_env(
+            &["-n", "1", "sh", "-c", "echo ran"],
+            &[
+                ("OXMPI_MPIEXEC_VERBOSE", Some(value)),
+                ("OXMPI_LAUNCH_TIMEOUT", Some("5")),
+                ("OXMPI_TCP_ADDR", Some("auto")),
+            ],
+        );
+        assert_eq!(code(&o), 0, "{value:?}: {}", text(&o.stderr));
+        assert_eq!(text(&o.stdout), "ran\n");
+        assert_eq!(verbose(&o), on, "{value:?}: {}", text(&o.stderr));
+    }
+    // A variable only the library reads is the library's to check (at MPI_Init).
+    let o = run_env(
+        &["-n", "1", "sh", "-c", "echo ran"],
+        &[("OXMPI_YIELD", Some("x")), ("OXMPI_MPIEXEC_VERBOSE", None)],
+    );
+    assert_eq!(code(&o), 0, "{}", text(&o.stderr));
 }
 
 #[test]

@@ -12,10 +12,17 @@ const PROBE: &str = env!("CARGO_BIN_EXE_pmi-probe");
 const LIMIT: Duration = Duration::from_secs(120);
 
 fn run_in(args: &[&str], input: Option<&[u8]>) -> Output {
+    run_env(args, input, &[])
+}
+
+/// Runs mpiexec with `env` added to the test's environment.
+fn run_env(args: &[&str], input: Option<&[u8]>, env: &[(&str, &str)]) -> Output {
     let mut child = Command::new(MPIEXEC)
         .args(args)
         .env("OXMPI_TCP_ADDR", "127.0.0.1")
         .env_remove("OXMPI_LAUNCHER")
+        .env_remove("OXMPI_LAUNCH_TIMEOUT")
+        .envs(env.iter().copied())
         .stdin(if input.is_some() {
             Stdio::piped()
         } else {
@@ -280,5 +287,70 @@ fn this_host_needs_no_ssh() {
             .matches(" got 0:hello-0 1:hello-1 2:hello-2")
             .count(),
         3
+    );
+}
+
+#[test]
+fn launch_variables_are_read_through_the_registry() {
+    // A launcher whose proxy never connects: OXMPI_LAUNCH_TIMEOUT bounds the wait.
+    let script = std::env::temp_dir().join(format!("oxmpi-slowlauncher-{}", std::process::id()));
+    std::fs::write(&script, "#!/bin/sh\nexec sleep 30\n").unwrap();
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::set_permissions(&script, std::fs::Permissions::from_mode(0o755)).unwrap();
+    let start = Instant::now();
+    let o = run_env(
+        &["-hosts", "h1", "-n", "1", "true"],
+        None,
+        &[
+            ("OXMPI_LAUNCH_TIMEOUT", " 1 "),
+            ("OXMPI_LAUNCHER", script.to_str().unwrap()),
+        ],
+    );
+    std::fs::remove_file(&script).unwrap();
+    let err = text(&o.stderr);
+    assert_eq!(o.status.code(), Some(2), "{err}");
+    assert!(err.contains("no connection within 1 s"), "{err}");
+    assert!(start.elapsed() < Duration::from_secs(20));
+
+    // Malformed values stop mpiexec before it starts anything.
+    for (var, value, reason) in [
+        (
+            "OXMPI_LAUNCH_TIMEOUT",
+            "abc",
+            "not an integer (expected 1 to 86400)",
+        ),
+        (
+            "OXMPI_TCP_ADDR",
+            "head.example",
+            "not an IPv4 address (expected four numbers 0 to 255 such as 10.0.0.5, or auto)",
+        ),
+    ] {
+        let o = run_env(
+            &["-hosts", "a,b", "-launcher", "fork", "-n", "2", PROBE],
+            None,
+            &[(var, value)],
+        );
+        let err = text(&o.stderr);
+        assert_eq!(o.status.code(), Some(2), "{err}");
+        assert!(
+            err.starts_with(&format!("mpiexec: {var}={value:?}: {reason}\n")),
+            "{err}"
+        );
+        assert!(o.stdout.is_empty());
+    }
+
+    // Good values: the job runs.
+    let o = run_env(
+        &["-hosts", "a,b", "-launcher", "fork", "-n", "2", PROBE],
+        None,
+        &[
+            ("OXMPI_LAUNCH_TIMEOUT", "30"),
+            ("OXMPI_TCP_ADDR", " 127.0.0.1 "),
+        ],
+    );
+    assert_eq!(o.status.code(), Some(0), "{}", text(&o.stderr));
+    assert_eq!(
+        text(&o.stdout).matches(" got 0:hello-0 1:hello-1").count(),
+        2
     );
 }

@@ -51,7 +51,7 @@ pub struct State {
 impl State {
     /// The collective state for validated settings (`OXMPI_COLL_*`).
     pub fn from_settings(s: &crate::tunables::Settings) -> State {
-        State::with_tuning(s.coll_tuning())
+        State::with_tuning(crate::tunables::coll_tuning(s))
     }
 
     pub fn with_tuning(tuning: Tuning) -> State {
