@@ -139,11 +139,12 @@ impl Config {
         }
     }
 
-    /// The tunables of the current environment. `MPI_Init` reads [`Settings::from_env`]
-    /// itself and reports a bad value as its error; this is for tools and tests.
+    /// The tunables of the current environment, for the unit tests. `MPI_Init` reads
+    /// [`Settings::from_env`] itself and reports a bad value as its error.
     ///
     /// # Panics
     /// When a variable has a malformed or out-of-range value (the message names it).
+    #[cfg(test)]
     pub fn from_env() -> Config {
         match Settings::from_env() {
             Ok(s) => Config::from_settings(&s),
@@ -161,6 +162,7 @@ impl Config {
     }
 }
 
+#[cfg(test)]
 impl Default for Config {
     fn default() -> Self {
         Config::from_env()

@@ -123,10 +123,12 @@ pub fn complete(id: ReqId) -> Result<()> {
             ErrorClass::Request,
             "MPI_Grequest_complete was already called for this generalized request",
         ),
-        Some(_) => rt
-            .device
-            .grequest_complete(id)
-            .map_err(|_| Error::new(ErrorClass::Request, "cannot complete the generalized request")),
+        Some(_) => rt.device.grequest_complete(id).map_err(|_| {
+            Error::new(
+                ErrorClass::Request,
+                "cannot complete the generalized request",
+            )
+        }),
     })?;
     if !released {
         return Ok(());
