@@ -629,7 +629,7 @@ mpi_fn! { MPI_Testsome / PMPI_Testsome (n: c_int, rs: *mut MPI_Request, outcount
     unsafe { report_some(rs, &ids, outcount, indices, st, done) }
 }}
 
-mpi_fn! { MPI_Request_free / PMPI_Request_free (r: *mut MPI_Request) target(req_target(r)) {
+mpi_fn! { MPI_Request_free / PMPI_Request_free (r: *mut MPI_Request) target(lazy req_target(r)) {
     let r = convert::out(r, "request")?;
     // SAFETY: r checked non-null.
     let Some(id) = request(unsafe { *r })? else {
@@ -664,7 +664,7 @@ mpi_fn! { MPI_Request_get_status / PMPI_Request_get_status (r: MPI_Request, flag
     Ok(())
 }}
 
-mpi_fn! { MPI_Cancel / PMPI_Cancel (r: *mut MPI_Request) target(req_target(r)) {
+mpi_fn! { MPI_Cancel / PMPI_Cancel (r: *mut MPI_Request) target(lazy req_target(r)) {
     let r = convert::out(r, "request")?;
     // SAFETY: r checked non-null.
     let Some(id) = request(unsafe { *r })? else {
@@ -686,7 +686,7 @@ mpi_fn! { MPI_Test_cancelled / PMPI_Test_cancelled (st: *const MPI_Status, flag:
     Ok(())
 }}
 
-mpi_fn! { MPI_Start / PMPI_Start (r: *mut MPI_Request) target(req_target(r)) {
+mpi_fn! { MPI_Start / PMPI_Start (r: *mut MPI_Request) target(lazy req_target(r)) {
     let r = convert::out(r, "request")?;
     // SAFETY: r checked non-null.
     let Some(id) = request(unsafe { *r })? else {
