@@ -65,18 +65,9 @@ mod tests {
     use oxmpi_coll::decision::SHM_SLOT;
     use oxmpi_coll::schedule::Collective;
 
-    fn lookup<'a>(pairs: &'a [(&'a str, &'a str)]) -> impl Fn(&str) -> Option<String> + 'a {
-        move |k| {
-            pairs
-                .iter()
-                .find(|(n, _)| *n == k)
-                .map(|(_, v)| v.to_string())
-        }
-    }
-
     #[test]
     fn a_bad_value_is_an_mpi_error() {
-        let e = Settings::from_lookup(lookup(&[("OXMPI_COLL_SHM", "2")])).unwrap_err();
+        let e = Settings::from_lookup(lookup_in(&[("OXMPI_COLL_SHM", "2")])).unwrap_err();
         let engine: Error = e.into();
         assert_eq!(engine.class, ErrorClass::Other);
         assert!(
@@ -196,7 +187,7 @@ mod tests {
 
     #[test]
     fn collective_settings_fill_the_decision_table() {
-        let s = Settings::from_lookup(lookup(&[
+        let s = Settings::from_lookup(lookup_in(&[
             ("OXMPI_COLL_ALLREDUCE_ALGO", "Ring"),
             ("OXMPI_COLL_BARRIER_ALGO", "auto"),
             ("OXMPI_COLL_REDUCE_SCATTER_ALGO", "ring"),
@@ -222,9 +213,9 @@ mod tests {
         assert_eq!(t.shm_max, 512);
         assert!(!t.shm_large_any_load);
         assert_eq!(t.shm_large_max, Tuning::DEFAULT.shm_large_max);
-        assert!(Settings::from_lookup(lookup(&[("OXMPI_COLL_SHM_MAX", "4096")])).is_err());
+        assert!(Settings::from_lookup(lookup_in(&[("OXMPI_COLL_SHM_MAX", "4096")])).is_err());
 
-        let s = Settings::from_lookup(lookup(&[("OXMPI_COLL_SHM_LARGE_MAX", "0")])).unwrap();
+        let s = Settings::from_lookup(lookup_in(&[("OXMPI_COLL_SHM_LARGE_MAX", "0")])).unwrap();
         let t = coll_tuning(&s);
         assert!(t.shm_large_any_load);
         assert_eq!(t.shm_large_max, 0);
@@ -236,7 +227,7 @@ mod tests {
                 && !d.name.starts_with("OXMPI_COLL_SHM")
                 && matches!(d.kind, Kind::Int { .. } | Kind::Bytes { .. })
         }) {
-            let s = Settings::from_lookup(lookup(&[(d.name, "12345")])).unwrap();
+            let s = Settings::from_lookup(lookup_in(&[(d.name, "12345")])).unwrap();
             let got = format!("{:?}", coll_tuning(&s));
             assert_ne!(got, base, "{} moved nothing", d.name);
             let changed = got

@@ -874,18 +874,20 @@ pub fn splice_readme(readme: &str) -> Option<String> {
     ))
 }
 
+/// A lookup over a fixed list of (name, value) pairs, as if the environment held just
+/// them: for [`Settings::from_lookup`] in tools and tests.
+pub fn lookup_in<'a>(pairs: &'a [(&'a str, &'a str)]) -> impl Fn(&str) -> Option<String> + 'a {
+    move |k| {
+        pairs
+            .iter()
+            .find(|(n, _)| *n == k)
+            .map(|(_, v)| v.to_string())
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    fn lookup<'a>(pairs: &'a [(&'a str, &'a str)]) -> impl Fn(&str) -> Option<String> + 'a {
-        move |k| {
-            pairs
-                .iter()
-                .find(|(n, _)| *n == k)
-                .map(|(_, v)| v.to_string())
-        }
-    }
 
     #[test]
     fn ids_are_indices_and_names_are_unique() {
@@ -1085,18 +1087,18 @@ mod tests {
             ("OXMPI_TCP_ADDR", "10.0.0.1"),
         ];
         // The library ignores mpiexec's variable...
-        let s = Settings::from_lookup(lookup(&env)).unwrap();
+        let s = Settings::from_lookup(lookup_in(&env)).unwrap();
         assert_eq!(s.int(Id::Yield), Some(7));
         assert_eq!(s.int(Id::LaunchTimeout), Some(60));
         // ...and mpiexec the library's, but not the one both read.
-        let e = Settings::from_lookup_for(Program::Mpiexec, lookup(&env)).unwrap_err();
+        let e = Settings::from_lookup_for(Program::Mpiexec, lookup_in(&env)).unwrap_err();
         assert_eq!(
             e.to_string(),
             "OXMPI_LAUNCH_TIMEOUT=\"abc\": not an integer (expected 1 to 86400)"
         );
         let s = Settings::from_lookup_for(
             Program::Mpiexec,
-            lookup(&[
+            lookup_in(&[
                 ("OXMPI_YIELD", "x"),
                 ("OXMPI_LAUNCH_TIMEOUT", "5"),
                 ("OXMPI_TCP_ADDR", "10.0.0.1"),
@@ -1115,7 +1117,7 @@ mod tests {
         assert_eq!(s.text(Id::ProxyPath), None);
         assert!(Settings::from_lookup_for(
             Program::Mpiexec,
-            lookup(&[("OXMPI_TCP_ADDR", "nowhere")])
+            lookup_in(&[("OXMPI_TCP_ADDR", "nowhere")])
         )
         .is_err());
         for t in ALL {
@@ -1138,7 +1140,7 @@ mod tests {
         assert_eq!(d.text(Id::Bind).as_deref(), Some("block"));
         assert!(!d.is_set(Id::Yield));
 
-        let s = Settings::from_lookup(lookup(&[
+        let s = Settings::from_lookup(lookup_in(&[
             ("OXMPI_YIELD", "7"),
             ("OXMPI_SHM_EAGER_LIMIT", "8k"),
             ("OXMPI_TCP_ADDR", " auto "),
@@ -1151,7 +1153,7 @@ mod tests {
         assert!(!s.is_set(Id::TcpAddr));
         assert_eq!(s.text(Id::TcpAddr), None);
 
-        let e = Settings::from_lookup(lookup(&[("OXMPI_COLL_SHM", "2")])).unwrap_err();
+        let e = Settings::from_lookup(lookup_in(&[("OXMPI_COLL_SHM", "2")])).unwrap_err();
         assert_eq!(e.name, "OXMPI_COLL_SHM");
         assert!(e.to_string().starts_with("OXMPI_COLL_SHM=\"2\": "), "{e}");
     }

@@ -13,7 +13,7 @@
 //! - small contiguous standard/ready sends with nothing queued before them are written
 //!   at once without a request ([`Device::send_now`]);
 //! - a blocking receive from a local peer with nothing posted or stored before it takes
-//!   that peer's next eager packet straight from the ring ([`direct`]).
+//!   that peer's next eager packet straight from the ring (`direct.rs`).
 //!
 //! Over TCP the receiver always answers `Cts` and the sender streams `Data` pieces that
 //! are written from and read into the user buffers directly; the eager limit is then
@@ -410,6 +410,7 @@ impl Device {
         self.peers.len() as u32
     }
 
+    /// The configuration the device was built with.
     pub fn config(&self) -> &DeviceConfig {
         &self.cfg
     }

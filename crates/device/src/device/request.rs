@@ -361,7 +361,7 @@ impl Request {
     }
 }
 
-/// What [`RequestTable::finish_if_complete`] found.
+/// What `RequestTable::finish_if_complete` found.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Finish {
     /// The request is still under way (or does not exist).
@@ -462,7 +462,7 @@ impl RequestTable {
     }
 
     /// Releases request `id` (its id is reused by a later request). The request's
-    /// buffers are dropped; the slot keeps the rest for reuse by [`Self::insert_new`].
+    /// buffers are dropped; the slot keeps the rest for reuse by `insert_new`.
     pub fn remove(&mut self, id: ReqId) -> bool {
         let Some(Some(r)) = self.slots.get_mut(id as usize) else {
             return false;
