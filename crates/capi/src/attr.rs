@@ -164,7 +164,10 @@ fn predefined_slot(p: Predefined) -> &'static AtomicI32 {
     }]
 }
 
-fn create_keyval(
+/// # Safety
+/// `out` must be null (refused) or point to a writable `int`; `extra` is stored, never
+/// dereferenced here.
+unsafe fn create_keyval(
     copy: Option<CopyFn>,
     delete: Option<DeleteFn>,
     out: *mut c_int,
@@ -239,10 +242,14 @@ unsafe fn get_attr(c: MPI_Comm, k: c_int, val: *mut c_void, flag: *mut c_int) ->
 }
 
 mpi_fn! { MPI_Comm_create_keyval / PMPI_Comm_create_keyval (copy: Option<CopyFn>, delete: Option<DeleteFn>, keyval: *mut c_int, extra: *mut c_void) target(Target::None) {
-    create_keyval(copy, delete, keyval, extra)
+    // SAFETY: `keyval` is NULL or the C caller's writable int (MPI contract); `create_keyval`
+    // refuses NULL.
+    unsafe { create_keyval(copy, delete, keyval, extra) }
 }}
 mpi_fn! { MPI_Keyval_create / PMPI_Keyval_create (copy: Option<CopyFn>, delete: Option<DeleteFn>, keyval: *mut c_int, extra: *mut c_void) target(Target::None) {
-    create_keyval(copy, delete, keyval, extra)
+    // SAFETY: `keyval` is NULL or the C caller's writable int (MPI contract); `create_keyval`
+    // refuses NULL.
+    unsafe { create_keyval(copy, delete, keyval, extra) }
 }}
 mpi_fn! { MPI_Comm_free_keyval / PMPI_Comm_free_keyval (keyval: *mut c_int) target(Target::None) {
     // SAFETY: `keyval` is NULL or the C caller's readable, writable key (MPI contract);
