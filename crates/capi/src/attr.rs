@@ -164,7 +164,10 @@ fn predefined_slot(p: Predefined) -> &'static AtomicI32 {
     }]
 }
 
-fn create_keyval(
+/// # Safety
+/// `out` must be null (refused) or point to a writable `int`; `extra` is stored, never
+/// dereferenced here.
+unsafe fn create_keyval(
     copy: Option<CopyFn>,
     delete: Option<DeleteFn>,
     out: *mut c_int,
@@ -185,7 +188,9 @@ fn create_keyval(
     Ok(())
 }
 
-fn free_keyval(k: *mut c_int) -> Result<()> {
+/// # Safety
+/// `k` must be null (refused) or point to a readable, writable `int`.
+unsafe fn free_keyval(k: *mut c_int) -> Result<()> {
     let k = convert::out(k, "keyval")?;
     // SAFETY: checked non-null.
     let key = key_of(unsafe { *k })?;
@@ -203,7 +208,10 @@ fn free_keyval(k: *mut c_int) -> Result<()> {
     Ok(())
 }
 
-fn get_attr(c: MPI_Comm, k: c_int, val: *mut c_void, flag: *mut c_int) -> Result<()> {
+/// # Safety
+/// `flag` must be null (refused) or point to a writable `int`; `val` must be null (refused
+/// when a value is found) or point to a writable `void *`.
+unsafe fn get_attr(c: MPI_Comm, k: c_int, val: *mut c_void, flag: *mut c_int) -> Result<()> {
     let id = comm(c)?;
     let flag = convert::out(flag, "flag")?;
     let key = key_of(k)?;
@@ -234,16 +242,24 @@ fn get_attr(c: MPI_Comm, k: c_int, val: *mut c_void, flag: *mut c_int) -> Result
 }
 
 mpi_fn! { MPI_Comm_create_keyval / PMPI_Comm_create_keyval (copy: Option<CopyFn>, delete: Option<DeleteFn>, keyval: *mut c_int, extra: *mut c_void) target(Target::None) {
-    create_keyval(copy, delete, keyval, extra)
+    // SAFETY: `keyval` is NULL or the C caller's writable int (MPI contract); `create_keyval`
+    // refuses NULL.
+    unsafe { create_keyval(copy, delete, keyval, extra) }
 }}
 mpi_fn! { MPI_Keyval_create / PMPI_Keyval_create (copy: Option<CopyFn>, delete: Option<DeleteFn>, keyval: *mut c_int, extra: *mut c_void) target(Target::None) {
-    create_keyval(copy, delete, keyval, extra)
+    // SAFETY: `keyval` is NULL or the C caller's writable int (MPI contract); `create_keyval`
+    // refuses NULL.
+    unsafe { create_keyval(copy, delete, keyval, extra) }
 }}
 mpi_fn! { MPI_Comm_free_keyval / PMPI_Comm_free_keyval (keyval: *mut c_int) target(Target::None) {
-    free_keyval(keyval)
+    // SAFETY: `keyval` is NULL or the C caller's readable, writable key (MPI contract);
+    // `free_keyval` refuses NULL.
+    unsafe { free_keyval(keyval) }
 }}
 mpi_fn! { MPI_Keyval_free / PMPI_Keyval_free (keyval: *mut c_int) target(Target::None) {
-    free_keyval(keyval)
+    // SAFETY: `keyval` is NULL or the C caller's readable, writable key (MPI contract);
+    // `free_keyval` refuses NULL.
+    unsafe { free_keyval(keyval) }
 }}
 mpi_fn! { MPI_Comm_set_attr / PMPI_Comm_set_attr (c: MPI_Comm, k: c_int, val: *mut c_void) target(convert::target(c)) {
     let id = comm(c)?;
@@ -254,10 +270,14 @@ mpi_fn! { MPI_Attr_put / PMPI_Attr_put (c: MPI_Comm, k: c_int, val: *mut c_void)
     commops::attr_set(id, key_of(k)?, val as usize)
 }}
 mpi_fn! { MPI_Comm_get_attr / PMPI_Comm_get_attr (c: MPI_Comm, k: c_int, val: *mut c_void, flag: *mut c_int) target(convert::target(c)) {
-    get_attr(c, k, val, flag)
+    // SAFETY: `flag` and `val` are NULL or the C caller's writable outputs (MPI contract);
+    // `get_attr` refuses NULL.
+    unsafe { get_attr(c, k, val, flag) }
 }}
 mpi_fn! { MPI_Attr_get / PMPI_Attr_get (c: MPI_Comm, k: c_int, val: *mut c_void, flag: *mut c_int) target(convert::target(c)) {
-    get_attr(c, k, val, flag)
+    // SAFETY: `flag` and `val` are NULL or the C caller's writable outputs (MPI contract);
+    // `get_attr` refuses NULL.
+    unsafe { get_attr(c, k, val, flag) }
 }}
 mpi_fn! { MPI_Comm_delete_attr / PMPI_Comm_delete_attr (c: MPI_Comm, k: c_int) target(convert::target(c)) {
     let id = comm(c)?;

@@ -13,14 +13,20 @@ use std::ffi::CStr;
 use std::os::raw::{c_char, c_int};
 
 /// Writes a new communicator handle (`MPI_COMM_NULL` for `None`).
-fn put_comm(out: *mut MPI_Comm, id: Option<CommId>) {
-    // SAFETY: callers checked `out` non-null.
+///
+/// # Safety
+/// `out` must be non-null and point to a writable `MPI_Comm` (this function does not check).
+unsafe fn put_comm(out: *mut MPI_Comm, id: Option<CommId>) {
+    // SAFETY: `out` is non-null and writable (this function's contract).
     unsafe { *out = id.map_or(handles::MPI_COMM_NULL, handles::comm_handle) };
 }
 
 /// Checks a new-communicator output pointer and sets it to `MPI_COMM_NULL`, which it
 /// stays if the call fails.
-pub fn new_comm_out(out: *mut MPI_Comm, what: &str) -> Result<*mut MPI_Comm> {
+///
+/// # Safety
+/// `out` must be null (refused with `MPI_ERR_ARG`) or point to a writable `MPI_Comm`.
+pub unsafe fn new_comm_out(out: *mut MPI_Comm, what: &str) -> Result<*mut MPI_Comm> {
     let out = convert::out(out, what)?;
     // SAFETY: checked non-null; the caller provides a writable handle.
     unsafe { *out = handles::MPI_COMM_NULL };
@@ -46,17 +52,25 @@ pub unsafe fn target_ptr(p: *const MPI_Comm) -> Target {
 }
 
 mpi_fn! { MPI_Comm_dup / PMPI_Comm_dup (c: MPI_Comm, out: *mut MPI_Comm) target(convert::target(c)) {
-    let out = new_comm_out(out, "newcomm")?;
+    // SAFETY: `out` is NULL or the C caller's writable communicator handle (MPI contract);
+    // `new_comm_out` refuses NULL.
+    let out = unsafe { new_comm_out(out, "newcomm")? };
     let id = commops::comm_dup(comm(c)?)?;
-    put_comm(out, Some(id));
+    // SAFETY: `out` came back from `new_comm_out` (non-null) and is the C caller's writable handle
+    // (MPI contract).
+    unsafe { put_comm(out, Some(id)) };
     Ok(())
 }}
 
 mpi_fn! { MPI_Comm_dup_with_info / PMPI_Comm_dup_with_info (c: MPI_Comm, info: MPI_Info, out: *mut MPI_Comm) target(convert::target(c)) {
-    let out = new_comm_out(out, "newcomm")?;
+    // SAFETY: `out` is NULL or the C caller's writable communicator handle (MPI contract);
+    // `new_comm_out` refuses NULL.
+    let out = unsafe { new_comm_out(out, "newcomm")? };
     check_info(info)?;
     let id = commops::comm_dup(comm(c)?)?;
-    put_comm(out, Some(id));
+    // SAFETY: `out` came back from `new_comm_out` (non-null) and is the C caller's writable handle
+    // (MPI contract).
+    unsafe { put_comm(out, Some(id)) };
     Ok(())
 }}
 
@@ -79,30 +93,44 @@ mpi_fn! { MPI_Comm_get_info / PMPI_Comm_get_info (c: MPI_Comm, out: *mut MPI_Inf
 }}
 
 mpi_fn! { MPI_Comm_create / PMPI_Comm_create (c: MPI_Comm, g: MPI_Group, out: *mut MPI_Comm) target(convert::target(c)) {
-    let out = new_comm_out(out, "newcomm")?;
+    // SAFETY: `out` is NULL or the C caller's writable communicator handle (MPI contract);
+    // `new_comm_out` refuses NULL.
+    let out = unsafe { new_comm_out(out, "newcomm")? };
     let id = comm(c)?;
     let id = commops::comm_create(id, &*group_of(g)?)?;
-    put_comm(out, id);
+    // SAFETY: `out` came back from `new_comm_out` (non-null) and is the C caller's writable handle
+    // (MPI contract).
+    unsafe { put_comm(out, id) };
     Ok(())
 }}
 
 mpi_fn! { MPI_Comm_create_group / PMPI_Comm_create_group (c: MPI_Comm, g: MPI_Group, tag: c_int, out: *mut MPI_Comm) target(convert::target(c)) {
-    let out = new_comm_out(out, "newcomm")?;
+    // SAFETY: `out` is NULL or the C caller's writable communicator handle (MPI contract);
+    // `new_comm_out` refuses NULL.
+    let out = unsafe { new_comm_out(out, "newcomm")? };
     let id = comm(c)?;
     let id = commops::comm_create_group(id, &*group_of(g)?, tag)?;
-    put_comm(out, id);
+    // SAFETY: `out` came back from `new_comm_out` (non-null) and is the C caller's writable handle
+    // (MPI contract).
+    unsafe { put_comm(out, id) };
     Ok(())
 }}
 
 mpi_fn! { MPI_Comm_split / PMPI_Comm_split (c: MPI_Comm, color: c_int, key: c_int, out: *mut MPI_Comm) target(convert::target(c)) {
-    let out = new_comm_out(out, "newcomm")?;
+    // SAFETY: `out` is NULL or the C caller's writable communicator handle (MPI contract);
+    // `new_comm_out` refuses NULL.
+    let out = unsafe { new_comm_out(out, "newcomm")? };
     let id = commops::comm_split(comm(c)?, color, key)?;
-    put_comm(out, id);
+    // SAFETY: `out` came back from `new_comm_out` (non-null) and is the C caller's writable handle
+    // (MPI contract).
+    unsafe { put_comm(out, id) };
     Ok(())
 }}
 
 mpi_fn! { MPI_Comm_split_type / PMPI_Comm_split_type (c: MPI_Comm, ty: c_int, key: c_int, info: MPI_Info, out: *mut MPI_Comm) target(convert::target(c)) {
-    let out = new_comm_out(out, "newcomm")?;
+    // SAFETY: `out` is NULL or the C caller's writable communicator handle (MPI contract);
+    // `new_comm_out` refuses NULL.
+    let out = unsafe { new_comm_out(out, "newcomm")? };
     let id = comm(c)?;
     check_info(info)?;
     let ty = match ty {
@@ -112,7 +140,9 @@ mpi_fn! { MPI_Comm_split_type / PMPI_Comm_split_type (c: MPI_Comm, ty: c_int, ke
         t => return Err(Error::new(ErrorClass::Arg, format!("invalid split_type {t}"))),
     };
     let id = commops::comm_split_type(id, ty, key)?;
-    put_comm(out, id);
+    // SAFETY: `out` came back from `new_comm_out` (non-null) and is the C caller's writable handle
+    // (MPI contract).
+    unsafe { put_comm(out, id) };
     Ok(())
 }}
 
@@ -182,19 +212,27 @@ mpi_fn! { MPI_Comm_get_name / PMPI_Comm_get_name (c: MPI_Comm, name: *mut c_char
 }}
 
 mpi_fn! { MPI_Intercomm_create / PMPI_Intercomm_create (local: MPI_Comm, local_leader: c_int, peer: MPI_Comm, remote_leader: c_int, tag: c_int, out: *mut MPI_Comm) target(convert::target(local)) {
-    let out = new_comm_out(out, "newintercomm")?;
+    // SAFETY: `out` is NULL or the C caller's writable communicator handle (MPI contract);
+    // `new_comm_out` refuses NULL.
+    let out = unsafe { new_comm_out(out, "newintercomm")? };
     let lc = comm(local)?;
     // The peer communicator matters only at the local leader; the engine reports a bad
     // one there.
     let pc = comm(peer).ok();
     let id = commops::intercomm_create(lc, local_leader, pc, remote_leader, tag)?;
-    put_comm(out, Some(id));
+    // SAFETY: `out` came back from `new_comm_out` (non-null) and is the C caller's writable handle
+    // (MPI contract).
+    unsafe { put_comm(out, Some(id)) };
     Ok(())
 }}
 
 mpi_fn! { MPI_Intercomm_merge / PMPI_Intercomm_merge (c: MPI_Comm, high: c_int, out: *mut MPI_Comm) target(convert::target(c)) {
-    let out = new_comm_out(out, "newintracomm")?;
+    // SAFETY: `out` is NULL or the C caller's writable communicator handle (MPI contract);
+    // `new_comm_out` refuses NULL.
+    let out = unsafe { new_comm_out(out, "newintracomm")? };
     let id = commops::intercomm_merge(comm(c)?, high != 0)?;
-    put_comm(out, Some(id));
+    // SAFETY: `out` came back from `new_comm_out` (non-null) and is the C caller's writable handle
+    // (MPI contract).
+    unsafe { put_comm(out, Some(id)) };
     Ok(())
 }}

@@ -67,9 +67,13 @@ unsafe fn type_array(p: *const MPI_Datatype, n: usize) -> Result<Vec<TypeId>> {
 }
 
 /// Stores a new type's handle.
-fn give(newtype: *mut MPI_Datatype, id: Result<TypeId>) -> Result<()> {
+///
+/// # Safety
+/// `newtype` must be non-null (checked by the caller with `out`) and point to a writable
+/// `MPI_Datatype`.
+unsafe fn give(newtype: *mut MPI_Datatype, id: Result<TypeId>) -> Result<()> {
     let id = id?;
-    // SAFETY: the caller checked `newtype` with `out` before creating the type.
+    // SAFETY: `newtype` is non-null and writable (this function's contract).
     unsafe { *newtype = handle_of(id) };
     Ok(())
 }
@@ -88,7 +92,9 @@ fn to_int(v: i64, what: &str) -> Result<c_int> {
 unsafe fn contiguous(n: i64, old: MPI_Datatype, newtype: *mut MPI_Datatype) -> Result<()> {
     let newtype = out(newtype, "newtype")?;
     let old = datatype(old)?;
-    give(newtype, types::contiguous(n, old))
+    // SAFETY: `newtype` passed `out` above, and the C caller's output handle is writable (MPI
+    // contract).
+    unsafe { give(newtype, types::contiguous(n, old)) }
 }
 
 mpi_fn! { MPI_Type_contiguous / PMPI_Type_contiguous (n: c_int, old: MPI_Datatype, newtype: *mut MPI_Datatype) target(Target::None) {
@@ -117,7 +123,9 @@ unsafe fn vector(
     } else {
         types::vector(n, bl, stride, old)
     };
-    give(newtype, id)
+    // SAFETY: `newtype` passed `out` above, and the C caller's output handle is writable (MPI
+    // contract).
+    unsafe { give(newtype, id) }
 }
 
 mpi_fn! { MPI_Type_vector / PMPI_Type_vector (n: c_int, bl: c_int, stride: c_int, old: MPI_Datatype, newtype: *mut MPI_Datatype) target(Target::None) {
@@ -175,7 +183,9 @@ unsafe fn indexed<B: Copy + Into<i64>, D: Copy + Into<i64>>(
         None if bytes => types::hindexed_block(bl, &d, old),
         None => types::indexed_block(bl, &d, old),
     };
-    give(newtype, id)
+    // SAFETY: `newtype` passed `out` above, and the C caller's output handle is writable (MPI
+    // contract).
+    unsafe { give(newtype, id) }
 }
 
 mpi_fn! { MPI_Type_indexed / PMPI_Type_indexed (n: c_int, bls: *const c_int, disps: *const c_int, old: MPI_Datatype, newtype: *mut MPI_Datatype) target(Target::None) {
@@ -252,7 +262,9 @@ unsafe fn create_struct<B: Copy + Into<i64>, D: Copy + Into<i64>>(
             type_array(tys, n)?,
         )
     };
-    give(newtype, types::create_struct(&b, &d, &t))
+    // SAFETY: `newtype` passed `out` above, and the C caller's output handle is writable (MPI
+    // contract).
+    unsafe { give(newtype, types::create_struct(&b, &d, &t)) }
 }
 
 mpi_fn! { MPI_Type_create_struct / PMPI_Type_create_struct (n: c_int, bls: *const c_int, disps: *const MPI_Aint, tys: *const MPI_Datatype, newtype: *mut MPI_Datatype) target(Target::None) {
@@ -277,17 +289,30 @@ mpi_fn! { MPI_Type_struct / PMPI_Type_struct (n: c_int, bls: *const c_int, disps
     unsafe { create_struct(n.into(), bls, disps, tys, newtype) }
 }}
 
-fn resized(old: MPI_Datatype, lb: i64, extent: i64, newtype: *mut MPI_Datatype) -> Result<()> {
+/// # Safety
+/// `newtype` must be null (refused) or point to a writable `MPI_Datatype`.
+unsafe fn resized(
+    old: MPI_Datatype,
+    lb: i64,
+    extent: i64,
+    newtype: *mut MPI_Datatype,
+) -> Result<()> {
     let newtype = out(newtype, "newtype")?;
     let old = datatype(old)?;
-    give(newtype, types::resized(old, lb, extent))
+    // SAFETY: `newtype` passed `out` above, and the C caller's output handle is writable (MPI
+    // contract).
+    unsafe { give(newtype, types::resized(old, lb, extent)) }
 }
 
 mpi_fn! { MPI_Type_create_resized / PMPI_Type_create_resized (old: MPI_Datatype, lb: MPI_Aint, extent: MPI_Aint, newtype: *mut MPI_Datatype) target(Target::None) {
-    resized(old, lb, extent, newtype)
+    // SAFETY: `newtype` is NULL or the C caller's writable output handle (MPI contract); `resized`
+    // refuses NULL.
+    unsafe { resized(old, lb, extent, newtype) }
 }}
 mpi_fn! { MPI_Type_create_resized_c / PMPI_Type_create_resized_c (old: MPI_Datatype, lb: MPI_Count, extent: MPI_Count, newtype: *mut MPI_Datatype) target(Target::None) {
-    resized(old, lb, extent, newtype)
+    // SAFETY: `newtype` is NULL or the C caller's writable output handle (MPI contract); `resized`
+    // refuses NULL.
+    unsafe { resized(old, lb, extent, newtype) }
 }}
 
 fn check_ndims(ndims: c_int) -> Result<usize> {
@@ -321,7 +346,9 @@ unsafe fn subarray<T: Copy + Into<i64>>(
             array(starts, n, "array_of_starts")?,
         )
     };
-    give(newtype, types::subarray(&a, &b, &c, order, old))
+    // SAFETY: `newtype` passed `out` above, and the C caller's output handle is writable (MPI
+    // contract).
+    unsafe { give(newtype, types::subarray(&a, &b, &c, order, old)) }
 }
 
 mpi_fn! { MPI_Type_create_subarray / PMPI_Type_create_subarray (ndims: c_int, sizes: *const c_int, subsizes: *const c_int, starts: *const c_int, order: c_int, old: MPI_Datatype, newtype: *mut MPI_Datatype) target(Target::None) {
@@ -363,10 +390,14 @@ unsafe fn darray<G: Copy + Into<i64>>(
         )
     };
     let d: Vec<i32> = d.iter().map(|&v| v as i32).collect();
-    give(
-        newtype,
-        types::darray(size.into(), rank.into(), &g, &d, &a, &p, order, old),
-    )
+    // SAFETY: `newtype` passed `out` above, and the C caller's output handle is writable (MPI
+    // contract).
+    unsafe {
+        give(
+            newtype,
+            types::darray(size.into(), rank.into(), &g, &d, &a, &p, order, old),
+        )
+    }
 }
 
 mpi_fn! { MPI_Type_create_darray / PMPI_Type_create_darray (size: c_int, rank: c_int, ndims: c_int, gsizes: *const c_int, distribs: *const c_int, dargs: *const c_int, psizes: *const c_int, order: c_int, old: MPI_Datatype, newtype: *mut MPI_Datatype) target(Target::None) {
@@ -385,12 +416,16 @@ mpi_fn! { MPI_Type_create_darray_c / PMPI_Type_create_darray_c (size: c_int, ran
 mpi_fn! { MPI_Type_dup / PMPI_Type_dup (old: MPI_Datatype, newtype: *mut MPI_Datatype) target(Target::None) {
     let newtype = out(newtype, "newtype")?;
     let old = datatype(old)?;
-    give(newtype, types::dup(old))
+    // SAFETY: `newtype` passed `out` above, and the C caller's output handle is writable (MPI
+    // contract).
+    unsafe { give(newtype, types::dup(old)) }
 }}
 
 // ----- commit and free ----------------------------------------------------------------
 
-fn handle_arg(p: *mut MPI_Datatype) -> Result<(*mut MPI_Datatype, TypeId)> {
+/// # Safety
+/// `p` must be null (refused) or point to a readable, writable `MPI_Datatype`.
+unsafe fn handle_arg(p: *mut MPI_Datatype) -> Result<(*mut MPI_Datatype, TypeId)> {
     let p = out(p, "datatype")?;
     // SAFETY: checked non-null; the caller passes the address of a handle.
     let h = unsafe { *p };
@@ -398,12 +433,16 @@ fn handle_arg(p: *mut MPI_Datatype) -> Result<(*mut MPI_Datatype, TypeId)> {
 }
 
 mpi_fn! { MPI_Type_commit / PMPI_Type_commit (dt: *mut MPI_Datatype) target(Target::None) {
-    let (_, id) = handle_arg(dt)?;
+    // SAFETY: `dt` is NULL or the address of the C caller's handle (MPI contract); `handle_arg`
+    // refuses NULL.
+    let (_, id) = unsafe { handle_arg(dt)? };
     types::commit(id)
 }}
 
 mpi_fn! { MPI_Type_free / PMPI_Type_free (dt: *mut MPI_Datatype) target(Target::None) {
-    let (p, id) = handle_arg(dt)?;
+    // SAFETY: `dt` is NULL or the address of the C caller's handle (MPI contract); `handle_arg`
+    // refuses NULL.
+    let (p, id) = unsafe { handle_arg(dt)? };
     types::free(id)?;
     // SAFETY: checked by handle_arg.
     unsafe { *p = handles::MPI_DATATYPE_NULL };
@@ -417,7 +456,10 @@ fn info(dt: MPI_Datatype) -> Result<types::TypeInfo> {
 }
 
 /// Writes one output value after checking the pointer.
-fn put<T>(p: *mut T, what: &str, v: T) -> Result<()> {
+///
+/// # Safety
+/// `p` must be null (refused) or point to a writable `T`.
+unsafe fn put<T>(p: *mut T, what: &str, v: T) -> Result<()> {
     let p = out(p, what)?;
     // SAFETY: checked non-null; the caller provides writable storage.
     unsafe { *p = v };
@@ -425,7 +467,10 @@ fn put<T>(p: *mut T, what: &str, v: T) -> Result<()> {
 }
 
 /// Writes two output values (both pointers checked first).
-fn put2<T, U>(p: *mut T, pn: &str, v: T, q: *mut U, qn: &str, w: U) -> Result<()> {
+///
+/// # Safety
+/// `p` and `q` must each be null (refused) or point to a writable `T` / `U`.
+unsafe fn put2<T, U>(p: *mut T, pn: &str, v: T, q: *mut U, qn: &str, w: U) -> Result<()> {
     let p = out(p, pn)?;
     let q = out(q, qn)?;
     // SAFETY: both checked non-null; the caller provides writable storage.
@@ -438,62 +483,94 @@ fn put2<T, U>(p: *mut T, pn: &str, v: T, q: *mut U, qn: &str, w: U) -> Result<()
 
 mpi_fn! { MPI_Type_size / PMPI_Type_size (dt: MPI_Datatype, size: *mut c_int) target(Target::None) {
     let s = info(dt)?.size;
-    put(size, "size", c_int::try_from(s).unwrap_or(UNDEFINED))
+    // SAFETY: `size` is the C caller's output argument: NULL (refused by `put`) or writable (MPI
+    // contract).
+    unsafe { put(size, "size", c_int::try_from(s).unwrap_or(UNDEFINED)) }
 }}
 mpi_fn! { MPI_Type_size_x / PMPI_Type_size_x (dt: MPI_Datatype, size: *mut MPI_Count) target(Target::None) {
-    put(size, "size", info(dt)?.size as MPI_Count)
+    // SAFETY: `size` is the C caller's output argument: NULL (refused by `put`) or writable (MPI
+    // contract).
+    unsafe { put(size, "size", info(dt)?.size as MPI_Count) }
 }}
 mpi_fn! { MPI_Type_size_c / PMPI_Type_size_c (dt: MPI_Datatype, size: *mut MPI_Count) target(Target::None) {
-    put(size, "size", info(dt)?.size as MPI_Count)
+    // SAFETY: `size` is the C caller's output argument: NULL (refused by `put`) or writable (MPI
+    // contract).
+    unsafe { put(size, "size", info(dt)?.size as MPI_Count) }
 }}
 
-fn extent(dt: MPI_Datatype, lb: *mut i64, ext: *mut i64) -> Result<()> {
+/// # Safety
+/// `lb` and `ext` must each be null (refused) or point to a writable `i64`.
+unsafe fn extent(dt: MPI_Datatype, lb: *mut i64, ext: *mut i64) -> Result<()> {
     let t = info(dt)?;
-    put2(lb, "lb", t.lb as i64, ext, "extent", t.signed_extent as i64)
+    // SAFETY: `lb` and `ext` are NULL or writable (this function's contract); `put2` refuses NULL.
+    unsafe { put2(lb, "lb", t.lb as i64, ext, "extent", t.signed_extent as i64) }
 }
 
 mpi_fn! { MPI_Type_get_extent / PMPI_Type_get_extent (dt: MPI_Datatype, lb: *mut MPI_Aint, ext: *mut MPI_Aint) target(Target::None) {
-    extent(dt, lb, ext)
+    // SAFETY: `lb` and `ext` are NULL or the C caller's writable outputs (MPI contract); `extent`
+    // refuses NULL.
+    unsafe { extent(dt, lb, ext) }
 }}
 mpi_fn! { MPI_Type_get_extent_x / PMPI_Type_get_extent_x (dt: MPI_Datatype, lb: *mut MPI_Count, ext: *mut MPI_Count) target(Target::None) {
-    extent(dt, lb, ext)
+    // SAFETY: `lb` and `ext` are NULL or the C caller's writable outputs (MPI contract); `extent`
+    // refuses NULL.
+    unsafe { extent(dt, lb, ext) }
 }}
 mpi_fn! { MPI_Type_get_extent_c / PMPI_Type_get_extent_c (dt: MPI_Datatype, lb: *mut MPI_Count, ext: *mut MPI_Count) target(Target::None) {
-    extent(dt, lb, ext)
+    // SAFETY: `lb` and `ext` are NULL or the C caller's writable outputs (MPI contract); `extent`
+    // refuses NULL.
+    unsafe { extent(dt, lb, ext) }
 }}
 
-fn true_extent(dt: MPI_Datatype, lb: *mut i64, ext: *mut i64) -> Result<()> {
+/// # Safety
+/// `lb` and `ext` must each be null (refused) or point to a writable `i64`.
+unsafe fn true_extent(dt: MPI_Datatype, lb: *mut i64, ext: *mut i64) -> Result<()> {
     let t = info(dt)?;
     let d = t.datatype();
-    put2(
-        lb,
-        "true_lb",
-        d.true_lb() as i64,
-        ext,
-        "true_extent",
-        d.true_extent() as i64,
-    )
+    // SAFETY: `lb` and `ext` are NULL or writable (this function's contract); `put2` refuses NULL.
+    unsafe {
+        put2(
+            lb,
+            "true_lb",
+            d.true_lb() as i64,
+            ext,
+            "true_extent",
+            d.true_extent() as i64,
+        )
+    }
 }
 
 mpi_fn! { MPI_Type_get_true_extent / PMPI_Type_get_true_extent (dt: MPI_Datatype, lb: *mut MPI_Aint, ext: *mut MPI_Aint) target(Target::None) {
-    true_extent(dt, lb, ext)
+    // SAFETY: `lb` and `ext` are NULL or the C caller's writable outputs (MPI contract);
+    // `true_extent` refuses NULL.
+    unsafe { true_extent(dt, lb, ext) }
 }}
 mpi_fn! { MPI_Type_get_true_extent_x / PMPI_Type_get_true_extent_x (dt: MPI_Datatype, lb: *mut MPI_Count, ext: *mut MPI_Count) target(Target::None) {
-    true_extent(dt, lb, ext)
+    // SAFETY: `lb` and `ext` are NULL or the C caller's writable outputs (MPI contract);
+    // `true_extent` refuses NULL.
+    unsafe { true_extent(dt, lb, ext) }
 }}
 mpi_fn! { MPI_Type_get_true_extent_c / PMPI_Type_get_true_extent_c (dt: MPI_Datatype, lb: *mut MPI_Count, ext: *mut MPI_Count) target(Target::None) {
-    true_extent(dt, lb, ext)
+    // SAFETY: `lb` and `ext` are NULL or the C caller's writable outputs (MPI contract);
+    // `true_extent` refuses NULL.
+    unsafe { true_extent(dt, lb, ext) }
 }}
 
 mpi_fn! { MPI_Type_extent / PMPI_Type_extent (dt: MPI_Datatype, ext: *mut MPI_Aint) target(Target::None) {
-    put(ext, "extent", info(dt)?.signed_extent as MPI_Aint)
+    // SAFETY: `ext` is the C caller's output argument: NULL (refused by `put`) or writable (MPI
+    // contract).
+    unsafe { put(ext, "extent", info(dt)?.signed_extent as MPI_Aint) }
 }}
 mpi_fn! { MPI_Type_lb / PMPI_Type_lb (dt: MPI_Datatype, disp: *mut MPI_Aint) target(Target::None) {
-    put(disp, "displacement", info(dt)?.lb as MPI_Aint)
+    // SAFETY: `disp` is the C caller's output argument: NULL (refused by `put`) or writable (MPI
+    // contract).
+    unsafe { put(disp, "displacement", info(dt)?.lb as MPI_Aint) }
 }}
 mpi_fn! { MPI_Type_ub / PMPI_Type_ub (dt: MPI_Datatype, disp: *mut MPI_Aint) target(Target::None) {
     let t = info(dt)?;
-    put(disp, "displacement", t.datatype().ub() as MPI_Aint)
+    // SAFETY: `disp` is the C caller's output argument: NULL (refused by `put`) or writable (MPI
+    // contract).
+    unsafe { put(disp, "displacement", t.datatype().ub() as MPI_Aint) }
 }}
 
 // ----- decoding ---------------------------------------------------------------------------
@@ -583,10 +660,14 @@ mpi_fn! { MPI_Type_get_name / PMPI_Type_get_name (dt: MPI_Datatype, name: *mut c
 // ----- addresses ------------------------------------------------------------------------
 
 mpi_fn! { MPI_Get_address / PMPI_Get_address (location: *const std::ffi::c_void, address: *mut MPI_Aint) target(Target::None) {
-    put(address, "address", location as MPI_Aint)
+    // SAFETY: `address` is the C caller's output argument: NULL (refused by `put`) or writable (MPI
+    // contract).
+    unsafe { put(address, "address", location as MPI_Aint) }
 }}
 mpi_fn! { MPI_Address / PMPI_Address (location: *const std::ffi::c_void, address: *mut MPI_Aint) target(Target::None) {
-    put(address, "address", location as MPI_Aint)
+    // SAFETY: `address` is the C caller's output argument: NULL (refused by `put`) or writable (MPI
+    // contract).
+    unsafe { put(address, "address", location as MPI_Aint) }
 }}
 
 /// `PMPI_Aint_add`: `base + disp` (wrapping, as address arithmetic in C).
@@ -615,7 +696,10 @@ pub extern "C" fn MPI_Aint_diff(addr1: MPI_Aint, addr2: MPI_Aint) -> MPI_Aint {
 
 // ----- counting elements of a status -------------------------------------------------------
 
-fn status_in(st: *const MPI_Status) -> Result<&'static MPI_Status> {
+/// # Safety
+/// `st` must be null or `MPI_STATUS_IGNORE` (both refused) or point to a readable
+/// `MPI_Status` that outlives every use of the returned reference.
+unsafe fn status_in(st: *const MPI_Status) -> Result<&'static MPI_Status> {
     if st.is_null() || st as usize == convert::STATUS_IGNORE {
         return Err(Error::new(
             ErrorClass::Arg,
@@ -626,21 +710,36 @@ fn status_in(st: *const MPI_Status) -> Result<&'static MPI_Status> {
     Ok(unsafe { &*st })
 }
 
-fn elements(st: *const MPI_Status, dt: MPI_Datatype) -> Result<Option<u64>> {
-    let st = status_in(st)?;
+/// # Safety
+/// As for [`status_in`].
+unsafe fn elements(st: *const MPI_Status, dt: MPI_Datatype) -> Result<Option<u64>> {
+    // SAFETY: `st` is NULL, MPI_STATUS_IGNORE or a real status of the C caller (this function's
+    // contract); `status_in` refuses the first two.
+    let st = unsafe { status_in(st)? };
     types::elements_in(datatype(dt)?, convert::get_count(st))
 }
 
 mpi_fn! { MPI_Get_elements / PMPI_Get_elements (st: *const MPI_Status, dt: MPI_Datatype, count: *mut c_int) target(Target::None) {
     let count = out(count, "count")?;
-    let n = elements(st, dt)?.and_then(|n| c_int::try_from(n).ok()).unwrap_or(UNDEFINED);
+    // SAFETY: `st` is NULL, MPI_STATUS_IGNORE or the C caller's readable status (MPI contract);
+    // `elements` refuses the first two.
+    let n = unsafe { elements(st, dt)? }.and_then(|n| c_int::try_from(n).ok()).unwrap_or(UNDEFINED);
     // SAFETY: checked non-null.
     unsafe { *count = n };
     Ok(())
 }}
-fn elements_big(st: *const MPI_Status, dt: MPI_Datatype, count: *mut MPI_Count) -> Result<()> {
+/// # Safety
+/// `st` as for [`status_in`]; `count` must be null (refused) or point to a writable
+/// `MPI_Count`.
+unsafe fn elements_big(
+    st: *const MPI_Status,
+    dt: MPI_Datatype,
+    count: *mut MPI_Count,
+) -> Result<()> {
     let count = out(count, "count")?;
-    let n = elements(st, dt)?
+    // SAFETY: `st` is NULL, MPI_STATUS_IGNORE or readable (this function's contract); `elements`
+    // refuses the first two.
+    let n = unsafe { elements(st, dt)? }
         .and_then(|n| MPI_Count::try_from(n).ok())
         .unwrap_or(UNDEFINED.into());
     // SAFETY: checked non-null.
@@ -649,13 +748,20 @@ fn elements_big(st: *const MPI_Status, dt: MPI_Datatype, count: *mut MPI_Count) 
 }
 
 mpi_fn! { MPI_Get_elements_x / PMPI_Get_elements_x (st: *const MPI_Status, dt: MPI_Datatype, count: *mut MPI_Count) target(Target::None) {
-    elements_big(st, dt, count)
+    // SAFETY: `st` is NULL, MPI_STATUS_IGNORE or a readable status, `count` NULL or writable (MPI
+    // contract); both are checked inside.
+    unsafe { elements_big(st, dt, count) }
 }}
 mpi_fn! { MPI_Get_elements_c / PMPI_Get_elements_c (st: *const MPI_Status, dt: MPI_Datatype, count: *mut MPI_Count) target(Target::None) {
-    elements_big(st, dt, count)
+    // SAFETY: `st` is NULL, MPI_STATUS_IGNORE or a readable status, `count` NULL or writable (MPI
+    // contract); both are checked inside.
+    unsafe { elements_big(st, dt, count) }
 }}
 
-fn set_elements(st: *mut MPI_Status, dt: MPI_Datatype, n: i64) -> Result<()> {
+/// # Safety
+/// `st` must be null or `MPI_STATUS_IGNORE` (both refused) or point to a readable, writable
+/// `MPI_Status`.
+unsafe fn set_elements(st: *mut MPI_Status, dt: MPI_Datatype, n: i64) -> Result<()> {
     let st = out(st, "status")?;
     if st as usize == convert::STATUS_IGNORE {
         return Err(Error::new(
@@ -678,8 +784,12 @@ fn set_elements(st: *mut MPI_Status, dt: MPI_Datatype, n: i64) -> Result<()> {
 }
 
 mpi_fn! { MPI_Status_set_elements / PMPI_Status_set_elements (st: *mut MPI_Status, dt: MPI_Datatype, n: c_int) target(Target::None) {
-    set_elements(st, dt, n.into())
+    // SAFETY: `st` is NULL, MPI_STATUS_IGNORE or the C caller's writable status (MPI contract);
+    // `set_elements` refuses the first two.
+    unsafe { set_elements(st, dt, n.into()) }
 }}
 mpi_fn! { MPI_Status_set_elements_x / PMPI_Status_set_elements_x (st: *mut MPI_Status, dt: MPI_Datatype, n: MPI_Count) target(Target::None) {
-    set_elements(st, dt, n)
+    // SAFETY: `st` is NULL, MPI_STATUS_IGNORE or the C caller's writable status (MPI contract);
+    // `set_elements` refuses the first two.
+    unsafe { set_elements(st, dt, n) }
 }}

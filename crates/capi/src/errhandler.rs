@@ -60,7 +60,9 @@ fn to_handle(e: Errhandler) -> MPI_Errhandler {
     })
 }
 
-fn create(f: Option<HandlerFn>, out: *mut MPI_Errhandler) -> Result<()> {
+/// # Safety
+/// `out` must be null (refused) or point to a writable `MPI_Errhandler`.
+unsafe fn create(f: Option<HandlerFn>, out: *mut MPI_Errhandler) -> Result<()> {
     let out = convert::out(out, "errhandler")?;
     let f = f.ok_or_else(|| Error::new(ErrorClass::Arg, "null error handler function"))?;
     let e = errhandler::create(Arc::new(CHandler(f)));
@@ -74,7 +76,9 @@ fn set(c: MPI_Comm, h: MPI_Errhandler) -> Result<()> {
     errhandler::set_comm(id, from_handle(h)?)
 }
 
-fn get(c: MPI_Comm, out: *mut MPI_Errhandler) -> Result<()> {
+/// # Safety
+/// `out` must be null (refused) or point to a writable `MPI_Errhandler`.
+unsafe fn get(c: MPI_Comm, out: *mut MPI_Errhandler) -> Result<()> {
     let out = convert::out(out, "errhandler")?;
     let e = errhandler::get_comm(comm(c)?)?;
     // SAFETY: checked non-null.
@@ -83,10 +87,14 @@ fn get(c: MPI_Comm, out: *mut MPI_Errhandler) -> Result<()> {
 }
 
 mpi_fn! { MPI_Errhandler_create / PMPI_Errhandler_create (f: Option<HandlerFn>, out: *mut MPI_Errhandler) target(Target::None) {
-    create(f, out)
+    // SAFETY: `out` is NULL or the C caller's writable handle (MPI contract); `create` refuses
+    // NULL.
+    unsafe { create(f, out) }
 }}
 mpi_fn! { MPI_Comm_create_errhandler / PMPI_Comm_create_errhandler (f: Option<HandlerFn>, out: *mut MPI_Errhandler) target(Target::None) {
-    create(f, out)
+    // SAFETY: `out` is NULL or the C caller's writable handle (MPI contract); `create` refuses
+    // NULL.
+    unsafe { create(f, out) }
 }}
 mpi_fn! { MPI_Errhandler_set / PMPI_Errhandler_set (c: MPI_Comm, h: MPI_Errhandler) target(convert::target(c)) {
     set(c, h)
@@ -95,10 +103,12 @@ mpi_fn! { MPI_Comm_set_errhandler / PMPI_Comm_set_errhandler (c: MPI_Comm, h: MP
     set(c, h)
 }}
 mpi_fn! { MPI_Errhandler_get / PMPI_Errhandler_get (c: MPI_Comm, out: *mut MPI_Errhandler) target(convert::target(c)) {
-    get(c, out)
+    // SAFETY: `out` is NULL or the C caller's writable handle (MPI contract); `get` refuses NULL.
+    unsafe { get(c, out) }
 }}
 mpi_fn! { MPI_Comm_get_errhandler / PMPI_Comm_get_errhandler (c: MPI_Comm, out: *mut MPI_Errhandler) target(convert::target(c)) {
-    get(c, out)
+    // SAFETY: `out` is NULL or the C caller's writable handle (MPI contract); `get` refuses NULL.
+    unsafe { get(c, out) }
 }}
 mpi_fn! { MPI_Errhandler_free / PMPI_Errhandler_free (h: *mut MPI_Errhandler) target(Target::None) {
     let h = convert::out(h, "errhandler")?;

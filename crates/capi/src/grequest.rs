@@ -122,11 +122,15 @@ unsafe fn settle(r: *mut MPI_Request, o: &Outcome) {
     }
 }
 
-fn nth(st: *mut MPI_Status, i: usize) -> *mut MPI_Status {
+/// # Safety
+/// `st` must be null, `MPI_STATUSES_IGNORE` (both returned as they are), or an array of more
+/// than `i` statuses.
+unsafe fn nth(st: *mut MPI_Status, i: usize) -> *mut MPI_Status {
     if st.is_null() || st as usize == STATUS_IGNORE {
         st
     } else {
-        // SAFETY: callers pass arrays of the request count (MPI contract).
+        // SAFETY: not the ignore marker, so an array of more than `i` statuses (this function's
+        // contract).
         unsafe { st.add(i) }
     }
 }

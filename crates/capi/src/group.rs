@@ -29,15 +29,21 @@ pub fn group_of(h: MPI_Group) -> Result<Arc<Group>> {
     commops::group(group_id(h)?)
 }
 
-fn put_group(out: *mut MPI_Group, id: GroupId) {
-    // SAFETY: callers checked `out` non-null.
+/// # Safety
+/// `out` must be non-null and point to a writable `MPI_Group` (this function does not check).
+unsafe fn put_group(out: *mut MPI_Group, id: GroupId) {
+    // SAFETY: `out` is non-null and writable (this function's contract).
     unsafe { *out = handles::group_handle(id) };
 }
 
-fn new_group(out: *mut MPI_Group, g: Group) -> Result<()> {
+/// # Safety
+/// `out` must be null (refused) or point to a writable `MPI_Group`.
+unsafe fn new_group(out: *mut MPI_Group, g: Group) -> Result<()> {
     let out = convert::out(out, "newgroup")?;
     let id = commops::group_insert(g)?;
-    put_group(out, id);
+    // SAFETY: `out` passed `convert::out` above and is the C caller's writable group handle (MPI
+    // contract).
+    unsafe { put_group(out, id) };
     Ok(())
 }
 
@@ -121,45 +127,59 @@ mpi_fn! { MPI_Group_compare / PMPI_Group_compare (g1: MPI_Group, g2: MPI_Group, 
 
 mpi_fn! { MPI_Group_union / PMPI_Group_union (g1: MPI_Group, g2: MPI_Group, out: *mut MPI_Group) target(Target::None) {
     let g = group::union(&*group_of(g1)?, &*group_of(g2)?);
-    new_group(out, g)
+    // SAFETY: `out` is NULL or the C caller's writable group handle (MPI contract); `new_group`
+    // refuses NULL.
+    unsafe { new_group(out, g) }
 }}
 
 mpi_fn! { MPI_Group_intersection / PMPI_Group_intersection (g1: MPI_Group, g2: MPI_Group, out: *mut MPI_Group) target(Target::None) {
     let g = group::intersection(&*group_of(g1)?, &*group_of(g2)?);
-    new_group(out, g)
+    // SAFETY: `out` is NULL or the C caller's writable group handle (MPI contract); `new_group`
+    // refuses NULL.
+    unsafe { new_group(out, g) }
 }}
 
 mpi_fn! { MPI_Group_difference / PMPI_Group_difference (g1: MPI_Group, g2: MPI_Group, out: *mut MPI_Group) target(Target::None) {
     let g = group::difference(&*group_of(g1)?, &*group_of(g2)?);
-    new_group(out, g)
+    // SAFETY: `out` is NULL or the C caller's writable group handle (MPI contract); `new_group`
+    // refuses NULL.
+    unsafe { new_group(out, g) }
 }}
 
 mpi_fn! { MPI_Group_incl / PMPI_Group_incl (g: MPI_Group, n: c_int, ranks: *const c_int, out: *mut MPI_Group) target(Target::None) {
     let base = group_of(g)?;
     // SAFETY: ranks holds n ints (MPI contract).
     let r = unsafe { ints(ranks, n, "ranks")? };
-    new_group(out, group::incl(&base, r)?)
+    // SAFETY: `out` is NULL or the C caller's writable group handle (MPI contract); `new_group`
+    // refuses NULL.
+    unsafe { new_group(out, group::incl(&base, r)?) }
 }}
 
 mpi_fn! { MPI_Group_excl / PMPI_Group_excl (g: MPI_Group, n: c_int, ranks: *const c_int, out: *mut MPI_Group) target(Target::None) {
     let base = group_of(g)?;
     // SAFETY: ranks holds n ints (MPI contract).
     let r = unsafe { ints(ranks, n, "ranks")? };
-    new_group(out, group::excl(&base, r)?)
+    // SAFETY: `out` is NULL or the C caller's writable group handle (MPI contract); `new_group`
+    // refuses NULL.
+    unsafe { new_group(out, group::excl(&base, r)?) }
 }}
 
 mpi_fn! { MPI_Group_range_incl / PMPI_Group_range_incl (g: MPI_Group, n: c_int, rs: *const [c_int; 3], out: *mut MPI_Group) target(Target::None) {
     let base = group_of(g)?;
     // SAFETY: rs holds n triplets (MPI contract).
     let r = unsafe { ranges(rs, n)? };
-    new_group(out, group::range_incl(&base, r)?)
+    // SAFETY: `out` is NULL or the C caller's writable group handle (MPI contract); `new_group`
+    // refuses NULL.
+    unsafe { new_group(out, group::range_incl(&base, r)?) }
 }}
 
 mpi_fn! { MPI_Group_range_excl / PMPI_Group_range_excl (g: MPI_Group, n: c_int, rs: *const [c_int; 3], out: *mut MPI_Group) target(Target::None) {
     let base = group_of(g)?;
     // SAFETY: rs holds n triplets (MPI contract).
     let r = unsafe { ranges(rs, n)? };
-    new_group(out, group::range_excl(&base, r)?)
+    // SAFETY: `out` is NULL or the C caller's writable group handle (MPI contract); `new_group`
+    // refuses NULL.
+    unsafe { new_group(out, group::range_excl(&base, r)?) }
 }}
 
 mpi_fn! { MPI_Group_free / PMPI_Group_free (g: *mut MPI_Group) target(Target::None) {
@@ -175,13 +195,17 @@ mpi_fn! { MPI_Group_free / PMPI_Group_free (g: *mut MPI_Group) target(Target::No
 mpi_fn! { MPI_Comm_group / PMPI_Comm_group (c: MPI_Comm, out: *mut MPI_Group) target(convert::target(c)) {
     let out = convert::out(out, "group")?;
     let id = commops::comm_group(comm(c)?)?;
-    put_group(out, id);
+    // SAFETY: `out` passed `convert::out` above and is the C caller's writable group handle (MPI
+    // contract).
+    unsafe { put_group(out, id) };
     Ok(())
 }}
 
 mpi_fn! { MPI_Comm_remote_group / PMPI_Comm_remote_group (c: MPI_Comm, out: *mut MPI_Group) target(convert::target(c)) {
     let out = convert::out(out, "group")?;
     let id = commops::comm_remote_group(comm(c)?)?;
-    put_group(out, id);
+    // SAFETY: `out` passed `convert::out` above and is the C caller's writable group handle (MPI
+    // contract).
+    unsafe { put_group(out, id) };
     Ok(())
 }}

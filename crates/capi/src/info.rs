@@ -65,8 +65,11 @@ unsafe fn put(bytes: &[u8], dst: *mut c_char) {
     }
 }
 
-fn store(p: *mut c_int, v: usize) {
-    // SAFETY: callers pass pointers checked non-null; lengths are bounded by MAX_VALUE.
+/// # Safety
+/// `p` must be non-null and point to a writable `int` (this function does not check).
+unsafe fn store(p: *mut c_int, v: usize) {
+    // SAFETY: `p` is non-null and writable (this function's contract). Lengths are bounded by
+    // MAX_VALUE, so `v` fits.
     unsafe { *p = v as c_int };
 }
 
@@ -114,7 +117,8 @@ mpi_fn! { MPI_Info_get / PMPI_Info_get (h: MPI_Info, k: *const c_char, valuelen:
         // SAFETY: the buffer holds valuelen + 1 bytes (MPI contract) and n <= valuelen.
         unsafe { put(&v[..n], value) };
     }
-    store(flag, v.is_some() as usize);
+    // SAFETY: `flag` passed `convert::out` above and is the C caller's writable int (MPI contract).
+    unsafe { store(flag, v.is_some() as usize) };
     Ok(())
 }}
 
@@ -126,9 +130,12 @@ mpi_fn! { MPI_Info_get_valuelen / PMPI_Info_get_valuelen (h: MPI_Info, k: *const
     let flag = convert::out(flag, "flag")?;
     let v = core_info::get(id, k)?;
     if let Some(v) = &v {
-        store(valuelen, v.len());
+        // SAFETY: `valuelen` passed `convert::out` above and is the C caller's writable int (MPI
+        // contract).
+        unsafe { store(valuelen, v.len()) };
     }
-    store(flag, v.is_some() as usize);
+    // SAFETY: `flag` passed `convert::out` above and is the C caller's writable int (MPI contract).
+    unsafe { store(flag, v.is_some() as usize) };
     Ok(())
 }}
 
@@ -152,9 +159,12 @@ mpi_fn! { MPI_Info_get_string / PMPI_Info_get_string (h: MPI_Info, k: *const c_c
             unsafe { put(&v[..n], value) };
         }
         // The size needed for the whole value with its NUL.
-        store(buflen, v.len() + 1);
+        // SAFETY: `buflen` passed `convert::out` above and is the C caller's writable int (MPI
+        // contract).
+        unsafe { store(buflen, v.len() + 1) };
     }
-    store(flag, v.is_some() as usize);
+    // SAFETY: `flag` passed `convert::out` above and is the C caller's writable int (MPI contract).
+    unsafe { store(flag, v.is_some() as usize) };
     Ok(())
 }}
 
@@ -162,7 +172,9 @@ mpi_fn! { MPI_Info_get_nkeys / PMPI_Info_get_nkeys (h: MPI_Info, nkeys: *mut c_i
     let id = info(h)?;
     let nkeys = convert::out(nkeys, "nkeys")?;
     let n = core_info::nkeys(id)?;
-    store(nkeys, n);
+    // SAFETY: `nkeys` passed `convert::out` above and is the C caller's writable int (MPI
+    // contract).
+    unsafe { store(nkeys, n) };
     Ok(())
 }}
 

@@ -183,7 +183,10 @@ mpi_fn! { MPI_Sendrecv_replace / PMPI_Sendrecv_replace (b: MutPtr, n: c_int, dt:
 }}
 
 /// The error handler target of a request (its communicator).
-fn req_target(r: *mut MPI_Request) -> Target {
+///
+/// # Safety
+/// `r` must be null (gives `Target::None`) or point to a readable `MPI_Request`.
+unsafe fn req_target(r: *mut MPI_Request) -> Target {
     if r.is_null() {
         return Target::None;
     }
@@ -220,7 +223,11 @@ unsafe fn settle(r: *mut MPI_Request, c: &Completion) {
     }
 }
 
-mpi_fn! { MPI_Wait / PMPI_Wait (r: *mut MPI_Request, st: *mut MPI_Status) target(lazy req_target(r)) {
+mpi_fn! { MPI_Wait / PMPI_Wait (r: *mut MPI_Request, st: *mut MPI_Status) target(lazy
+    // SAFETY: `r` is NULL or the address of the C caller's request handle (MPI contract),
+    // which is all `req_target` reads.
+    unsafe { req_target(r) }
+) {
     let r = convert::out(r, "request")?;
     let st = status_ptr(st)?;
     // SAFETY: r checked non-null.
@@ -242,7 +249,11 @@ mpi_fn! { MPI_Wait / PMPI_Wait (r: *mut MPI_Request, st: *mut MPI_Status) target
     request_error(id, &c)
 }}
 
-mpi_fn! { MPI_Test / PMPI_Test (r: *mut MPI_Request, flag: *mut c_int, st: *mut MPI_Status) target(lazy req_target(r)) {
+mpi_fn! { MPI_Test / PMPI_Test (r: *mut MPI_Request, flag: *mut c_int, st: *mut MPI_Status) target(lazy
+    // SAFETY: `r` is NULL or the address of the C caller's request handle (MPI contract),
+    // which is all `req_target` reads.
+    unsafe { req_target(r) }
+) {
     let r = convert::out(r, "request")?;
     let flag = convert::out(flag, "flag")?;
     let st = status_ptr(st)?;
@@ -318,11 +329,16 @@ fn statuses_ptr(n: c_int, st: *mut MPI_Status) -> Result<*mut MPI_Status> {
 }
 
 /// Status slot `i` of an array, or the ignore marker.
-fn nth(st: *mut MPI_Status, i: usize) -> *mut MPI_Status {
+///
+/// # Safety
+/// `st` must be `MPI_STATUSES_IGNORE` (returned as it is) or an array of more than `i`
+/// statuses.
+unsafe fn nth(st: *mut MPI_Status, i: usize) -> *mut MPI_Status {
     if st as usize == STATUS_IGNORE {
         st
     } else {
-        // SAFETY: callers pass arrays of the request count (MPI contract).
+        // SAFETY: not the ignore marker, so an array of more than `i` statuses (this function's
+        // contract).
         unsafe { st.add(i) }
     }
 }
@@ -629,7 +645,11 @@ mpi_fn! { MPI_Testsome / PMPI_Testsome (n: c_int, rs: *mut MPI_Request, outcount
     unsafe { report_some(rs, &ids, outcount, indices, st, done) }
 }}
 
-mpi_fn! { MPI_Request_free / PMPI_Request_free (r: *mut MPI_Request) target(lazy req_target(r)) {
+mpi_fn! { MPI_Request_free / PMPI_Request_free (r: *mut MPI_Request) target(lazy
+    // SAFETY: `r` is NULL or the address of the C caller's request handle (MPI contract),
+    // which is all `req_target` reads.
+    unsafe { req_target(r) }
+) {
     let r = convert::out(r, "request")?;
     // SAFETY: r checked non-null.
     let Some(id) = request(unsafe { *r })? else {
@@ -664,7 +684,11 @@ mpi_fn! { MPI_Request_get_status / PMPI_Request_get_status (r: MPI_Request, flag
     Ok(())
 }}
 
-mpi_fn! { MPI_Cancel / PMPI_Cancel (r: *mut MPI_Request) target(lazy req_target(r)) {
+mpi_fn! { MPI_Cancel / PMPI_Cancel (r: *mut MPI_Request) target(lazy
+    // SAFETY: `r` is NULL or the address of the C caller's request handle (MPI contract),
+    // which is all `req_target` reads.
+    unsafe { req_target(r) }
+) {
     let r = convert::out(r, "request")?;
     // SAFETY: r checked non-null.
     let Some(id) = request(unsafe { *r })? else {
@@ -686,7 +710,11 @@ mpi_fn! { MPI_Test_cancelled / PMPI_Test_cancelled (st: *const MPI_Status, flag:
     Ok(())
 }}
 
-mpi_fn! { MPI_Start / PMPI_Start (r: *mut MPI_Request) target(lazy req_target(r)) {
+mpi_fn! { MPI_Start / PMPI_Start (r: *mut MPI_Request) target(lazy
+    // SAFETY: `r` is NULL or the address of the C caller's request handle (MPI contract),
+    // which is all `req_target` reads.
+    unsafe { req_target(r) }
+) {
     let r = convert::out(r, "request")?;
     // SAFETY: r checked non-null.
     let Some(id) = request(unsafe { *r })? else {

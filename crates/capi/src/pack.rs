@@ -79,7 +79,9 @@ unsafe fn position<T: Copy + Into<i64>>(p: *mut T) -> Result<(*mut T, usize)> {
     Ok((p, v))
 }
 
-fn datarep(p: *const c_char) -> Result<String> {
+/// # Safety
+/// `p` must be null (refused) or point to a NUL-terminated string.
+unsafe fn datarep(p: *const c_char) -> Result<String> {
     if p.is_null() {
         return Err(Error::new(ErrorClass::Arg, "null pointer for datarep"));
     }
@@ -113,17 +115,22 @@ unsafe fn pack<T: Copy + Into<i64> + TryFrom<usize>>(
     let out = unsafe { bytes_mut(outbuf, outsize, "out")? };
     // SAFETY: `inbuf` holds `incount` elements (MPI contract).
     let end = unsafe { types::pack(inbuf as *const u8, incount, id, out, at)? };
-    store_position(pos, end)
+    // SAFETY: `pos` came back from `position`, which refused NULL, and is the C caller's writable
+    // position (MPI contract).
+    unsafe { store_position(pos, end) }
 }
 
-fn store_position<T: TryFrom<usize>>(pos: *mut T, end: usize) -> Result<()> {
+/// # Safety
+/// `pos` must be non-null and point to a writable `T` (this function does not check; the
+/// callers got it from `position`, which refuses NULL).
+unsafe fn store_position<T: TryFrom<usize>>(pos: *mut T, end: usize) -> Result<()> {
     let v = T::try_from(end).map_err(|_| {
         Error::new(
             ErrorClass::Count,
             format!("position {end} does not fit the position argument"),
         )
     })?;
-    // SAFETY: `pos` was checked non-null by `position`.
+    // SAFETY: `pos` is non-null and writable (this function's contract).
     unsafe { *pos = v };
     Ok(())
 }
@@ -167,7 +174,9 @@ unsafe fn unpack<T: Copy + Into<i64> + TryFrom<usize>>(
     let input = unsafe { bytes(inbuf, insize, "in")? };
     // SAFETY: `outbuf` holds `outcount` elements (MPI contract).
     let end = unsafe { types::unpack(input, at, outbuf as *mut u8, outcount, id)? };
-    store_position(pos, end)
+    // SAFETY: `pos` came back from `position`, which refused NULL, and is the C caller's writable
+    // position (MPI contract).
+    unsafe { store_position(pos, end) }
 }
 
 mpi_fn! { MPI_Unpack / PMPI_Unpack (inbuf: *const c_void, insize: c_int, pos: *mut c_int, outbuf: *mut c_void, outcount: c_int, dt: MPI_Datatype, c: MPI_Comm) target(convert::target(c)) {
@@ -212,7 +221,8 @@ unsafe fn pack_external(
 ) -> Result<()> {
     convert::not_in_place(inbuf, "inbuf")?;
     convert::not_in_place(outbuf, "outbuf")?;
-    let rep = datarep(rep)?;
+    // SAFETY: `rep` is NULL or a NUL-terminated string (MPI contract); `datarep` refuses NULL.
+    let rep = unsafe { datarep(rep)? };
     let id = datatype(dt)?;
     // SAFETY: per this function's contract `pos` is NULL or a readable position.
     let (pos, at) = unsafe { position(pos)? };
@@ -221,7 +231,9 @@ unsafe fn pack_external(
     let out = unsafe { bytes_mut(outbuf, outsize, "out")? };
     // SAFETY: `inbuf` holds `incount` elements (MPI contract).
     let end = unsafe { types::pack_external(&rep, inbuf as *const u8, incount, id, out, at)? };
-    store_position(pos, end)
+    // SAFETY: `pos` came back from `position`, which refused NULL, and is the C caller's writable
+    // position (MPI contract).
+    unsafe { store_position(pos, end) }
 }
 
 mpi_fn! { MPI_Pack_external / PMPI_Pack_external (rep: *const c_char, inbuf: *const c_void, incount: c_int, dt: MPI_Datatype, outbuf: *mut c_void, outsize: MPI_Aint, pos: *mut MPI_Aint) target(Target::None) {
@@ -255,7 +267,8 @@ unsafe fn unpack_external(
 ) -> Result<()> {
     convert::not_in_place(inbuf, "inbuf")?;
     convert::not_in_place(outbuf, "outbuf")?;
-    let rep = datarep(rep)?;
+    // SAFETY: `rep` is NULL or a NUL-terminated string (MPI contract); `datarep` refuses NULL.
+    let rep = unsafe { datarep(rep)? };
     let id = datatype(dt)?;
     // SAFETY: per this function's contract `pos` is NULL or a readable position.
     let (pos, at) = unsafe { position(pos)? };
@@ -264,7 +277,9 @@ unsafe fn unpack_external(
     let input = unsafe { bytes(inbuf, insize, "in")? };
     // SAFETY: `outbuf` holds `outcount` elements (MPI contract).
     let end = unsafe { types::unpack_external(&rep, input, at, outbuf as *mut u8, outcount, id)? };
-    store_position(pos, end)
+    // SAFETY: `pos` came back from `position`, which refused NULL, and is the C caller's writable
+    // position (MPI contract).
+    unsafe { store_position(pos, end) }
 }
 
 mpi_fn! { MPI_Unpack_external / PMPI_Unpack_external (rep: *const c_char, inbuf: *const c_void, insize: MPI_Aint, pos: *mut MPI_Aint, outbuf: *mut c_void, outcount: c_int, dt: MPI_Datatype) target(Target::None) {
@@ -280,9 +295,18 @@ mpi_fn! { MPI_Unpack_external_c / PMPI_Unpack_external_c (rep: *const c_char, in
     unsafe { unpack_external(rep, inbuf, insize, pos, outbuf, outcount, dt) }
 }}
 
-fn external_size(rep: *const c_char, incount: i64, dt: MPI_Datatype, size: *mut i64) -> Result<()> {
+/// # Safety
+/// `rep` must be null (refused) or a NUL-terminated string; `size` must be null (refused) or
+/// point to a writable `i64`.
+unsafe fn external_size(
+    rep: *const c_char,
+    incount: i64,
+    dt: MPI_Datatype,
+    size: *mut i64,
+) -> Result<()> {
     let size = out(size, "size")?;
-    let rep = datarep(rep)?;
+    // SAFETY: `rep` is NULL or a NUL-terminated string (MPI contract); `datarep` refuses NULL.
+    let rep = unsafe { datarep(rep)? };
     let n = types::pack_external_size(&rep, incount, datatype(dt)?)?;
     // SAFETY: checked non-null.
     unsafe { *size = n as i64 };
@@ -290,8 +314,12 @@ fn external_size(rep: *const c_char, incount: i64, dt: MPI_Datatype, size: *mut 
 }
 
 mpi_fn! { MPI_Pack_external_size / PMPI_Pack_external_size (rep: *const c_char, incount: c_int, dt: MPI_Datatype, size: *mut MPI_Aint) target(Target::None) {
-    external_size(rep, incount.into(), dt, size)
+    // SAFETY: `rep` is NULL or a NUL-terminated string, `size` NULL or writable (MPI contract);
+    // both NULLs are refused inside.
+    unsafe { external_size(rep, incount.into(), dt, size) }
 }}
 mpi_fn! { MPI_Pack_external_size_c / PMPI_Pack_external_size_c (rep: *const c_char, incount: MPI_Count, dt: MPI_Datatype, size: *mut MPI_Count) target(Target::None) {
-    external_size(rep, incount, dt, size)
+    // SAFETY: `rep` is NULL or a NUL-terminated string, `size` NULL or writable (MPI contract);
+    // both NULLs are refused inside.
+    unsafe { external_size(rep, incount, dt, size) }
 }}

@@ -14,8 +14,12 @@ use oxmpi_core::topo::{self, Graph};
 use oxmpi_core::{runtime, Error, ErrorClass, Result, UNDEFINED};
 use std::os::raw::c_int;
 
-fn put_new(out: *mut MPI_Comm, id: Option<CommId>) -> Result<()> {
-    let out = new_comm_out(out, "newcomm")?;
+/// # Safety
+/// `out` must be null (refused) or point to a writable `MPI_Comm`.
+unsafe fn put_new(out: *mut MPI_Comm, id: Option<CommId>) -> Result<()> {
+    // SAFETY: `out` is NULL or the C caller's writable communicator handle (MPI contract);
+    // `new_comm_out` refuses NULL.
+    let out = unsafe { new_comm_out(out, "newcomm")? };
     // SAFETY: checked non-null.
     unsafe { *out = id.map_or(handles::MPI_COMM_NULL, handles::comm_handle) };
     Ok(())
@@ -111,9 +115,13 @@ mpi_fn! { MPI_Cart_create / PMPI_Cart_create (c: MPI_Comm, ndims: c_int, dims: *
     // SAFETY: both arrays hold ndims ints (MPI contract).
     let (d, p) = unsafe { (ints(dims, ndims, "dims")?, ints(periods, ndims, "periods")?) };
     let p: Vec<bool> = p.iter().map(|&x| x != 0).collect();
-    new_comm_out(out, "comm_cart")?;
+    // SAFETY: `out` is NULL or the C caller's writable communicator handle (MPI contract);
+    // `new_comm_out` refuses NULL.
+    unsafe { new_comm_out(out, "comm_cart")? };
     let new = commops::cart_create(id, d, &p, reorder != 0)?;
-    put_new(out, new)
+    // SAFETY: `out` is NULL or the C caller's writable communicator handle (MPI contract);
+    // `put_new` refuses NULL.
+    unsafe { put_new(out, new) }
 }}
 
 mpi_fn! { MPI_Cartdim_get / PMPI_Cartdim_get (c: MPI_Comm, ndims: *mut c_int) target(convert::target(c)) {
@@ -172,13 +180,17 @@ mpi_fn! { MPI_Cart_shift / PMPI_Cart_shift (c: MPI_Comm, direction: c_int, disp:
 
 mpi_fn! { MPI_Cart_sub / PMPI_Cart_sub (c: MPI_Comm, remain: *const c_int, out: *mut MPI_Comm) target(convert::target(c)) {
     let id = comm(c)?;
-    let out = new_comm_out(out, "newcomm")?;
+    // SAFETY: `out` is NULL or the C caller's writable communicator handle (MPI contract);
+    // `new_comm_out` refuses NULL.
+    let out = unsafe { new_comm_out(out, "newcomm")? };
     let (cart, _) = commops::cart_of(id)?;
     // SAFETY: remain_dims holds ndims ints (MPI contract).
     let r = unsafe { ints(remain, cart.ndims() as c_int, "remain_dims")? };
     let r: Vec<bool> = r.iter().map(|&x| x != 0).collect();
     let new = commops::cart_sub(id, &r)?;
-    put_new(out, Some(new))
+    // SAFETY: `out` is NULL or the C caller's writable communicator handle (MPI contract);
+    // `put_new` refuses NULL.
+    unsafe { put_new(out, Some(new)) }
 }}
 
 mpi_fn! { MPI_Cart_map / PMPI_Cart_map (c: MPI_Comm, ndims: c_int, dims: *const c_int, periods: *const c_int, newrank: *mut c_int) target(convert::target(c)) {
@@ -223,11 +235,15 @@ unsafe fn graph_args<'a>(
 
 mpi_fn! { MPI_Graph_create / PMPI_Graph_create (c: MPI_Comm, nnodes: c_int, index: *const c_int, edges: *const c_int, reorder: c_int, out: *mut MPI_Comm) target(convert::target(c)) {
     let id = comm(c)?;
-    new_comm_out(out, "comm_graph")?;
+    // SAFETY: `out` is NULL or the C caller's writable communicator handle (MPI contract);
+    // `new_comm_out` refuses NULL.
+    unsafe { new_comm_out(out, "comm_graph")? };
     // SAFETY: arrays per the MPI contract.
     let (idx, e) = unsafe { graph_args(nnodes, index, edges)? };
     let new = commops::graph_create(id, idx, e, reorder != 0)?;
-    put_new(out, new)
+    // SAFETY: `out` is NULL or the C caller's writable communicator handle (MPI contract);
+    // `put_new` refuses NULL.
+    unsafe { put_new(out, new) }
 }}
 
 mpi_fn! { MPI_Graphdims_get / PMPI_Graphdims_get (c: MPI_Comm, nnodes: *mut c_int, nedges: *mut c_int) target(convert::target(c)) {
@@ -309,7 +325,9 @@ fn check_degree(what: &str, d: c_int) -> Result<()> {
 
 mpi_fn! { MPI_Dist_graph_create_adjacent / PMPI_Dist_graph_create_adjacent (c: MPI_Comm, indegree: c_int, sources: *const c_int, sourceweights: *const c_int, outdegree: c_int, destinations: *const c_int, destweights: *const c_int, info: MPI_Info, reorder: c_int, out: *mut MPI_Comm) target(convert::target(c)) {
     let id = comm(c)?;
-    new_comm_out(out, "comm_dist_graph")?;
+    // SAFETY: `out` is NULL or the C caller's writable communicator handle (MPI contract);
+    // `new_comm_out` refuses NULL.
+    unsafe { new_comm_out(out, "comm_dist_graph")? };
     check_info(info)?;
     check_degree("indegree", indegree)?;
     check_degree("outdegree", outdegree)?;
@@ -323,12 +341,16 @@ mpi_fn! { MPI_Dist_graph_create_adjacent / PMPI_Dist_graph_create_adjacent (c: M
         )
     };
     let new = commops::dist_graph_create_adjacent(id, s, sw, d, dw, reorder != 0)?;
-    put_new(out, Some(new))
+    // SAFETY: `out` is NULL or the C caller's writable communicator handle (MPI contract);
+    // `put_new` refuses NULL.
+    unsafe { put_new(out, Some(new)) }
 }}
 
 mpi_fn! { MPI_Dist_graph_create / PMPI_Dist_graph_create (c: MPI_Comm, n: c_int, sources: *const c_int, degrees: *const c_int, destinations: *const c_int, w: *const c_int, info: MPI_Info, reorder: c_int, out: *mut MPI_Comm) target(convert::target(c)) {
     let id = comm(c)?;
-    new_comm_out(out, "comm_dist_graph")?;
+    // SAFETY: `out` is NULL or the C caller's writable communicator handle (MPI contract);
+    // `new_comm_out` refuses NULL.
+    unsafe { new_comm_out(out, "comm_dist_graph")? };
     check_info(info)?;
     check_degree("n", n)?;
     // SAFETY: sources and degrees hold n ints (MPI contract).
@@ -343,7 +365,9 @@ mpi_fn! { MPI_Dist_graph_create / PMPI_Dist_graph_create (c: MPI_Comm, n: c_int,
     // SAFETY: destinations and weights hold sum(degrees) ints (MPI contract).
     let (d, wt) = unsafe { (ints(destinations, total, "destinations")?, weights(w, total, "weights")?) };
     let new = commops::dist_graph_create(id, s, deg, d, wt, reorder != 0)?;
-    put_new(out, Some(new))
+    // SAFETY: `out` is NULL or the C caller's writable communicator handle (MPI contract);
+    // `put_new` refuses NULL.
+    unsafe { put_new(out, Some(new)) }
 }}
 
 mpi_fn! { MPI_Dist_graph_neighbors_count / PMPI_Dist_graph_neighbors_count (c: MPI_Comm, indegree: *mut c_int, outdegree: *mut c_int, weighted: *mut c_int) target(convert::target(c)) {
