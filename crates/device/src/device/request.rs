@@ -11,8 +11,9 @@ pub type ReqId = u32;
 /// The id of the one request shared by every standard or ready send that left in full
 /// when it was started (an eager message written straight into the transport). It is
 /// always complete, reports an empty status, and is never released: waiting on it,
-/// testing, freeing or cancelling it costs no table slot. The value is the largest
-/// index a C request handle can carry; the table never grows that far.
+/// testing, freeing or cancelling it costs no table slot. Ids stay below 2^26 (the
+/// table never grows that far), so a binding may encode them in 26 bits; the C library
+/// checks at compile time that this one fits its request handles.
 pub const DONE_SEND: ReqId = (1 << 26) - 1;
 
 /// How an operation ended, as far as the device knows (the MPI layer maps it to an
