@@ -12,6 +12,7 @@ use crate::errors::{code_for, passthrough};
 use crate::export::Target;
 use crate::handles::{self, MPI_Request, MPI_Status};
 use crate::mpi_fn;
+use crate::p2p::nth;
 use oxmpi_core::device::{ReqId, Status};
 use oxmpi_core::grequest::{self as core_greq, GrequestHooks, Outcome};
 use oxmpi_core::{Error, ErrorClass, Result, UNDEFINED};
@@ -119,19 +120,6 @@ unsafe fn settle(r: *mut MPI_Request, o: &Outcome) {
     if o.freed {
         // SAFETY: per the contract.
         unsafe { *r = handles::MPI_REQUEST_NULL };
-    }
-}
-
-/// # Safety
-/// `st` must be null, `MPI_STATUSES_IGNORE` (both returned as they are), or an array of more
-/// than `i` statuses.
-unsafe fn nth(st: *mut MPI_Status, i: usize) -> *mut MPI_Status {
-    if st.is_null() || st as usize == STATUS_IGNORE {
-        st
-    } else {
-        // SAFETY: not the ignore marker, so an array of more than `i` statuses (this function's
-        // contract).
-        unsafe { st.add(i) }
     }
 }
 

@@ -331,10 +331,10 @@ fn statuses_ptr(n: c_int, st: *mut MPI_Status) -> Result<*mut MPI_Status> {
 /// Status slot `i` of an array, or the ignore marker.
 ///
 /// # Safety
-/// `st` must be `MPI_STATUSES_IGNORE` (returned as it is) or an array of more than `i`
-/// statuses.
-unsafe fn nth(st: *mut MPI_Status, i: usize) -> *mut MPI_Status {
-    if st as usize == STATUS_IGNORE {
+/// `st` must be null, `MPI_STATUSES_IGNORE` (both returned as they are), or an array of
+/// more than `i` statuses.
+pub(crate) unsafe fn nth(st: *mut MPI_Status, i: usize) -> *mut MPI_Status {
+    if st.is_null() || st as usize == STATUS_IGNORE {
         st
     } else {
         // SAFETY: not the ignore marker, so an array of more than `i` statuses (this function's

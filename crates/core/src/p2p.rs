@@ -8,8 +8,8 @@
 use crate::comm::{Comm, CommId};
 use crate::device::matching::Spec;
 use crate::device::{
-    BufRef, Direct, Direction, Finish, Layout, Persistent, RecvArgs, ReqId, SendArgs, SendMode,
-    Status, DONE_SEND,
+    Direct, Direction, Finish, Layout, Persistent, RecvArgs, ReqId, SendArgs, SendMode, Status,
+    DONE_SEND,
 };
 use crate::error::{err, Error, ErrorClass, Result};
 use crate::runtime::{self, Runtime};
@@ -17,44 +17,9 @@ use crate::types::{TypeId, TypeInfo};
 use crate::{ANY_SOURCE, ANY_TAG, PROC_NULL, TAG_UB};
 use std::cell::Cell;
 
-/// A user buffer as MPI describes it: start address, element count, datatype.
-#[derive(Clone, Copy, Debug)]
-pub struct Buf {
-    pub addr: usize,
-    pub count: i32,
-    pub ty: TypeId,
-}
-
-impl Buf {
-    pub fn new<T>(ptr: *const T, count: i32, ty: TypeId) -> Buf {
-        Buf {
-            addr: ptr as usize,
-            count,
-            ty,
-        }
-    }
-}
-
-/// A persistent request keeps its buffer in the device as plain data.
-impl From<Buf> for BufRef {
-    fn from(b: Buf) -> BufRef {
-        BufRef {
-            addr: b.addr,
-            count: b.count,
-            ty: b.ty,
-        }
-    }
-}
-
-impl From<BufRef> for Buf {
-    fn from(b: BufRef) -> Buf {
-        Buf {
-            addr: b.addr,
-            count: b.count,
-            ty: b.ty,
-        }
-    }
-}
+/// A user buffer as MPI describes it: start address, element count, datatype. The
+/// device keeps the same plain triple for persistent requests.
+pub use crate::device::BufRef as Buf;
 
 /// The four send modes.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -555,7 +520,7 @@ pub unsafe fn send_init(b: Buf, dest: i32, tag: i32, comm: CommId, mode: Mode) -
         rt.device
             .request_mut(id)
             .expect("just created")
-            .set_persistent_buf(b.into());
+            .set_persistent_buf(b);
         Ok(id)
     })
 }
@@ -581,7 +546,7 @@ pub unsafe fn recv_init(b: Buf, src: i32, tag: i32, comm: CommId) -> Result<ReqI
         rt.device
             .request_mut(id)
             .expect("just created")
-            .set_persistent_buf(b.into());
+            .set_persistent_buf(b);
         Ok(id)
     })
 }
@@ -596,7 +561,7 @@ fn start_one(rt: &mut Runtime, id: ReqId) -> Result<()> {
     if !r.is_inactive() {
         return err(ErrorClass::Request, "persistent request is already active");
     }
-    let b = r.persistent_buf().map(Buf::from);
+    let b = r.persistent_buf();
     let t = match b {
         Some(b) => Some(rt.types.for_comm_held(b.ty)?.clone()),
         None => None,

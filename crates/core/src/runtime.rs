@@ -55,8 +55,6 @@ pub struct Runtime {
     pub types: TypeTable,
     /// Collective state: operations, sequence numbers, schedule cache.
     pub coll: crate::coll::State,
-    /// The tunables in effect (validated at `MPI_Init`), by name through the registry.
-    pub tunables: crate::tunables::Settings,
     pub pmi: Option<Client>,
     pub world_rank: u32,
     pub world_size: u32,
@@ -181,7 +179,6 @@ pub fn init(required: ThreadLevel) -> Result<ThreadLevel> {
         keyvals: Default::default(),
         types: TypeTable::default(),
         coll,
-        tunables: settings,
         pmi: boot.pmi,
         world_rank: boot.rank,
         world_size: boot.size,

@@ -410,11 +410,6 @@ impl Device {
         self.peers.len() as u32
     }
 
-    /// The configuration the device was built with.
-    pub fn config(&self) -> &DeviceConfig {
-        &self.cfg
-    }
-
     /// The shared segment, for sleeping on the doorbell outside the runtime lock.
     pub fn node(&self) -> Option<&Arc<ShmNode>> {
         self.node.as_ref()

@@ -199,6 +199,16 @@ pub struct BufRef {
     pub ty: u32,
 }
 
+impl BufRef {
+    pub fn new<T>(ptr: *const T, count: i32, ty: u32) -> BufRef {
+        BufRef {
+            addr: ptr as usize,
+            count,
+            ty,
+        }
+    }
+}
+
 /// What only some requests need (non-contiguous buffers, buffered sends, persistent
 /// buffers), kept out of line so that a plain request stays small.
 #[derive(Default)]
