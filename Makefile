@@ -30,10 +30,23 @@ examples: stage
 test: stage
 	scripts/test-all
 
+# As root, libmpi.so.12 is registered with the dynamic linker (/etc/ld.so.conf.d/oxmpi.conf), as
+# distribution MPIs are, so programs whose build drops mpicc's rpath (rsmpi, some CMake setups)
+# still find it. Only a directory holding libmpi.so.12 alone is registered: the prefix's
+# libmpich.so.12 link must not take the place of a system MPICH. LDCONFIG=no skips it.
+LDCONFIG ?= yes
+
 install: stage
 	mkdir -p $(PREFIX)
 	cp -a $(STAGE)/. $(PREFIX)/
 	@echo "installed into $(PREFIX)"
+	@if [ "$(LDCONFIG)" = yes ] && [ "$$(id -u)" -eq 0 ] && [ -d /etc/ld.so.conf.d ]; then \
+		mkdir -p $(PREFIX)/lib/ld.so.d && ln -sfn ../libmpi.so.12 $(PREFIX)/lib/ld.so.d/libmpi.so.12 && \
+		echo "$$(cd $(PREFIX)/lib/ld.so.d && pwd)" > /etc/ld.so.conf.d/oxmpi.conf && ldconfig && \
+		echo "registered $(PREFIX)/lib with the dynamic linker (/etc/ld.so.conf.d/oxmpi.conf)"; \
+	else \
+		echo "not registered with the dynamic linker (needs root): programs built without mpicc's rpath need LD_LIBRARY_PATH=$(PREFIX)/lib"; \
+	fi
 
 bench: stage
 	bench/run
