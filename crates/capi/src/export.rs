@@ -127,8 +127,7 @@ fn check_phase_slow(call: &str) -> Result<(), Error> {
     ))
 }
 
-/// Called by `MPI_Finalize` and `MPI_Session_finalize` once the runtime is gone or
-/// dormant: later calls are checked again.
+/// Called by `MPI_Finalize` once the runtime is gone: later calls are checked again.
 pub fn finalized() {
     RUNNING.store(false, Ordering::Release);
 }

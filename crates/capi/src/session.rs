@@ -29,7 +29,10 @@ fn session(h: MPI_Session) -> Result<SessionId> {
         if h == handles::MPI_SESSION_NULL {
             Error::new(ErrorClass::Session, "invalid session MPI_SESSION_NULL")
         } else {
-            Error::new(ErrorClass::Session, format!("invalid session handle {h:#x}"))
+            Error::new(
+                ErrorClass::Session,
+                format!("invalid session handle {h:#x}"),
+            )
         }
     };
     let id = handles::session_index(h).ok_or_else(bad)?;
@@ -60,12 +63,9 @@ fn handler_target(h: MPI_Errhandler) -> Target {
 unsafe fn string_arg<'a>(p: *const c_char, what: &str, max: usize) -> Result<&'a str> {
     // SAFETY: per the contract.
     let s = unsafe { c_string(p, what)? };
-    let s = s.to_str().map_err(|_| {
-        Error::new(
-            ErrorClass::Arg,
-            format!("{what} is not valid UTF-8: {s:?}"),
-        )
-    })?;
+    let s = s
+        .to_str()
+        .map_err(|_| Error::new(ErrorClass::Arg, format!("{what} is not valid UTF-8: {s:?}")))?;
     if s.len() >= max {
         return Err(Error::new(
             ErrorClass::Arg,
@@ -144,9 +144,6 @@ mpi_fn! { MPI_Session_finalize / PMPI_Session_finalize (s: *mut MPI_Session) tar
     core_session::finalize(id)?;
     // SAFETY: checked non-null.
     unsafe { *s = handles::MPI_SESSION_NULL };
-    if !oxmpi_core::runtime::is_running() {
-        crate::export::finalized();
-    }
     Ok(())
 }}
 

@@ -259,7 +259,9 @@ pub fn run(cfg: &Config) -> Result<Bootstrap> {
         };
         cards.push(parse_card(r, &v)?);
     }
-    let node_ranks: Vec<u32> = (0..size).filter(|&r| cards[r as usize].key == key).collect();
+    let node_ranks: Vec<u32> = (0..size)
+        .filter(|&r| cards[r as usize].key == key)
+        .collect();
     let node_size = node_ranks.len();
     let node_cpus = placement::node_cpus(cards.iter().filter(|c| c.key == key).map(|c| &c.cpus));
     let oversubscribed = cfg.oversubscribed.unwrap_or(node_size > node_cpus);

@@ -190,6 +190,14 @@ pub(crate) fn open_session(required: ThreadLevel) -> Result<ThreadLevel> {
     Ok(provided)
 }
 
+/// True when closing one session leaves the runtime with no user.
+pub(crate) fn last_user() -> bool {
+    match &*lock() {
+        Phase::Running(rt) => rt.sessions <= 1 && rt.world_model != WorldModel::Active,
+        _ => false,
+    }
+}
+
 /// Closes one session; the last one leaves the runtime up, dormant (see the module
 /// doc).
 pub(crate) fn close_session() {
@@ -466,13 +474,15 @@ fn n_has_incoming(n: &crate::transport::shm::ShmNode) -> bool {
 /// leaves the job. With sessions still open only the world model ends: its two
 /// communicators go, and the runtime stays up for the sessions.
 pub fn finalize() -> Result<()> {
-    with(|rt| match rt.world_model {
+    with(|rt| {
+        match rt.world_model {
         WorldModel::Active => Ok(()),
         WorldModel::NotStarted => err(
             ErrorClass::Other,
             "MPI has not been initialized (MPI_Init was not called; sessions end with MPI_Session_finalize)",
         ),
         WorldModel::Finalized => err(ErrorClass::Other, "MPI has already been finalized"),
+    }
     })?;
     // Attribute delete callbacks on MPI_COMM_SELF (then MPI_COMM_WORLD) run first; a
     // failing callback is reported once finalization is complete.
@@ -529,8 +539,7 @@ fn register_exit_hook() {
 }
 
 /// At process exit, after sessions were used: a runtime left dormant (every session
-/// closed, the world model not active) drains its traffic and leaves the job as
-/// `MPI_Finalize` would. Anything still open means the program did not finish MPI:
+/// closed, the world model not active) leaves the job as `MPI_Finalize` would. Anything still open means the program did not finish MPI:
 /// nothing is done, and the launcher sees an exit without finalization.
 extern "C" fn at_exit() {
     if ENDING_ABNORMALLY.load(std::sync::atomic::Ordering::Relaxed) {
@@ -540,12 +549,9 @@ extern "C" fn at_exit() {
         Phase::Running(rt) => rt.sessions == 0 && rt.world_model != WorldModel::Active,
         _ => false,
     };
+    // The last model to end drained its traffic (`session::finalize`, `finalize`);
+    // nothing here may end the process again (no progress, which can fail fatally).
     if !dormant {
-        return;
-    }
-    if block_on(|rt| Ok((!rt.device.bsend.busy() && !rt.device.has_outgoing()).then_some(())))
-        .is_err()
-    {
         return;
     }
     let phase = std::mem::replace(&mut *lock(), Phase::After);

@@ -114,8 +114,14 @@ pub fn finalize(id: SessionId) -> Result<()> {
         .get_mut(id as usize)
         .and_then(|s| s.take())
         .ok_or_else(|| invalid(id))?;
-    // Let buffered sends and queued packets of this session's communicators leave.
-    runtime::block_on(|rt| Ok((!rt.device.bsend.busy() && !rt.device.has_outgoing()).then_some(())))?;
+    // The last user of the runtime lets buffered sends and queued packets leave
+    // before the runtime goes dormant (the exit hook only says goodbye to the job).
+    // Earlier, they belong to models that are still running and drain later.
+    if runtime::last_user() {
+        runtime::block_on(|rt| {
+            Ok((!rt.device.bsend.busy() && !rt.device.has_outgoing()).then_some(()))
+        })?;
+    }
     errhandler::release(s.errhandler);
     runtime::close_session();
     Ok(())
@@ -281,7 +287,10 @@ fn install(
 ) -> Result<CommId> {
     runtime::with(|rt| {
         let rank = group.rank_of_world(rt.world_rank).ok_or_else(|| {
-            Error::new(ErrorClass::Intern, "the new communicator does not contain this process")
+            Error::new(
+                ErrorClass::Intern,
+                "the new communicator does not contain this process",
+            )
         })?;
         Ok(rt.comms.insert(Comm {
             ctx,
@@ -377,7 +386,12 @@ pub fn intercomm_create_from_groups(
         );
     }
     let h = tag_hash(stringtag);
-    let t = team(local, pos, ic::from_groups_local_tag(h), local_leader as usize);
+    let t = team(
+        local,
+        pos,
+        ic::from_groups_local_tag(h),
+        local_leader as usize,
+    );
     let mut w = Writer::default();
     let mask = runtime::with(|rt| Ok(context::local_mask(rt)))?;
     w.bytes(&mask.encode());
@@ -468,13 +482,17 @@ mod tests {
     #[test]
     fn bad_arguments() {
         assert_eq!(
-            check_stringtag(&"t".repeat(MAX_STRINGTAG)).unwrap_err().class,
+            check_stringtag(&"t".repeat(MAX_STRINGTAG))
+                .unwrap_err()
+                .class,
             ErrorClass::Arg
         );
         check_stringtag(&"t".repeat(MAX_STRINGTAG - 1)).unwrap();
         assert_eq!(check(12345).unwrap_err().class, ErrorClass::Session);
         assert_eq!(
-            position(&Group::new(vec![]), 0, "the group").unwrap_err().class,
+            position(&Group::new(vec![]), 0, "the group")
+                .unwrap_err()
+                .class,
             ErrorClass::Group
         );
         assert_eq!(

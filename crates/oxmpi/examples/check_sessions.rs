@@ -14,7 +14,11 @@ use common::ok;
 
 fn main() -> Result<(), oxmpi::Error> {
     let session = Session::init()?;
-    check!(-1, !oxmpi::is_initialized(), "a session is not the world model");
+    check!(
+        -1,
+        !oxmpi::is_initialized(),
+        "a session is not the world model"
+    );
     let sets = session.process_sets()?;
     check!(
         -1,
@@ -24,8 +28,18 @@ fn main() -> Result<(), oxmpi::Error> {
     let wg = session.group("mpi://WORLD")?;
     let lib = SimpleCommunicator::from_group(&wg, "org.oxmpi.check.lib")?;
     let (rank, size) = (lib.rank(), lib.size());
-    check_eq!(rank, session.process_set_size("mpi://WORLD")?, size, "mpi_size");
-    check_eq!(rank, session.process_set_size("mpi://SELF")?, 1, "mpi_size of SELF");
+    check_eq!(
+        rank,
+        session.process_set_size("mpi://WORLD")?,
+        size,
+        "mpi_size"
+    );
+    check_eq!(
+        rank,
+        session.process_set_size("mpi://SELF")?,
+        1,
+        "mpi_size of SELF"
+    );
 
     let universe = oxmpi::initialize()?;
     let world = universe.world();
@@ -38,7 +52,9 @@ fn main() -> Result<(), oxmpi::Error> {
     );
     check_eq!(
         rank,
-        session.group("mpi://SELF")?.compare(&ok(rank, universe.self_comm().group(), "self group")),
+        session
+            .group("mpi://SELF")?
+            .compare(&ok(rank, universe.self_comm().group(), "self group")),
         GroupRelation::Identical,
         "mpi://SELF vs the self communicator's group"
     );
@@ -49,8 +65,12 @@ fn main() -> Result<(), oxmpi::Error> {
     let (mut a, mut b) = (-1i32, -1i32);
     let (x, y) = (100 + rank, 200 + rank);
     oxmpi::request::scope(|s| -> Result<(), oxmpi::Error> {
-        let ra = lib.process_at_rank(prev).immediate_receive_into(s, &mut a)?;
-        let rb = world.process_at_rank(prev).immediate_receive_into(s, &mut b)?;
+        let ra = lib
+            .process_at_rank(prev)
+            .immediate_receive_into(s, &mut a)?;
+        let rb = world
+            .process_at_rank(prev)
+            .immediate_receive_into(s, &mut b)?;
         let sa = world.process_at_rank(next).immediate_send(s, &y)?;
         let sb = lib.process_at_rank(next).immediate_send(s, &x)?;
         for r in [ra, rb] {
@@ -96,7 +116,12 @@ fn main() -> Result<(), oxmpi::Error> {
     let c = SimpleCommunicator::from_group(&again.group("mpi://WORLD")?, "org.oxmpi.check.again")?;
     let mut s = 0i32;
     c.all_reduce_into(&rank, &mut s, SystemOperation::sum())?;
-    check_eq!(rank, s, size * (size - 1) / 2, "sum over the second session");
+    check_eq!(
+        rank,
+        s,
+        size * (size - 1) / 2,
+        "sum over the second session"
+    );
     drop(c);
     again.finalize()?;
 
