@@ -3,7 +3,8 @@
  * go: to the session's handler (a user handler gets the session and the code), to the
  * handler passed to MPI_Comm_create_from_group. Runs next to MPI_Init, whose
  * MPI_COMM_SELF handler (MPI_ERRORS_RETURN) reports errors with no valid session.
- * Strict: MPICH 4.0.2 aborts on an unknown process set whatever the session's handler.
+ * Strict: MPICH 4.0.2 aborts on an unknown process set whatever the session's handler,
+ * and ignores an invalid thread_level.
  */
 #include "stest.h"
 
@@ -49,6 +50,13 @@ int main(int argc, char **argv)
     MTEST_EXPECT_CLASS(MPI_ERR_ARG, MPI_Session_get_nth_pset(s, MPI_INFO_NULL, 0, NULL, name));
     MTEST_EXPECT_CLASS(MPI_ERR_INFO, MPI_Session_get_num_psets(s, (MPI_Info)0x1c00ffff, &n));
     MTEST_EXPECT_CLASS(MPI_ERR_ARG, MPI_Session_init(MPI_INFO_NULL, MPI_ERRORS_RETURN, NULL));
+    MPI_Info hints;
+    MPI_Session extra = MPI_SESSION_NULL;
+    MTEST_CALL(MPI_Info_create(&hints));
+    MTEST_CALL(MPI_Info_set(hints, "thread_level", "MPI_THREAD_PLENTY"));
+    MTEST_EXPECT_CLASS(MPI_ERR_INFO_VALUE, MPI_Session_init(hints, MPI_ERRORS_RETURN, &extra));
+    MTEST_EQ("session after a failed MPI_Session_init", MPI_SESSION_NULL, extra);
+    MTEST_CALL(MPI_Info_free(&hints));
 
     /* Communicators from groups: errors go to the handler given. */
     MTEST_CALL(MPI_Group_from_session_pset(s, "mpi://WORLD", &g));
