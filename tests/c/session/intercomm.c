@@ -1,7 +1,8 @@
 /*
  * MPI_Intercomm_create_from_groups without MPI_Init: the even and the odd members of
  * mpi://WORLD form two groups joined by an intercommunicator (leaders: the first of
- * each); sizes, point-to-point across and a merge.
+ * each); sizes, point-to-point across and a merge. Before that, each group makes a
+ * communicator of its own with the same string tag at the same time.
  */
 #include "stest.h"
 
@@ -24,6 +25,16 @@ int main(void)
     MTEST_CALL(MPI_Group_range_incl(world, 1, range, &even));
     MTEST_CALL(MPI_Group_range_excl(world, 1, range, &odd));
     int mine = rank % 2;
+    /* Disjoint groups may use the same string tag at the same time. */
+    MPI_Comm half = MPI_COMM_NULL;
+    MTEST_CALL(MPI_Comm_create_from_group(mine ? odd : even, "org.oxmpi.test.half", MPI_INFO_NULL,
+                                          MPI_ERRORS_RETURN, &half));
+    int hsize = -1, hsum = -1;
+    MTEST_CALL(MPI_Comm_size(half, &hsize));
+    MTEST_EQ("half size", mine ? size / 2 : size - size / 2, hsize);
+    MTEST_CALL(MPI_Allreduce(&mine, &hsum, 1, MPI_INT, MPI_SUM, half));
+    MTEST_EQ("sum of parities in a half", mine ? hsize : 0, hsum);
+    MTEST_CALL(MPI_Comm_free(&half));
     MPI_Comm inter = MPI_COMM_NULL;
     MTEST_CALL(MPI_Intercomm_create_from_groups(mine ? odd : even, 0, mine ? even : odd, 0,
                                                 "org.oxmpi.test.inter", MPI_INFO_NULL,
