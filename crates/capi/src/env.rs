@@ -65,7 +65,7 @@ mpi_fn! { MPI_Init_thread / PMPI_Init_thread (_argc: *mut c_int, _argv: *mut *mu
 
 mpi_fn! { MPI_Finalize / PMPI_Finalize () target(Target::None) {
     let r = runtime::finalize();
-    if runtime::finalized() {
+    if !runtime::is_running() {
         crate::export::finalized();
     }
     r

@@ -20,15 +20,27 @@ struct CHandler(HandlerFn);
 
 impl UserHandler for CHandler {
     fn call(&self, comm: CommId, code: i32) {
-        let mut h = handles::comm_handle(comm);
+        let mut h = if comm == oxmpi_core::comm::NO_COMM {
+            handles::MPI_COMM_NULL
+        } else {
+            handles::comm_handle(comm)
+        };
         let mut c = code;
         // SAFETY: a user-supplied handler with the standard's signature, given valid
         // pointers; the engine calls it with no lock held, so it may call MPI itself.
         unsafe { (self.0)(&mut h, &mut c) };
     }
+
+    fn call_session(&self, session: u32, code: i32) {
+        // `MPI_Session_errhandler_function` has the same shape: a handle and a code.
+        let mut h = handles::session_handle(session);
+        let mut c = code;
+        // SAFETY: as in `call`; the session's handle is an `int` like a communicator's.
+        unsafe { (self.0)(&mut h, &mut c) };
+    }
 }
 
-fn from_handle(h: MPI_Errhandler) -> Result<Errhandler> {
+pub(crate) fn from_handle(h: MPI_Errhandler) -> Result<Errhandler> {
     let bad = || Error::new(ErrorClass::Arg, format!("invalid error handler {h:#x}"));
     if h == handles::MPI_ERRHANDLER_NULL {
         return Err(Error::new(
@@ -51,7 +63,7 @@ fn from_handle(h: MPI_Errhandler) -> Result<Errhandler> {
     })
 }
 
-fn to_handle(e: Errhandler) -> MPI_Errhandler {
+pub(crate) fn to_handle(e: Errhandler) -> MPI_Errhandler {
     handles::errhandler_handle(match e {
         Errhandler::Fatal => handles::ERRORS_ARE_FATAL_INDEX,
         Errhandler::Return => handles::ERRORS_RETURN_INDEX,
@@ -62,7 +74,7 @@ fn to_handle(e: Errhandler) -> MPI_Errhandler {
 
 /// # Safety
 /// `out` must be null (refused) or point to a writable `MPI_Errhandler`.
-unsafe fn create(f: Option<HandlerFn>, out: *mut MPI_Errhandler) -> Result<()> {
+pub(crate) unsafe fn create(f: Option<HandlerFn>, out: *mut MPI_Errhandler) -> Result<()> {
     let out = convert::out(out, "errhandler")?;
     let f = f.ok_or_else(|| Error::new(ErrorClass::Arg, "null error handler function"))?;
     let e = errhandler::create(Arc::new(CHandler(f)));

@@ -11,7 +11,7 @@
 //! never go through the `MPI_` names.
 
 use crate::errors;
-use oxmpi_core::comm::CommId;
+use oxmpi_core::comm::{CommId, Errhandler};
 use oxmpi_core::errhandler::{self, ErrObject};
 use oxmpi_core::{runtime, Error, ErrorClass};
 use std::os::raw::c_int;
@@ -22,6 +22,10 @@ use std::sync::atomic::{AtomicBool, Ordering};
 #[derive(Clone, Copy, Debug)]
 pub enum Target {
     Comm(CommId),
+    /// A session's handler (`session.rs`).
+    Session(u32),
+    /// The handler passed to the call (`MPI_Comm_create_from_group` and friends).
+    Handler(Errhandler),
     /// No object: the engine picks the handler (`errhandler::handler_for`).
     None,
 }
@@ -30,6 +34,8 @@ impl From<Target> for ErrObject {
     fn from(t: Target) -> ErrObject {
         match t {
             Target::Comm(c) => ErrObject::Comm(c),
+            Target::Session(s) => ErrObject::Session(s),
+            Target::Handler(h) => ErrObject::Handler(h),
             Target::None => ErrObject::None,
         }
     }
@@ -80,6 +86,9 @@ const ALWAYS_AVAILABLE: &[&str] = &[
     "MPI_Add_error_class",
     "MPI_Add_error_code",
     "MPI_Add_error_string",
+    // Sessions start (and their handlers are made) without MPI_Init (MPI-4.1 11.3.1).
+    "MPI_Session_init",
+    "MPI_Session_create_errhandler",
 ];
 
 /// Refuses every other call before `MPI_Init` and after `MPI_Finalize` with
@@ -99,20 +108,23 @@ fn check_phase_slow(call: &str) -> Result<(), Error> {
     if ALWAYS_AVAILABLE.contains(&call) {
         return Ok(());
     }
+    // Up for the world model or for sessions (after MPI_Finalize too while a session
+    // is open: MPI_COMM_WORLD is gone then, and calls on it fail as on any freed
+    // communicator).
+    if runtime::is_running() {
+        RUNNING.store(true, Ordering::Release);
+        return Ok(());
+    }
     if runtime::finalized() {
         return Err(Error::new(
             ErrorClass::Other,
             "MPI has already been finalized (after MPI_Finalize only the calls MPI-4.1 section 12.4.1 lists may be made)",
         ));
     }
-    if !runtime::initialized() {
-        return Err(Error::new(
-            ErrorClass::Other,
-            "MPI has not been initialized (call MPI_Init or MPI_Init_thread first)",
-        ));
-    }
-    RUNNING.store(true, Ordering::Release);
-    Ok(())
+    Err(Error::new(
+        ErrorClass::Other,
+        "MPI has not been initialized (call MPI_Init, MPI_Init_thread or MPI_Session_init first)",
+    ))
 }
 
 /// Called by `MPI_Finalize` once the runtime is gone: later calls are checked again.

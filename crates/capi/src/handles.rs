@@ -51,7 +51,6 @@ pub type MPI_Errhandler = c_int;
 pub type MPI_Info = c_int;
 #[allow(dead_code)]
 pub type MPI_Win = c_int;
-#[allow(dead_code)]
 pub type MPI_Session = c_int;
 /// An address or address difference (C `long`, the width of a pointer).
 pub type MPI_Aint = c_long;
@@ -736,6 +735,20 @@ pub fn request_handle(index: u32) -> MPI_Request {
 /// The request table index a handle names (`MPI_REQUEST_NULL` gives `None`).
 pub fn request_index(handle: MPI_Request) -> Option<u32> {
     direct_index(handle, HandleClass::Request)
+}
+
+// ----------------------------------------------------------------------------
+// Sessions: no predefined objects
+// ----------------------------------------------------------------------------
+
+/// The handle of session table entry `index` (`0xb8000000 | index`, as MPICH's).
+pub fn session_handle(index: u32) -> MPI_Session {
+    direct(HandleClass::Session, index)
+}
+
+/// The session table index a handle names (`MPI_SESSION_NULL` gives `None`).
+pub fn session_index(handle: MPI_Session) -> Option<u32> {
+    direct_index(handle, HandleClass::Session)
 }
 
 // ----------------------------------------------------------------------------

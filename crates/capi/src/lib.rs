@@ -25,6 +25,7 @@ pub mod neighbor;
 pub mod op;
 pub mod p2p;
 pub mod pack;
+pub mod session;
 pub mod status;
 pub mod topo;
 pub mod type_attr;

@@ -45,6 +45,8 @@ pub struct Bootstrap {
     pub ring_bytes: usize,
     /// Ranks on this node (sharing memory or not), for the oversubscription policy.
     pub node_size: usize,
+    /// Their world ranks, ascending (the `mpix://SHARED` process set of sessions).
+    pub node_ranks: Vec<u32>,
     /// More ranks on this node than the CPUs they share (or `OXMPI_OVERSUBSCRIBED`);
     /// every rank of the node reaches the same answer.
     pub oversubscribed: bool,
@@ -156,6 +158,7 @@ fn singleton(cfg: &Config, pmi: Option<Client>, appnum: i32, universe: Option<u3
         universe_size: universe,
         ring_bytes: 0,
         node_size: 1,
+        node_ranks: vec![0],
         oversubscribed: cfg.oversubscribed.unwrap_or(false),
         node_index: 0,
         tcp: None,
@@ -256,7 +259,10 @@ pub fn run(cfg: &Config) -> Result<Bootstrap> {
         };
         cards.push(parse_card(r, &v)?);
     }
-    let node_size = cards.iter().filter(|c| c.key == key).count();
+    let node_ranks: Vec<u32> = (0..size)
+        .filter(|&r| cards[r as usize].key == key)
+        .collect();
+    let node_size = node_ranks.len();
     let node_cpus = placement::node_cpus(cards.iter().filter(|c| c.key == key).map(|c| &c.cpus));
     let oversubscribed = cfg.oversubscribed.unwrap_or(node_size > node_cpus);
     let node_index = cards[..rank as usize]
@@ -407,6 +413,7 @@ pub fn run(cfg: &Config) -> Result<Bootstrap> {
         universe_size: universe,
         ring_bytes,
         node_size,
+        node_ranks,
         oversubscribed,
         node_index,
         tcp,

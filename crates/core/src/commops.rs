@@ -156,7 +156,7 @@ fn agree(
 }
 
 /// Every member gets the list of all payloads (an allgather) and the agreed context id.
-fn agree_all(team: &Team, payload: Vec<u8>) -> Result<(u32, Vec<Vec<u8>>)> {
+pub(crate) fn agree_all(team: &Team, payload: Vec<u8>) -> Result<(u32, Vec<Vec<u8>>)> {
     let n = team.members.len();
     let (ctx, part) = agree(team, payload, |p| {
         let mut w = Writer::default();
@@ -603,6 +603,7 @@ pub fn comm_free(id: CommId) -> Result<()> {
     }
     snapshot(id)?;
     delete_all_attrs(id)?;
+    crate::dpm::forget(id);
     runtime::with(|rt| {
         rt.comms.retire(id);
         context::sweep(rt);

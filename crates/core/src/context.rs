@@ -91,6 +91,10 @@ pub fn ctx_of_slot(slot: usize) -> u32 {
 pub fn local_mask(rt: &mut Runtime) -> Mask {
     sweep(rt);
     let mut m = Mask::full();
+    // The slots of MPI_COMM_WORLD and MPI_COMM_SELF stay theirs while the world model
+    // is not running (a process that uses only sessions, or before MPI_Init).
+    m.clear(0);
+    m.clear(1);
     for ctx in rt.comms.contexts_in_use() {
         m.clear(ctx as usize / 2);
     }

@@ -25,12 +25,26 @@ pub trait UserHandler: Send + Sync {
     /// Called for an error with `code` (the binding's error code) on communicator
     /// `comm`, whose handler this is.
     fn call(&self, comm: CommId, code: i32);
+
+    /// Called for an error with `code` on session `session` (an index of
+    /// [`crate::session`]'s table), whose handler this is. By default the handler runs
+    /// as for no communicator.
+    fn call_session(&self, session: u32, code: i32) {
+        let _ = session;
+        self.call(crate::comm::NO_COMM, code);
+    }
 }
 
 /// The object an error is reported on.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum ErrObject {
     Comm(CommId),
+    /// A session (`MPI_Session_*` calls, `MPI_Group_from_session_pset`): its handler.
+    Session(u32),
+    /// A handler given to the call itself (`MPI_Comm_create_from_group`,
+    /// `MPI_Intercomm_create_from_groups`, which have no object yet when they fail); a
+    /// user handler gets `MPI_COMM_NULL`.
+    Handler(Errhandler),
     /// No valid object (a group or datatype call, a null or freed communicator, a
     /// request without a communicator): see [`handler_for`].
     None,
@@ -191,11 +205,27 @@ pub fn handler_for(obj: ErrObject) -> (CommId, Errhandler) {
 #[cold]
 #[inline(never)]
 pub fn dispatch(call: &str, obj: ErrObject, e: &Error, code: i32) -> i32 {
-    let (comm, h) = handler_for(obj);
+    let (to, h) = match obj {
+        ErrObject::Session(s) => match crate::session::errhandler_of(s) {
+            Some(h) => (To::Session(s), h),
+            None => {
+                let (c, h) = handler_for(ErrObject::None);
+                (To::Comm(c), h)
+            }
+        },
+        ErrObject::Handler(h) => (To::Comm(crate::comm::NO_COMM), h),
+        obj => {
+            let (c, h) = handler_for(obj);
+            (To::Comm(c), h)
+        }
+    };
     match h {
         Errhandler::Return => code,
         Errhandler::User(i) => {
-            invoke(i, comm, code);
+            match to {
+                To::Comm(comm) => invoke(i, comm, code),
+                To::Session(s) => invoke_session(i, s, code),
+            }
             code
         }
         Errhandler::Fatal | Errhandler::Abort => fatal(call, e),
@@ -210,14 +240,30 @@ pub fn call_comm(id: CommId, e: &Error, code: i32) -> Result<()> {
     Ok(())
 }
 
-/// Calls user handler `index` for `comm` with no lock held.
-fn invoke(index: u32, comm: CommId, code: i32) {
-    let h = table()
+/// Who a user handler is called for.
+enum To {
+    Comm(CommId),
+    Session(u32),
+}
+
+fn user(index: u32) -> Option<Arc<dyn UserHandler>> {
+    table()
         .get(index as usize)
         .and_then(|s| s.as_ref())
-        .map(|u| u.handler.clone());
-    if let Some(h) = h {
+        .map(|u| u.handler.clone())
+}
+
+/// Calls user handler `index` for `comm` with no lock held.
+fn invoke(index: u32, comm: CommId, code: i32) {
+    if let Some(h) = user(index) {
         h.call(comm, code);
+    }
+}
+
+/// Calls user handler `index` for session `session` with no lock held.
+fn invoke_session(index: u32, session: u32, code: i32) {
+    if let Some(h) = user(index) {
+        h.call_session(session, code);
     }
 }
 

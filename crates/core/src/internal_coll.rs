@@ -28,7 +28,25 @@ pub const TAG_CROSS: i32 = TAG_BASE + 3;
 pub const TAG_ICREATE_LOCAL: i32 = TAG_BASE + 4;
 const TAG_ICREATE_PEER: i32 = TAG_BASE + 0x10_0000;
 const TAG_CREATE_GROUP: i32 = TAG_BASE + 0x20_0000;
+const TAG_FROM_GROUP: i32 = TAG_BASE + 0x30_0000;
+const TAG_FROM_GROUPS_LEADERS: i32 = TAG_BASE + 0x40_0000;
+const TAG_FROM_GROUPS_LOCAL: i32 = TAG_BASE + 0x50_0000;
 const USER_TAG_BITS: i32 = 0xF_FFFF;
+
+/// Tag of `MPI_Comm_create_from_group` with string-tag hash `h` (see `session`).
+pub fn from_group_tag(h: i32) -> i32 {
+    TAG_FROM_GROUP + (h & USER_TAG_BITS)
+}
+
+/// Tag of the leaders' exchange of `MPI_Intercomm_create_from_groups`.
+pub fn from_groups_leaders_tag(h: i32) -> i32 {
+    TAG_FROM_GROUPS_LEADERS + (h & USER_TAG_BITS)
+}
+
+/// Tag of the traffic inside each group of `MPI_Intercomm_create_from_groups`.
+pub fn from_groups_local_tag(h: i32) -> i32 {
+    TAG_FROM_GROUPS_LOCAL + (h & USER_TAG_BITS)
+}
 
 /// Tag of the leaders' exchange of `MPI_Intercomm_create` with user tag `tag`.
 pub fn icreate_peer_tag(tag: i32) -> i32 {

@@ -1,5 +1,18 @@
-//! The process-wide MPI state and its life cycle: `MPI_Init` builds it, every call runs
-//! under its lock, `MPI_Finalize` tears it down, `MPI_Abort` ends the job.
+//! The process-wide MPI state and its life cycle: `MPI_Init` or the first
+//! `MPI_Session_init` builds it, every call runs under its lock, `MPI_Finalize` tears it
+//! down, `MPI_Abort` ends the job.
+//!
+//! Two models share one runtime (MPI-4.1 section 11): the world model (`MPI_Init` ..
+//! `MPI_Finalize`, which owns `MPI_COMM_WORLD` and `MPI_COMM_SELF`) and any number of
+//! sessions ([`crate::session`]). The runtime starts with the first of them. When the
+//! world model ends while no session is open, `MPI_Finalize` tears the runtime down as
+//! it always did (a PMI fence, then PMI finalize). Otherwise the runtime outlives its
+//! users: it stays up, dormant, when the last session ends, so that a later
+//! `MPI_Session_init` or `MPI_Init` reuses it, and an exit hook registered by the first
+//! session does the fence and PMI finalize when the process ends with every model
+//! closed. Each process thus fences exactly once at the end, whichever model ended
+//! last. A process that exits with a session or the world model still open skips the
+//! hook's work, and the launcher reports it as an exit without finalization.
 //!
 //! Locking rule: the lock is held only inside engine code, never while user code runs
 //! (error handlers, reduction functions, attribute callbacks are called by the bindings
@@ -63,8 +76,25 @@ pub struct Runtime {
     pub thread_level: ThreadLevel,
     pub processor_name: String,
     pub oversubscribed: bool,
+    /// World ranks on this node, ascending.
+    pub node_ranks: Vec<u32>,
+    /// Where the world model stands.
+    pub world_model: WorldModel,
+    /// Sessions open now.
+    pub sessions: u32,
     start: Instant,
     main_thread: std::thread::ThreadId,
+}
+
+/// The world model's state in a running runtime.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum WorldModel {
+    /// `MPI_Init` has not been called (the runtime runs for sessions).
+    NotStarted,
+    /// Between `MPI_Init` and `MPI_Finalize`.
+    Active,
+    /// `MPI_Finalize` ended it while sessions stayed open.
+    Finalized,
 }
 
 enum Phase {
@@ -79,29 +109,106 @@ fn lock() -> StateGuard<'static, Phase> {
     STATE.lock()
 }
 
-/// `MPI_Initialized`.
+/// `MPI_Initialized`: the world model has been started (true after `MPI_Finalize` too).
 pub fn initialized() -> bool {
-    !matches!(*lock(), Phase::Before)
+    match &*lock() {
+        Phase::Before => false,
+        Phase::Running(rt) => rt.world_model != WorldModel::NotStarted,
+        Phase::After => true,
+    }
 }
 
-/// `MPI_Finalized`.
+/// `MPI_Finalized`: the world model has been ended by `MPI_Finalize`.
 pub fn finalized() -> bool {
-    matches!(*lock(), Phase::After)
+    match &*lock() {
+        Phase::Before => false,
+        Phase::Running(rt) => rt.world_model == WorldModel::Finalized,
+        Phase::After => true,
+    }
+}
+
+/// True while the runtime is up (for the world model, a session, or dormant between
+/// sessions): MPI calls other than the always-available ones may run.
+pub fn is_running() -> bool {
+    matches!(&*lock(), Phase::Running(_))
 }
 
 /// `MPI_Init_thread`: returns the level provided.
 pub fn init(required: ThreadLevel) -> Result<ThreadLevel> {
     let mut g = lock();
-    match *g {
-        Phase::Running(_) => return err(ErrorClass::Other, "MPI is already initialized"),
+    let provided = required.min(MAX_THREAD_LEVEL);
+    match &mut *g {
+        Phase::Running(rt) => match rt.world_model {
+            WorldModel::Active => err(ErrorClass::Other, "MPI is already initialized"),
+            WorldModel::Finalized => err(
+                ErrorClass::Other,
+                "MPI cannot be initialized again after MPI_Finalize",
+            ),
+            WorldModel::NotStarted => {
+                // Sessions started the runtime: the world model joins it.
+                rt.thread_level = provided;
+                rt.main_thread = std::thread::current().id();
+                install_world(rt);
+                Ok(provided)
+            }
+        },
+        Phase::After => err(
+            ErrorClass::Other,
+            "MPI cannot be initialized again after MPI_Finalize",
+        ),
+        Phase::Before => {
+            let mut rt = start(provided)?;
+            install_world(&mut rt);
+            *g = Phase::Running(rt);
+            Ok(provided)
+        }
+    }
+}
+
+/// Opens the runtime for a new session (starting it if nothing runs); returns the
+/// thread level provided. Fails once `MPI_Finalize` has torn the runtime down: the
+/// launcher's PMI connection is closed then and cannot be opened again.
+pub(crate) fn open_session(required: ThreadLevel) -> Result<ThreadLevel> {
+    let mut g = lock();
+    let provided = required.min(MAX_THREAD_LEVEL);
+    match &mut *g {
+        Phase::Running(rt) => rt.sessions += 1,
         Phase::After => {
             return err(
                 ErrorClass::Other,
-                "MPI cannot be initialized again after MPI_Finalize",
+                "a session cannot start after MPI_Finalize ended this process's MPI runtime (its connection to the launcher is closed)",
             )
         }
-        Phase::Before => {}
+        Phase::Before => {
+            let mut rt = start(provided)?;
+            rt.sessions = 1;
+            *g = Phase::Running(rt);
+        }
     }
+    drop(g);
+    register_exit_hook();
+    Ok(provided)
+}
+
+/// True when closing one session leaves the runtime with no user.
+pub(crate) fn last_user() -> bool {
+    match &*lock() {
+        Phase::Running(rt) => rt.sessions <= 1 && rt.world_model != WorldModel::Active,
+        _ => false,
+    }
+}
+
+/// Closes one session; the last one leaves the runtime up, dormant (see the module
+/// doc).
+pub(crate) fn close_session() {
+    if let Phase::Running(rt) = &mut *lock() {
+        rt.sessions = rt.sessions.saturating_sub(1);
+    }
+}
+
+/// Starts the runtime: validates the tunables, runs the PMI start-up and builds the
+/// device. No communicator exists yet.
+fn start(provided: ThreadLevel) -> Result<Box<Runtime>> {
     // Every tunable is validated before anything starts: a bad value fails the call.
     let settings = crate::tunables::Settings::from_env()?;
     let mut cfg = Config::from_settings(&settings);
@@ -126,36 +233,6 @@ pub fn init(required: ThreadLevel) -> Result<ThreadLevel> {
     let oversubscribed = boot.oversubscribed;
     // A node with more ranks than CPUs is balanced by hand (see `placement`).
     placement::apply(cfg.bind, boot.node_index, nlocal);
-    let provided = required.min(MAX_THREAD_LEVEL);
-    let world_group = Arc::new(Group::new((0..boot.size).collect()));
-    let self_group = Arc::new(Group::new(vec![boot.rank]));
-    let mut comms = CommTable::default();
-    comms.set(
-        WORLD,
-        Comm {
-            ctx: 0,
-            rank: boot.rank as i32,
-            group: world_group,
-            remote: None,
-            errhandler: Errhandler::Fatal,
-            name: "MPI_COMM_WORLD".into(),
-            attrs: Default::default(),
-            topo: None,
-        },
-    );
-    comms.set(
-        SELF,
-        Comm {
-            ctx: 2,
-            rank: 0,
-            group: self_group,
-            remote: None,
-            errhandler: Errhandler::Fatal,
-            name: "MPI_COMM_SELF".into(),
-            attrs: Default::default(),
-            topo: None,
-        },
-    );
     let coll = crate::coll::State::from_settings(&settings);
     let mut device = Device::new(
         boot.rank,
@@ -171,10 +248,10 @@ pub fn init(required: ThreadLevel) -> Result<ThreadLevel> {
     if let Some(p) = boot.poker {
         device.attach_poker(p);
     }
-    *g = Phase::Running(Box::new(Runtime {
+    Ok(Box::new(Runtime {
         device,
         config: cfg,
-        comms,
+        comms: CommTable::default(),
         groups: Default::default(),
         keyvals: Default::default(),
         types: TypeTable::default(),
@@ -187,10 +264,47 @@ pub fn init(required: ThreadLevel) -> Result<ThreadLevel> {
         thread_level: provided,
         processor_name: bootstrap::processor_name(),
         oversubscribed,
+        node_ranks: boot.node_ranks,
+        world_model: WorldModel::NotStarted,
+        sessions: 0,
         start: Instant::now(),
         main_thread: std::thread::current().id(),
-    }));
-    Ok(provided)
+    }))
+}
+
+/// Starts the world model on a running runtime: `MPI_COMM_WORLD` and `MPI_COMM_SELF`
+/// appear (their context ids are reserved for them from the start, see
+/// [`crate::context::local_mask`]).
+fn install_world(rt: &mut Runtime) {
+    let world_group = Arc::new(Group::new((0..rt.world_size).collect()));
+    let self_group = Arc::new(Group::new(vec![rt.world_rank]));
+    rt.comms.set(
+        WORLD,
+        Comm {
+            ctx: 0,
+            rank: rt.world_rank as i32,
+            group: world_group,
+            remote: None,
+            errhandler: Errhandler::Fatal,
+            name: "MPI_COMM_WORLD".into(),
+            attrs: Default::default(),
+            topo: None,
+        },
+    );
+    rt.comms.set(
+        SELF,
+        Comm {
+            ctx: 2,
+            rank: 0,
+            group: self_group,
+            remote: None,
+            errhandler: Errhandler::Fatal,
+            name: "MPI_COMM_SELF".into(),
+            attrs: Default::default(),
+            topo: None,
+        },
+    );
+    rt.world_model = WorldModel::Active;
 }
 
 /// The device's part of the configuration.
@@ -357,23 +471,48 @@ fn n_has_incoming(n: &crate::transport::shm::ShmNode) -> bool {
 }
 
 /// `MPI_Finalize`: completes buffered traffic, synchronises with the other ranks and
-/// leaves the job.
+/// leaves the job. With sessions still open only the world model ends: its two
+/// communicators go, and the runtime stays up for the sessions.
 pub fn finalize() -> Result<()> {
+    with(|rt| {
+        match rt.world_model {
+        WorldModel::Active => Ok(()),
+        WorldModel::NotStarted => err(
+            ErrorClass::Other,
+            "MPI has not been initialized (MPI_Init was not called; sessions end with MPI_Session_finalize)",
+        ),
+        WorldModel::Finalized => err(ErrorClass::Other, "MPI has already been finalized"),
+    }
+    })?;
     // Attribute delete callbacks on MPI_COMM_SELF (then MPI_COMM_WORLD) run first; a
     // failing callback is reported once finalization is complete.
     let attrs = crate::commops::finalize_attributes();
     // Let buffered sends and queued packets drain before leaving.
     block_on(|rt| Ok((!rt.device.bsend.busy() && !rt.device.has_outgoing()).then_some(())))?;
     let mut g = lock();
+    if let Phase::Running(rt) = &mut *g {
+        if rt.sessions > 0 {
+            rt.comms.remove(WORLD);
+            rt.comms.remove(SELF);
+            rt.world_model = WorldModel::Finalized;
+            return attrs;
+        }
+    }
     let phase = std::mem::replace(&mut *g, Phase::After);
     let Phase::Running(mut rt) = phase else {
         *g = phase;
         return err(ErrorClass::Other, "MPI is not initialized");
     };
     drop(g);
+    leave(&mut rt)?;
+    attrs
+}
+
+/// The end of a process's part in the job: a PMI fence (which keeps a rank from
+/// leaving while a peer may still pull a rendezvous message out of its memory), then
+/// PMI finalize.
+fn leave(rt: &mut Runtime) -> Result<()> {
     if let Some(pmi) = rt.pmi.as_mut() {
-        // The fence keeps a rank from leaving while a peer may still pull a rendezvous
-        // message out of its memory.
         pmi.fence().map_err(|e| {
             crate::error::Error::new(
                 ErrorClass::Other,
@@ -384,7 +523,43 @@ pub fn finalize() -> Result<()> {
             crate::error::Error::new(ErrorClass::Other, format!("PMI finalize failed: {e}"))
         })?;
     }
-    attrs
+    Ok(())
+}
+
+/// Set by [`abort`] and [`fatal`]: the exit hook must not synchronise then.
+static ENDING_ABNORMALLY: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+
+fn register_exit_hook() {
+    static ONCE: std::sync::Once = std::sync::Once::new();
+    ONCE.call_once(|| {
+        // SAFETY: `at_exit` is a plain `extern "C" fn()` that lives as long as the
+        // program; registering it has no other precondition.
+        unsafe { libc::atexit(at_exit) };
+    });
+}
+
+/// At process exit, after sessions were used: a runtime left dormant (every session
+/// closed, the world model not active) leaves the job as `MPI_Finalize` would. Anything still open means the program did not finish MPI:
+/// nothing is done, and the launcher sees an exit without finalization.
+extern "C" fn at_exit() {
+    if ENDING_ABNORMALLY.load(std::sync::atomic::Ordering::Relaxed) {
+        return;
+    }
+    let dormant = match &*lock() {
+        Phase::Running(rt) => rt.sessions == 0 && rt.world_model != WorldModel::Active,
+        _ => false,
+    };
+    // The last model to end drained its traffic (`session::finalize`, `finalize`);
+    // nothing here may end the process again (no progress, which can fail fatally).
+    if !dormant {
+        return;
+    }
+    let phase = std::mem::replace(&mut *lock(), Phase::After);
+    if let Phase::Running(mut rt) = phase {
+        if let Err(e) = leave(&mut rt) {
+            eprintln!("oxmpi: rank {}: at exit: {}", rt.world_rank, e.message);
+        }
+    }
 }
 
 /// `MPI_Abort`: tells the launcher to end the job with `code`, and exits.
@@ -393,6 +568,7 @@ pub fn abort(code: i32, msg: &str) -> ! {
     // the abort; other launchers (Hydra, Slurm) may kill the job as soon as they hear
     // of the abort, so the message is printed before telling them.
     let launcher_prints = std::env::var_os("OXMPI_KVSNAME").is_some();
+    ENDING_ABNORMALLY.store(true, std::sync::atomic::Ordering::Relaxed);
     let mut g = lock();
     let has_pmi = matches!(&*g, Phase::Running(rt) if rt.pmi.is_some());
     let printed_by_launcher = has_pmi && launcher_prints;
@@ -413,6 +589,7 @@ pub fn fatal(msg: &str) -> ! {
     let rank = std::env::var("PMI_RANK").unwrap_or_else(|_| "?".into());
     let line = format!("oxmpi: rank {rank}: fatal: {msg}");
     eprintln!("{line}");
+    ENDING_ABNORMALLY.store(true, std::sync::atomic::Ordering::Relaxed);
     // Do not take the runtime lock here: fatal may be called with it held.
     std::process::exit(1);
 }

@@ -29,7 +29,7 @@ impl Threading {
         self.to_core().name()
     }
 
-    fn to_core(self) -> ThreadLevel {
+    pub(crate) fn to_core(self) -> ThreadLevel {
         match self {
             Threading::Single => ThreadLevel::Single,
             Threading::Funneled => ThreadLevel::Funneled,
@@ -38,7 +38,7 @@ impl Threading {
         }
     }
 
-    fn from_core(l: ThreadLevel) -> Threading {
+    pub(crate) fn from_core(l: ThreadLevel) -> Threading {
         match l {
             ThreadLevel::Single => Threading::Single,
             ThreadLevel::Funneled => Threading::Funneled,

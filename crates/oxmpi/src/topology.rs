@@ -132,7 +132,9 @@ pub(crate) fn rank_and_size(method: &'static str, id: CommId) -> Result<(Rank, R
 
 /// Frees a communicator this crate made, reporting (not panicking on) failures.
 pub(crate) fn free_comm(id: CommId) {
-    if runtime::finalized() {
+    // Nothing to free once the engine is gone (communicators of a session may outlive
+    // the world model, so "finalized" is not the test).
+    if !runtime::is_running() {
         return;
     }
     if let Err(e) = commops::comm_free(id) {

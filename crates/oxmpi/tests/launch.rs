@@ -239,6 +239,26 @@ fn send_receive_and_environment() {
 }
 
 #[test]
+fn sessions_next_to_the_world_model() {
+    check_program("check_sessions");
+}
+
+#[test]
+fn a_library_initialises_through_a_session() {
+    for n in SIZES {
+        let r = mpirun("session_library", n, &[]);
+        let (w, l) = (n * (n - 1) / 2, 10 * n * (n - 1) / 2);
+        let want = format!("world sum {w}, library sum {l} on {n} ranks");
+        assert!(
+            r.stdout.lines().any(|x| x == want),
+            "session_library on {n} ranks: no line {want:?}\nstdout:\n{}\nstderr:\n{}",
+            r.stdout,
+            r.stderr
+        );
+    }
+}
+
+#[test]
 fn collectives_deliver_the_right_values() {
     check_program("check_collectives");
 }

@@ -23,7 +23,7 @@ pub struct InterCommunicator {
 }
 
 impl InterCommunicator {
-    fn adopt(method: &'static str, id: CommId) -> Result<InterCommunicator> {
+    pub(crate) fn adopt(method: &'static str, id: CommId) -> Result<InterCommunicator> {
         match rank_and_size(method, id) {
             Ok((rank, size)) => Ok(InterCommunicator { id, rank, size }),
             Err(e) => {
