@@ -138,7 +138,7 @@ impl Client {
                     .to_string()
             }
             Stage::Impi if self.method == Some(AUTH_KEY) => {
-                "Server disconnected (wrong authentication key?)".to_string()
+                "Server disconnected (wrong authentication key? or the job was aborted)".to_string()
             }
             Stage::Ready => {
                 "Server disconnected while the job was running (the job was aborted)".to_string()

@@ -164,11 +164,11 @@ impl Collated {
 
     /// Cuts the data into the pieces of the contributing clients, given the size each
     /// client's piece must have. Fails naming the label when the sizes do not add up.
-    pub fn split<'a>(
-        &'a self,
+    pub fn split(
+        &self,
         nclients: u32,
         size_of: impl Fn(u32) -> usize,
-    ) -> Result<Vec<Option<&'a [u8]>>, ProtocolError> {
+    ) -> Result<Vec<Option<&[u8]>>, ProtocolError> {
         let mut out = Vec::with_capacity(nclients as usize);
         let mut off = 0usize;
         for c in 0..nclients {

@@ -304,10 +304,10 @@ fn wrong_key_is_rejected_and_the_job_goes_on() {
         End::Rejected(r) => assert!(r.contains("wrong authentication key"), "{r}"),
         e => panic!("{e:?}"),
     }
-    assert_eq!(
-        sim.errors[0].as_deref(),
-        Some("Server disconnected (wrong authentication key?)")
-    );
+    assert!(sim.errors[0]
+        .as_deref()
+        .unwrap()
+        .starts_with("Server disconnected (wrong authentication key?"));
     assert_eq!(sim.job(1).nclients, 2);
     assert_eq!(sim.job(2).my_client, 0);
 }

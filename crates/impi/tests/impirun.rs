@@ -1,0 +1,480 @@
+//! `impirun` end to end on loopback: a server and clients as processes, plus a mock
+//! foreign client written from the specification's byte layouts (not this crate's
+//! encoders). Every process is bounded in time and killed at the end.
+
+use std::io::{BufRead, BufReader, Read, Write};
+use std::net::{Ipv4Addr, SocketAddr, TcpListener, TcpStream};
+use std::process::{Child, Command, Stdio};
+use std::sync::mpsc;
+use std::time::{Duration, Instant};
+
+const IMPIRUN: &str = env!("CARGO_BIN_EXE_impirun");
+const LIMIT: Duration = Duration::from_secs(30);
+
+/// A child process killed when dropped.
+struct Proc {
+    child: Option<Child>,
+    name: String,
+}
+
+impl Drop for Proc {
+    fn drop(&mut self) {
+        if let Some(c) = self.child.as_mut() {
+            let _ = c.kill();
+            let _ = c.wait();
+        }
+    }
+}
+
+struct Output {
+    code: i32,
+    stdout: String,
+    stderr: String,
+}
+
+impl Proc {
+    fn spawn(args: &[&str], env: &[(&str, &str)]) -> Proc {
+        let mut cmd = Command::new(IMPIRUN);
+        cmd.args(args)
+            .env_remove("IMPI_AUTH_KEY")
+            .env_remove("IMPI_AUTH_NONE")
+            .stdin(Stdio::null())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped());
+        for (k, v) in env {
+            cmd.env(k, v);
+        }
+        Proc {
+            child: Some(cmd.spawn().unwrap()),
+            name: args.join(" "),
+        }
+    }
+
+    /// Waits (bounded) and collects the output.
+    fn finish(mut self) -> Output {
+        let mut c = self.child.take().unwrap();
+        let out = c.stdout.take();
+        let mut err = c.stderr.take().unwrap();
+        let t_out = std::thread::spawn(move || {
+            let mut s = String::new();
+            if let Some(mut out) = out {
+                let _ = out.read_to_string(&mut s);
+            }
+            s
+        });
+        let t_err = std::thread::spawn(move || {
+            let mut s = String::new();
+            let _ = err.read_to_string(&mut s);
+            s
+        });
+        let start = Instant::now();
+        let status = loop {
+            if let Some(s) = c.try_wait().unwrap() {
+                break s;
+            }
+            if start.elapsed() > LIMIT {
+                let _ = c.kill();
+                let _ = c.wait();
+                panic!("impirun {} did not end within {LIMIT:?}", self.name);
+            }
+            std::thread::sleep(Duration::from_millis(20));
+        };
+        Output {
+            code: status.code().unwrap_or(-1),
+            stdout: t_out.join().unwrap(),
+            stderr: t_err.join().unwrap(),
+        }
+    }
+}
+
+/// A server on loopback; returns it with its printed address and the rest of its stdout.
+fn server(n: u32, extra: &[&str], env: &[(&str, &str)]) -> (Proc, String, mpsc::Receiver<String>) {
+    let n = n.to_string();
+    let mut args = vec![
+        "-server",
+        n.as_str(),
+        "-bind",
+        "127.0.0.1",
+        "-timeout",
+        "20",
+    ];
+    args.extend_from_slice(extra);
+    let mut p = Proc::spawn(&args, env);
+    let out = p.child.as_mut().unwrap().stdout.take().unwrap();
+    let (tx, rx) = mpsc::channel();
+    std::thread::spawn(move || {
+        for line in BufReader::new(out).lines() {
+            let Ok(l) = line else { break };
+            if tx.send(l).is_err() {
+                break;
+            }
+        }
+    });
+    let first = rx
+        .recv_timeout(Duration::from_secs(10))
+        .expect("server printed no address");
+    assert!(first.starts_with("127.0.0.1:"), "{first}");
+    (p, first, rx)
+}
+
+fn client(rank: u32, addr: &str, np: u32, extra: &[&str], env: &[(&str, &str)]) -> Proc {
+    let (r, n) = (rank.to_string(), np.to_string());
+    let mut args = vec!["-client", r.as_str(), addr, "-startup-only"];
+    args.extend_from_slice(extra);
+    args.extend_from_slice(&["-np", n.as_str(), "./a.out"]);
+    Proc::spawn(&args, env)
+}
+
+const KEY: &[(&str, &str)] = &[("IMPI_AUTH_KEY", "5678")];
+
+#[test]
+fn two_clients_start_up_and_shut_down() {
+    let (srv, addr, rest) = server(2, &[], KEY);
+    let c1 = client(
+        1,
+        &addr,
+        3,
+        &["-v", "-datalen", "4000", "-ackmark", "2", "-hiwater", "4"],
+        KEY,
+    );
+    let c0 = client(0, &addr, 2, &["-v"], KEY);
+    let (o0, o1) = (c0.finish(), c1.finish());
+    assert_eq!(o0.code, 0, "{}", o0.stderr);
+    assert_eq!(o1.code, 0, "{}", o1.stderr);
+    let s = srv.finish();
+    assert_eq!(s.code, 0, "{}", s.stderr);
+    // The address is the only line of the server's standard output.
+    assert!(rest.try_recv().is_err());
+    for o in [&o0, &o1] {
+        assert!(o.stdout.contains("IMPI job: 2 clients, version 0.0, maxdatalen 4000, tag_ub 2147483647, coll_xsize 1024, coll_maxlinear 4"), "{}", o.stdout);
+        assert!(o
+            .stdout
+            .contains("client 0: versions 0.0 hosts 1 procs 2 first_rank 0"));
+        assert!(o
+            .stdout
+            .contains("client 1: versions 0.0 hosts 1 procs 3 first_rank 2"));
+        assert!(o.stdout.contains("ackmark 2 hiwater 4"));
+        assert!(o.stdout.contains("host 0: client 0 address 127.0.0.1 port"));
+    }
+    assert!(o0
+        .stdout
+        .contains("impirun: client 0: proc 1 is rank 1 of 5 in MPI_COMM_WORLD"));
+    assert!(o1
+        .stdout
+        .contains("impirun: client 1: proc 0 is rank 2 of 5 in MPI_COMM_WORLD"));
+    assert!(o1
+        .stdout
+        .contains("impirun: client 1: proc 2 is rank 4 of 5 in MPI_COMM_WORLD"));
+}
+
+#[test]
+fn wrong_key_is_refused_and_the_job_still_runs() {
+    let (srv, addr, _rest) = server(2, &[], KEY);
+    let bad = client(0, &addr, 1, &[], &[("IMPI_AUTH_KEY", "1234")]).finish();
+    assert_eq!(bad.code, 1);
+    assert!(
+        bad.stderr
+            .contains("Server disconnected (wrong authentication key?"),
+        "{}",
+        bad.stderr
+    );
+    let c0 = client(0, &addr, 1, &[], KEY);
+    let c1 = client(1, &addr, 1, &[], KEY);
+    assert_eq!(c0.finish().code, 0);
+    assert_eq!(c1.finish().code, 0);
+    let s = srv.finish();
+    assert_eq!(s.code, 0);
+    assert!(
+        s.stderr.contains("wrong authentication key"),
+        "{}",
+        s.stderr
+    );
+}
+
+#[test]
+fn auth_none_only_when_set_and_with_a_warning() {
+    let none: &[(&str, &str)] = &[("IMPI_AUTH_NONE", "")];
+    let (srv, addr, _rest) = server(1, &[], none);
+    // No method available: the client aborts before connecting.
+    let nothing = client(0, &addr, 1, &[], &[]).finish();
+    assert_eq!(nothing.code, 1);
+    assert!(
+        nothing
+            .stderr
+            .contains("No authentication methods available for negotiation"),
+        "{}",
+        nothing.stderr
+    );
+    // A key the server does not offer: no common method.
+    let keyed = client(0, &addr, 1, &[], KEY).finish();
+    assert_eq!(keyed.code, 1);
+    let ok = client(0, &addr, 2, &[], none).finish();
+    assert_eq!(ok.code, 0, "{}", ok.stderr);
+    let s = srv.finish();
+    assert_eq!(s.code, 0);
+    assert!(
+        s.stderr.contains("no common authentication method"),
+        "{}",
+        s.stderr
+    );
+    assert!(
+        s.stderr.contains("Warning: client 127.0.0.1:")
+            && s.stderr.contains("has authenticated with IMPI_AUTH_NONE"),
+        "{}",
+        s.stderr
+    );
+    // A server with no method refuses to start; -auth can exclude NONE.
+    let p = Proc::spawn(&["-server", "1", "-bind", "127.0.0.1"], &[]).finish();
+    assert_eq!(p.code, 2);
+    assert!(p.stderr.contains("No authentication methods available"));
+    let p = Proc::spawn(&["-server", "1", "-bind", "127.0.0.1", "-auth", "1"], none).finish();
+    assert_eq!(p.code, 2);
+}
+
+// ---- a mock foreign client, from the spec's layouts ----
+
+fn cmd(code: &[u8; 4], payload: &[u8]) -> Vec<u8> {
+    let mut v = code.to_vec();
+    v.extend_from_slice(&(payload.len() as i32).to_be_bytes());
+    v.extend_from_slice(payload);
+    v
+}
+
+fn coll(label: i32, data: &[u8]) -> Vec<u8> {
+    let mut p = label.to_be_bytes().to_vec();
+    p.extend_from_slice(data);
+    cmd(b"COLL", &p)
+}
+
+fn read_cmd(s: &mut TcpStream) -> (Vec<u8>, Vec<u8>) {
+    let mut h = [0u8; 8];
+    s.read_exact(&mut h).unwrap();
+    let len = i32::from_be_bytes(h[4..].try_into().unwrap()) as usize;
+    let mut p = vec![0u8; len];
+    s.read_exact(&mut p).unwrap();
+    (h[..4].to_vec(), p)
+}
+
+fn mapped_loopback() -> [u8; 16] {
+    let mut a = [0u8; 16];
+    a[10] = 0xff;
+    a[11] = 0xff;
+    a[12..].copy_from_slice(&[127, 0, 0, 1]);
+    a
+}
+
+fn authenticate(addr: &str, key: u64) -> TcpStream {
+    let mut s = TcpStream::connect(addr).unwrap();
+    s.set_read_timeout(Some(Duration::from_secs(20))).unwrap();
+    s.write_all(&cmd(b"AUTH", &2u32.to_be_bytes())).unwrap();
+    let mut sa = [0u8; 8];
+    s.read_exact(&mut sa).unwrap();
+    assert_eq!(sa, [0, 0, 0, 1, 0, 0, 0, 0], "IMPI_Server_auth {{1, 0}}");
+    s.write_all(&key.to_be_bytes()).unwrap();
+    s
+}
+
+/// A foreign client 1 with one host and two procs, which also submits an extension
+/// label the oxmpi client does not know; it goes through the whole startup, the host
+/// connection (it is the higher-ranked host, so it connects) and the shutdown.
+#[test]
+fn foreign_client_with_an_unknown_label() {
+    let (srv, addr, _rest) = server(2, &[], KEY);
+    let oxmpi = client(0, &addr, 2, &["-v"], KEY);
+    let mut s = authenticate(&addr, 5678);
+    s.write_all(&cmd(b"IMPI", &1i32.to_be_bytes())).unwrap();
+    assert_eq!(
+        read_cmd(&mut s),
+        (b"IMPI".to_vec(), 2i32.to_be_bytes().to_vec())
+    );
+    let host = TcpListener::bind((Ipv4Addr::LOCALHOST, 0)).unwrap();
+    let port = host.local_addr().unwrap().port() as u32;
+    let u4 = |v: u32| v.to_be_bytes().to_vec();
+    let ip = mapped_loopback();
+    let labels: Vec<(i32, Vec<u8>)> = vec![
+        (0x1000, [u4(0), u4(0), u4(0), u4(1)].concat()), // versions 0.0 and 0.1
+        (0x1100, u4(1)),
+        (0x1200, u4(2)),
+        (0x1300, u4(1000)),
+        (0x1400, u4(40000)),
+        (0x1500, (-1i32).to_be_bytes().to_vec()),
+        (0x1600, (-1i32).to_be_bytes().to_vec()),
+        (0x2000, ip.to_vec()),
+        (0x2100, u4(port)),
+        (0x2200, u4(2)),
+        (0x2300, u4(1)),
+        (0x2400, u4(1)),
+        (0x2500, b"extension".to_vec()),
+        (0x3000, [ip, ip].concat()),
+        (0x3100, [7i64.to_be_bytes(), 8i64.to_be_bytes()].concat()),
+    ];
+    let mut host0 = None;
+    for (label, data) in &labels {
+        s.write_all(&coll(*label, data)).unwrap();
+        // Broadcasts up to and including ours.
+        loop {
+            let (c, p) = read_cmd(&mut s);
+            assert_eq!(c, b"COLL");
+            let got = i32::from_be_bytes(p[..4].try_into().unwrap());
+            let mask = u32::from_be_bytes(p[4..8].try_into().unwrap());
+            if got == 0x2100 {
+                host0 = Some(u32::from_be_bytes(p[8..12].try_into().unwrap()));
+            }
+            if got == 0x2500 {
+                assert_eq!(
+                    (mask, &p[8..]),
+                    (0x2, &b"extension"[..]),
+                    "relayed as submitted"
+                );
+            } else {
+                assert_eq!(mask, 0x3, "label 0x{got:x}");
+            }
+            if got == *label {
+                break;
+            }
+        }
+    }
+    s.write_all(&cmd(b"DONE", &[])).unwrap();
+    assert_eq!(read_cmd(&mut s), (b"DONE".to_vec(), vec![]));
+    // The dance: host 1 connects to host 0 and sends its rank.
+    let mut ch = TcpStream::connect(SocketAddr::from((
+        Ipv4Addr::LOCALHOST,
+        host0.unwrap() as u16,
+    )))
+    .unwrap();
+    ch.set_read_timeout(Some(Duration::from_secs(20))).unwrap();
+    ch.write_all(&1i32.to_be_bytes()).unwrap();
+    // Finalization: our IMPI_PK_FINI (pk_type 7, all else zero), then theirs.
+    let mut fini = [0u8; 128];
+    fini[3] = 7;
+    ch.write_all(&fini).unwrap();
+    let mut got = [0u8; 128];
+    ch.read_exact(&mut got).unwrap();
+    assert_eq!(got, fini);
+    drop(ch);
+    drop(host);
+    s.write_all(&cmd(b"FINI", &[])).unwrap();
+    let o = oxmpi.finish();
+    assert_eq!(o.code, 0, "{}", o.stderr);
+    assert!(
+        o.stdout
+            .contains("label 0x2500: client_mask 0x2, 9 bytes (not an IMPI 0.0 label; ignored)"),
+        "{}",
+        o.stdout
+    );
+    assert!(
+        o.stdout.contains("maxdatalen 1000, tag_ub 40000"),
+        "{}",
+        o.stdout
+    );
+    assert!(
+        o.stdout
+            .contains("client 1: versions 0.0,0.1 hosts 1 procs 2 first_rank 2"),
+        "{}",
+        o.stdout
+    );
+    assert!(
+        o.stdout
+            .contains("proc 3: client 1 host 1 address 127.0.0.1 pid 8"),
+        "{}",
+        o.stdout
+    );
+    let srv = srv.finish();
+    assert_eq!(srv.code, 0, "{}", srv.stderr);
+}
+
+/// A malformed command from an authenticated client ends the job: the server names the
+/// client and the fault, and the waiting oxmpi client exits with an error, no hang.
+#[test]
+fn malformed_command_ends_the_job() {
+    let (srv, addr, _rest) = server(2, &[], KEY);
+    let oxmpi = client(0, &addr, 1, &[], KEY);
+    let mut s = authenticate(&addr, 5678);
+    s.write_all(&cmd(b"IMPI", &[0, 1])).unwrap();
+    let o = srv.finish();
+    assert_eq!(o.code, 1);
+    assert!(
+        o.stderr
+            .contains("IMPI with len 2 (must be 4); aborting the job"),
+        "{}",
+        o.stderr
+    );
+    let c = oxmpi.finish();
+    assert_eq!(c.code, 1);
+    assert!(
+        c.stderr.contains("impirun: client 0: Server disconnected"),
+        "{}",
+        c.stderr
+    );
+}
+
+/// Labels out of order, and a client that vanishes before FINI.
+#[test]
+fn out_of_order_labels_and_a_vanishing_client() {
+    let (srv, addr, _rest) = server(1, &[], KEY);
+    let mut s = authenticate(&addr, 5678);
+    s.write_all(&cmd(b"IMPI", &0i32.to_be_bytes())).unwrap();
+    assert_eq!(read_cmd(&mut s).0, b"IMPI");
+    s.write_all(&coll(0x1200, &1u32.to_be_bytes())).unwrap();
+    let _ = read_cmd(&mut s);
+    s.write_all(&coll(0x1100, &1u32.to_be_bytes())).unwrap();
+    let o = srv.finish();
+    assert_eq!(o.code, 1);
+    assert!(
+        o.stderr.contains("client 0 (127.0.0.1:")
+            && o.stderr.contains("IMPI_C_NHOSTS after IMPI_C_NPROCS"),
+        "{}",
+        o.stderr
+    );
+
+    let (srv, addr, _rest) = server(2, &[], KEY);
+    let oxmpi = client(1, &addr, 1, &[], KEY);
+    let mut s = authenticate(&addr, 5678);
+    s.write_all(&cmd(b"IMPI", &0i32.to_be_bytes())).unwrap();
+    assert_eq!(read_cmd(&mut s).0, b"IMPI");
+    drop(s);
+    let o = srv.finish();
+    assert_eq!(o.code, 1);
+    assert!(
+        o.stderr.contains("client 0") && o.stderr.contains("disconnected before sending FINI"),
+        "{}",
+        o.stderr
+    );
+    assert_eq!(oxmpi.finish().code, 1);
+}
+
+#[test]
+fn startup_timeout_and_usage_errors() {
+    let p = Proc::spawn(
+        &["-server", "2", "-bind", "127.0.0.1", "-timeout", "1"],
+        KEY,
+    );
+    let o = p.finish();
+    assert_eq!(o.code, 1);
+    assert!(
+        o.stderr.contains("did not complete within 1 s"),
+        "{}",
+        o.stderr
+    );
+    for args in [
+        &["-client", "0", "127.0.0.1:1", "-np", "2", "./a.out"][..],
+        &["-server"],
+        &["-bogus"],
+        &["-client", "0", "127.0.0.1:1", "-startup-only"],
+    ] {
+        let o = Proc::spawn(args, KEY).finish();
+        assert_eq!(o.code, 2, "{args:?}: {}", o.stderr);
+        assert!(o.stderr.starts_with("impirun: "), "{}", o.stderr);
+    }
+    // No server there.
+    let l = TcpListener::bind((Ipv4Addr::LOCALHOST, 0)).unwrap();
+    let dead = l.local_addr().unwrap().to_string();
+    drop(l);
+    let o = client(0, &dead, 1, &[], KEY).finish();
+    assert_eq!(o.code, 1);
+    assert!(
+        o.stderr.contains("cannot connect to the server"),
+        "{}",
+        o.stderr
+    );
+}
