@@ -65,6 +65,13 @@ impl Client {
         if cfg.auth.available().is_empty() {
             return Err("No authentication methods available for negotiation (set IMPI_AUTH_KEY, or IMPI_AUTH_NONE where the network is trusted).".into());
         }
+        if cfg.rank >= crate::server::MAX_CLIENTS {
+            return Err(format!(
+                "client rank {} (a job has at most {} clients)",
+                cfg.rank,
+                crate::server::MAX_CLIENTS
+            ));
+        }
         cfg.local.validate()?;
         let labels = cfg.local.labels();
         let masks: Vec<u8> = cfg
@@ -231,9 +238,13 @@ impl Client {
                     ));
                 }
                 let size = i32::from_be_bytes(payload.try_into().unwrap());
-                if size <= 0 || self.cfg.rank >= size as u32 {
+                if size <= 0
+                    || size as u32 > crate::server::MAX_CLIENTS
+                    || self.cfg.rank >= size as u32
+                {
                     return bad(format!(
-                        "server says the job has {size} clients, but this client's rank is {}",
+                        "server says the job has {size} clients (1 to {}, and more than this client's rank {})",
+                        crate::server::MAX_CLIENTS,
                         self.cfg.rank
                     ));
                 }

@@ -305,6 +305,12 @@ impl Job {
         nclients: u32,
     ) -> Result<Job, ProtocolError> {
         let n = nclients;
+        if n == 0 || n > crate::server::MAX_CLIENTS {
+            return Err(err(format!(
+                "a job of {n} clients (1 to {})",
+                crate::server::MAX_CLIENTS
+            )));
+        }
         let by_label: BTreeMap<i32, &Collated> = labels.iter().map(|c| (c.label, c)).collect();
 
         // Versions: each client's array is strictly ascending and starts with 0.0, so in

@@ -172,7 +172,7 @@ impl Collated {
         let mut out = Vec::with_capacity(nclients as usize);
         let mut off = 0usize;
         for c in 0..nclients {
-            if self.client_mask & (1 << c) == 0 {
+            if c >= 32 || self.client_mask & (1 << c) == 0 {
                 out.push(None);
                 continue;
             }
@@ -190,7 +190,7 @@ impl Collated {
     }
 
     fn size_error(&self, nclients: u32, size_of: &impl Fn(u32) -> usize) -> ProtocolError {
-        let expect: usize = (0..nclients)
+        let expect: usize = (0..nclients.min(32))
             .filter(|c| self.client_mask & (1 << c) != 0)
             .map(size_of)
             .sum();

@@ -132,6 +132,13 @@ impl Server {
         self.done_sent
     }
 
+    /// Whether a connection has authenticated (and is still in the job).
+    pub fn authenticated(&self, id: ConnId) -> bool {
+        self.conns
+            .get(&id)
+            .is_some_and(|c| c.phase == Phase::Commands)
+    }
+
     /// A new connection from `peer` (an address, for messages).
     pub fn connected(&mut self, id: ConnId, peer: impl Into<String>) {
         self.conns.insert(

@@ -741,3 +741,54 @@ fn missing_mandated_label_named() {
     assert_eq!(j.version, v(0, 1));
     assert_eq!(j.clients[1].versions, vec![v(0, 0), v(0, 1), v(0, 2)]);
 }
+
+/// A client may send its labels ahead (all of them and DONE at once): the server queues
+/// them and still broadcasts label by label as the other clients catch up.
+#[test]
+fn pipelined_client_is_queued() {
+    let mut r = joined(2);
+    let mut ahead = label::encode_client_coll(label::C_NHOSTS, &u32s(&[1]));
+    ahead.extend_from_slice(&label::encode_client_coll(label::H_PORT, &u32s(&[80])));
+    ahead.extend_from_slice(&encode_cmd(CMD_DONE, &[]));
+    assert!(r.send(0, &ahead).is_empty());
+    let a = r.send(1, &label::encode_client_coll(label::C_NHOSTS, &u32s(&[2])));
+    let nh = Collated {
+        label: label::C_NHOSTS,
+        client_mask: 0x3,
+        data: u32s(&[1, 2]),
+    }
+    .encode();
+    assert_eq!(a, vec![Action::Send(0, nh.clone()), Action::Send(1, nh)]);
+    // Client 1 skips IMPI_H_PORT: its next label is higher, so H_PORT goes out with 0x1.
+    let a = r.send(
+        1,
+        &label::encode_client_coll(label::H_NPROCS, &u32s(&[2, 2])),
+    );
+    let hp = Collated {
+        label: label::H_PORT,
+        client_mask: 0x1,
+        data: u32s(&[80]),
+    }
+    .encode();
+    let hn = Collated {
+        label: label::H_NPROCS,
+        client_mask: 0x2,
+        data: u32s(&[2, 2]),
+    }
+    .encode();
+    assert_eq!(
+        a,
+        vec![
+            Action::Send(0, hp.clone()),
+            Action::Send(1, hp),
+            Action::Send(0, hn.clone()),
+            Action::Send(1, hn)
+        ]
+    );
+    let a = r.send(1, &encode_cmd(CMD_DONE, &[]));
+    let done = encode_cmd(CMD_DONE, &[]);
+    assert_eq!(
+        a,
+        vec![Action::Send(0, done.clone()), Action::Send(1, done)]
+    );
+}

@@ -12,6 +12,9 @@ use oxmpi_impi::{Action, AuthConfig, ConnId, Server, ServerConfig};
 
 use crate::args::ServerArgs;
 
+/// How long a connection may take to authenticate before it is closed.
+const AUTH_TIMEOUT: Duration = Duration::from_secs(30);
+
 enum Event {
     Connected(ConnId, TcpStream, SocketAddr),
     Data(ConnId, Vec<u8>),
@@ -114,33 +117,48 @@ pub fn run(a: ServerArgs) -> ExitCode {
         .timeout_secs
         .map(|t| Instant::now() + Duration::from_secs(t));
     let mut streams: HashMap<ConnId, TcpStream> = HashMap::new();
+    // Connections that have not authenticated yet, and since when.
+    let mut unauthenticated: HashMap<ConnId, Instant> = HashMap::new();
     loop {
-        let ev = match deadline {
-            Some(d) if !sm.startup_complete() => {
-                let left = d.saturating_duration_since(Instant::now());
-                match rx.recv_timeout(left) {
-                    Ok(ev) => ev,
-                    Err(mpsc::RecvTimeoutError::Timeout) => {
-                        eprintln!(
-                            "impirun: server: the startup exchange did not complete within {} s; aborting the job",
-                            a.timeout_secs.unwrap()
-                        );
-                        close_all(&streams);
-                        return ExitCode::from(1);
-                    }
-                    Err(mpsc::RecvTimeoutError::Disconnected) => return ExitCode::from(1),
-                }
+        let now = Instant::now();
+        if let Some(d) = deadline {
+            if !sm.startup_complete() && now >= d {
+                eprintln!(
+                    "impirun: server: the startup exchange did not complete within {} s; aborting the job",
+                    a.timeout_secs.unwrap()
+                );
+                close_all(&streams);
+                return ExitCode::from(1);
             }
-            _ => match rx.recv() {
-                Ok(ev) => ev,
-                Err(_) => return ExitCode::from(1),
-            },
+        }
+        unauthenticated.retain(|id, since| {
+            if sm.authenticated(*id) || !streams.contains_key(id) {
+                return false;
+            }
+            if now.duration_since(*since) < AUTH_TIMEOUT {
+                return true;
+            }
+            eprintln!(
+                "impirun: server: connection {id} did not authenticate within {} s; closed",
+                AUTH_TIMEOUT.as_secs()
+            );
+            if let Some(s) = streams.get(id) {
+                let _ = s.shutdown(Shutdown::Both);
+            }
+            false
+        });
+        // Wake up at least every 100 ms for the deadlines above.
+        let ev = match rx.recv_timeout(Duration::from_millis(100)) {
+            Ok(ev) => ev,
+            Err(mpsc::RecvTimeoutError::Timeout) => continue,
+            Err(mpsc::RecvTimeoutError::Disconnected) => return ExitCode::from(1),
         };
         match ev {
             Event::Connected(id, s, peer) => {
                 let _ = s.set_nodelay(true);
                 let _ = s.set_write_timeout(Some(Duration::from_secs(60)));
                 streams.insert(id, s);
+                unauthenticated.insert(id, Instant::now());
                 sm.connected(id, peer.to_string());
             }
             Event::Data(id, b) => sm.received(id, &b),
