@@ -11,6 +11,7 @@
 //! - [`server`]: the server state machine.
 //! - [`client`]: the client state machine.
 //! - [`packet`]: the 128-byte `IMPI_Packet` header and the packet types.
+//! - [`protocol`]: message segmentation and per-pair flow control (spec 3.6, 3.7).
 //! - [`finalize`]: a host channel's finalization (spec 3.8).
 
 pub mod auth;
@@ -19,6 +20,7 @@ pub mod finalize;
 pub mod job;
 pub mod label;
 pub mod packet;
+pub mod protocol;
 pub mod server;
 pub mod wire;
 
