@@ -71,7 +71,8 @@ impl Finalizer {
                     // as matched so the sender does not wait; its data is destroyed.
                     self.destroyed += 1;
                     out.push(Packet::sync_ack(p.pk_dest, p.pk_src, p.pk_srqid, 0));
-                } else if p.pk_drqid == 0 {
+                } else if u64::from(p.pk_len) == p.pk_msglen {
+                    // A short message (the later packets of a long one are not messages).
                     self.destroyed += 1;
                 }
                 let n = self.counts.entry((p.pk_src, p.pk_dest)).or_insert(0);
@@ -123,6 +124,10 @@ mod tests {
         assert_eq!(out, vec![Packet::proto_ack(b, a)]);
         let out = f.on_packet(&Packet::cancel(a, b, 10)).unwrap();
         assert_eq!(out, vec![Packet::cancel_reply(true, b, a, 10)]);
+        assert_eq!(f.destroyed, 2);
+        // A later packet of a long message is not another message.
+        f.on_packet(&Packet::data(false, a, b, 11, 5, 9000, 4000, 0, 1, 0, 0))
+            .unwrap();
         assert_eq!(f.destroyed, 2);
         assert!(f.on_packet(&Packet::proto_ack(a, b)).unwrap().is_empty());
         assert!(f.on_packet(&Packet::fini()).unwrap().is_empty());
