@@ -478,3 +478,38 @@ fn startup_timeout_and_usage_errors() {
         o.stderr
     );
 }
+
+/// `-port` is honoured, and `-auth 0,1` makes the server prefer IMPI_AUTH_NONE when the
+/// client offers both (its warning says so).
+#[test]
+fn fixed_port_and_preference_list() {
+    let l = TcpListener::bind((Ipv4Addr::LOCALHOST, 0)).unwrap();
+    let port = l.local_addr().unwrap().port().to_string();
+    drop(l);
+    let both: &[(&str, &str)] = &[("IMPI_AUTH_KEY", "0x162e"), ("IMPI_AUTH_NONE", "1")];
+    let (srv, addr, _rest) = server(1, &["-port", &port, "-auth", "0,1"], both);
+    assert_eq!(addr, format!("127.0.0.1:{port}"));
+    let c = client(0, &addr, 1, &[], both).finish();
+    assert_eq!(c.code, 0, "{}", c.stderr);
+    let s = srv.finish();
+    assert_eq!(s.code, 0);
+    assert!(
+        s.stderr.contains("has authenticated with IMPI_AUTH_NONE"),
+        "{}",
+        s.stderr
+    );
+    // The default order prefers the key: no warning. 0x162e is 5678.
+    let (srv, addr, _rest) = server(1, &[], both);
+    let c = client(
+        0,
+        &addr,
+        1,
+        &[],
+        &[("IMPI_AUTH_KEY", "5678"), ("IMPI_AUTH_NONE", "")],
+    )
+    .finish();
+    assert_eq!(c.code, 0, "{}", c.stderr);
+    let s = srv.finish();
+    assert_eq!(s.code, 0);
+    assert!(!s.stderr.contains("IMPI_AUTH_NONE"), "{}", s.stderr);
+}
