@@ -513,3 +513,216 @@ fn fixed_port_and_preference_list() {
     assert_eq!(s.code, 0);
     assert!(!s.stderr.contains("IMPI_AUTH_NONE"), "{}", s.stderr);
 }
+
+fn read_exact_n(s: &mut TcpStream, n: usize) -> Vec<u8> {
+    let mut v = vec![0u8; n];
+    s.read_exact(&mut v).unwrap();
+    v
+}
+
+fn be32(b: &[u8]) -> u32 {
+    u32::from_be_bytes(b[..4].try_into().unwrap())
+}
+
+/// A 128-byte IMPI_Packet with the given fields, the rest zero.
+fn packet(
+    kind: u32,
+    len: u32,
+    src: ([u8; 16], i64),
+    dest: ([u8; 16], i64),
+    srqid: u64,
+    msglen: u64,
+) -> [u8; 128] {
+    let mut b = [0u8; 128];
+    b[0..4].copy_from_slice(&kind.to_be_bytes());
+    b[4..8].copy_from_slice(&len.to_be_bytes());
+    b[8..24].copy_from_slice(&src.0);
+    b[24..32].copy_from_slice(&src.1.to_be_bytes());
+    b[32..48].copy_from_slice(&dest.0);
+    b[48..56].copy_from_slice(&dest.1.to_be_bytes());
+    b[56..64].copy_from_slice(&srqid.to_be_bytes());
+    b[72..80].copy_from_slice(&msglen.to_be_bytes());
+    b
+}
+
+/// A mock server that also plays a foreign client 1 (one host, one proc) drives an oxmpi
+/// client 0 and checks every field it sends: the AUTH mask and key, its rank, each label
+/// in ascending order with its exact bytes, DONE, the host connection, the
+/// finalization (answering a synchronous message with SYNCACK and PROTOACK), and FINI.
+/// It also sends an unknown command and an unknown label, which the client ignores.
+#[test]
+fn mock_server_checks_every_field() {
+    let mock = TcpListener::bind((Ipv4Addr::LOCALHOST, 0)).unwrap();
+    let addr = mock.local_addr().unwrap().to_string();
+    let oxmpi = client(
+        0,
+        &addr,
+        2,
+        &["-v", "-datalen", "1000", "-ackmark", "1", "-hiwater", "1"],
+        KEY,
+    );
+    mock.set_nonblocking(false).unwrap();
+    let (mut s, _) = mock.accept().unwrap();
+    s.set_read_timeout(Some(Duration::from_secs(20))).unwrap();
+
+    assert_eq!(
+        read_exact_n(&mut s, 12),
+        cmd(b"AUTH", &[0, 0, 0, 2]),
+        "AUTH {{4}} mask 0x0002"
+    );
+    s.write_all(&[0, 0, 0, 1, 0, 0, 0, 0]).unwrap();
+    assert_eq!(
+        read_exact_n(&mut s, 8),
+        5678u64.to_be_bytes(),
+        "IMPI_Auth_key"
+    );
+    assert_eq!(read_exact_n(&mut s, 12), cmd(b"IMPI", &0i32.to_be_bytes()));
+    s.write_all(&cmd(b"XTRA", b"hello")).unwrap();
+    s.write_all(&cmd(b"IMPI", &2i32.to_be_bytes())).unwrap();
+
+    let ip = mapped_loopback();
+    let mut foreign_host = [0u8; 16];
+    foreign_host[10] = 0xff;
+    foreign_host[11] = 0xff;
+    foreign_host[12..].copy_from_slice(&[127, 0, 0, 1]);
+    let foreign_pid = 4242i64;
+    let u4 = |v: u32| v.to_be_bytes().to_vec();
+    let mut oxmpi_host_port = 0u32;
+    let mut pids = Vec::new();
+    // (label, check of client 0's data, foreign client 1's data)
+    let expected: Vec<(i32, Vec<u8>)> = vec![
+        (0x1000, [u4(0), u4(0)].concat()),
+        (0x1100, u4(1)),
+        (0x1200, u4(2)),
+        (0x1300, u4(1000)),
+        (0x1400, u4(0x7fff_ffff)),
+        (0x1500, u4(u32::MAX)),
+        (0x1600, u4(u32::MAX)),
+        (0x2000, ip.to_vec()),
+        (0x2100, vec![]),
+        (0x2200, u4(2)),
+        (0x2300, u4(1)),
+        (0x2400, u4(1)),
+        (0x3000, [ip, ip].concat()),
+        (0x3100, vec![]),
+    ];
+    let foreign: Vec<Vec<u8>> = vec![
+        [u4(0), u4(0)].concat(),
+        u4(1),
+        u4(1),
+        u4(4000),
+        u4(32767),
+        u4(u32::MAX),
+        u4(u32::MAX),
+        foreign_host.to_vec(),
+        vec![], // port, filled below
+        u4(1),
+        u4(1),
+        u4(1),
+        foreign_host.to_vec(),
+        foreign_pid.to_be_bytes().to_vec(),
+    ];
+    let host1 = TcpListener::bind((Ipv4Addr::LOCALHOST, 0)).unwrap();
+    let host1_port = host1.local_addr().unwrap().port() as u32;
+    for (i, (label, want)) in expected.iter().enumerate() {
+        let h = read_exact_n(&mut s, 8);
+        assert_eq!(&h[..4], b"COLL");
+        let len = be32(&h[4..]) as usize;
+        let p = read_exact_n(&mut s, len);
+        assert_eq!(be32(&p) as i32, *label, "labels in ascending order");
+        let data = &p[4..];
+        match label {
+            0x2100 => {
+                assert_eq!(data.len(), 4);
+                oxmpi_host_port = be32(data);
+                assert!(oxmpi_host_port > 0 && oxmpi_host_port < 65536);
+            }
+            0x3100 => {
+                assert_eq!(data.len(), 16);
+                let a = i64::from_be_bytes(data[..8].try_into().unwrap());
+                let b = i64::from_be_bytes(data[8..].try_into().unwrap());
+                assert_ne!(a, b, "IMPI_P_PID unique");
+                pids = vec![a, b];
+            }
+            _ => assert_eq!(data, &want[..], "data of label 0x{label:x}"),
+        }
+        // An extension label of client 1 goes out before IMPI_H_PORT.
+        if *label == 0x2100 {
+            let mut x = 0x2050i32.to_be_bytes().to_vec();
+            x.extend_from_slice(&2u32.to_be_bytes());
+            x.extend_from_slice(b"ext");
+            s.write_all(&cmd(b"COLL", &x)).unwrap();
+        }
+        let theirs = if *label == 0x2100 {
+            u4(host1_port)
+        } else {
+            foreign[i].clone()
+        };
+        let mut out = label.to_be_bytes().to_vec();
+        out.extend_from_slice(&3u32.to_be_bytes());
+        out.extend_from_slice(data);
+        out.extend_from_slice(&theirs);
+        s.write_all(&cmd(b"COLL", &out)).unwrap();
+    }
+    assert_eq!(read_exact_n(&mut s, 8), cmd(b"DONE", &[]));
+    s.write_all(&cmd(b"DONE", &[])).unwrap();
+
+    // Host 1 connects to host 0 (oxmpi) and sends its rank.
+    let mut ch = TcpStream::connect(("127.0.0.1", oxmpi_host_port as u16)).unwrap();
+    ch.set_read_timeout(Some(Duration::from_secs(20))).unwrap();
+    ch.write_all(&1i32.to_be_bytes()).unwrap();
+    // A synchronous 3-byte message to oxmpi's rank 0 that nobody will receive.
+    let me = (foreign_host, foreign_pid);
+    let them = (ip, pids[0]);
+    ch.write_all(&packet(1, 3, me, them, 77, 3)).unwrap();
+    ch.write_all(b"abc").unwrap();
+    // oxmpi: FINI first, then SYNCACK {srqid 77} and PROTOACK (ackmark 1).
+    let mut got = Vec::new();
+    for _ in 0..3 {
+        got.push(read_exact_n(&mut ch, 128));
+    }
+    let fini = packet(7, 0, ([0; 16], 0), ([0; 16], 0), 0, 0);
+    assert_eq!(got[0], fini.to_vec());
+    assert_eq!(got[1], packet(3, 0, them, me, 77, 0).to_vec(), "SYNCACK");
+    assert_eq!(got[2], packet(2, 0, them, me, 0, 0).to_vec(), "PROTOACK");
+    ch.write_all(&fini).unwrap();
+    // oxmpi closes its channel, then sends FINI to the server.
+    let mut rest = Vec::new();
+    ch.read_to_end(&mut rest).unwrap();
+    assert!(rest.is_empty());
+    drop(ch);
+    assert_eq!(read_exact_n(&mut s, 8), cmd(b"FINI", &[]));
+    drop(s);
+    drop(host1);
+    let o = oxmpi.finish();
+    assert_eq!(o.code, 0, "{}", o.stderr);
+    assert!(
+        o.stderr
+            .contains("ignored unknown command 0x58545241 (5 bytes) from the server"),
+        "{}",
+        o.stderr
+    );
+    assert!(
+        o.stderr
+            .contains("1 unmatched message(s) from host 1 destroyed"),
+        "{}",
+        o.stderr
+    );
+    assert!(
+        o.stdout
+            .contains("label 0x2050: client_mask 0x2, 3 bytes (not an IMPI 0.0 label; ignored)"),
+        "{}",
+        o.stdout
+    );
+    assert!(
+        o.stdout.contains("maxdatalen 1000, tag_ub 32767"),
+        "{}",
+        o.stdout
+    );
+    assert!(
+        o.stdout
+            .contains("proc 2: client 1 host 1 address 127.0.0.1 pid 4242"),
+        "{}",
+        o.stdout
+    );
+}
