@@ -726,3 +726,21 @@ fn mock_server_checks_every_field() {
         o.stdout
     );
 }
+
+/// A server that accepts and never answers: the client's --timeout ends it with 124.
+#[test]
+fn silent_server_and_client_timeout() {
+    let mock = TcpListener::bind((Ipv4Addr::LOCALHOST, 0)).unwrap();
+    let addr = mock.local_addr().unwrap().to_string();
+    let start = Instant::now();
+    let o = client(0, &addr, 1, &["--timeout", "1"], KEY).finish();
+    assert_eq!(o.code, 124, "{}", o.stderr);
+    assert!(
+        o.stderr
+            .contains("timed out after 1 s: the startup exchange was at Auth"),
+        "{}",
+        o.stderr
+    );
+    assert!(start.elapsed() < Duration::from_secs(10));
+    drop(mock);
+}

@@ -32,13 +32,14 @@ Client:
   -hiwater N        IMPI_H_HIWATER (default 32)
   -coll-xsize N     IMPI_C_COLL_XSIZE (default: -1, the protocol's default 1024)
   -coll-maxlinear N IMPI_C_COLL_MAXLINEAR (default: -1, the protocol's default 4)
-  mpiexec options   as for mpiexec; -n/-np give the number of procs, -v prints the job
+  mpiexec options   as for mpiexec; -n/-np give the number of procs, -v prints the job,
+                    --timeout SECONDS bounds the startup exchange (exit status 124)
 
 Authentication (both sides): IMPI_AUTH_KEY=<64-bit number> offers IMPI_AUTH_KEY;
 IMPI_AUTH_NONE (set to anything) offers IMPI_AUTH_NONE, for trusted networks only.
 
 Exit status: 0 after a clean shutdown; 1 when the job failed (a message says why);
-2 for usage errors.
+2 for usage errors; 124 when a client's --timeout expired.
 ";
 
 pub struct ServerArgs {
@@ -61,6 +62,8 @@ pub struct ClientArgs {
     /// Procs of the job section by section (`-n`, default 1 each).
     pub nprocs: u32,
     pub verbose: bool,
+    /// mpiexec's `--timeout`: the startup exchange must complete within it.
+    pub timeout_secs: Option<u64>,
     pub program: String,
 }
 
@@ -155,6 +158,7 @@ fn parse_client(a: &[String]) -> Result<ClientArgs, String> {
         coll_maxlinear: -1,
         nprocs: 0,
         verbose: false,
+        timeout_secs: None,
         program: String::new(),
     };
     let mut it = a[2..].iter().peekable();
@@ -241,6 +245,12 @@ fn parse_client(a: &[String]) -> Result<ClientArgs, String> {
                 section_np = Some(n);
             }
             "v" | "verbose" => c.verbose = true,
+            "timeout" => {
+                let t: u64 = vals[0].parse().ok().filter(|&t| t > 0).ok_or_else(|| {
+                    format!("{arg} {}: not a positive number of seconds", vals[0])
+                })?;
+                c.timeout_secs = Some(t);
+            }
             _ => {}
         }
     }

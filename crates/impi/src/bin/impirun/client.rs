@@ -20,6 +20,9 @@ use crate::args::ClientArgs;
 /// How long the host connections may take to form, and each channel's finalization.
 const HOST_TIMEOUT: Duration = Duration::from_secs(120);
 
+/// How a failure message starts when mpiexec's `--timeout` expired (exit status 124).
+const TIMED_OUT: &str = "timed out";
+
 struct Fail(String);
 
 impl<E: std::fmt::Display> From<E> for Fail {
@@ -52,7 +55,7 @@ pub fn run(a: ClientArgs) -> ExitCode {
         Ok(()) => ExitCode::SUCCESS,
         Err(Fail(m)) => {
             eprintln!("impirun: client {}: {m}", a.rank);
-            ExitCode::from(1)
+            ExitCode::from(if m.starts_with(TIMED_OUT) { 124 } else { 1 })
         }
     }
 }
@@ -75,8 +78,14 @@ fn connect_server(addr: &str) -> Result<TcpStream, Fail> {
     }))
 }
 
-/// Reads from the server and feeds the state machine until `done` holds.
-fn pump(s: &mut TcpStream, c: &mut Client, done: impl Fn(&Client) -> bool) -> Result<(), Fail> {
+/// Reads from the server and feeds the state machine until `done` holds (or the
+/// deadline of mpiexec's `--timeout` passes).
+fn pump(
+    s: &mut TcpStream,
+    c: &mut Client,
+    deadline: Option<(Instant, u64)>,
+    done: impl Fn(&Client) -> bool,
+) -> Result<(), Fail> {
     let mut buf = vec![0u8; 64 * 1024];
     loop {
         let out = c.take_output();
@@ -87,10 +96,26 @@ fn pump(s: &mut TcpStream, c: &mut Client, done: impl Fn(&Client) -> bool) -> Re
         if done(c) {
             return Ok(());
         }
+        if let Some((d, secs)) = deadline {
+            let left = d.saturating_duration_since(Instant::now());
+            if left.is_zero() {
+                return Err(Fail(format!(
+                    "{TIMED_OUT} after {secs} s: the startup exchange was at {:?}",
+                    c.stage()
+                )));
+            }
+            s.set_read_timeout(Some(left))?;
+        }
         let n = match s.read(&mut buf) {
             Ok(0) => return Err(Fail(c.closed().0)),
             Ok(n) => n,
             Err(e) if e.kind() == ErrorKind::Interrupted => continue,
+            Err(e)
+                if matches!(e.kind(), ErrorKind::WouldBlock | ErrorKind::TimedOut)
+                    && deadline.is_some() =>
+            {
+                continue
+            }
             Err(e) if e.kind() == ErrorKind::ConnectionReset => return Err(Fail(c.closed().0)),
             Err(e) => return Err(Fail(format!("reading from the server: {e}"))),
         };
@@ -137,7 +162,11 @@ fn session(a: &ClientArgs, auth: AuthConfig) -> Result<(), Fail> {
         local,
     })
     .map_err(Fail)?;
-    pump(&mut server, &mut c, |c| c.job().is_some())?;
+    let deadline = a
+        .timeout_secs
+        .map(|t| (Instant::now() + Duration::from_secs(t), t));
+    pump(&mut server, &mut c, deadline, |c| c.job().is_some())?;
+    server.set_read_timeout(None)?;
     let job = c.job().unwrap().clone();
     for ign in c.ignored_commands() {
         eprintln!("impirun: client {}: ignored {ign} from the server", a.rank);
