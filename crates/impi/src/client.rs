@@ -195,6 +195,14 @@ impl Client {
                         Some(AUTH_NONE) => {}
                         _ => unreachable!(),
                     }
+                    if self.cfg.local.host_auth {
+                        let data = crate::extension::label_data(self.method == Some(AUTH_KEY));
+                        let at = self
+                            .labels
+                            .partition_point(|(l, _)| *l < crate::extension::LABEL_HOST_AUTH);
+                        self.labels
+                            .insert(at, (crate::extension::LABEL_HOST_AUTH, data));
+                    }
                     self.out.extend_from_slice(&encode_cmd(
                         CMD_IMPI,
                         &(self.cfg.rank as i32).to_be_bytes(),

@@ -51,6 +51,9 @@ pub struct LocalClient {
     pub hosts: Vec<LocalHost>,
     /// Labels beyond IMPI 0.0 (extensions), with their data.
     pub extra_labels: Vec<(i32, Vec<u8>)>,
+    /// Submit oxmpi's host-authentication label ([`crate::extension`]); its flag depends
+    /// on the method the server chooses, so the client adds it after authenticating.
+    pub host_auth: bool,
 }
 
 /// The IPv4-mapped IPv6 form of an address (`::ffff:a.b.c.d`); IPv6 stays as it is.
@@ -121,7 +124,7 @@ impl LocalClient {
             }
         }
         for &(l, _) in &self.extra_labels {
-            if l == NO_LABEL || MANDATED.contains(&l) {
+            if l == NO_LABEL || MANDATED.contains(&l) || l == crate::extension::LABEL_HOST_AUTH {
                 return Err(format!(
                     "extension label {} collides with IMPI 0.0",
                     label_name(l)

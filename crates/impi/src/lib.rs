@@ -13,9 +13,11 @@
 //! - [`packet`]: the 128-byte `IMPI_Packet` header and the packet types.
 //! - [`protocol`]: message segmentation and per-pair flow control (spec 3.6, 3.7).
 //! - [`finalize`]: a host channel's finalization (spec 3.8).
+//! - [`extension`]: oxmpi's authenticated host connections, negotiated by a label.
 
 pub mod auth;
 pub mod client;
+pub mod extension;
 pub mod finalize;
 pub mod job;
 pub mod label;

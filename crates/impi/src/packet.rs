@@ -308,7 +308,7 @@ pub fn decode_host_rank(b: [u8; 4], nhosts: u32) -> Result<u32, ProtocolError> {
     let r = i32::from_be_bytes(b);
     if r < 0 || r as u32 >= nhosts {
         return Err(ProtocolError::new(format!(
-            "host rank {r} from a connecting host (the job has {nhosts} hosts)"
+            "host rank {r} is out of range (the job has {nhosts} hosts)"
         )));
     }
     Ok(r as u32)

@@ -24,6 +24,7 @@ fn local() -> LocalClient {
             }],
         }],
         extra_labels: Vec::new(),
+        host_auth: false,
     }
 }
 

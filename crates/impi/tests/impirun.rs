@@ -159,6 +159,19 @@ fn two_clients_start_up_and_shut_down() {
     assert!(o0
         .stdout
         .contains("impirun: client 0: proc 1 is rank 1 of 5 in MPI_COMM_WORLD"));
+    // Two oxmpi clients with the job key authenticate their host connection (extension).
+    assert!(
+        o0.stdout
+            .contains("host connection with host 1 (client 1): authenticated with the job key"),
+        "{}",
+        o0.stdout
+    );
+    assert!(
+        o1.stdout
+            .contains("host connection with host 0 (client 0): authenticated with the job key"),
+        "{}",
+        o1.stdout
+    );
     assert!(o1
         .stdout
         .contains("impirun: client 1: proc 0 is rank 2 of 5 in MPI_COMM_WORLD"));
@@ -335,6 +348,10 @@ fn foreign_client_with_an_unknown_label() {
         }
     }
     s.write_all(&cmd(b"DONE", &[])).unwrap();
+    // oxmpi's own extension label (relayed like any other), then DONE.
+    let mut ext = 0x4F58_4841i32.to_be_bytes().to_vec();
+    ext.extend_from_slice(&[0, 0, 0, 1, 0, 0, 0, 1, 0, 0, 0, 1]);
+    assert_eq!(read_cmd(&mut s), (b"COLL".to_vec(), ext));
     assert_eq!(read_cmd(&mut s), (b"DONE".to_vec(), vec![]));
     // The dance: host 1 connects to host 0 and sends its rank.
     let mut ch = TcpStream::connect(SocketAddr::from((
@@ -376,6 +393,12 @@ fn foreign_client_with_an_unknown_label() {
     assert!(
         o.stdout
             .contains("proc 3: client 1 host 1 address 127.0.0.1 pid 8"),
+        "{}",
+        o.stdout
+    );
+    assert!(
+        o.stdout
+            .contains("host connection with host 1 (client 1): IMPI 0.0 (unauthenticated)"),
         "{}",
         o.stdout
     );
@@ -605,6 +628,7 @@ fn mock_server_checks_every_field() {
         (0x2400, u4(1)),
         (0x3000, [ip, ip].concat()),
         (0x3100, vec![]),
+        (0x4F58_4841, [u4(1), u4(1)].concat()),
     ];
     let foreign: Vec<Vec<u8>> = vec![
         [u4(0), u4(0)].concat(),
@@ -621,6 +645,8 @@ fn mock_server_checks_every_field() {
         u4(1),
         foreign_host.to_vec(),
         foreign_pid.to_be_bytes().to_vec(),
+        // The foreign client claims oxmpi's extension too: its host must prove the key.
+        [u4(1), u4(1)].concat(),
     ];
     let host1 = TcpListener::bind((Ipv4Addr::LOCALHOST, 0)).unwrap();
     let host1_port = host1.local_addr().unwrap().port() as u32;
@@ -667,10 +693,29 @@ fn mock_server_checks_every_field() {
     assert_eq!(read_exact_n(&mut s, 8), cmd(b"DONE", &[]));
     s.write_all(&cmd(b"DONE", &[])).unwrap();
 
-    // Host 1 connects to host 0 (oxmpi) and sends its rank.
-    let mut ch = TcpStream::connect(("127.0.0.1", oxmpi_host_port as u16)).unwrap();
+    // Rogues first: a rank out of range, then host 1's rank with the wrong key. Each is
+    // dropped and the oxmpi host keeps waiting.
+    let host0 = ("127.0.0.1", oxmpi_host_port as u16);
+    let mut rogue = TcpStream::connect(host0).unwrap();
+    rogue.write_all(&7i32.to_be_bytes()).unwrap();
+    drop(rogue);
+    let mut rogue = TcpStream::connect(host0).unwrap();
+    rogue
+        .set_read_timeout(Some(Duration::from_secs(20)))
+        .unwrap();
+    rogue.write_all(&1i32.to_be_bytes()).unwrap();
+    let ctx = oxmpi_impi::extension::context(1, 0);
+    assert!(oxmpi_impi::extension::SCHEME
+        .initiate(&mut rogue, &oxmpi_impi::extension::secret(1234), &ctx)
+        .is_err());
+    drop(rogue);
+    // Host 1 connects to host 0 (oxmpi), sends its rank and proves the key.
+    let mut ch = TcpStream::connect(host0).unwrap();
     ch.set_read_timeout(Some(Duration::from_secs(20))).unwrap();
     ch.write_all(&1i32.to_be_bytes()).unwrap();
+    oxmpi_impi::extension::SCHEME
+        .initiate(&mut ch, &oxmpi_impi::extension::secret(5678), &ctx)
+        .unwrap();
     // A synchronous 3-byte message to oxmpi's rank 0 that nobody will receive.
     let me = (foreign_host, foreign_pid);
     let them = (ip, pids[0]);
@@ -722,6 +767,24 @@ fn mock_server_checks_every_field() {
     assert!(
         o.stdout
             .contains("proc 2: client 1 host 1 address 127.0.0.1 pid 4242"),
+        "{}",
+        o.stdout
+    );
+    assert!(
+        o.stderr
+            .contains("sent an invalid rank: host rank 7 is out of range"),
+        "{}",
+        o.stderr
+    );
+    assert!(
+        o.stderr
+            .contains("claims host 1 but failed oxmpi's host authentication"),
+        "{}",
+        o.stderr
+    );
+    assert!(
+        o.stdout
+            .contains("host connection with host 1 (client 1): authenticated with the job key"),
         "{}",
         o.stdout
     );

@@ -38,6 +38,7 @@ fn local(client: u8, procs_per_host: &[u32], datalen: u32) -> LocalClient {
         coll_maxlinear: -1,
         hosts,
         extra_labels: Vec::new(),
+        host_auth: false,
     }
 }
 
@@ -791,4 +792,64 @@ fn pipelined_client_is_queued() {
         a,
         vec![Action::Send(0, done.clone()), Action::Send(1, done)]
     );
+}
+
+/// oxmpi's host-authentication label: set by clients that ask for it, flagged only when
+/// the server chose IMPI_AUTH_KEY; clients without it (other implementations) are not
+/// authenticated.
+#[test]
+fn host_auth_extension_label() {
+    use oxmpi_impi::extension::{host_auth_clients, LABEL_HOST_AUTH};
+    let mut a = local(0, &[1], 100);
+    a.host_auth = true;
+    let mut b = local(1, &[1], 100);
+    b.host_auth = true;
+    let c = local(2, &[1], 100);
+    let cfgs = vec![
+        ClientConfig {
+            rank: 0,
+            auth: key_auth(1),
+            local: a.clone(),
+        },
+        ClientConfig {
+            rank: 1,
+            auth: key_auth(1),
+            local: b.clone(),
+        },
+        ClientConfig {
+            rank: 2,
+            auth: key_auth(1),
+            local: c,
+        },
+    ];
+    let mut sim = Sim::new(server_cfg(3, key_auth(1)), cfgs);
+    sim.run();
+    let j = sim.job(2);
+    assert_eq!(host_auth_clients(&j), vec![true, true, false]);
+    let l = j
+        .labels
+        .iter()
+        .find(|c| c.label == LABEL_HOST_AUTH)
+        .unwrap();
+    assert_eq!(l.client_mask, 0x3);
+    // With IMPI_AUTH_NONE there is no shared key: the flag is clear.
+    let none = AuthConfig {
+        none: true,
+        key: None,
+    };
+    let cfgs = vec![
+        ClientConfig {
+            rank: 0,
+            auth: none.clone(),
+            local: a,
+        },
+        ClientConfig {
+            rank: 1,
+            auth: none.clone(),
+            local: b,
+        },
+    ];
+    let mut sim = Sim::new(server_cfg(2, none), cfgs);
+    sim.run();
+    assert_eq!(host_auth_clients(&sim.job(0)), vec![false, false]);
 }

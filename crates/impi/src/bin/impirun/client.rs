@@ -8,6 +8,7 @@ use std::net::{Shutdown, SocketAddr, TcpListener, TcpStream, ToSocketAddrs};
 use std::process::ExitCode;
 use std::time::{Duration, Instant};
 
+use oxmpi_impi::extension;
 use oxmpi_impi::finalize::Finalizer;
 use oxmpi_impi::job::{ip_from_bytes, ipv6_bytes};
 use oxmpi_impi::packet::{decode_host_rank, encode_host_rank, PacketStream};
@@ -155,7 +156,9 @@ fn session(a: &ClientArgs, auth: AuthConfig) -> Result<(), Fail> {
                 .collect(),
         }],
         extra_labels: Vec::new(),
+        host_auth: true,
     };
+    let auth_key = auth.key;
     let mut c = Client::new(ClientConfig {
         rank: a.rank,
         auth,
@@ -187,7 +190,21 @@ fn session(a: &ClientArgs, auth: AuthConfig) -> Result<(), Fail> {
     }
     let _ = std::io::stdout().flush();
 
-    let channels = dance(&job, me.first_host, &listener, &mut server, &mut c)?;
+    // The key is shared with the other clients only when the server chose IMPI_AUTH_KEY.
+    let key = if c.method() == Some(oxmpi_impi::auth::AUTH_KEY) {
+        auth_key
+    } else {
+        None
+    };
+    let channels = dance(
+        &job,
+        me.first_host,
+        key,
+        a.verbose,
+        &listener,
+        &mut server,
+        &mut c,
+    )?;
     finalize(&job, me.first_host, channels)?;
 
     c.finish()?;
@@ -208,15 +225,38 @@ fn session(a: &ClientArgs, auth: AuthConfig) -> Result<(), Fail> {
 
 /// Connects to the lower-ranked hosts of other clients (sending this host's rank) and
 /// accepts the higher-ranked ones, watching the server connection meanwhile (the server
-/// closing means the job was aborted).
+/// closing means the job was aborted). Between two oxmpi clients that share the job key,
+/// the connecting host then proves the key ([`extension`]). An accepted connection that
+/// sends no valid rank or fails the proof is dropped with a warning: an unauthenticated
+/// peer must not end the job.
 fn dance(
     job: &Job,
     my_host: u32,
+    key: Option<u64>,
+    verbose: bool,
     listener: &TcpListener,
     server: &mut TcpStream,
     c: &mut Client,
 ) -> Result<Vec<(u32, TcpStream)>, Fail> {
     let (connect, accept) = job.dance(my_host);
+    let me = job.hosts[my_host as usize].client;
+    let authed = extension::host_auth_clients(job);
+    // Both ends are oxmpi clients that authenticated with the key.
+    let secure = |h: u32| -> Option<[u8; 8]> {
+        let other = job.hosts[h as usize].client;
+        match key {
+            Some(k) if authed[me as usize] && authed[other as usize] => Some(extension::secret(k)),
+            _ => None,
+        }
+    };
+    let report = |h: u32, how: &str| {
+        if verbose {
+            println!(
+                "impirun: client {me}: host connection with host {h} (client {}): {how}",
+                job.hosts[h as usize].client
+            );
+        }
+    };
     let mut chans = Vec::new();
     for h in connect {
         let host = &job.hosts[h as usize];
@@ -229,6 +269,20 @@ fn dance(
         })?;
         s.write_all(&encode_host_rank(my_host))
             .map_err(|e| Fail(format!("sending the host rank to host {h} at {addr}: {e}")))?;
+        if let Some(secret) = secure(h) {
+            s.set_read_timeout(Some(Duration::from_secs(10)))?;
+            extension::SCHEME
+                .initiate(&mut s, &secret, &extension::context(my_host, h))
+                .map_err(|e| {
+                    Fail(format!(
+                        "host {h} at {addr} failed oxmpi's host authentication: {e}"
+                    ))
+                })?;
+            s.set_read_timeout(None)?;
+            report(h, "authenticated with the job key");
+        } else {
+            report(h, "IMPI 0.0 (unauthenticated)");
+        }
         let _ = s.set_nodelay(true);
         chans.push((h, s));
     }
@@ -243,22 +297,45 @@ fn dance(
                 s.set_nonblocking(false)?;
                 s.set_read_timeout(Some(Duration::from_secs(10)))?;
                 let mut r = [0u8; 4];
-                s.read_exact(&mut r).map_err(|e| {
-                    Fail(format!(
-                        "host connection from {peer} sent no host rank: {e}"
-                    ))
-                })?;
-                let h = decode_host_rank(r, job.hosts.len() as u32)
-                    .map_err(|e| Fail(format!("host connection from {peer}: {e}")))?;
-                let Some(pos) = waiting.iter().position(|&w| w == h) else {
-                    return Err(Fail(format!(
-                        "host connection from {peer} says it is host {h}, which is not one this host accepts from (still waiting for {waiting:?})"
-                    )));
-                };
-                waiting.remove(pos);
-                s.set_read_timeout(None)?;
-                let _ = s.set_nodelay(true);
-                chans.push((h, s));
+                let claimed = s
+                    .read_exact(&mut r)
+                    .map_err(|e| format!("sent no host rank: {e}"))
+                    .and_then(|()| decode_host_rank(r, job.hosts.len() as u32).map_err(|e| format!("sent an invalid rank: {}", e.0)))
+                    .and_then(|h| {
+                        if waiting.contains(&h) {
+                            Ok(h)
+                        } else {
+                            Err(format!(
+                                "says it is host {h}, which is not one this host still waits for ({waiting:?})"
+                            ))
+                        }
+                    });
+                let checked = claimed.and_then(|h| match secure(h) {
+                    None => Ok((h, "IMPI 0.0 (unauthenticated)")),
+                    Some(secret) => match extension::SCHEME.accept(&mut s, &secret) {
+                        Ok(ctx) if ctx == extension::context(h, my_host) => {
+                            Ok((h, "authenticated with the job key"))
+                        }
+                        Ok(_) => Err(format!("claims host {h} but proved another connection")),
+                        Err(e) => Err(format!(
+                            "claims host {h} but failed oxmpi's host authentication: {e}"
+                        )),
+                    },
+                });
+                match checked {
+                    Ok((h, how)) => {
+                        waiting.retain(|&w| w != h);
+                        s.set_read_timeout(None)?;
+                        let _ = s.set_nodelay(true);
+                        report(h, how);
+                        chans.push((h, s));
+                    }
+                    Err(why) => {
+                        eprintln!(
+                            "impirun: client {me}: dropped a host connection from {peer}: it {why}"
+                        );
+                    }
+                }
                 continue;
             }
             Err(e) if e.kind() == ErrorKind::WouldBlock || e.kind() == ErrorKind::Interrupted => {}
