@@ -580,3 +580,123 @@ impl Job {
         s
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::net::Ipv4Addr;
+
+    #[test]
+    fn addresses_in_16_bytes() {
+        let v4 = IpAddr::V4(Ipv4Addr::new(128, 162, 19, 8));
+        let mapped = ipv6_bytes(v4);
+        assert_eq!(mapped[..12], [0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xff]);
+        assert_eq!(ip_from_bytes(mapped), v4);
+        let mut compatible = [0u8; 16];
+        compatible[12..].copy_from_slice(&[128, 162, 19, 8]);
+        assert_eq!(ip_from_bytes(compatible), v4);
+        // :: and ::1 stay IPv6.
+        let mut one = [0u8; 16];
+        one[15] = 1;
+        assert_eq!(ip_from_bytes(one), IpAddr::V6(Ipv6Addr::LOCALHOST));
+        assert_eq!(ip_from_bytes([0; 16]), IpAddr::V6(Ipv6Addr::UNSPECIFIED));
+        let v6: Ipv6Addr = "2001:db8::7".parse().unwrap();
+        assert_eq!(ip_from_bytes(ipv6_bytes(IpAddr::V6(v6))), IpAddr::V6(v6));
+    }
+
+    #[test]
+    fn local_client_rules() {
+        let host = |ack, hi, port| LocalHost {
+            ipv6: [0; 16],
+            port,
+            ackmark: ack,
+            hiwater: hi,
+            procs: vec![LocalProc {
+                ipv6: [0; 16],
+                pid: 1,
+            }],
+        };
+        let ok = LocalClient {
+            versions: vec![Version::V0_0, Version { major: 0, minor: 1 }],
+            datalen: 1,
+            tagub: 32767,
+            coll_xsize: -1,
+            coll_maxlinear: 0,
+            hosts: vec![host(1, 1, 1)],
+            extra_labels: vec![(0x7000, vec![])],
+            host_auth: false,
+        };
+        assert_eq!(ok.validate(), Ok(()));
+        let labels = ok.labels();
+        assert!(labels.windows(2).all(|w| w[0].0 < w[1].0));
+        assert_eq!(labels.len(), MANDATED.len() + 1);
+        for (bad, what) in [
+            (
+                LocalClient {
+                    versions: vec![Version { major: 0, minor: 1 }],
+                    ..ok.clone()
+                },
+                "start with 0.0",
+            ),
+            (
+                LocalClient {
+                    versions: vec![Version::V0_0, Version::V0_0],
+                    ..ok.clone()
+                },
+                "strictly ascending",
+            ),
+            (
+                LocalClient {
+                    datalen: 0,
+                    ..ok.clone()
+                },
+                "IMPI_C_DATALEN",
+            ),
+            (
+                LocalClient {
+                    tagub: 32766,
+                    ..ok.clone()
+                },
+                "below 32767",
+            ),
+            (
+                LocalClient {
+                    coll_xsize: -2,
+                    ..ok.clone()
+                },
+                "IMPI_C_COLL_XSIZE",
+            ),
+            (
+                LocalClient {
+                    hosts: vec![host(2, 1, 1)],
+                    ..ok.clone()
+                },
+                "ackmark",
+            ),
+            (
+                LocalClient {
+                    hosts: vec![host(1, 1, 70000)],
+                    ..ok.clone()
+                },
+                "not a TCP port",
+            ),
+            (
+                LocalClient {
+                    hosts: vec![],
+                    ..ok.clone()
+                },
+                "at least one host",
+            ),
+            (
+                LocalClient {
+                    extra_labels: vec![(H_PORT, vec![])],
+                    ..ok.clone()
+                },
+                "collides",
+            ),
+        ] {
+            let e = bad.validate().unwrap_err();
+            assert!(e.contains(what), "{what}: {e}");
+        }
+    }
+}
