@@ -22,13 +22,20 @@ use crate::config::{
 use crate::device::Peer;
 use crate::error::{Error, ErrorClass, Result};
 use crate::placement::{self, CardCpus};
-use crate::sys::shm;
 use crate::transport::bell::{Bell, Poker};
+use crate::transport::fd_share::{self, FdOffer};
 use crate::transport::shm::ShmNode;
 use crate::transport::tcp::{self, TcpNet, TcpSettings};
 use crate::transport::{ring, Route};
 use oxmpi_pmi::Client;
+use std::os::fd::AsFd;
 use std::sync::Arc;
+use std::time::Duration;
+
+/// How long the node's ranks wait for each other to hand over the shared segment after
+/// the fence (they all passed it, so only a rank dying or a machine stalled for this
+/// long makes it expire).
+const SEGMENT_HANDOVER: Duration = Duration::from_secs(120);
 
 /// What start-up learned.
 pub struct Bootstrap {
@@ -315,36 +322,40 @@ pub fn run(cfg: &Config) -> Result<Bootstrap> {
         pmi.fence().map_err(|e| pmi_err("PMI fence failed", e))?;
     }
     let node = if nlocal > 1 {
+        // The leader creates the segment and offers its descriptor before the fence; the
+        // others take it after (transport/fd_share.rs): the segment has no name, so it
+        // cannot outlive the job however it ends.
         let leader = local_world[0];
-        let name = format!("/oxmpi.{}.{}", sanitize(pmi.kvsname()), leader);
-        let created = if rank == leader {
-            // A segment of the same name can only be a leftover of a crashed job with
-            // the same kvsname; replace it.
-            let _ = shm::unlink(&name);
-            Some(
-                ShmNode::create(&name, nlocal, my_local, ring_bytes).map_err(|e| {
-                    Error::new(
-                        ErrorClass::Other,
-                        format!("cannot create shared memory {name}: {e}"),
-                    )
-                })?,
+        let shm_err = |what: &str, e: std::io::Error| {
+            Error::new(
+                ErrorClass::Other,
+                format!("{what} the node's shared memory: {e}"),
             )
+        };
+        let created = if rank == leader {
+            let (node, fd) = ShmNode::create(nlocal, my_local, ring_bytes)
+                .map_err(|e| shm_err("cannot create", e))?;
+            let offer =
+                FdOffer::bind(pmi.kvsname(), leader).map_err(|e| shm_err("cannot offer", e))?;
+            Some((node, fd, offer))
         } else {
             None
         };
         pmi.fence().map_err(|e| pmi_err("PMI fence failed", e))?;
         let node = match created {
-            Some(n) => n,
-            None => ShmNode::open(&name, nlocal, my_local, ring_bytes).map_err(|e| {
-                Error::new(
-                    ErrorClass::Other,
-                    format!("cannot map shared memory {name}: {e}"),
-                )
-            })?,
+            Some((node, fd, offer)) => {
+                offer
+                    .serve(fd.as_fd(), nlocal - 1, SEGMENT_HANDOVER)
+                    .map_err(|e| shm_err("cannot hand out", e))?;
+                node
+            }
+            None => {
+                let fd = fd_share::fetch(pmi.kvsname(), leader, SEGMENT_HANDOVER)
+                    .map_err(|e| shm_err("cannot receive", e))?;
+                ShmNode::open(&fd, nlocal, my_local, ring_bytes)
+                    .map_err(|e| shm_err("cannot map", e))?
+            }
         };
-        if node.mark_attached() {
-            let _ = shm::unlink(&name);
-        }
         Some(Arc::new(node))
     } else {
         None

@@ -379,3 +379,62 @@ fn oversubscribed_ranks_bind_to_cpus_in_blocks() {
         assert_eq!(cpus, allowed);
     }
 }
+
+/// Killing the launcher during start-up (its ranks then die by `SIGKILL` at once, some
+/// before they took their node's shared segment) leaves nothing of the job in
+/// `/dev/shm` and no rank behind. Only for oxmpi's own launcher.
+#[test]
+fn launcher_killed_during_startup_leaves_nothing() {
+    use std::os::unix::process::CommandExt;
+    if launcher().file_name().and_then(|n| n.to_str()) != Some("mpiexec") {
+        eprintln!(
+            "skipped: needs oxmpi's mpiexec, not {}",
+            launcher().display()
+        );
+        return;
+    }
+    for delay_ms in [5u64, 10, 15, 20, 25, 30, 40, 50, 60, 80] {
+        let mut child = Command::new(launcher())
+            .args(["-n", "8"])
+            .arg(example("hello"))
+            .stdin(Stdio::null())
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .process_group(0)
+            .spawn()
+            .expect("start the launcher");
+        let pgid = child.id();
+        std::thread::sleep(Duration::from_millis(delay_ms));
+        let _ = child.kill();
+        let _ = child.wait();
+        // The ranks die with their launcher (parent-death signal); wait for the group.
+        let start = Instant::now();
+        let alive = || {
+            Command::new("kill")
+                .args(["-0", "--", &format!("-{pgid}")])
+                .stderr(Stdio::null())
+                .status()
+                .is_ok_and(|s| s.success())
+        };
+        while alive() && start.elapsed() < Duration::from_secs(10) {
+            std::thread::sleep(Duration::from_millis(20));
+        }
+        assert!(
+            !alive(),
+            "ranks of the launcher killed after {delay_ms} ms still run after 10 s"
+        );
+        let job = format!("oxmpi-{pgid}-");
+        let left: Vec<String> = std::fs::read_dir("/dev/shm")
+            .map(|d| {
+                d.filter_map(|e| e.ok())
+                    .map(|e| e.file_name().to_string_lossy().into_owned())
+                    .filter(|n| n.contains(&job))
+                    .collect()
+            })
+            .unwrap_or_default();
+        assert!(
+            left.is_empty(),
+            "launcher killed after {delay_ms} ms left {left:?} in /dev/shm"
+        );
+    }
+}

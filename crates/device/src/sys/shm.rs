@@ -1,4 +1,6 @@
-//! Named POSIX shared-memory segments: create (mode 0600, exclusive), open, map, unlink.
+//! Shared-memory segments: anonymous ones (a memfd, handed to other processes as a file
+//! descriptor, so nothing can outlive them) and named POSIX ones (create with mode 0600,
+//! exclusive; open, map, unlink).
 
 use nix::fcntl::OFlag;
 use nix::sys::mman::{mmap, munmap, shm_open, shm_unlink, MapFlags, ProtFlags};
@@ -84,6 +86,28 @@ fn map_fd(fd: &std::os::fd::OwnedFd, len: usize) -> io::Result<Mapping> {
     Ok(Mapping { ptr: p.cast(), len })
 }
 
+/// Creates an anonymous segment of `len` zeroed bytes (a close-on-exec memfd) and maps
+/// it; the descriptor is what other processes map (see `transport::fd_share`).
+pub fn create_anonymous(len: usize) -> io::Result<(std::os::fd::OwnedFd, Mapping)> {
+    use nix::sys::memfd::{memfd_create, MemFdCreateFlag};
+    let fd = memfd_create(c"oxmpi-node", MemFdCreateFlag::MFD_CLOEXEC).map_err(to_io)?;
+    nix::unistd::ftruncate(&fd, len as i64).map_err(to_io)?;
+    let map = map_fd(&fd, len)?;
+    Ok((fd, map))
+}
+
+/// Maps `len` bytes of the segment behind `fd`, which must be at least that long.
+pub fn map_fd_checked(fd: &std::os::fd::OwnedFd, len: usize) -> io::Result<Mapping> {
+    let st = nix::sys::stat::fstat(std::os::fd::AsRawFd::as_raw_fd(fd)).map_err(to_io)?;
+    if (st.st_size as usize) < len {
+        return Err(io::Error::other(format!(
+            "shared segment has {} bytes, expected {len}",
+            st.st_size
+        )));
+    }
+    map_fd(fd, len)
+}
+
 /// Creates a new segment `name` (which must start with '/') of `len` zeroed bytes,
 /// failing if it already exists, and maps it.
 pub fn create(name: &str, len: usize) -> io::Result<Mapping> {
@@ -105,14 +129,7 @@ pub fn create(name: &str, len: usize) -> io::Result<Mapping> {
 /// Opens and maps an existing segment of `len` bytes.
 pub fn open(name: &str, len: usize) -> io::Result<Mapping> {
     let fd = shm_open(name, OFlag::O_RDWR, Mode::empty()).map_err(to_io)?;
-    let st = nix::sys::stat::fstat(std::os::fd::AsRawFd::as_raw_fd(&fd)).map_err(to_io)?;
-    if (st.st_size as usize) < len {
-        return Err(io::Error::other(format!(
-            "shared segment {name} has {} bytes, expected {len}",
-            st.st_size
-        )));
-    }
-    map_fd(&fd, len)
+    map_fd_checked(&fd, len).map_err(|e| io::Error::other(format!("{name}: {e}")))
 }
 
 /// Removes the segment's name (mappings stay valid).

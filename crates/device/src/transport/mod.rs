@@ -1,11 +1,13 @@
 //! Transports move encoded packets between world ranks; they know nothing of matching.
 //!
 //! - `self`: a rank sending to itself — an in-process queue kept by the device.
-//! - [`shm`]: ranks on the same node — one shared segment with a ring per ordered pair.
+//! - [`shm`]: ranks on the same node — one shared segment with a ring per ordered pair,
+//!   handed from the node's leader to the others by [`fd_share`].
 //! - [`tcp`]: ranks on other nodes (or every rank with `OXMPI_NETMOD=tcp`); [`bell`]
 //!   lets shared-memory senders wake a rank that sleeps in the TCP epoll set.
 
 pub mod bell;
+pub mod fd_share;
 pub mod ring;
 pub mod shm;
 pub mod tcp;

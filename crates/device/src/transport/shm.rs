@@ -1,15 +1,17 @@
 //! The node's shared-memory segment: a ring for each ordered pair of local ranks and a
 //! futex doorbell for each rank.
 //!
-//! Layout: a 4 KiB header page (magic, geometry, attach counter), then one 128-byte
-//! doorbell per local rank, then `nlocal * nlocal` rings (ring `from -> to` at index
-//! `from * nlocal + to`; the diagonal is unused). The lowest world rank of the node
-//! creates and initialises the segment (mode 0600); every rank maps it and the last to
-//! attach removes its name, so nothing is left in `/dev/shm` once the job is running.
+//! Layout: a 4 KiB header page (magic, geometry), then one 128-byte doorbell per local
+//! rank, then `nlocal * nlocal` rings (ring `from -> to` at index `from * nlocal + to`;
+//! the diagonal is unused). The lowest world rank of the node creates and initialises
+//! the segment as an anonymous memfd and hands its descriptor to the other local ranks
+//! (`fd_share`): it never has a name, so nothing is left in `/dev/shm` whenever and
+//! however the job ends.
 
 use super::ring::{self, Consumer, Producer};
 use crate::sys::{futex, shm};
 use std::io;
+use std::os::fd::OwnedFd;
 use std::sync::atomic::{fence, AtomicU32, AtomicU64, Ordering};
 use std::time::Duration;
 
@@ -24,7 +26,6 @@ struct SegHeader {
     magic: AtomicU64,
     nlocal: AtomicU64,
     ring_cap: AtomicU64,
-    attached: AtomicU32,
 }
 
 /// Words of a doorbell's sender mask: nodes of up to 448 ranks track who sends.
@@ -75,9 +76,10 @@ fn segment_bytes(nlocal: usize, ring_cap: usize) -> usize {
 }
 
 impl ShmNode {
-    /// Creates and initialises the segment (called by the node's leader).
-    pub fn create(name: &str, nlocal: usize, me: usize, ring_cap: usize) -> io::Result<ShmNode> {
-        let map = shm::create(name, segment_bytes(nlocal, ring_cap))?;
+    /// Creates and initialises the segment (called by the node's leader); the
+    /// descriptor is what the other local ranks map ([`ShmNode::open`]).
+    pub fn create(nlocal: usize, me: usize, ring_cap: usize) -> io::Result<(ShmNode, OwnedFd)> {
+        let (fd, map) = shm::create_anonymous(segment_bytes(nlocal, ring_cap))?;
         let node = ShmNode {
             map,
             nlocal,
@@ -95,12 +97,12 @@ impl ShmNode {
         h.nlocal.store(nlocal as u64, Ordering::Relaxed);
         h.ring_cap.store(ring_cap as u64, Ordering::Relaxed);
         h.magic.store(MAGIC, Ordering::Release);
-        Ok(node)
+        Ok((node, fd))
     }
 
-    /// Maps a segment created by the leader and checks its geometry.
-    pub fn open(name: &str, nlocal: usize, me: usize, ring_cap: usize) -> io::Result<ShmNode> {
-        let map = shm::open(name, segment_bytes(nlocal, ring_cap))?;
+    /// Maps the segment the leader created (its descriptor) and checks its geometry.
+    pub fn open(fd: &OwnedFd, nlocal: usize, me: usize, ring_cap: usize) -> io::Result<ShmNode> {
+        let map = shm::map_fd_checked(fd, segment_bytes(nlocal, ring_cap))?;
         let node = ShmNode {
             map,
             nlocal,
@@ -112,9 +114,9 @@ impl ShmNode {
             || h.nlocal.load(Ordering::Relaxed) != nlocal as u64
             || h.ring_cap.load(Ordering::Relaxed) != ring_cap as u64
         {
-            return Err(io::Error::other(format!(
-                "shared segment {name} does not have the expected layout"
-            )));
+            return Err(io::Error::other(
+                "the node's shared segment does not have the expected layout",
+            ));
         }
         node.populate_rings();
         Ok(node)
@@ -131,12 +133,6 @@ impl ShmNode {
                     .populate(self.ring_base(from, to) as usize - base, bytes);
             }
         }
-    }
-
-    /// Counts this rank as attached; true for the last rank to attach (which then
-    /// removes the segment's name).
-    pub fn mark_attached(&self) -> bool {
-        self.header().attached.fetch_add(1, Ordering::AcqRel) + 1 == self.nlocal as u32
     }
 
     fn header(&self) -> &SegHeader {
@@ -319,12 +315,8 @@ mod tests {
 
     #[test]
     fn two_views_exchange_packets() {
-        let name = format!("/oxmpi.unit-{}-shm", std::process::id());
-        let a = ShmNode::create(&name, 2, 0, 4096).unwrap();
-        let b = ShmNode::open(&name, 2, 1, 4096).unwrap();
-        assert!(!a.mark_attached());
-        assert!(b.mark_attached());
-        shm::unlink(&name).unwrap();
+        let (a, fd) = ShmNode::create(2, 0, 4096).unwrap();
+        let b = ShmNode::open(&fd, 2, 1, 4096).unwrap();
         let mut p = a.producer(1);
         let mut c = b.consumer(0);
         assert!(p.try_push(&[b"hello"]));
@@ -334,6 +326,7 @@ mod tests {
         c.publish();
         // Nothing pending: sleep returns after the timeout.
         b.sleep(|| false, Duration::from_millis(1));
-        assert!(ShmNode::open(&name, 2, 1, 4096).is_err());
+        // A view with another geometry is refused.
+        assert!(ShmNode::open(&fd, 3, 1, 4096).is_err());
     }
 }
