@@ -63,6 +63,8 @@ pub struct Runtime {
     pub thread_level: ThreadLevel,
     pub processor_name: String,
     pub oversubscribed: bool,
+    /// The tools interface's point-to-point counters (`mpit::counters`).
+    pub stats: crate::mpit::Counters,
     start: Instant,
     main_thread: std::thread::ThreadId,
 }
@@ -103,7 +105,8 @@ pub fn init(required: ThreadLevel) -> Result<ThreadLevel> {
         Phase::Before => {}
     }
     // Every tunable is validated before anything starts: a bad value fails the call.
-    let settings = crate::tunables::Settings::from_env()?;
+    // (With the values a tool wrote through MPI_T_cvar_write before MPI_Init on top.)
+    let settings = crate::mpit::settings_at_init()?;
     let mut cfg = Config::from_settings(&settings);
     let boot: Bootstrap = bootstrap::run(&cfg)?;
     if boot.ring_bytes > 0 {
@@ -187,6 +190,7 @@ pub fn init(required: ThreadLevel) -> Result<ThreadLevel> {
         thread_level: provided,
         processor_name: bootstrap::processor_name(),
         oversubscribed,
+        stats: crate::mpit::Counters::new(boot.size),
         start: Instant::now(),
         main_thread: std::thread::current().id(),
     }));
@@ -264,6 +268,9 @@ pub fn block_on_first<R>(
     let mut points: Option<[Watch; WATCHED_RINGS]> = None;
     // How many of `points` are meaningful; None: too many rings, watch the node instead.
     let mut watched: Option<usize> = None;
+    // When the wait first found nothing to do (the tools interface's blocked time);
+    // waits that end in their first round read no clock.
+    let mut blocked_since: Option<Instant> = None;
     loop {
         let (spin, yields, node, sleeper, seen, quiet) = {
             let mut g = lock();
@@ -273,11 +280,16 @@ pub fn block_on_first<R>(
                 Phase::After => return err(ErrorClass::Other, "MPI has already been finalized"),
             };
             if let Some(r) = first(rt)? {
+                count_blocked(rt, blocked_since);
                 return Ok(r);
             }
             let progressed = progress(&mut rt.device);
             if let Some(r) = poll(rt)? {
+                count_blocked(rt, blocked_since);
                 return Ok(r);
+            }
+            if blocked_since.is_none() {
+                blocked_since = Some(Instant::now());
             }
             if progressed {
                 idle = 0;
@@ -349,6 +361,14 @@ pub fn block_on_first<R>(
                 (None, None) => std::thread::sleep(Duration::from_micros(200)),
             }
         }
+    }
+}
+
+/// Adds the time a wait spent blocked to the tools interface's counter.
+#[inline]
+fn count_blocked(rt: &mut Runtime, since: Option<Instant>) {
+    if let Some(t) = since {
+        rt.stats.blocked_ns += t.elapsed().as_nanos() as u64;
     }
 }
 
