@@ -10,7 +10,8 @@
 //!
 //! Strings follow the interface's convention (section 15.3.3): with a length argument
 //! `n`, at most `n - 1` characters and a NUL are written, and the length becomes the
-//! string's length plus one; a NULL buffer or a length of 0 returns only the length; a
+//! returned string's length plus one (`n` when truncated, as MPICH and Open MPI read
+//! the rule); a NULL buffer or a length of 0 returns only the full length plus one; a
 //! NULL length returns nothing. Other NULL output arguments of the `get_info` calls
 //! are skipped; a NULL where the call's result must go is `MPI_T_ERR_INVALID`.
 //!
@@ -37,7 +38,8 @@ pub struct AllHandles(*const c_void);
 unsafe impl Sync for AllHandles {}
 
 #[no_mangle]
-pub static MPI_T_PVAR_ALL_HANDLES: AllHandles = AllHandles(mpit::ALL_HANDLES as usize as *const c_void);
+pub static MPI_T_PVAR_ALL_HANDLES: AllHandles =
+    AllHandles(mpit::ALL_HANDLES as usize as *const c_void);
 
 /// `MPI_T_SOURCE_ORDERED`.
 const SOURCE_ORDERED: c_int = 0;
@@ -113,17 +115,17 @@ unsafe fn put_string(s: &str, buf: *mut c_char, len: *mut c_int) {
     }
     // SAFETY: `len` is valid (contract).
     let n = unsafe { *len };
+    let mut returned = s.len();
     if !buf.is_null() && n > 0 {
-        let k = s.len().min(n as usize - 1);
-        // SAFETY: `buf` holds n > k bytes (contract); `s` has at least k bytes.
+        returned = s.len().min(n as usize - 1);
+        // SAFETY: `buf` holds n > returned bytes (contract); `s` has at least that many.
         unsafe {
-            std::ptr::copy_nonoverlapping(s.as_ptr(), buf as *mut u8, k);
-            *buf.add(k) = 0;
+            std::ptr::copy_nonoverlapping(s.as_ptr(), buf as *mut u8, returned);
+            *buf.add(returned) = 0;
         }
     }
-    let full = c_int::try_from(s.len() + 1).unwrap_or(c_int::MAX);
     // SAFETY: `len` is valid (contract).
-    unsafe { *len = full };
+    unsafe { *len = c_int::try_from(returned + 1).unwrap_or(c_int::MAX) };
 }
 
 /// A name argument: NUL-terminated text.
