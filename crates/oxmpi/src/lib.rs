@@ -43,6 +43,8 @@
 //! - [`buffer`]: the attached buffer of buffered-mode sends;
 //! - [`attribute`]: typed attributes cached on communicators;
 //! - [`info`]: [`Info`](info::Info) objects (key-value hints, `MPI_INFO_ENV`);
+//! - [`tools`]: the tool information interface (`MPI_T`): control and performance
+//!   variables;
 //! - [`error`]: the [`Error`] type.
 //!
 //! `use oxmpi::traits::*;` brings the traits whose methods the examples call.
@@ -59,6 +61,7 @@ pub mod info;
 pub mod point_to_point;
 mod raw;
 pub mod request;
+pub mod tools;
 pub mod topology;
 
 pub use environment::{
