@@ -308,7 +308,11 @@ impl<P, U> Matcher<P, U> {
     /// Unexpected messages held in all contexts (the tools interface's queue length;
     /// computed on read, nothing is counted on the matching path).
     pub fn unexpected_len(&self) -> usize {
-        self.contexts.iter().flatten().map(|c| c.unexpected_count).sum()
+        self.contexts
+            .iter()
+            .flatten()
+            .map(|c| c.unexpected_count)
+            .sum()
     }
 
     /// Receives posted and not yet matched in all contexts (computed on read).
