@@ -268,8 +268,8 @@ pub fn block_on_first<R>(
     let mut points: Option<[Watch; WATCHED_RINGS]> = None;
     // How many of `points` are meaningful; None: too many rings, watch the node instead.
     let mut watched: Option<usize> = None;
-    // When the wait first found nothing to do (the tools interface's blocked time);
-    // waits that end in their first round read no clock.
+    // When the wait stopped spinning and began to give up the CPU (the tools
+    // interface's blocked time); waits that end while spinning read no clock.
     let mut blocked_since: Option<Instant> = None;
     loop {
         let (spin, yields, node, sleeper, seen, quiet) = {
@@ -287,9 +287,6 @@ pub fn block_on_first<R>(
             if let Some(r) = poll(rt)? {
                 count_blocked(rt, blocked_since);
                 return Ok(r);
-            }
-            if blocked_since.is_none() {
-                blocked_since = Some(Instant::now());
             }
             if progressed {
                 idle = 0;
@@ -349,8 +346,10 @@ pub fn block_on_first<R>(
                 _ => std::hint::spin_loop(),
             }
         } else if idle <= spin.saturating_add(yields) {
+            blocked_since.get_or_insert_with(Instant::now);
             std::thread::yield_now();
         } else {
+            blocked_since.get_or_insert_with(Instant::now);
             // A rank with TCP connections sleeps in its epoll set; shared-memory senders
             // then poke its doorbell socket instead of the futex.
             let nap = Duration::from_millis(100);

@@ -20,7 +20,7 @@ pub struct Counters {
     pub sent: Vec<Traffic>,
     /// Receives completed with a message (not cancelled, not `MPI_PROC_NULL`).
     pub received: Vec<Traffic>,
-    /// Nanoseconds spent in waits that did not complete on their first round.
+    /// Nanoseconds waits spent yielding and sleeping after their spin phase.
     pub blocked_ns: u64,
 }
 

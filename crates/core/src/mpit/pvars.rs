@@ -142,7 +142,7 @@ pub fn table() -> &'static [PvarDef] {
             ),
             PvarDef {
                 name: "wait_blocked_time",
-                desc: "Seconds spent in MPI calls that waited (completion, blocking send and receive, probe, collectives' waits) beyond their first round of progress".into(),
+                desc: "Seconds MPI calls spent waiting with the CPU given up (yielding, then sleeping) once their spin phase (OXMPI_SPIN polls; none on an oversubscribed node) was over: completion calls, blocking send, receive and probe, and collective rounds that wait through the progress engine".into(),
                 verbosity: Verbosity::UserBasic,
                 class: Class::Timer,
                 ty: VarType::Double,
