@@ -664,7 +664,9 @@ pub fn failed_comm(id: ReqId, status: &Status) -> Option<CommId> {
 #[inline]
 fn finish_counted(rt: &mut Runtime, id: ReqId) -> Finish {
     let recv_on = match rt.device.request(id) {
-        Some(r) if r.direction == Direction::Recv && r.is_complete() => Some(r.owner),
+        Some(r) if r.direction == Direction::Recv && r.is_complete() && !r.is_generalized() => {
+            Some(r.owner)
+        }
         _ => None,
     };
     let f = rt.device.finish_if_complete(id);
