@@ -285,8 +285,8 @@ mpit_fn! { MPI_T_cvar_read / PMPI_T_cvar_read (handle: Handle, buf: *mut c_void)
     // MPI_T_cvar_read), which is what each arm writes.
     unsafe {
         match v {
-            CvarValue::Int(i) => *(buf as *mut c_int) = i,
-            CvarValue::U64(n) => *(buf as *mut u64) = n,
+            CvarValue::Int(i) => (buf as *mut c_int).write_unaligned(i),
+            CvarValue::U64(n) => (buf as *mut u64).write_unaligned(n),
             CvarValue::Text(s) => {
                 let mut len = cvars::TEXT_COUNT as c_int;
                 put_string(&s, buf as *mut c_char, &mut len);
@@ -301,17 +301,22 @@ mpit_fn! { MPI_T_cvar_write / PMPI_T_cvar_write (handle: Handle, buf: *const c_v
     if buf.is_null() {
         return Err(TErr::Invalid);
     }
-    // SAFETY: `buf` holds one element of the variable's type, or a string within
-    // the variable's count (the contract of MPI_T_cvar_write).
+    // SAFETY: `buf` holds one element of the variable's type, or a NUL-terminated string
+    // within the variable's count (the contract of MPI_T_cvar_write), read byte by byte
+    // up to its NUL.
     let v = unsafe {
         match ty {
-            VarType::Int => CvarValue::Int(*(buf as *const c_int)),
-            VarType::UnsignedLongLong => CvarValue::U64(*(buf as *const u64)),
+            VarType::Int => CvarValue::Int((buf as *const c_int).read_unaligned()),
+            VarType::UnsignedLongLong => CvarValue::U64((buf as *const u64).read_unaligned()),
             VarType::Double => return Err(TErr::Invalid),
             VarType::Char => {
-                let bytes = std::slice::from_raw_parts(buf as *const u8, cvars::TEXT_COUNT);
-                let end = bytes.iter().position(|&b| b == 0).ok_or(TErr::Invalid)?;
-                let s = std::str::from_utf8(&bytes[..end]).map_err(|_| TErr::Invalid)?;
+                // Read up to the NUL only: the text may be shorter than the count.
+                let p = buf as *const u8;
+                let end = (0..cvars::TEXT_COUNT)
+                    .find(|&k| *p.add(k) == 0)
+                    .ok_or(TErr::Invalid)?;
+                let bytes = std::slice::from_raw_parts(p, end);
+                let s = std::str::from_utf8(bytes).map_err(|_| TErr::Invalid)?;
                 CvarValue::Text(s.to_string())
             }
         }
@@ -431,21 +436,15 @@ unsafe fn put_pvar(v: PvarValue, buf: *mut c_void) -> TResult<()> {
     if buf.is_null() {
         return Err(TErr::Invalid);
     }
-    // SAFETY: each arm writes the value's elements of the variable's type, which the
-    // buffer holds (contract).
-    unsafe {
-        match v {
-            PvarValue::U64(x) => {
-                std::ptr::copy_nonoverlapping(x.as_ptr(), buf as *mut u64, x.len())
-            }
-            PvarValue::Double(x) => {
-                std::ptr::copy_nonoverlapping(x.as_ptr(), buf as *mut f64, x.len())
-            }
-            PvarValue::Int(x) => {
-                std::ptr::copy_nonoverlapping(x.as_ptr(), buf as *mut i32, x.len())
-            }
-        }
-    }
+    let (src, n) = match &v {
+        PvarValue::U64(x) => (x.as_ptr() as *const u8, std::mem::size_of_val(&x[..])),
+        PvarValue::Double(x) => (x.as_ptr() as *const u8, std::mem::size_of_val(&x[..])),
+        PvarValue::Int(x) => (x.as_ptr() as *const u8, std::mem::size_of_val(&x[..])),
+    };
+    // SAFETY: the buffer holds the handle's count of elements of the variable's type
+    // (contract), which is the `n` bytes of the value; copied bytewise, so the user
+    // buffer need not be aligned.
+    unsafe { std::ptr::copy_nonoverlapping(src, buf as *mut u8, n) };
     Ok(())
 }
 
@@ -480,15 +479,15 @@ mpit_fn! { MPI_T_pvar_write / PMPI_T_pvar_write (session: Handle, handle: Handle
     // (contract); each arm reads that many.
     let v = unsafe {
         match shape {
-            PvarValue::U64(x) => {
-                PvarValue::U64(std::slice::from_raw_parts(buf as *const u64, x.len()).to_vec())
-            }
-            PvarValue::Double(x) => {
-                PvarValue::Double(std::slice::from_raw_parts(buf as *const f64, x.len()).to_vec())
-            }
-            PvarValue::Int(x) => {
-                PvarValue::Int(std::slice::from_raw_parts(buf as *const i32, x.len()).to_vec())
-            }
+            PvarValue::U64(x) => PvarValue::U64(
+                (0..x.len()).map(|k| (buf as *const u64).add(k).read_unaligned()).collect(),
+            ),
+            PvarValue::Double(x) => PvarValue::Double(
+                (0..x.len()).map(|k| (buf as *const f64).add(k).read_unaligned()).collect(),
+            ),
+            PvarValue::Int(x) => PvarValue::Int(
+                (0..x.len()).map(|k| (buf as *const i32).add(k).read_unaligned()).collect(),
+            ),
         }
     };
     pvars::write(h2u(session), h2u(handle), &v)
