@@ -2748,10 +2748,10 @@ typedef struct MPIR_T_event_instance_s *MPI_T_event_instance;
 /* A data symbol, as in MPICH's ABI. */
 extern struct MPIR_T_pvar_handle_s * const MPI_T_PVAR_ALL_HANDLES;
 
-#define MPI_T_ENUM_NULL         ((MPI_T_enum)0)
-#define MPI_T_CVAR_HANDLE_NULL  ((MPI_T_cvar_handle)0)
-#define MPI_T_PVAR_HANDLE_NULL  ((MPI_T_pvar_handle)0)
-#define MPI_T_PVAR_SESSION_NULL ((MPI_T_pvar_session)0)
+#define MPI_T_ENUM_NULL         ((MPI_T_enum)(void *)0)
+#define MPI_T_CVAR_HANDLE_NULL  ((MPI_T_cvar_handle)(void *)0)
+#define MPI_T_PVAR_HANDLE_NULL  ((MPI_T_pvar_handle)(void *)0)
+#define MPI_T_PVAR_SESSION_NULL ((MPI_T_pvar_session)(void *)0)
 
 /* Verbosity levels, in increasing order of detail. */
 typedef enum MPIR_T_verbosity_t {
