@@ -243,11 +243,14 @@ fn plan_send(
 /// request `DONE_SEND`; anything else gets a request of its own.
 #[inline(always)]
 fn start_plan(rt: &mut Runtime, p: SendPlan, mode: Mode, comm: CommId) -> Result<ReqId> {
-    rt.stats.sent(p.args.dest, p.args.len);
+    let (dest, len) = (p.args.dest, p.args.len);
     if mode != Mode::Buffered && p.layout.is_none() && rt.device.send_now(&p.args) {
+        rt.stats.sent(dest, len);
         return Ok(DONE_SEND);
     }
-    start_plan_request(rt, p, mode, comm)
+    let id = start_plan_request(rt, p, mode, comm)?;
+    rt.stats.sent(dest, len);
+    Ok(id)
 }
 
 /// [`start_plan`] for a send that needs a request (`send_now` was tried already where
@@ -577,10 +580,7 @@ fn start_one(rt: &mut Runtime, id: ReqId) -> Result<()> {
         (Some(t), Some(b)) => b.count > 0 && zero_copy_addr(t, b, b.count as usize).is_none(),
         _ => false,
     };
-    if let Persistent::Send(a) | Persistent::Bsend(a) = p {
-        rt.stats.sent(a.dest, a.len);
-    }
-    match p {
+    let started = match p {
         Persistent::Bsend(a) => {
             let plan = SendPlan {
                 args: a,
@@ -604,7 +604,11 @@ fn start_one(rt: &mut Runtime, id: ReqId) -> Result<()> {
             .device
             .start(id)
             .map_err(|_| Error::new(ErrorClass::Request, "cannot start request")),
+    };
+    if let (Ok(()), Persistent::Send(a) | Persistent::Bsend(a)) = (&started, p) {
+        rt.stats.sent(a.dest, a.len);
     }
+    started
 }
 
 /// `MPI_Start`.
