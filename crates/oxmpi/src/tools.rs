@@ -97,6 +97,12 @@ pub struct PvarInfo {
     pub continuous: bool,
 }
 
+/// The algorithm a value of `coll_last_algorithm` names (`Allreduce:ring` ...; `none`
+/// before the first collective that ran one).
+pub fn algorithm_name(value: i32) -> Option<&'static str> {
+    pvars::algorithm_item(value)
+}
+
 /// The open interface (`MPI_T_init_thread`); dropping it calls `MPI_T_finalize`.
 #[derive(Debug)]
 pub struct Tools {

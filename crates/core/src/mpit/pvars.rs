@@ -80,6 +80,16 @@ pub(crate) fn algorithm_enum() -> EnumDef {
     }
 }
 
+/// The name of item `v` of the enumeration of collective algorithms (`none`,
+/// `Allreduce:ring` ...).
+pub fn algorithm_item(v: i32) -> Option<&'static str> {
+    super::enums()[super::algorithm_enum_index()]
+        .items
+        .iter()
+        .find(|(x, _)| *x == v)
+        .map(|(_, n)| n.as_str())
+}
+
 /// Number of collective algorithms (elements of `coll_algorithm_calls`).
 pub const ALGORITHMS: usize = Algorithm::ALL.len();
 
