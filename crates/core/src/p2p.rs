@@ -243,10 +243,14 @@ fn plan_send(
 /// request `DONE_SEND`; anything else gets a request of its own.
 #[inline(always)]
 fn start_plan(rt: &mut Runtime, p: SendPlan, mode: Mode, comm: CommId) -> Result<ReqId> {
+    let (dest, len) = (p.args.dest, p.args.len);
     if mode != Mode::Buffered && p.layout.is_none() && rt.device.send_now(&p.args) {
+        rt.stats.sent(dest, len);
         return Ok(DONE_SEND);
     }
-    start_plan_request(rt, p, mode, comm)
+    let id = start_plan_request(rt, p, mode, comm)?;
+    rt.stats.sent(dest, len);
+    Ok(id)
 }
 
 /// [`start_plan`] for a send that needs a request (`send_now` was tried already where
@@ -447,7 +451,10 @@ pub unsafe fn recv(b: Buf, src: i32, tag: i32, comm: CommId) -> Result<Status> {
         };
         if let Some(from) = from {
             match rt.device.recv_direct(from, &p.args) {
-                Direct::Took(s) => return Ok(Started::Done(s)),
+                Direct::Took(s) => {
+                    rt.stats.received(from, s.bytes);
+                    return Ok(Started::Done(s));
+                }
                 Direct::Empty => return Ok(Started::Direct(p.args, from)),
                 Direct::Busy => {}
             }
@@ -471,7 +478,10 @@ pub unsafe fn recv(b: Buf, src: i32, tag: i32, comm: CommId) -> Result<Status> {
                         return Ok(None);
                     }
                     match rt.device.recv_direct(from, &a) {
-                        Direct::Took(s) => return Ok(Some(s)),
+                        Direct::Took(s) => {
+                            rt.stats.received(from, s.bytes);
+                            return Ok(Some(s));
+                        }
                         Direct::Empty => {}
                         Direct::Busy => {
                             let p = RecvPlan {
@@ -570,7 +580,7 @@ fn start_one(rt: &mut Runtime, id: ReqId) -> Result<()> {
         (Some(t), Some(b)) => b.count > 0 && zero_copy_addr(t, b, b.count as usize).is_none(),
         _ => false,
     };
-    match p {
+    let started = match p {
         Persistent::Bsend(a) => {
             let plan = SendPlan {
                 args: a,
@@ -594,7 +604,11 @@ fn start_one(rt: &mut Runtime, id: ReqId) -> Result<()> {
             .device
             .start(id)
             .map_err(|_| Error::new(ErrorClass::Request, "cannot start request")),
+    };
+    if let (Ok(()), Persistent::Send(a) | Persistent::Bsend(a)) = (&started, p) {
+        rt.stats.sent(a.dest, a.len);
     }
+    started
 }
 
 /// `MPI_Start`.
@@ -649,9 +663,26 @@ pub fn failed_comm(id: ReqId, status: &Status) -> Option<CommId> {
         .flatten()
 }
 
+/// `Device::finish_if_complete`, counting a receive that finishes for the tools
+/// interface (`mpit::counters`).
+#[inline]
+fn finish_counted(rt: &mut Runtime, id: ReqId) -> Finish {
+    let recv_on = match rt.device.request(id) {
+        Some(r) if r.direction == Direction::Recv && r.is_complete() && !r.is_generalized() => {
+            Some(r.owner)
+        }
+        _ => None,
+    };
+    let f = rt.device.finish_if_complete(id);
+    if let (Some(comm), Finish::Done { status, .. }) = (recv_on, &f) {
+        crate::mpit::counters::count_receive(rt, comm, status);
+    }
+    f
+}
+
 /// Finishes `id` if complete; an inactive persistent request reports the empty status.
 fn try_finish(rt: &mut Runtime, id: ReqId) -> Option<Completion> {
-    match rt.device.finish_if_complete(id) {
+    match finish_counted(rt, id) {
         Finish::Inactive => Some(Completion {
             status: Status::EMPTY,
             freed: false,
@@ -764,7 +795,7 @@ fn finish_all(rt: &mut Runtime, ids: &[Option<ReqId>]) -> Vec<Option<Completion>
 /// Finishes every complete request of `ids`; null and inactive entries give None.
 fn finish_all_into(rt: &mut Runtime, ids: &[Option<ReqId>], out: &mut [Option<Completion>]) {
     for (id, o) in ids.iter().zip(out) {
-        *o = id.and_then(|i| finished(rt.device.finish_if_complete(i)));
+        *o = id.and_then(|i| finished(finish_counted(rt, i)));
     }
 }
 
@@ -838,7 +869,7 @@ fn waitall_each(ids: &[Option<ReqId>], out: &mut [Option<Completion>]) -> Result
                 let i = m.trailing_zeros() as usize;
                 m &= m - 1;
                 let Some(id) = ids[i] else { continue };
-                match rt.device.finish_if_complete(id) {
+                match finish_counted(rt, id) {
                     Finish::NotComplete => continue,
                     f => out[i] = finished(f),
                 }

@@ -82,6 +82,8 @@ pub struct Runtime {
     pub world_model: WorldModel,
     /// Sessions open now.
     pub sessions: u32,
+    /// The tools interface's point-to-point counters (`mpit::counters`).
+    pub stats: crate::mpit::Counters,
     start: Instant,
     main_thread: std::thread::ThreadId,
 }
@@ -210,7 +212,8 @@ pub(crate) fn close_session() {
 /// device. No communicator exists yet.
 fn start(provided: ThreadLevel) -> Result<Box<Runtime>> {
     // Every tunable is validated before anything starts: a bad value fails the call.
-    let settings = crate::tunables::Settings::from_env()?;
+    // (With the values a tool wrote through MPI_T_cvar_write before MPI_Init on top.)
+    let settings = crate::mpit::settings_at_init()?;
     let mut cfg = Config::from_settings(&settings);
     let boot: Bootstrap = bootstrap::run(&cfg)?;
     if boot.ring_bytes > 0 {
@@ -267,6 +270,7 @@ fn start(provided: ThreadLevel) -> Result<Box<Runtime>> {
         node_ranks: boot.node_ranks,
         world_model: WorldModel::NotStarted,
         sessions: 0,
+        stats: crate::mpit::Counters::new(boot.size),
         start: Instant::now(),
         main_thread: std::thread::current().id(),
     }))
@@ -378,6 +382,9 @@ pub fn block_on_first<R>(
     let mut points: Option<[Watch; WATCHED_RINGS]> = None;
     // How many of `points` are meaningful; None: too many rings, watch the node instead.
     let mut watched: Option<usize> = None;
+    // When the wait stopped spinning and began to give up the CPU (the tools
+    // interface's blocked time); waits that end while spinning read no clock.
+    let mut blocked_since: Option<Instant> = None;
     loop {
         let (spin, yields, node, sleeper, seen, quiet) = {
             let mut g = lock();
@@ -387,10 +394,12 @@ pub fn block_on_first<R>(
                 Phase::After => return err(ErrorClass::Other, "MPI has already been finalized"),
             };
             if let Some(r) = first(rt)? {
+                count_blocked(rt, blocked_since);
                 return Ok(r);
             }
             let progressed = progress(&mut rt.device);
             if let Some(r) = poll(rt)? {
+                count_blocked(rt, blocked_since);
                 return Ok(r);
             }
             if progressed {
@@ -451,8 +460,10 @@ pub fn block_on_first<R>(
                 _ => std::hint::spin_loop(),
             }
         } else if idle <= spin.saturating_add(yields) {
+            blocked_since.get_or_insert_with(Instant::now);
             std::thread::yield_now();
         } else {
+            blocked_since.get_or_insert_with(Instant::now);
             // A rank with TCP connections sleeps in its epoll set; shared-memory senders
             // then poke its doorbell socket instead of the futex.
             let nap = Duration::from_millis(100);
@@ -463,6 +474,14 @@ pub fn block_on_first<R>(
                 (None, None) => std::thread::sleep(Duration::from_micros(200)),
             }
         }
+    }
+}
+
+/// Adds the time a wait spent blocked to the tools interface's counter.
+#[inline]
+fn count_blocked(rt: &mut Runtime, since: Option<Instant>) {
+    if let Some(t) = since {
+        rt.stats.blocked_ns += t.elapsed().as_nanos() as u64;
     }
 }
 

@@ -1,6 +1,7 @@
 //! `oxmpi-info`: describes this oxmpi build (version, MPI version, ABI, thread support,
 //! transports, process managers) and every environment variable it reads, with its
-//! default, its meaning and the value in effect now (like `ompi_info` / `mpichversion`).
+//! default, its meaning and the value in effect now (like `ompi_info` / `mpichversion`),
+//! and the performance variables of the tools interface (`MPI_T`).
 //!
 //! The variables come from the tunables registry (`oxmpi_core::tunables`), the one
 //! place that declares and parses them, so this list cannot drift from the code that
@@ -8,6 +9,7 @@
 //! prints the README's table and `--update-readme FILE` rewrites it in place.
 
 use oxmpi_core::config::Config;
+use oxmpi_core::mpit::pvars;
 use oxmpi_core::placement::Bind;
 use oxmpi_core::runtime::MAX_THREAD_LEVEL;
 use oxmpi_core::tunables::{self, Settings, ALL};
@@ -197,6 +199,10 @@ fn render(parsable: bool) -> (String, bool) {
             }
             let _ = writeln!(out, "var:{}:meaning:{}", t.name, t.meaning());
         }
+        for p in pvars::table() {
+            let _ = writeln!(out, "pvar:{}:class:{:?}", p.name, p.class);
+            let _ = writeln!(out, "pvar:{}:meaning:{}", p.name, p.desc);
+        }
         return (out, valid);
     }
     for i in build_items() {
@@ -237,6 +243,13 @@ fn render(parsable: bool) -> (String, bool) {
     let _ = writeln!(out, "\nInternal variables (not tunables):");
     for (name, what) in tunables::INTERNAL {
         let _ = writeln!(out, "  {name}\n      {what}");
+    }
+    let _ = writeln!(
+        out,
+        "\nPerformance variables (MPI_T_pvar_*; the variables above are the control variables):"
+    );
+    for p in pvars::table() {
+        let _ = writeln!(out, "  {}  ({:?})\n      {}", p.name, p.class, p.desc);
     }
     (out, valid)
 }
@@ -326,6 +339,9 @@ mod tests {
             assert!(text.contains(n), "{n} missing");
         }
         assert!(text.contains("OXMPI_COLL_ALLREDUCE_ALGO"));
+        for p in pvars::table() {
+            assert!(text.contains(p.name), "pvar {} missing", p.name);
+        }
         assert!(text.contains("recursive_doubling"));
         assert!(text.contains(MAX_THREAD_LEVEL.name()));
     }

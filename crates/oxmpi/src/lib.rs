@@ -45,6 +45,8 @@
 //! - [`info`]: [`Info`](info::Info) objects (key-value hints, `MPI_INFO_ENV`);
 //! - [`session`]: MPI-4 [`Session`](session::Session)s, process sets, communicators
 //!   from groups (a library's own MPI, next to the world model or without it);
+//! - [`tools`]: the tool information interface (`MPI_T`): control and performance
+//!   variables;
 //! - [`error`]: the [`Error`] type.
 //!
 //! `use oxmpi::traits::*;` brings the traits whose methods the examples call.
@@ -62,6 +64,7 @@ pub mod point_to_point;
 mod raw;
 pub mod request;
 pub mod session;
+pub mod tools;
 pub mod topology;
 
 pub use environment::{

@@ -224,6 +224,11 @@ fn scoped_immediates_and_persistent_requests() {
 }
 
 #[test]
+fn tools_interface_counts_traffic_and_forces_algorithms() {
+    check_program("check_tools");
+}
+
+#[test]
 fn errors_have_classes_and_messages() {
     check_program("check_errors");
 }

@@ -46,6 +46,10 @@ pub struct State {
     pool: Option<Pool>,
     /// Fast-path state by context slot.
     pub(crate) fast: Vec<Option<super::shm::Entry>>,
+    /// Calls that ran each algorithm (by `Algorithm as usize`), and the last one run
+    /// (index + 1, 0 before the first): the tools interface's collective variables.
+    pub algo_calls: [u64; Algorithm::ALL.len()],
+    pub last_algo: u32,
 }
 
 impl State {
@@ -63,6 +67,8 @@ impl State {
             cache_next: 0,
             pool: Some(Pool::default()),
             fast: Vec::new(),
+            algo_calls: [0; Algorithm::ALL.len()],
+            last_algo: 0,
         }
     }
 
@@ -137,6 +143,8 @@ impl State {
         me: Member,
     ) -> std::result::Result<Arc<Schedule>, ScheduleError> {
         let algo = choose(&self.tuning, spec, me.size);
+        self.algo_calls[algo as usize] += 1;
+        self.last_algo = algo as u32 + 1;
         let key = cacheable(spec);
         if let Some(k) = &key {
             if let Some(c) = self

@@ -305,6 +305,25 @@ impl<P, U> Matcher<P, U> {
         q.remove(i).map(|e| e.item)
     }
 
+    /// Unexpected messages held in all contexts (the tools interface's queue length;
+    /// computed on read, nothing is counted on the matching path).
+    pub fn unexpected_len(&self) -> usize {
+        self.contexts
+            .iter()
+            .flatten()
+            .map(|c| c.unexpected_count)
+            .sum()
+    }
+
+    /// Receives posted and not yet matched in all contexts (computed on read).
+    pub fn posted_len(&self) -> usize {
+        self.contexts
+            .iter()
+            .flatten()
+            .map(|c| c.posted_any.len() + c.posted_src.iter().map(|q| q.len()).sum::<usize>())
+            .sum()
+    }
+
     /// Number of unexpected messages held in `ctx` (what the tests check).
     #[cfg(test)]
     fn unexpected_in(&self, ctx: u32) -> usize {

@@ -37,6 +37,7 @@ pub mod packet;
 pub mod pieces;
 mod poll_set;
 pub mod request;
+mod stats;
 mod stored;
 pub mod stream_stores;
 
