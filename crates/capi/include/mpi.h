@@ -2725,6 +2725,36 @@ int PMPI_Type_struct(int count, int array_of_blocklengths[], MPI_Aint array_of_d
     MPI_Datatype array_of_types[], MPI_Datatype *newtype);
 int PMPI_Type_ub(MPI_Datatype datatype, MPI_Aint *displacement);
 
+/* ======================================================================
+ * MPI-4.1 point-to-point additions: request statuses read without freeing
+ * the requests, and the status field accessors. MPICH 4.0.2 (whose ABI this
+ * header follows) predates them: the prototypes are the MPI 4.1 standard's.
+ * ====================================================================== */
+int MPI_Request_get_status_all(int count, const MPI_Request array_of_requests[], int *flag,
+    MPI_Status array_of_statuses[]);
+int MPI_Request_get_status_any(int count, const MPI_Request array_of_requests[], int *index,
+    int *flag, MPI_Status *status);
+int MPI_Request_get_status_some(int incount, const MPI_Request array_of_requests[],
+    int *outcount, int array_of_indices[], MPI_Status array_of_statuses[]);
+int MPI_Status_get_source(MPI_Status *status, int *source);
+int MPI_Status_set_source(MPI_Status *status, int source);
+int MPI_Status_get_tag(MPI_Status *status, int *tag);
+int MPI_Status_set_tag(MPI_Status *status, int tag);
+int MPI_Status_get_error(MPI_Status *status, int *error);
+int MPI_Status_set_error(MPI_Status *status, int error);
+int PMPI_Request_get_status_all(int count, const MPI_Request array_of_requests[], int *flag,
+    MPI_Status array_of_statuses[]);
+int PMPI_Request_get_status_any(int count, const MPI_Request array_of_requests[], int *index,
+    int *flag, MPI_Status *status);
+int PMPI_Request_get_status_some(int incount, const MPI_Request array_of_requests[],
+    int *outcount, int array_of_indices[], MPI_Status array_of_statuses[]);
+int PMPI_Status_get_source(MPI_Status *status, int *source);
+int PMPI_Status_set_source(MPI_Status *status, int source);
+int PMPI_Status_get_tag(MPI_Status *status, int *tag);
+int PMPI_Status_set_tag(MPI_Status *status, int tag);
+int PMPI_Status_get_error(MPI_Status *status, int *error);
+int PMPI_Status_set_error(MPI_Status *status, int error);
+
 #if defined(__cplusplus)
 }
 #endif

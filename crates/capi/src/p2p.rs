@@ -289,7 +289,7 @@ mpi_fn! { MPI_Test / PMPI_Test (r: *mut MPI_Request, flag: *mut c_int, st: *mut 
 }}
 
 /// Reads `n` request handles.
-unsafe fn read_requests(n: c_int, rs: *mut MPI_Request) -> Result<Vec<Option<ReqId>>> {
+pub(crate) unsafe fn read_requests(n: c_int, rs: *mut MPI_Request) -> Result<Vec<Option<ReqId>>> {
     let mut ids = vec![None; n.max(0) as usize];
     // SAFETY: forwarded contract.
     unsafe { read_requests_into(n, rs, &mut ids)? };
@@ -318,7 +318,7 @@ unsafe fn read_requests_into(
 /// The status array of a call on `n` requests: with none, nothing is written and a
 /// null array is valid.
 #[inline(always)]
-fn statuses_ptr(n: c_int, st: *mut MPI_Status) -> Result<*mut MPI_Status> {
+pub(crate) fn statuses_ptr(n: c_int, st: *mut MPI_Status) -> Result<*mut MPI_Status> {
     if !st.is_null() || n == 0 {
         return Ok(st);
     }
@@ -662,25 +662,6 @@ mpi_fn! { MPI_Request_free / PMPI_Request_free (r: *mut MPI_Request) target(lazy
     }
     // SAFETY: r checked.
     unsafe { *r = crate::handles::MPI_REQUEST_NULL };
-    Ok(())
-}}
-
-mpi_fn! { MPI_Request_get_status / PMPI_Request_get_status (r: MPI_Request, flag: *mut c_int, st: *mut MPI_Status) target(Target::None) {
-    let flag = convert::out(flag, "flag")?;
-    let st = status_ptr(st)?;
-    let s = match request(r)? {
-        None => Some(oxmpi_core::device::Status::EMPTY),
-        // SAFETY: flag and st checked above.
-        Some(id) if crate::grequest::is_generalized(id) => return unsafe { crate::grequest::get_status(id, flag, st) },
-        Some(id) => p2p::request_status(id)?,
-    };
-    // SAFETY: pointers checked.
-    unsafe {
-        *flag = s.is_some() as c_int;
-        if let Some(s) = s {
-            write_status(st, &s, false);
-        }
-    }
     Ok(())
 }}
 

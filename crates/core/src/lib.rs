@@ -21,6 +21,7 @@ pub mod group;
 pub mod info;
 mod internal_coll;
 pub mod p2p;
+pub mod p2p_mpi4;
 pub mod placement;
 pub mod runtime;
 mod state_lock;

@@ -103,6 +103,28 @@ fn check_recv_tag(tag: i32) -> Result<()> {
     Ok(())
 }
 
+/// A receive or probe tag on communicator `c`: valid, and not `MPI_ANY_TAG` where the
+/// program asserted `mpi_assert_no_any_tag`.
+#[inline(always)]
+fn check_recv_tag_on(c: &Comm, tag: i32) -> Result<()> {
+    check_recv_tag(tag)?;
+    if tag == ANY_TAG && c.hints.no_any_tag {
+        return asserted_away("MPI_ANY_TAG", "mpi_assert_no_any_tag", ErrorClass::Tag);
+    }
+    Ok(())
+}
+
+/// A wildcard used on a communicator whose hints promise it is not (erroneous by
+/// MPI 4.1 section 7.4.4; refused so that the engine may rely on the assertion).
+#[cold]
+#[inline(never)]
+fn asserted_away(what: &str, key: &str, class: ErrorClass) -> Result<()> {
+    err(
+        class,
+        format!("{what} is not allowed on this communicator: its info sets {key} to true"),
+    )
+}
+
 #[cold]
 #[inline(never)]
 fn bad_recv_tag(tag: i32) -> Result<()> {
@@ -151,7 +173,17 @@ fn bad_rank<T>(what: &str, rank: i32, size: i32) -> Result<T> {
 }
 
 fn check_source(c: &Comm, src: i32) -> Result<()> {
-    if src == ANY_SOURCE || src == PROC_NULL {
+    if src == ANY_SOURCE {
+        if c.hints.no_any_source {
+            return asserted_away(
+                "MPI_ANY_SOURCE",
+                "mpi_assert_no_any_source",
+                ErrorClass::Rank,
+            );
+        }
+        return Ok(());
+    }
+    if src == PROC_NULL {
         return Ok(());
     }
     let n = c.peer_group().size();
@@ -371,7 +403,7 @@ fn plan_recv(rt: &Runtime, b: &Buf, src: i32, tag: i32, comm: CommId) -> Result<
     let count = check_count(b.count)?;
     let t = rt.types.for_comm(b.ty)?;
     check_buffer(b, t)?;
-    check_recv_tag(tag)?;
+    check_recv_tag_on(c, tag)?;
     check_source(c, src)?;
     if src == PROC_NULL {
         return Ok(None);
@@ -615,7 +647,7 @@ pub fn startall(ids: &[ReqId]) -> Result<()> {
 // ----- completion ----------------------------------------------------------------------
 
 #[cold]
-fn invalid_request<T>(id: ReqId) -> Result<T> {
+pub(crate) fn invalid_request<T>(id: ReqId) -> Result<T> {
     err(ErrorClass::Request, format!("invalid request (index {id})"))
 }
 
@@ -651,6 +683,7 @@ pub fn failed_comm(id: ReqId, status: &Status) -> Option<CommId> {
 
 /// Finishes `id` if complete; an inactive persistent request reports the empty status.
 fn try_finish(rt: &mut Runtime, id: ReqId) -> Option<Completion> {
+    crate::p2p_mpi4::advance(rt);
     match rt.device.finish_if_complete(id) {
         Finish::Inactive => Some(Completion {
             status: Status::EMPTY,
@@ -788,6 +821,7 @@ pub fn waitall_into(ids: &[Option<ReqId>], out: &mut [Option<Completion>]) -> Re
     // finish without polling rings whose next packet is not there yet.
     runtime::block_on_first(
         |rt| {
+            crate::p2p_mpi4::advance(rt);
             let done = if checked {
                 all_done(rt, ids)
             } else {
@@ -833,6 +867,7 @@ fn waitall_each(ids: &[Option<ReqId>], out: &mut [Option<Completion>]) -> Result
                     p
                 }
             };
+            crate::p2p_mpi4::advance(rt);
             let mut m = left;
             while m != 0 {
                 let i = m.trailing_zeros() as usize;
@@ -856,8 +891,10 @@ fn waitall_each(ids: &[Option<ReqId>], out: &mut [Option<Completion>]) -> Result
 pub fn testall(ids: &[Option<ReqId>]) -> Result<Option<Vec<Option<Completion>>>> {
     runtime::with(|rt| {
         check_all(rt, ids)?;
+        crate::p2p_mpi4::advance(rt);
         if !all_done(rt, ids) {
             runtime::progress(&mut rt.device);
+            crate::p2p_mpi4::advance(rt);
         }
         Ok(all_done(rt, ids).then(|| finish_all(rt, ids)))
     })
@@ -905,6 +942,7 @@ pub fn request_status(id: ReqId) -> Result<Option<Status>> {
     runtime::with(|rt| {
         check_request(rt, id)?;
         runtime::progress(&mut rt.device);
+        crate::p2p_mpi4::advance(rt);
         let r = rt.device.request(id).expect("checked");
         if r.is_inactive() {
             return Ok(Some(Status::EMPTY));
@@ -934,7 +972,9 @@ pub fn request_free(id: ReqId) -> Result<()> {
 pub fn cancel(id: ReqId) -> Result<()> {
     runtime::with(|rt| {
         check_request(rt, id)?;
-        rt.device.cancel(id);
+        if !crate::p2p_mpi4::cancel_parts(rt, id) {
+            rt.device.cancel(id);
+        }
         Ok(())
     })
 }
@@ -950,7 +990,7 @@ pub fn request_comm(id: ReqId) -> Option<CommId> {
 
 fn probe_spec(rt: &Runtime, src: i32, tag: i32, comm: CommId) -> Result<Option<Spec>> {
     let c = rt.comms.get(comm)?;
-    check_recv_tag(tag)?;
+    check_recv_tag_on(c, tag)?;
     check_source(c, src)?;
     if src == PROC_NULL {
         return Ok(None);
@@ -1080,10 +1120,24 @@ pub unsafe fn sendrecv_replace(
     rtag: i32,
     comm: CommId,
 ) -> Result<Status> {
+    // SAFETY: forwarded contract.
+    let (tmp, sb) = unsafe { replace_staging(&b)? };
+    // SAFETY: `sb` describes `tmp`, which outlives the operation; `b` per contract.
+    let s = unsafe { sendrecv(sb, dest, stag, b, src, rtag, comm) };
+    drop(tmp);
+    s
+}
+
+/// The packed copy of `b` that a send-receive with replace sends from, and the
+/// buffer (bytes) that describes it.
+///
+/// # Safety
+/// The buffer must hold `count` elements of the datatype.
+pub(crate) unsafe fn replace_staging(b: &Buf) -> Result<(Vec<u8>, Buf)> {
     let (len, t) = runtime::with(|rt| {
         let count = check_count(b.count)?;
         let t = rt.types.for_comm(b.ty)?.clone();
-        check_buffer(&b, &t)?;
+        check_buffer(b, &t)?;
         Ok((count * t.size, t))
     })?;
     let count = b.count as usize;
@@ -1098,6 +1152,5 @@ pub unsafe fn sendrecv_replace(
         count: len as i32,
         ty: byte,
     };
-    // SAFETY: `sb` describes `tmp`, which outlives the operation; `b` per contract.
-    unsafe { sendrecv(sb, dest, stag, b, src, rtag, comm) }
+    Ok((tmp, sb))
 }

@@ -55,6 +55,8 @@ pub struct Runtime {
     pub types: TypeTable,
     /// Collective state: operations, sequence numbers, schedule cache.
     pub coll: crate::coll::State,
+    /// Requests made of other requests (`MPI_Isendrecv`), see `p2p_mpi4`.
+    pub p2p4: crate::p2p_mpi4::State,
     pub pmi: Option<Client>,
     pub world_rank: u32,
     pub world_size: u32,
@@ -141,6 +143,7 @@ pub fn init(required: ThreadLevel) -> Result<ThreadLevel> {
             name: "MPI_COMM_WORLD".into(),
             attrs: Default::default(),
             topo: None,
+            hints: Default::default(),
         },
     );
     comms.set(
@@ -154,6 +157,7 @@ pub fn init(required: ThreadLevel) -> Result<ThreadLevel> {
             name: "MPI_COMM_SELF".into(),
             attrs: Default::default(),
             topo: None,
+            hints: Default::default(),
         },
     );
     let coll = crate::coll::State::from_settings(&settings);
@@ -179,6 +183,7 @@ pub fn init(required: ThreadLevel) -> Result<ThreadLevel> {
         keyvals: Default::default(),
         types: TypeTable::default(),
         coll,
+        p2p4: Default::default(),
         pmi: boot.pmi,
         world_rank: boot.rank,
         world_size: boot.size,
