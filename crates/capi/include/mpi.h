@@ -2727,9 +2727,26 @@ int PMPI_Type_ub(MPI_Datatype datatype, MPI_Aint *displacement);
 
 /* ======================================================================
  * MPI-4.1 point-to-point additions: request statuses read without freeing
- * the requests, and the status field accessors. MPICH 4.0.2 (whose ABI this
- * header follows) predates them: the prototypes are the MPI 4.1 standard's.
+ * the requests, the status field accessors, buffers attached to
+ * communicators, flushing buffered messages and automatic buffering.
+ * MPICH 4.0.2 (whose ABI this header follows) predates them: the
+ * prototypes are the MPI 4.1 standard's. MPI_BUFFER_AUTOMATIC has no MPICH
+ * 4.0.2 value; oxmpi's is an address no buffer can have, distinct from
+ * MPI_BOTTOM (0) and MPI_IN_PLACE (-1).
  * ====================================================================== */
+#define MPI_BUFFER_AUTOMATIC ((void *)-2)
+int MPI_Buffer_flush(void);
+int MPI_Buffer_iflush(MPI_Request *request);
+int MPI_Comm_attach_buffer(MPI_Comm comm, void *buffer, int size);
+int MPI_Comm_detach_buffer(MPI_Comm comm, void *buffer_addr, int *size);
+int MPI_Comm_flush_buffer(MPI_Comm comm);
+int MPI_Comm_iflush_buffer(MPI_Comm comm, MPI_Request *request);
+int PMPI_Buffer_flush(void);
+int PMPI_Buffer_iflush(MPI_Request *request);
+int PMPI_Comm_attach_buffer(MPI_Comm comm, void *buffer, int size);
+int PMPI_Comm_detach_buffer(MPI_Comm comm, void *buffer_addr, int *size);
+int PMPI_Comm_flush_buffer(MPI_Comm comm);
+int PMPI_Comm_iflush_buffer(MPI_Comm comm, MPI_Request *request);
 int MPI_Request_get_status_all(int count, const MPI_Request array_of_requests[], int *flag,
     MPI_Status array_of_statuses[]);
 int MPI_Request_get_status_any(int count, const MPI_Request array_of_requests[], int *index,

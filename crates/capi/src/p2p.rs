@@ -1,6 +1,6 @@
 //! Point-to-point entry points: blocking and nonblocking sends in all four modes,
-//! receives, completion calls, probe, cancel, persistent requests and the
-//! buffered-send buffer.
+//! receives, completion calls, probe, cancel and persistent requests (the
+//! buffered-send buffers are in [`crate::p2p_mpi4`]).
 
 use crate::convert::{
     self, buf, comm, request, request_handle, status_ptr, write_status, STATUS_IGNORE,
@@ -750,22 +750,6 @@ mpi_fn! { MPI_Get_count / PMPI_Get_count (st: *const MPI_Status, dt: MPI_Datatyp
         .unwrap_or(UNDEFINED);
     // SAFETY: count checked.
     unsafe { *count = n };
-    Ok(())
-}}
-
-mpi_fn! { MPI_Buffer_attach / PMPI_Buffer_attach (b: MutPtr, size: c_int) target(Target::None) {
-    p2p::buffer_attach(b as *mut u8, size)
-}}
-
-mpi_fn! { MPI_Buffer_detach / PMPI_Buffer_detach (b: MutPtr, size: *mut c_int) target(Target::None) {
-    let bp = convert::out(b as *mut *mut c_void, "buffer address")?;
-    let size = convert::out(size, "size")?;
-    let (p, n) = p2p::buffer_detach()?;
-    // SAFETY: both pointers checked; MPI passes the address of a pointer as void*.
-    unsafe {
-        *bp = p as *mut c_void;
-        *size = n as c_int;
-    }
     Ok(())
 }}
 

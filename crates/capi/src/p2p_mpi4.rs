@@ -1,7 +1,10 @@
 //! Point-to-point entry points of MPI-4.0 and 4.1: `MPI_Isendrecv`,
 //! `MPI_Isendrecv_replace`, `MPI_Request_get_status` and its `_all`, `_any` and
 //! `_some` forms (statuses read without freeing the requests), and the status field
-//! accessors `MPI_Status_get/set_source/tag/error`.
+//! accessors `MPI_Status_get/set_source/tag/error`; the buffered-send buffers of the
+//! process and of communicators (`MPI_Buffer_attach detach flush iflush`,
+//! `MPI_Comm_attach_buffer detach_buffer flush_buffer iflush_buffer`,
+//! `MPI_BUFFER_AUTOMATIC`).
 //!
 //! The rules are the engine's (`oxmpi_core::p2p_mpi4`); outcomes are written with the
 //! writers the completion calls on generalized requests use (`crate::grequest`).
@@ -13,7 +16,7 @@ use crate::handles::{MPI_Comm, MPI_Datatype, MPI_Request, MPI_Status};
 use crate::mpi_fn;
 use crate::p2p::{read_requests, statuses_ptr};
 use oxmpi_core::grequest::Outcome;
-use oxmpi_core::p2p_mpi4;
+use oxmpi_core::p2p_mpi4::{self, Attached, Scope};
 use oxmpi_core::{Error, ErrorClass, Result, UNDEFINED};
 use std::ffi::c_void;
 use std::os::raw::c_int;
@@ -179,4 +182,99 @@ mpi_fn! { MPI_Status_set_tag / PMPI_Status_set_tag (st: *mut MPI_Status, v: c_in
 mpi_fn! { MPI_Status_set_error / PMPI_Status_set_error (st: *mut MPI_Status, v: c_int) target(Target::None) {
     // SAFETY: `st` is the caller's writable status (MPI contract); checked.
     unsafe { set_field(st, |s| s.MPI_ERROR = v) }
+}}
+
+// ----- buffered-send buffers (MPI 4.1 section 3.6) -----------------------------------------------
+
+/// `MPI_BUFFER_AUTOMATIC`: `(void *)-2` in `mpi.h` (MPICH 4.0.2 has no such constant;
+/// the value is no address a buffer can have and differs from `MPI_BOTTOM` (0) and
+/// `MPI_IN_PLACE` (-1)).
+pub const BUFFER_AUTOMATIC: usize = usize::MAX - 1;
+
+/// The buffer an attach call hands over.
+fn attach_arg(b: MutPtr, size: c_int) -> Result<Attached> {
+    if b as usize == BUFFER_AUTOMATIC {
+        return Ok(Attached::Automatic);
+    }
+    if size < 0 {
+        return Err(Error::new(
+            ErrorClass::Arg,
+            format!("invalid buffer size {size}"),
+        ));
+    }
+    Ok(Attached::Buffer(b as *mut u8, size as usize))
+}
+
+/// Stores what a detach call hands back through its `void *` (the address of the
+/// program's pointer) and size arguments.
+///
+/// # Safety
+/// `bp` and `size` are null (refused) or writable.
+unsafe fn detach_out(bp: MutPtr, size: *mut c_int, what: Scope) -> Result<()> {
+    let bp = convert::out(bp as *mut *mut c_void, "buffer address")?;
+    let size = convert::out(size, "size")?;
+    let (p, n) = match p2p_mpi4::buffer_detach(what)? {
+        Attached::Buffer(p, n) => (p as *mut c_void, n as c_int),
+        Attached::Automatic => (BUFFER_AUTOMATIC as *mut c_void, 0),
+    };
+    // SAFETY: both pointers checked non-null; writable per the contract (MPI passes the
+    // address of a pointer as void*).
+    unsafe {
+        *bp = p;
+        *size = n;
+    }
+    Ok(())
+}
+
+/// Writes the request of a nonblocking flush.
+///
+/// # Safety
+/// `r` is null (refused) or writable.
+unsafe fn iflush_out(r: *mut MPI_Request, what: Scope) -> Result<()> {
+    let r = convert::out(r, "request")?;
+    let id = p2p_mpi4::buffer_iflush(what)?;
+    // SAFETY: checked non-null; writable per the contract.
+    unsafe { *r = request_handle(id) };
+    Ok(())
+}
+
+mpi_fn! { MPI_Buffer_attach / PMPI_Buffer_attach (b: MutPtr, size: c_int) target(Target::None) {
+    p2p_mpi4::buffer_attach(Scope::Process, attach_arg(b, size)?)
+}}
+
+mpi_fn! { MPI_Buffer_detach / PMPI_Buffer_detach (b: MutPtr, size: *mut c_int) target(Target::None) {
+    // SAFETY: `b` is the address of the caller's pointer and `size` its int (MPI contract);
+    // `detach_out` refuses NULL.
+    unsafe { detach_out(b, size, Scope::Process) }
+}}
+
+mpi_fn! { MPI_Buffer_flush / PMPI_Buffer_flush () target(Target::None) {
+    p2p_mpi4::buffer_flush(Scope::Process)
+}}
+
+mpi_fn! { MPI_Buffer_iflush / PMPI_Buffer_iflush (r: *mut MPI_Request) target(Target::None) {
+    // SAFETY: `r` is the caller's writable request handle (MPI contract); NULL is refused.
+    unsafe { iflush_out(r, Scope::Process) }
+}}
+
+mpi_fn! { MPI_Comm_attach_buffer / PMPI_Comm_attach_buffer (c: MPI_Comm, b: MutPtr, size: c_int) target(convert::target(c)) {
+    let id = comm(c)?;
+    p2p_mpi4::buffer_attach(Scope::Comm(id), attach_arg(b, size)?)
+}}
+
+mpi_fn! { MPI_Comm_detach_buffer / PMPI_Comm_detach_buffer (c: MPI_Comm, b: MutPtr, size: *mut c_int) target(convert::target(c)) {
+    let id = comm(c)?;
+    // SAFETY: `b` is the address of the caller's pointer and `size` its int (MPI contract);
+    // `detach_out` refuses NULL.
+    unsafe { detach_out(b, size, Scope::Comm(id)) }
+}}
+
+mpi_fn! { MPI_Comm_flush_buffer / PMPI_Comm_flush_buffer (c: MPI_Comm) target(convert::target(c)) {
+    p2p_mpi4::buffer_flush(Scope::Comm(comm(c)?))
+}}
+
+mpi_fn! { MPI_Comm_iflush_buffer / PMPI_Comm_iflush_buffer (c: MPI_Comm, r: *mut MPI_Request) target(convert::target(c)) {
+    let id = comm(c)?;
+    // SAFETY: `r` is the caller's writable request handle (MPI contract); NULL is refused.
+    unsafe { iflush_out(r, Scope::Comm(id)) }
 }}

@@ -660,6 +660,7 @@ pub fn comm_free(id: CommId) -> Result<()> {
     snapshot(id)?;
     delete_all_attrs(id)?;
     runtime::with(|rt| {
+        crate::p2p_mpi4::comm_freed(rt, id);
         rt.comms.retire(id);
         context::sweep(rt);
         Ok(())

@@ -285,7 +285,7 @@ fn start_plan(rt: &mut Runtime, p: SendPlan, mode: Mode, comm: CommId) -> Result
 /// it could apply).
 fn start_plan_request(rt: &mut Runtime, p: SendPlan, mode: Mode, comm: CommId) -> Result<ReqId> {
     let id = if mode == Mode::Buffered {
-        bsend_copy(rt, p)?;
+        bsend_copy(rt, p, comm)?;
         rt.device.complete_request(Status::EMPTY, Direction::Send)
     } else {
         match p.layout {
@@ -304,7 +304,12 @@ fn set_owner(rt: &mut Runtime, id: ReqId, comm: CommId) {
 }
 
 /// Copies a buffered-mode message into the attached buffer and sends the copy.
-fn bsend_copy(rt: &mut Runtime, p: SendPlan) -> Result<()> {
+fn bsend_copy(rt: &mut Runtime, p: SendPlan, comm: CommId) -> Result<()> {
+    // A buffer attached to the communicator, or automatic buffering, takes precedence
+    // over the attached buffer of the process (MPI 4.1 section 3.6).
+    if let Some(space) = crate::p2p_mpi4::buffer_for(rt, comm) {
+        return crate::p2p_mpi4::bsend_elsewhere(rt, space, p.args, p.layout.as_deref(), comm);
+    }
     let len = p.args.len;
     if !rt.device.bsend.is_attached() {
         return err(
@@ -611,7 +616,8 @@ fn start_one(rt: &mut Runtime, id: ReqId) -> Result<()> {
                     Box::new(layout(t.as_ref().expect("type"), &b, b.count as usize))
                 }),
             };
-            bsend_copy(rt, plan)?;
+            let owner = r.owner;
+            bsend_copy(rt, plan, owner)?;
             let _ = rt.device.start(id).err(); // Bsend templates are not started by the device
             rt.device.mark_done(id, Status::EMPTY);
             Ok(())
@@ -1033,7 +1039,7 @@ pub fn buffer_attach(addr: *mut u8, size: i32) -> Result<()> {
         if addr.is_null() && size > 0 {
             return err(ErrorClass::Buffer, "null buffer");
         }
-        if rt.device.bsend.is_attached() {
+        if rt.device.bsend.is_attached() || rt.p2p4.automatic_process_buffer() {
             return err(ErrorClass::Buffer, "a buffer is already attached");
         }
         rt.device.bsend.attach(addr, size as usize);

@@ -368,7 +368,10 @@ pub fn finalize() -> Result<()> {
     // failing callback is reported once finalization is complete.
     let attrs = crate::commops::finalize_attributes();
     // Let buffered sends and queued packets drain before leaving.
-    block_on(|rt| Ok((!rt.device.bsend.busy() && !rt.device.has_outgoing()).then_some(())))?;
+    block_on(|rt| {
+        let drained = crate::p2p_mpi4::drained(rt);
+        Ok((drained && !rt.device.bsend.busy() && !rt.device.has_outgoing()).then_some(()))
+    })?;
     let mut g = lock();
     let phase = std::mem::replace(&mut *g, Phase::After);
     let Phase::Running(mut rt) = phase else {
