@@ -301,3 +301,36 @@ impl CommTable {
         })
     }
 }
+
+#[cfg(test)]
+mod hints_tests {
+    use super::Hints;
+
+    fn with(pairs: &[(&str, &str)], base: Hints) -> Hints {
+        base.updated(pairs.iter().map(|(k, v)| (k.as_bytes(), v.as_bytes())))
+    }
+
+    #[test]
+    fn recognised_keys_with_boolean_values_set_assertions() {
+        let h = with(
+            &[
+                ("mpi_assert_no_any_tag", "true"),
+                ("mpi_assert_no_any_source", " TRUE "),
+                ("mpi_assert_exact_length", "yes"),
+                ("mpi_assert_allow_overtaking", "true"),
+                ("some_other_hint", "true"),
+            ],
+            Hints::default(),
+        );
+        assert_eq!(h.values(), [true, true, false, true]);
+        let h = with(
+            &[
+                ("mpi_assert_allow_overtaking", "false"),
+                ("mpi_assert_no_any_tag", "garbage"),
+            ],
+            h,
+        );
+        assert_eq!(h.values(), [true, true, false, false]);
+        assert_eq!(Hints::KEYS.len(), h.values().len());
+    }
+}
