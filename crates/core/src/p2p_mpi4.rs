@@ -56,6 +56,9 @@ pub struct State {
     flushes: Vec<Flush>,
     /// Number of the last buffered copy started.
     seq: u64,
+    /// Entries added to the three lists since [`advance`] last counted them: zero
+    /// means nothing is pending, which is all the completion calls check.
+    work: usize,
 }
 
 impl State {
@@ -66,7 +69,7 @@ impl State {
 
     #[inline(always)]
     fn idle(&self) -> bool {
-        self.compounds.is_empty() && self.in_flight.is_empty() && self.flushes.is_empty()
+        self.work == 0
     }
 }
 
@@ -83,6 +86,8 @@ fn advance_pending(rt: &mut Runtime) {
     reclaim(rt);
     advance_compounds(rt);
     advance_flushes(rt);
+    let st = &mut rt.p2p4;
+    st.work = st.compounds.len() + st.in_flight.len() + st.flushes.len();
 }
 
 fn advance_compounds(rt: &mut Runtime) {
@@ -133,6 +138,7 @@ fn compose(
     if let Some(r) = rt.device.request_mut(parent) {
         r.owner = comm;
     }
+    rt.p2p4.work += 1;
     rt.p2p4.compounds.push(Compound {
         parent,
         send,
@@ -328,6 +334,7 @@ pub(crate) fn bsend_elsewhere(
     }
     rt.p2p4.seq += 1;
     let seq = rt.p2p4.seq;
+    rt.p2p4.work += 1;
     rt.p2p4.in_flight.push(InFlight {
         req,
         space,
@@ -570,6 +577,7 @@ pub fn buffer_iflush(what: Scope) -> Result<ReqId> {
             r.direction = crate::device::Direction::Send;
         }
         let upto = rt.p2p4.seq;
+        rt.p2p4.work += 1;
         rt.p2p4.flushes.push(Flush { parent, what, upto });
         advance(rt);
         Ok(parent)

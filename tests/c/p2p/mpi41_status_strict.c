@@ -6,9 +6,11 @@
  * MPI_ERR_TRUNCATE from MPI_Request_get_status and _any, MPI_ERR_IN_STATUS with the
  * MPI_ERROR field from _all and _some; MPI_Status_get/set_source/tag/error read and
  * write the fields, refusing MPI_STATUS_IGNORE and NULL; an MPI_Isendrecv whose receive
- * is truncated fails with MPI_ERR_TRUNCATE.
+ * is truncated fails with MPI_ERR_TRUNCATE; MPI_Cancel and MPI_Request_free of a pending
+ * MPI_Isendrecv.
  *
- * Strict: MPICH 4.0.2 and Open MPI 4.1 do not have the MPI-4.1 functions.
+ * Strict: MPICH 4.0.2 and Open MPI 4.1 do not have the MPI-4.1 functions (and MPICH
+ * 4.0.2 never completes a cancelled MPI_Isendrecv).
  */
 #include "mtest.h"
 
@@ -162,11 +164,43 @@ static void truncation(void)
     MTEST_EQ("tag of the truncated MPI_Isendrecv", 3, st[0].MPI_TAG);
 }
 
+/* MPI_Cancel of an MPI_Isendrecv cancels its parts: a receive that cannot match is
+ * cancelled (the status says so), the send that left already still arrives. A request
+ * freed while pending completes on its own. */
+static void cancel_and_free(void)
+{
+    int out = 41, in = -1, late = -1, flag = -1;
+    MPI_Request q;
+    MPI_Status st;
+    MTEST_CALL(MPI_Isendrecv(&out, 1, MPI_INT, 0, 70, &in, 1, MPI_INT, 0, 71, MPI_COMM_SELF, &q));
+    MTEST_CALL(MPI_Cancel(&q));
+    MTEST_CALL(MPI_Wait(&q, &st));
+    MTEST_CALL(MPI_Test_cancelled(&st, &flag));
+    MTEST_EQ("cancelled flag of the MPI_Isendrecv", 1, flag);
+    MTEST_EQ("receive buffer of the cancelled MPI_Isendrecv", -1, in);
+    MTEST_CALL(MPI_Recv(&late, 1, MPI_INT, 0, 70, MPI_COMM_SELF, &st));
+    MTEST_EQ("the send of the cancelled MPI_Isendrecv", 41, late);
+
+    MTEST_CALL(MPI_Isendrecv(&out, 1, MPI_INT, 0, 72, &in, 1, MPI_INT, 0, 73, MPI_COMM_SELF, &q));
+    MTEST_CALL(MPI_Request_free(&q));
+    MTEST_EQ("handle after MPI_Request_free", MPI_REQUEST_NULL, q);
+    int v = 9;
+    MTEST_CALL(MPI_Send(&v, 1, MPI_INT, 0, 73, MPI_COMM_SELF));
+    MTEST_CALL(MPI_Recv(&late, 1, MPI_INT, 0, 72, MPI_COMM_SELF, &st));
+    MTEST_EQ("the send of the freed MPI_Isendrecv", 41, late);
+    /* the freed request's receive completes through progress */
+    for (int i = 0; i < 1000 && in != 9; i++) {
+        MTEST_CALL(MPI_Iprobe(0, 99, MPI_COMM_SELF, &flag, MPI_STATUS_IGNORE));
+    }
+    MTEST_EQ("receive buffer of the freed MPI_Isendrecv", 9, in);
+}
+
 int main(int argc, char **argv)
 {
     mtest_init(&argc, &argv);
     status_fields();
     get_status_arrays();
     truncation();
+    cancel_and_free();
     return mtest_finalize();
 }
