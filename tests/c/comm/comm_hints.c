@@ -1,11 +1,12 @@
 /*
- * Communicator assertions (MPI 4.1 section 7.4.4): MPI_Comm_get_info reports
- * mpi_assert_no_any_tag, _no_any_source, _exact_length and _allow_overtaking with their
- * values ("false" by default); MPI_Comm_dup_with_info gives the new communicator the
- * hints of its info argument (not those of the parent; MPI_INFO_NULL: none);
- * MPI_Comm_set_info changes the assertions it names and keeps the others; keys the
- * library ignores are not reported; a value other than true/false is ignored; traffic
- * with explicit sources and tags works on an asserted communicator.
+ * Communicator assertions (MPI 4.1 section 7.4.4): MPI_Comm_get_info reports an
+ * assertion set to true as "true" (one not set as "false", or not at all: MPICH and
+ * oxmpi report every assertion, Open MPI 4.1 only some); MPI_Comm_dup_with_info gives the
+ * new communicator the hints of its info argument, not those of the parent
+ * (MPI_INFO_NULL: none); MPI_Comm_set_info changes the assertions it names and keeps the
+ * others; a value other than true/false does not assert; traffic with explicit sources
+ * and tags works on an asserted communicator. (comm_hints_strict checks that every
+ * assertion is reported, that ignored keys are not, and what MPI_Comm_dup copies.)
  */
 #include "mtest.h"
 
@@ -27,18 +28,25 @@ static int hint(MPI_Comm comm, const char *key)
     return strcmp(v, "false") == 0 ? 0 : -2;
 }
 
+/* 1: the key must say "true"; 0: "false" or absent. */
+static void expect_hint(MPI_Comm comm, const char *key, int want, const char *what)
+{
+    int got = hint(comm, key);
+    if (want) {
+        MTEST_CHECK(got == 1, "%s: %s is not \"true\" (%d)", what, key, got);
+    } else {
+        MTEST_CHECK(got == 0 || got == -1, "%s: %s is set, but not to \"false\" (%d)", what,
+                    key, got);
+    }
+}
+
 static void expect_hints(MPI_Comm comm, int tag, int source, int exact, int overtaking,
                          const char *what)
 {
-    char w[200];
-    snprintf(w, sizeof w, "%s: mpi_assert_no_any_tag", what);
-    MTEST_EQ(w, tag, hint(comm, "mpi_assert_no_any_tag"));
-    snprintf(w, sizeof w, "%s: mpi_assert_no_any_source", what);
-    MTEST_EQ(w, source, hint(comm, "mpi_assert_no_any_source"));
-    snprintf(w, sizeof w, "%s: mpi_assert_exact_length", what);
-    MTEST_EQ(w, exact, hint(comm, "mpi_assert_exact_length"));
-    snprintf(w, sizeof w, "%s: mpi_assert_allow_overtaking", what);
-    MTEST_EQ(w, overtaking, hint(comm, "mpi_assert_allow_overtaking"));
+    expect_hint(comm, "mpi_assert_no_any_tag", tag, what);
+    expect_hint(comm, "mpi_assert_no_any_source", source, what);
+    expect_hint(comm, "mpi_assert_exact_length", exact, what);
+    expect_hint(comm, "mpi_assert_allow_overtaking", overtaking, what);
 }
 
 int main(int argc, char **argv)
@@ -54,12 +62,10 @@ int main(int argc, char **argv)
     MTEST_CALL(MPI_Info_create(&info));
     MTEST_CALL(MPI_Info_set(info, "mpi_assert_no_any_tag", "true"));
     MTEST_CALL(MPI_Info_set(info, "mpi_assert_no_any_source", "true"));
-    MTEST_CALL(MPI_Info_set(info, "mpi_assert_exact_length", "maybe"));
     MTEST_CALL(MPI_Info_set(info, "oxmpi_test_unknown_hint", "1"));
     MTEST_CALL(MPI_Comm_dup_with_info(MPI_COMM_WORLD, info, &a));
     MTEST_CALL(MPI_Comm_set_errhandler(a, MPI_ERRORS_RETURN));
     expect_hints(a, 1, 1, 0, 0, "dup_with_info");
-    MTEST_EQ("an ignored key is not reported", -1, hint(a, "oxmpi_test_unknown_hint"));
     expect_hints(MPI_COMM_WORLD, 0, 0, 0, 0, "MPI_COMM_WORLD after dup_with_info");
 
     /* the hints of the info argument replace those of the parent */

@@ -1,5 +1,9 @@
 /*
- * Communicator assertions that MPICH 4.0.2 does not honour:
+ * Communicator assertions that MPICH 4.0.2 or Open MPI 4.1 do not honour:
+ * - MPI_Comm_get_info reports every assertion the library supports, "false" where not
+ *   set (MPI 4.1: "all hints that are supported by the implementation and have default
+ *   values"), and not a key the library ignores, nor an assertion given a value other
+ *   than true/false; Open MPI 4.1 reports only some assertions, and keeps both.
  * - MPI_Comm_dup copies the hints of its communicator (MPI 4.1: MPI_Comm_dup_with_info
  *   "behaves exactly as MPI_Comm_dup except that the info hints of comm are not
  *   duplicated"); MPICH 4.0.2 gives the duplicate default hints.
@@ -12,7 +16,8 @@
  */
 #include "mtest.h"
 
-static int hint_true(MPI_Comm comm, const char *key)
+/* 1 "true", 0 "false", -1 absent, -2 another value. */
+static int hint(MPI_Comm comm, const char *key)
 {
     MPI_Info info;
     char v[MPI_MAX_INFO_VAL + 1];
@@ -20,7 +25,33 @@ static int hint_true(MPI_Comm comm, const char *key)
     MTEST_CALL(MPI_Comm_get_info(comm, &info));
     MTEST_CALL(MPI_Info_get(info, key, MPI_MAX_INFO_VAL, v, &flag));
     MTEST_CALL(MPI_Info_free(&info));
-    return flag && strcmp(v, "true") == 0;
+    if (!flag) {
+        return -1;
+    }
+    if (strcmp(v, "true") == 0) {
+        return 1;
+    }
+    return strcmp(v, "false") == 0 ? 0 : -2;
+}
+
+static void defaults_reported(void)
+{
+    const char *keys[] = {"mpi_assert_no_any_tag", "mpi_assert_no_any_source",
+                          "mpi_assert_exact_length", "mpi_assert_allow_overtaking"};
+    for (int i = 0; i < 4; i++) {
+        MTEST_EQ(keys[i], 0, hint(MPI_COMM_WORLD, keys[i]));
+    }
+    MPI_Info info;
+    MPI_Comm c;
+    MTEST_CALL(MPI_Info_create(&info));
+    MTEST_CALL(MPI_Info_set(info, "mpi_assert_exact_length", "maybe"));
+    MTEST_CALL(MPI_Info_set(info, "oxmpi_test_unknown_hint", "1"));
+    MTEST_CALL(MPI_Comm_dup_with_info(MPI_COMM_WORLD, info, &c));
+    MTEST_CALL(MPI_Info_free(&info));
+    MTEST_EQ("an assertion with a value other than true/false", 0,
+             hint(c, "mpi_assert_exact_length"));
+    MTEST_EQ("an ignored key", -1, hint(c, "oxmpi_test_unknown_hint"));
+    MTEST_CALL(MPI_Comm_free(&c));
 }
 
 int main(int argc, char **argv)
@@ -33,6 +64,8 @@ int main(int argc, char **argv)
     MPI_Status st;
     int x = 0, flag = 0;
 
+    defaults_reported();
+
     MTEST_CALL(MPI_Info_create(&info));
     MTEST_CALL(MPI_Info_set(info, "mpi_assert_no_any_tag", "true"));
     MTEST_CALL(MPI_Info_set(info, "mpi_assert_no_any_source", "true"));
@@ -41,8 +74,8 @@ int main(int argc, char **argv)
     MTEST_CALL(MPI_Comm_set_errhandler(a, MPI_ERRORS_RETURN));
 
     MTEST_CALL(MPI_Comm_dup(a, &d));
-    MTEST_CHECK(hint_true(d, "mpi_assert_no_any_tag"), "MPI_Comm_dup dropped mpi_assert_no_any_tag");
-    MTEST_CHECK(hint_true(d, "mpi_assert_no_any_source"),
+    MTEST_CHECK(hint(d, "mpi_assert_no_any_tag") == 1, "MPI_Comm_dup dropped mpi_assert_no_any_tag");
+    MTEST_CHECK(hint(d, "mpi_assert_no_any_source") == 1,
                 "MPI_Comm_dup dropped mpi_assert_no_any_source");
     MTEST_CALL(MPI_Comm_free(&d));
 
