@@ -7,7 +7,8 @@
  * MPI_ERROR field from _all and _some; MPI_Status_get/set_source/tag/error read and
  * write the fields, refusing MPI_STATUS_IGNORE and NULL; an MPI_Isendrecv whose receive
  * is truncated fails with MPI_ERR_TRUNCATE; MPI_Cancel and MPI_Request_free of a pending
- * MPI_Isendrecv.
+ * MPI_Isendrecv; generalized requests in the arrays (status from the query function,
+ * the free function only at MPI_Wait).
  *
  * Strict: MPICH 4.0.2 and Open MPI 4.1 do not have the MPI-4.1 functions (and MPICH
  * 4.0.2 never completes a cancelled MPI_Isendrecv).
@@ -195,6 +196,61 @@ static void cancel_and_free(void)
     MTEST_EQ("receive buffer of the freed MPI_Isendrecv", 9, in);
 }
 
+/* Generalized requests among the array: the status comes from the query function, and
+ * the request is not freed (its free function runs at MPI_Wait). */
+static int queries, frees;
+
+static int query_fn(void *extra, MPI_Status *st)
+{
+    (void)extra;
+    queries++;
+    MPI_Status_set_source(st, 0);
+    MPI_Status_set_tag(st, 88);
+    MPI_Status_set_error(st, MPI_SUCCESS);
+    MPI_Status_set_elements(st, MPI_INT, 2);
+    MPI_Status_set_cancelled(st, 0);
+    return MPI_SUCCESS;
+}
+
+static int free_fn(void *extra)
+{
+    (void)extra;
+    frees++;
+    return MPI_SUCCESS;
+}
+
+static int cancel_fn(void *extra, int complete)
+{
+    (void)extra;
+    (void)complete;
+    return MPI_SUCCESS;
+}
+
+static void generalized(void)
+{
+    MPI_Request r[2];
+    MPI_Status st[2];
+    int flag = -1, index = -1, outcount = -1, idx[2];
+    MTEST_CALL(MPI_Grequest_start(query_fn, free_fn, cancel_fn, NULL, &r[0]));
+    r[1] = MPI_REQUEST_NULL;
+    MTEST_CALL(MPI_Request_get_status_any(2, r, &index, &flag, &st[0]));
+    MTEST_EQ("_any flag of a pending generalized request", 0, flag);
+    MTEST_CALL(MPI_Request_get_status_some(2, r, &outcount, idx, st));
+    MTEST_EQ("_some outcount of a pending generalized request", 0, outcount);
+    MTEST_EQ("query calls before completion", 0, queries);
+    MTEST_CALL(MPI_Grequest_complete(r[0]));
+    MTEST_CALL(MPI_Request_get_status_all(2, r, &flag, st));
+    MTEST_EQ("_all flag of a complete generalized request", 1, flag);
+    MTEST_STATUS(&st[0], 0, 88, MPI_INT, 2);
+    MTEST_CALL(MPI_Request_get_status_any(2, r, &index, &flag, &st[0]));
+    MTEST_EQ("_any index of the generalized request", 0, index);
+    MTEST_EQ("free calls before MPI_Wait", 0, frees);
+    MTEST_CHECK(r[0] != MPI_REQUEST_NULL, "a status call freed the generalized request");
+    MTEST_CALL(MPI_Wait(&r[0], &st[0]));
+    MTEST_EQ("free calls after MPI_Wait", 1, frees);
+    MTEST_STATUS(&st[0], 0, 88, MPI_INT, 2);
+}
+
 int main(int argc, char **argv)
 {
     mtest_init(&argc, &argv);
@@ -202,5 +258,6 @@ int main(int argc, char **argv)
     get_status_arrays();
     truncation();
     cancel_and_free();
+    generalized();
     return mtest_finalize();
 }
