@@ -9,7 +9,7 @@
  * MPI_Buffer_detach hand back the buffer (MPI_BUFFER_AUTOMATIC and size 0 for
  * automatic buffering); persistent buffered sends use the communicator's buffer;
  * attaching twice, detaching nothing, MPI_COMM_NULL and NULL arguments fail with the
- * right class.
+ * right class; a buffer left attached through MPI_Finalize has its messages delivered.
  *
  * Messages of LARGE bytes (above every eager limit) to self stay in the buffer until
  * the matching receive is posted, which makes the buffer's occupancy deterministic.
@@ -220,6 +220,29 @@ static void bad_arguments(void)
     MTEST_EQ("size of MPI_COMM_SELF's buffer", 512, got_size);
 }
 
+/* Automatic buffering left attached through MPI_Finalize, with a large message still
+ * in flight to another rank: MPI_Finalize completes it (the receiver checks the data). */
+static void left_attached(void)
+{
+    int rank = mtest_rank(), size = mtest_size();
+    if (size < 2 || rank > 1) {
+        return;
+    }
+    char *a = mtest_malloc(LARGE);
+    if (rank == 0) {
+        mtest_fill(a, LARGE, 9);
+        MTEST_CALL(MPI_Buffer_attach(MPI_BUFFER_AUTOMATIC, 0));
+        MTEST_CALL(MPI_Bsend(a, LARGE, MPI_BYTE, 1, 90, MPI_COMM_WORLD));
+        /* overwriting the user buffer is fine: the message was copied */
+        memset(a, 0, LARGE);
+    } else {
+        mtest_sleep_ms(50);
+        MTEST_CALL(MPI_Recv(a, LARGE, MPI_BYTE, 0, 90, MPI_COMM_WORLD, MPI_STATUS_IGNORE));
+        mtest_verify(a, LARGE, 9, "message buffered automatically before MPI_Finalize");
+    }
+    free(a);
+}
+
 int main(int argc, char **argv)
 {
     mtest_init(&argc, &argv);
@@ -228,5 +251,6 @@ int main(int argc, char **argv)
     process_buffer_flush();
     ring();
     bad_arguments();
+    left_attached();
     return mtest_finalize();
 }
