@@ -62,36 +62,6 @@ mpi_fn! { MPI_Comm_dup / PMPI_Comm_dup (c: MPI_Comm, out: *mut MPI_Comm) target(
     Ok(())
 }}
 
-mpi_fn! { MPI_Comm_dup_with_info / PMPI_Comm_dup_with_info (c: MPI_Comm, info: MPI_Info, out: *mut MPI_Comm) target(convert::target(c)) {
-    // SAFETY: `out` is NULL or the C caller's writable communicator handle (MPI contract);
-    // `new_comm_out` refuses NULL.
-    let out = unsafe { new_comm_out(out, "newcomm")? };
-    check_info(info)?;
-    let id = commops::comm_dup(comm(c)?)?;
-    // SAFETY: `out` came back from `new_comm_out` (non-null) and is the C caller's writable handle
-    // (MPI contract).
-    unsafe { put_comm(out, Some(id)) };
-    Ok(())
-}}
-
-// Communicator hints. oxmpi acts on no communicator info key, so the hints given to
-// MPI_Comm_set_info (and MPI_Comm_dup_with_info) are ignored, as MPI 4.1 section 7.4.4
-// allows, and MPI_Comm_get_info returns a new info object without keys: the standard's
-// answer when no supported, default-valued or retained user hints exist.
-
-mpi_fn! { MPI_Comm_set_info / PMPI_Comm_set_info (c: MPI_Comm, info: MPI_Info) target(convert::target(c)) {
-    convert::live_comm(c)?;
-    crate::info::info(info).map(|_| ())
-}}
-
-mpi_fn! { MPI_Comm_get_info / PMPI_Comm_get_info (c: MPI_Comm, out: *mut MPI_Info) target(convert::target(c)) {
-    convert::live_comm(c)?;
-    let out = convert::out(out, "info_used")?;
-    // SAFETY: checked non-null.
-    unsafe { *out = handles::info_handle(oxmpi_core::info::create()) };
-    Ok(())
-}}
-
 mpi_fn! { MPI_Comm_create / PMPI_Comm_create (c: MPI_Comm, g: MPI_Group, out: *mut MPI_Comm) target(convert::target(c)) {
     // SAFETY: `out` is NULL or the C caller's writable communicator handle (MPI contract);
     // `new_comm_out` refuses NULL.

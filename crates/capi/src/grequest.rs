@@ -82,7 +82,7 @@ fn empty_status() -> MPI_Status {
 // ----- writing outcomes ---------------------------------------------------------------------
 
 /// The error a single-completion call reports for `o`.
-fn error_of(o: Outcome) -> Result<()> {
+pub(crate) fn error_of(o: Outcome) -> Result<()> {
     let comm = o.comm;
     match o.error {
         Some(e) => Err(e.on_comm(comm)),
@@ -103,7 +103,7 @@ fn code_of(call: &str, o: &Outcome) -> c_int {
 ///
 /// # Safety
 /// `dst` is null, `MPI_STATUS_IGNORE` or points to a writable status.
-unsafe fn deliver(dst: *mut MPI_Status, o: &Outcome, code: Option<c_int>) {
+pub(crate) unsafe fn deliver(dst: *mut MPI_Status, o: &Outcome, code: Option<c_int>) {
     // SAFETY: per the contract.
     unsafe { convert::write_status(dst, &o.status, false) };
     if let Some(c) = code {
@@ -179,7 +179,7 @@ pub unsafe fn test(
 ///
 /// # Safety
 /// `rs` holds the handles; `index` writable; `st` a status or ignore.
-unsafe fn any_done(
+pub(crate) unsafe fn any_done(
     rs: *mut MPI_Request,
     index: *mut c_int,
     st: *mut MPI_Status,
@@ -271,7 +271,7 @@ unsafe fn report(
 ///
 /// # Safety
 /// `rs` and `st` (unless ignore) hold `done.len()` entries.
-unsafe fn report_all(
+pub(crate) unsafe fn report_all(
     call: &str,
     rs: *mut MPI_Request,
     st: *mut MPI_Status,
@@ -327,7 +327,7 @@ pub unsafe fn testall(
 ///
 /// # Safety
 /// `outcount` writable; `indices` and `st` (unless ignore) hold the request count.
-unsafe fn some_done(
+pub(crate) unsafe fn some_done(
     call: &str,
     rs: *mut MPI_Request,
     outcount: *mut c_int,

@@ -1,6 +1,6 @@
 //! Point-to-point entry points: blocking and nonblocking sends in all four modes,
-//! receives, completion calls, probe, cancel, persistent requests and the
-//! buffered-send buffer.
+//! receives, completion calls, probe, cancel and persistent requests (the
+//! buffered-send buffers are in [`crate::p2p_mpi4`]).
 
 use crate::convert::{
     self, buf, comm, request, request_handle, status_ptr, write_status, STATUS_IGNORE,
@@ -289,7 +289,7 @@ mpi_fn! { MPI_Test / PMPI_Test (r: *mut MPI_Request, flag: *mut c_int, st: *mut 
 }}
 
 /// Reads `n` request handles.
-unsafe fn read_requests(n: c_int, rs: *mut MPI_Request) -> Result<Vec<Option<ReqId>>> {
+pub(crate) unsafe fn read_requests(n: c_int, rs: *mut MPI_Request) -> Result<Vec<Option<ReqId>>> {
     let mut ids = vec![None; n.max(0) as usize];
     // SAFETY: forwarded contract.
     unsafe { read_requests_into(n, rs, &mut ids)? };
@@ -318,7 +318,7 @@ unsafe fn read_requests_into(
 /// The status array of a call on `n` requests: with none, nothing is written and a
 /// null array is valid.
 #[inline(always)]
-fn statuses_ptr(n: c_int, st: *mut MPI_Status) -> Result<*mut MPI_Status> {
+pub(crate) fn statuses_ptr(n: c_int, st: *mut MPI_Status) -> Result<*mut MPI_Status> {
     if !st.is_null() || n == 0 {
         return Ok(st);
     }
@@ -665,25 +665,6 @@ mpi_fn! { MPI_Request_free / PMPI_Request_free (r: *mut MPI_Request) target(lazy
     Ok(())
 }}
 
-mpi_fn! { MPI_Request_get_status / PMPI_Request_get_status (r: MPI_Request, flag: *mut c_int, st: *mut MPI_Status) target(Target::None) {
-    let flag = convert::out(flag, "flag")?;
-    let st = status_ptr(st)?;
-    let s = match request(r)? {
-        None => Some(oxmpi_core::device::Status::EMPTY),
-        // SAFETY: flag and st checked above.
-        Some(id) if crate::grequest::is_generalized(id) => return unsafe { crate::grequest::get_status(id, flag, st) },
-        Some(id) => p2p::request_status(id)?,
-    };
-    // SAFETY: pointers checked.
-    unsafe {
-        *flag = s.is_some() as c_int;
-        if let Some(s) = s {
-            write_status(st, &s, false);
-        }
-    }
-    Ok(())
-}}
-
 mpi_fn! { MPI_Cancel / PMPI_Cancel (r: *mut MPI_Request) target(lazy
     // SAFETY: `r` is NULL or the address of the C caller's request handle (MPI contract),
     // which is all `req_target` reads.
@@ -769,22 +750,6 @@ mpi_fn! { MPI_Get_count / PMPI_Get_count (st: *const MPI_Status, dt: MPI_Datatyp
         .unwrap_or(UNDEFINED);
     // SAFETY: count checked.
     unsafe { *count = n };
-    Ok(())
-}}
-
-mpi_fn! { MPI_Buffer_attach / PMPI_Buffer_attach (b: MutPtr, size: c_int) target(Target::None) {
-    p2p::buffer_attach(b as *mut u8, size)
-}}
-
-mpi_fn! { MPI_Buffer_detach / PMPI_Buffer_detach (b: MutPtr, size: *mut c_int) target(Target::None) {
-    let bp = convert::out(b as *mut *mut c_void, "buffer address")?;
-    let size = convert::out(size, "size")?;
-    let (p, n) = p2p::buffer_detach()?;
-    // SAFETY: both pointers checked; MPI passes the address of a pointer as void*.
-    unsafe {
-        *bp = p as *mut c_void;
-        *size = n as c_int;
-    }
     Ok(())
 }}
 

@@ -81,6 +81,72 @@ pub struct Comm {
     pub attrs: AttrList,
     /// The process topology, if the communicator was made with one.
     pub topo: Option<Arc<Topology>>,
+    /// The assertions of MPI 4.1 section 7.4.4 the program made on this communicator
+    /// (`MPI_Comm_set_info`, `MPI_Comm_dup_with_info`; `MPI_Comm_dup` copies them).
+    pub hints: Hints,
+}
+
+/// The communicator assertions of MPI 4.1 section 7.4.4, all false by default. A
+/// receive or probe that uses a wildcard the program asserted it would not use is
+/// refused (`crate::p2p`); the others are recorded for the engine to rely on.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Hints {
+    /// `mpi_assert_no_any_tag`: no `MPI_ANY_TAG` receive or probe.
+    pub no_any_tag: bool,
+    /// `mpi_assert_no_any_source`: no `MPI_ANY_SOURCE` receive or probe.
+    pub no_any_source: bool,
+    /// `mpi_assert_exact_length`: every message fills its receive buffer exactly.
+    pub exact_length: bool,
+    /// `mpi_assert_allow_overtaking`: messages need not match in send order.
+    pub allow_overtaking: bool,
+}
+
+impl Hints {
+    /// The info keys of the assertions, in the order [`Hints::values`] gives them.
+    pub const KEYS: [&'static str; 4] = [
+        "mpi_assert_no_any_tag",
+        "mpi_assert_no_any_source",
+        "mpi_assert_exact_length",
+        "mpi_assert_allow_overtaking",
+    ];
+
+    /// The assertions in the order of [`Hints::KEYS`].
+    pub fn values(&self) -> [bool; 4] {
+        [
+            self.no_any_tag,
+            self.no_any_source,
+            self.exact_length,
+            self.allow_overtaking,
+        ]
+    }
+
+    fn slot(&mut self, i: usize) -> &mut bool {
+        match i {
+            0 => &mut self.no_any_tag,
+            1 => &mut self.no_any_source,
+            2 => &mut self.exact_length,
+            _ => &mut self.allow_overtaking,
+        }
+    }
+
+    /// These hints updated by the (key, value) pairs of an info object: a recognised
+    /// key with the value `true` or `false` (case and surrounding blanks aside) sets
+    /// its assertion; other keys, and other values, are hints oxmpi ignores, as the
+    /// standard allows.
+    pub fn updated<'a>(mut self, entries: impl IntoIterator<Item = (&'a [u8], &'a [u8])>) -> Hints {
+        for (k, v) in entries {
+            let Some(i) = Self::KEYS.iter().position(|key| key.as_bytes() == k) else {
+                continue;
+            };
+            let v = String::from_utf8_lossy(v);
+            match v.trim().to_ascii_lowercase().as_str() {
+                "true" => *self.slot(i) = true,
+                "false" => *self.slot(i) = false,
+                _ => {}
+            }
+        }
+        self
+    }
 }
 
 impl Comm {
@@ -233,5 +299,38 @@ impl CommTable {
             Slot::Live(_) => Some(i as CommId),
             _ => None,
         })
+    }
+}
+
+#[cfg(test)]
+mod hints_tests {
+    use super::Hints;
+
+    fn with(pairs: &[(&str, &str)], base: Hints) -> Hints {
+        base.updated(pairs.iter().map(|(k, v)| (k.as_bytes(), v.as_bytes())))
+    }
+
+    #[test]
+    fn recognised_keys_with_boolean_values_set_assertions() {
+        let h = with(
+            &[
+                ("mpi_assert_no_any_tag", "true"),
+                ("mpi_assert_no_any_source", " TRUE "),
+                ("mpi_assert_exact_length", "yes"),
+                ("mpi_assert_allow_overtaking", "true"),
+                ("some_other_hint", "true"),
+            ],
+            Hints::default(),
+        );
+        assert_eq!(h.values(), [true, true, false, true]);
+        let h = with(
+            &[
+                ("mpi_assert_allow_overtaking", "false"),
+                ("mpi_assert_no_any_tag", "garbage"),
+            ],
+            h,
+        );
+        assert_eq!(h.values(), [true, true, false, false]);
+        assert_eq!(Hints::KEYS.len(), h.values().len());
     }
 }

@@ -10,7 +10,7 @@
 //! released.
 
 use crate::attr::{AttrHooks, AttrKind, AttrObject, Key, KeyvalId, Predefined};
-use crate::comm::{Comm, CommId, Group, SELF, WORLD};
+use crate::comm::{Comm, CommId, Group, Hints, SELF, WORLD};
 use crate::context::{self, Mask};
 use crate::error::{err, Error, ErrorClass, Result};
 use crate::group::{self, Comparison, GroupId};
@@ -76,6 +76,7 @@ fn new_comm(
         name: String::new(),
         attrs: Default::default(),
         topo: None,
+        hints: Default::default(),
     })
 }
 
@@ -308,8 +309,62 @@ fn finish_dup(old: CommId, oc: &Comm, new: Comm) -> Result<CommId> {
 }
 
 /// `MPI_Comm_dup`: same group(s), same topology, attributes copied by their
-/// callbacks, a new context.
+/// callbacks, the same hints, a new context.
 pub fn comm_dup(id: CommId) -> Result<CommId> {
+    comm_dup_hinted(id, None)
+}
+
+/// `MPI_Comm_dup_with_info`: [`comm_dup`], with the hints of `info` (an
+/// `MPI_INFO_NULL` gives none) instead of those of `id`.
+pub fn comm_dup_with_info(id: CommId, info: Option<crate::info::InfoId>) -> Result<CommId> {
+    let hints = hints_of(info)?;
+    comm_dup_hinted(id, Some(hints))
+}
+
+/// The hints an info object gives a communicator that has none.
+fn hints_of(info: Option<crate::info::InfoId>) -> Result<Hints> {
+    let entries = match info {
+        Some(i) => crate::info::entries(i)?,
+        None => Vec::new(),
+    };
+    Ok(Hints::default().updated(entries.iter().map(|(k, v)| (&k[..], &v[..]))))
+}
+
+/// `MPI_Comm_set_info`: the assertions `info` names change; the others keep their
+/// values.
+pub fn comm_set_info(id: CommId, info: crate::info::InfoId) -> Result<()> {
+    let entries = crate::info::entries(info)?;
+    runtime::with(|rt| {
+        let c = rt.comms.get_mut(id)?;
+        c.hints = c
+            .hints
+            .updated(entries.iter().map(|(k, v)| (&k[..], &v[..])));
+        Ok(())
+    })
+}
+
+/// `MPI_Comm_get_info`: a new info object with every assertion oxmpi supports and
+/// its current value (`"true"` / `"false"`): the standard asks for every supported
+/// hint with a default value, and oxmpi retains no other.
+pub fn comm_get_info(id: CommId) -> Result<crate::info::InfoId> {
+    let hints = runtime::with(|rt| Ok(rt.comms.get(id)?.hints))?;
+    let info = crate::info::create();
+    for (k, v) in Hints::KEYS.iter().zip(hints.values()) {
+        let v: &[u8] = if v { b"true" } else { b"false" };
+        if let Err(e) = crate::info::set(info, k.as_bytes(), v) {
+            let _ = crate::info::free(info);
+            return Err(e);
+        }
+    }
+    Ok(info)
+}
+
+/// The hints of a communicator (the Rust API's view).
+pub fn comm_hints(id: CommId) -> Result<Hints> {
+    runtime::with(|rt| Ok(rt.comms.get(id)?.hints))
+}
+
+fn comm_dup_hinted(id: CommId, hints: Option<Hints>) -> Result<CommId> {
     let c = snapshot(id)?;
     let ctx = if c.is_inter() {
         inter_agree(&c, Vec::new())?.0
@@ -329,6 +384,7 @@ pub fn comm_dup(id: CommId) -> Result<CommId> {
         name: String::new(),
         attrs: Default::default(),
         topo: c.topo.clone(),
+        hints: hints.unwrap_or(c.hints),
     };
     finish_dup(id, &c, new)
 }
@@ -605,6 +661,7 @@ pub fn comm_free(id: CommId) -> Result<()> {
     delete_all_attrs(id)?;
     crate::dpm::forget(id);
     runtime::with(|rt| {
+        crate::p2p_mpi4::comm_freed(rt, id);
         rt.comms.retire(id);
         context::sweep(rt);
         Ok(())

@@ -150,6 +150,8 @@ fn busy(dev: &Device, owner: u32, ctx: u32) -> bool {
 /// Frees the table entries (and so the context slots) of retired communicators whose
 /// traffic has drained.
 pub fn sweep(rt: &mut Runtime) {
+    // Buffered copies and compound requests that are done release their requests.
+    crate::p2p_mpi4::advance(rt);
     let retired: Vec<(u32, u32)> = rt.comms.retired().collect();
     for (id, ctx) in retired {
         if !busy(&rt.device, id, ctx) {

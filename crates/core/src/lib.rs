@@ -23,6 +23,7 @@ pub mod info;
 mod internal_coll;
 pub mod mpit;
 pub mod p2p;
+pub mod p2p_mpi4;
 pub mod placement;
 pub mod runtime;
 pub mod session;

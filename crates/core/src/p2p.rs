@@ -103,6 +103,28 @@ fn check_recv_tag(tag: i32) -> Result<()> {
     Ok(())
 }
 
+/// A receive or probe tag on communicator `c`: valid, and not `MPI_ANY_TAG` where the
+/// program asserted `mpi_assert_no_any_tag`.
+#[inline(always)]
+fn check_recv_tag_on(c: &Comm, tag: i32) -> Result<()> {
+    check_recv_tag(tag)?;
+    if tag == ANY_TAG && c.hints.no_any_tag {
+        return asserted_away("MPI_ANY_TAG", "mpi_assert_no_any_tag", ErrorClass::Tag);
+    }
+    Ok(())
+}
+
+/// A wildcard used on a communicator whose hints promise it is not (erroneous by
+/// MPI 4.1 section 7.4.4; refused so that the engine may rely on the assertion).
+#[cold]
+#[inline(never)]
+fn asserted_away(what: &str, key: &str, class: ErrorClass) -> Result<()> {
+    err(
+        class,
+        format!("{what} is not allowed on this communicator: its info sets {key} to true"),
+    )
+}
+
 #[cold]
 #[inline(never)]
 fn bad_recv_tag(tag: i32) -> Result<()> {
@@ -151,7 +173,17 @@ fn bad_rank<T>(what: &str, rank: i32, size: i32) -> Result<T> {
 }
 
 fn check_source(c: &Comm, src: i32) -> Result<()> {
-    if src == ANY_SOURCE || src == PROC_NULL {
+    if src == ANY_SOURCE {
+        if c.hints.no_any_source {
+            return asserted_away(
+                "MPI_ANY_SOURCE",
+                "mpi_assert_no_any_source",
+                ErrorClass::Rank,
+            );
+        }
+        return Ok(());
+    }
+    if src == PROC_NULL {
         return Ok(());
     }
     let n = c.peer_group().size();
@@ -257,7 +289,7 @@ fn start_plan(rt: &mut Runtime, p: SendPlan, mode: Mode, comm: CommId) -> Result
 /// it could apply).
 fn start_plan_request(rt: &mut Runtime, p: SendPlan, mode: Mode, comm: CommId) -> Result<ReqId> {
     let id = if mode == Mode::Buffered {
-        bsend_copy(rt, p)?;
+        bsend_copy(rt, p, comm)?;
         rt.device.complete_request(Status::EMPTY, Direction::Send)
     } else {
         match p.layout {
@@ -276,7 +308,12 @@ fn set_owner(rt: &mut Runtime, id: ReqId, comm: CommId) {
 }
 
 /// Copies a buffered-mode message into the attached buffer and sends the copy.
-fn bsend_copy(rt: &mut Runtime, p: SendPlan) -> Result<()> {
+fn bsend_copy(rt: &mut Runtime, p: SendPlan, comm: CommId) -> Result<()> {
+    // A buffer attached to the communicator, or automatic buffering, takes precedence
+    // over the attached buffer of the process (MPI 4.1 section 3.6).
+    if let Some(space) = crate::p2p_mpi4::buffer_for(rt, comm) {
+        return crate::p2p_mpi4::bsend_elsewhere(rt, space, p.args, p.layout.as_deref(), comm);
+    }
     let len = p.args.len;
     if !rt.device.bsend.is_attached() {
         return err(
@@ -375,7 +412,7 @@ fn plan_recv(rt: &Runtime, b: &Buf, src: i32, tag: i32, comm: CommId) -> Result<
     let count = check_count(b.count)?;
     let t = rt.types.for_comm(b.ty)?;
     check_buffer(b, t)?;
-    check_recv_tag(tag)?;
+    check_recv_tag_on(c, tag)?;
     check_source(c, src)?;
     if src == PROC_NULL {
         return Ok(None);
@@ -589,7 +626,8 @@ fn start_one(rt: &mut Runtime, id: ReqId) -> Result<()> {
                     Box::new(layout(t.as_ref().expect("type"), &b, b.count as usize))
                 }),
             };
-            bsend_copy(rt, plan)?;
+            let owner = r.owner;
+            bsend_copy(rt, plan, owner)?;
             let _ = rt.device.start(id).err(); // Bsend templates are not started by the device
             rt.device.mark_done(id, Status::EMPTY);
             Ok(())
@@ -629,7 +667,7 @@ pub fn startall(ids: &[ReqId]) -> Result<()> {
 // ----- completion ----------------------------------------------------------------------
 
 #[cold]
-fn invalid_request<T>(id: ReqId) -> Result<T> {
+pub(crate) fn invalid_request<T>(id: ReqId) -> Result<T> {
     err(ErrorClass::Request, format!("invalid request (index {id})"))
 }
 
@@ -682,6 +720,7 @@ fn finish_counted(rt: &mut Runtime, id: ReqId) -> Finish {
 
 /// Finishes `id` if complete; an inactive persistent request reports the empty status.
 fn try_finish(rt: &mut Runtime, id: ReqId) -> Option<Completion> {
+    crate::p2p_mpi4::advance(rt);
     match finish_counted(rt, id) {
         Finish::Inactive => Some(Completion {
             status: Status::EMPTY,
@@ -819,6 +858,7 @@ pub fn waitall_into(ids: &[Option<ReqId>], out: &mut [Option<Completion>]) -> Re
     // finish without polling rings whose next packet is not there yet.
     runtime::block_on_first(
         |rt| {
+            crate::p2p_mpi4::advance(rt);
             let done = if checked {
                 all_done(rt, ids)
             } else {
@@ -864,6 +904,7 @@ fn waitall_each(ids: &[Option<ReqId>], out: &mut [Option<Completion>]) -> Result
                     p
                 }
             };
+            crate::p2p_mpi4::advance(rt);
             let mut m = left;
             while m != 0 {
                 let i = m.trailing_zeros() as usize;
@@ -887,8 +928,10 @@ fn waitall_each(ids: &[Option<ReqId>], out: &mut [Option<Completion>]) -> Result
 pub fn testall(ids: &[Option<ReqId>]) -> Result<Option<Vec<Option<Completion>>>> {
     runtime::with(|rt| {
         check_all(rt, ids)?;
+        crate::p2p_mpi4::advance(rt);
         if !all_done(rt, ids) {
             runtime::progress(&mut rt.device);
+            crate::p2p_mpi4::advance(rt);
         }
         Ok(all_done(rt, ids).then(|| finish_all(rt, ids)))
     })
@@ -936,6 +979,7 @@ pub fn request_status(id: ReqId) -> Result<Option<Status>> {
     runtime::with(|rt| {
         check_request(rt, id)?;
         runtime::progress(&mut rt.device);
+        crate::p2p_mpi4::advance(rt);
         let r = rt.device.request(id).expect("checked");
         if r.is_inactive() {
             return Ok(Some(Status::EMPTY));
@@ -965,7 +1009,9 @@ pub fn request_free(id: ReqId) -> Result<()> {
 pub fn cancel(id: ReqId) -> Result<()> {
     runtime::with(|rt| {
         check_request(rt, id)?;
-        rt.device.cancel(id);
+        if !crate::p2p_mpi4::cancel_parts(rt, id) {
+            rt.device.cancel(id);
+        }
         Ok(())
     })
 }
@@ -981,7 +1027,7 @@ pub fn request_comm(id: ReqId) -> Option<CommId> {
 
 fn probe_spec(rt: &Runtime, src: i32, tag: i32, comm: CommId) -> Result<Option<Spec>> {
     let c = rt.comms.get(comm)?;
-    check_recv_tag(tag)?;
+    check_recv_tag_on(c, tag)?;
     check_source(c, src)?;
     if src == PROC_NULL {
         return Ok(None);
@@ -1024,7 +1070,7 @@ pub fn buffer_attach(addr: *mut u8, size: i32) -> Result<()> {
         if addr.is_null() && size > 0 {
             return err(ErrorClass::Buffer, "null buffer");
         }
-        if rt.device.bsend.is_attached() {
+        if rt.device.bsend.is_attached() || rt.p2p4.automatic_process_buffer() {
             return err(ErrorClass::Buffer, "a buffer is already attached");
         }
         rt.device.bsend.attach(addr, size as usize);
@@ -1111,10 +1157,24 @@ pub unsafe fn sendrecv_replace(
     rtag: i32,
     comm: CommId,
 ) -> Result<Status> {
+    // SAFETY: forwarded contract.
+    let (tmp, sb) = unsafe { replace_staging(&b)? };
+    // SAFETY: `sb` describes `tmp`, which outlives the operation; `b` per contract.
+    let s = unsafe { sendrecv(sb, dest, stag, b, src, rtag, comm) };
+    drop(tmp);
+    s
+}
+
+/// The packed copy of `b` that a send-receive with replace sends from, and the
+/// buffer (bytes) that describes it.
+///
+/// # Safety
+/// The buffer must hold `count` elements of the datatype.
+pub(crate) unsafe fn replace_staging(b: &Buf) -> Result<(Vec<u8>, Buf)> {
     let (len, t) = runtime::with(|rt| {
         let count = check_count(b.count)?;
         let t = rt.types.for_comm(b.ty)?.clone();
-        check_buffer(&b, &t)?;
+        check_buffer(b, &t)?;
         Ok((count * t.size, t))
     })?;
     let count = b.count as usize;
@@ -1129,6 +1189,5 @@ pub unsafe fn sendrecv_replace(
         count: len as i32,
         ty: byte,
     };
-    // SAFETY: `sb` describes `tmp`, which outlives the operation; `b` per contract.
-    unsafe { sendrecv(sb, dest, stag, b, src, rtag, comm) }
+    Ok((tmp, sb))
 }

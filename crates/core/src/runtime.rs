@@ -68,6 +68,8 @@ pub struct Runtime {
     pub types: TypeTable,
     /// Collective state: operations, sequence numbers, schedule cache.
     pub coll: crate::coll::State,
+    /// Requests made of other requests (`MPI_Isendrecv`), see `p2p_mpi4`.
+    pub p2p4: crate::p2p_mpi4::State,
     pub pmi: Option<Client>,
     pub world_rank: u32,
     pub world_size: u32,
@@ -259,6 +261,7 @@ fn start(provided: ThreadLevel) -> Result<Box<Runtime>> {
         keyvals: Default::default(),
         types: TypeTable::default(),
         coll,
+        p2p4: Default::default(),
         pmi: boot.pmi,
         world_rank: boot.rank,
         world_size: boot.size,
@@ -293,6 +296,7 @@ fn install_world(rt: &mut Runtime) {
             name: "MPI_COMM_WORLD".into(),
             attrs: Default::default(),
             topo: None,
+            hints: Default::default(),
         },
     );
     rt.comms.set(
@@ -306,6 +310,7 @@ fn install_world(rt: &mut Runtime) {
             name: "MPI_COMM_SELF".into(),
             attrs: Default::default(),
             topo: None,
+            hints: Default::default(),
         },
     );
     rt.world_model = WorldModel::Active;
@@ -507,7 +512,10 @@ pub fn finalize() -> Result<()> {
     // failing callback is reported once finalization is complete.
     let attrs = crate::commops::finalize_attributes();
     // Let buffered sends and queued packets drain before leaving.
-    block_on(|rt| Ok((!rt.device.bsend.busy() && !rt.device.has_outgoing()).then_some(())))?;
+    block_on(|rt| {
+        let drained = crate::p2p_mpi4::drained(rt);
+        Ok((drained && !rt.device.bsend.busy() && !rt.device.has_outgoing()).then_some(()))
+    })?;
     let mut g = lock();
     if let Phase::Running(rt) = &mut *g {
         if rt.sessions > 0 {

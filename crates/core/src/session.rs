@@ -119,7 +119,8 @@ pub fn finalize(id: SessionId) -> Result<()> {
     // Earlier, they belong to models that are still running and drain later.
     if runtime::last_user() {
         runtime::block_on(|rt| {
-            Ok((!rt.device.bsend.busy() && !rt.device.has_outgoing()).then_some(()))
+            let drained = crate::p2p_mpi4::drained(rt);
+            Ok((drained && !rt.device.bsend.busy() && !rt.device.has_outgoing()).then_some(()))
         })?;
     }
     errhandler::release(s.errhandler);
@@ -301,6 +302,7 @@ fn install(
             name: String::new(),
             attrs: Default::default(),
             topo: None,
+            hints: Default::default(),
         }))
     })
 }

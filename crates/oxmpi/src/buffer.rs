@@ -59,6 +59,13 @@ impl BufferAttachment {
         self.memory.len()
     }
 
+    /// Waits until every message buffered so far has been sent, keeping the buffer
+    /// attached (`MPI_Buffer_flush`).
+    pub fn flush(&self) -> Result<()> {
+        oxmpi_core::p2p_mpi4::buffer_flush(oxmpi_core::p2p_mpi4::Scope::Process)
+            .map_err(engine("BufferAttachment::flush"))
+    }
+
     /// Detaches the buffer now, waiting until the buffered messages in it have been sent.
     pub fn detach(mut self) -> Result<()> {
         self.attached = false;

@@ -84,6 +84,11 @@ impl Info {
     pub fn info_id(&self) -> InfoId {
         self.id
     }
+
+    /// Takes ownership of engine info object `id` (freed on drop).
+    pub(crate) fn from_id(id: InfoId) -> Info {
+        Info { id }
+    }
 }
 
 impl Default for Info {

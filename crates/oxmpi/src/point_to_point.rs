@@ -1,6 +1,6 @@
 //! Point-to-point communication: the [`Destination`] and [`Source`] traits (implemented
 //! by [`Process`] and, for receiving, [`AnyProcess`]), the [`Status`] of a received
-//! message, and the combined send-receive functions.
+//! message, and the combined send-receive functions, blocking and immediate.
 
 use crate::datatype::{Buffer, BufferMut, DatatypeRef, Equivalence};
 use crate::error::{engine, Error, ErrorClass, Result};
@@ -10,6 +10,9 @@ use crate::topology::{AnyProcess, AsCommId, Process, Rank};
 use oxmpi_core::device::Status as CoreStatus;
 use oxmpi_core::p2p::{self, Buf, Mode};
 use std::mem::MaybeUninit;
+
+mod exchange;
+pub use exchange::{immediate_send_receive_into, immediate_send_receive_replace_into};
 
 /// A message tag.
 pub type Tag = i32;

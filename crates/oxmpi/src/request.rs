@@ -217,6 +217,17 @@ impl<'a, S: Scope<'a>> Request<'a, S> {
         }
     }
 
+    /// The status of the operation if it has completed, without finishing the request
+    /// (`MPI_Request_get_status`): `Ok(None)` while it is under way. The request must
+    /// still be finished with [`wait`](Request::wait) or [`test`](Request::test); a
+    /// truncated receive fails here as it will there.
+    pub fn get_status(&self) -> Result<Option<Status>> {
+        match oxmpi_core::p2p_mpi4::request_outcome(self.id).map_err(engine("get_status"))? {
+            None => Ok(None),
+            Some(o) => completion_result(self.method, &o.status, &self.fixup).map(Some),
+        }
+    }
+
     /// Asks for the operation to be cancelled (`MPI_Cancel`). The request must still be
     /// finished; its status then tells whether the cancel succeeded
     /// ([`Status::is_cancelled`]) or the operation completed normally.

@@ -14,11 +14,13 @@ use std::marker::PhantomData;
 
 mod cartesian;
 mod group;
+mod hints;
 mod inter;
 mod split;
 
 pub use cartesian::{dims_create, CartesianCommunicator, CartesianLayout};
 pub use group::{GroupRelation, UserGroup};
+pub use hints::CommHints;
 pub use inter::InterCommunicator;
 pub use split::{Color, CommunicatorRelation, Key};
 
