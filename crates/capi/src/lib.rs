@@ -21,6 +21,7 @@ pub mod group;
 pub(crate) mod handles;
 pub mod info;
 pub mod mem;
+pub(crate) mod nbc;
 pub mod neighbor;
 pub mod op;
 pub mod p2p;

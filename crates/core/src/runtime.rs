@@ -217,6 +217,17 @@ pub fn progress(dev: &mut Device) -> bool {
     }
 }
 
+/// [`progress`], then the nonblocking and persistent collectives under way move on
+/// (one check when there are none); true if anything happened.
+#[inline]
+pub fn progress_all(rt: &mut Runtime) -> bool {
+    let did = progress(&mut rt.device);
+    if rt.coll.nbc.is_idle() {
+        return did;
+    }
+    crate::coll::nbc::advance_all(rt) | did
+}
+
 #[cold]
 fn device_failed(e: &DeviceError) -> ! {
     fatal(e.message())
@@ -265,6 +276,8 @@ pub fn block_on_first<R>(
     // How many of `points` are meaningful; None: too many rings, watch the node instead.
     let mut watched: Option<usize> = None;
     loop {
+        // Collectives waiting to run a user reduction function do so here, unlocked.
+        crate::coll::nbc::run_parked();
         let (spin, yields, node, sleeper, seen, quiet) = {
             let mut g = lock();
             let rt = match &mut *g {
@@ -275,7 +288,7 @@ pub fn block_on_first<R>(
             if let Some(r) = first(rt)? {
                 return Ok(r);
             }
-            let progressed = progress(&mut rt.device);
+            let progressed = progress_all(rt);
             if let Some(r) = poll(rt)? {
                 return Ok(r);
             }

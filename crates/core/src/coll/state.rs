@@ -46,6 +46,8 @@ pub struct State {
     pool: Option<Pool>,
     /// Fast-path state by context slot.
     pub(crate) fast: Vec<Option<super::shm::Entry>>,
+    /// Nonblocking and persistent collectives under way or initialised.
+    pub nbc: super::nbc::Table,
 }
 
 impl State {
@@ -63,6 +65,7 @@ impl State {
             cache_next: 0,
             pool: Some(Pool::default()),
             fast: Vec::new(),
+            nbc: Default::default(),
         }
     }
 

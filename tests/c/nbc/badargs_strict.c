@@ -1,0 +1,71 @@
+/*
+ * Erroneous uses of collective requests that oxmpi detects (MPI 4.1 section 6.12 and
+ * 6.13 make them erroneous; MPICH 4.0.2 and Open MPI 4.1.4 do not all report them):
+ * - MPI_Start of an active persistent collective request: MPI_ERR_REQUEST;
+ * - MPI_Cancel of a nonblocking or persistent collective request: MPI_ERR_REQUEST;
+ * - MPI_Request_free of an active collective request: MPI_ERR_REQUEST (the request
+ *   stays valid and completes normally);
+ * - a NULL request argument: MPI_ERR_ARG;
+ * and the error strings name the call and what was wrong.
+ */
+#include "mtest.h"
+
+static void expect_text(int rc, const char *call, const char *word)
+{
+    char s[MPI_MAX_ERROR_STRING];
+    int len = 0;
+    MPI_Error_string(rc, s, &len);
+    MTEST_CHECK(strstr(s, call) != NULL, "error string '%s' does not name %s", s, call);
+    MTEST_CHECK(strstr(s, word) != NULL, "error string '%s' does not say '%s'", s, word);
+}
+
+int main(int argc, char **argv)
+{
+    mtest_init(&argc, &argv);
+    int r = mtest_rank(), n = mtest_size();
+    MPI_Comm w = MPI_COMM_WORLD;
+    int a = r, b = -1;
+    MPI_Request p, q;
+
+    MTEST_CALL(MPI_Allreduce_init(&a, &b, 1, MPI_INT, MPI_SUM, w, MPI_INFO_NULL, &p));
+    MTEST_CALL(MPI_Start(&p));
+    int rc = MPI_Start(&p);
+    MTEST_EQ("MPI_Start of an active persistent collective", MPI_ERR_REQUEST, mtest_errclass(rc));
+    expect_text(rc, "MPI_Start", "already active");
+    rc = MPI_Cancel(&p);
+    MTEST_EQ("MPI_Cancel of a persistent collective", MPI_ERR_REQUEST, mtest_errclass(rc));
+    expect_text(rc, "MPI_Cancel", "cannot be cancelled");
+    MPI_Request keep = p;
+    rc = MPI_Request_free(&p);
+    MTEST_EQ("MPI_Request_free of an active persistent collective", MPI_ERR_REQUEST,
+             mtest_errclass(rc));
+    expect_text(rc, "MPI_Request_free", "still running");
+    p = keep;
+    MTEST_CALL(MPI_Wait(&p, MPI_STATUS_IGNORE));
+    MTEST_EQ("Allreduce_init result", n * (n - 1) / 2, b);
+    MTEST_CALL(MPI_Request_free(&p));
+
+    MTEST_CALL(MPI_Ibarrier(w, &q));
+    rc = MPI_Cancel(&q);
+    MTEST_EQ("MPI_Cancel of a nonblocking collective", MPI_ERR_REQUEST, mtest_errclass(rc));
+    keep = q;
+    rc = MPI_Request_free(&q);
+    MTEST_EQ("MPI_Request_free of an active nonblocking collective", MPI_ERR_REQUEST,
+             mtest_errclass(rc));
+    q = keep;
+    MTEST_CALL(MPI_Wait(&q, MPI_STATUS_IGNORE));
+
+    rc = MPI_Ibarrier(w, NULL);
+    MTEST_EQ("MPI_Ibarrier with a NULL request", MPI_ERR_ARG, mtest_errclass(rc));
+    expect_text(rc, "MPI_Ibarrier", "request");
+    rc = MPI_Bcast_init(&a, 1, MPI_INT, 0, w, MPI_INFO_NULL, NULL);
+    MTEST_EQ("MPI_Bcast_init with a NULL request", MPI_ERR_ARG, mtest_errclass(rc));
+    rc = MPI_Barrier_init(w, (MPI_Info)0x1c00ffff, &q);
+    MTEST_EQ("MPI_Barrier_init with an invalid info", MPI_ERR_INFO, mtest_errclass(rc));
+
+    /* Still usable. */
+    MTEST_CALL(MPI_Iallreduce(&a, &b, 1, MPI_INT, MPI_MAX, w, &q));
+    MTEST_CALL(MPI_Wait(&q, MPI_STATUS_IGNORE));
+    MTEST_EQ("Iallreduce afterwards", n - 1, b);
+    return mtest_finalize();
+}
