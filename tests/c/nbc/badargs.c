@@ -17,11 +17,12 @@ int main(int argc, char **argv)
     MTEST_EXPECT_CLASS(MPI_ERR_COUNT, MPI_Ibcast(a, -1, MPI_INT, 0, w, &rq));
     MTEST_EXPECT_CLASS(MPI_ERR_ROOT, MPI_Ibcast(a, 1, MPI_INT, n, w, &rq));
     MTEST_EXPECT_CLASS(MPI_ERR_ROOT, MPI_Ireduce(a, b, 1, MPI_INT, MPI_SUM, -5, w, &rq));
-    MTEST_EXPECT_CLASS(MPI_ERR_TYPE, MPI_Iallreduce(a, b, 1, MPI_DATATYPE_NULL, MPI_SUM, w, &rq));
+    MTEST_EXPECT_CLASS2(MPI_ERR_TYPE, MPI_ERR_OP,
+                        MPI_Iallreduce(a, b, 1, MPI_DATATYPE_NULL, MPI_SUM, w, &rq));
     MTEST_EXPECT_CLASS(MPI_ERR_OP, MPI_Iallreduce(a, b, 1, MPI_INT, MPI_OP_NULL, w, &rq));
     MTEST_EXPECT_CLASS(MPI_ERR_COMM, MPI_Ibarrier(MPI_COMM_NULL, &rq));
-    MTEST_EXPECT_CLASS(MPI_ERR_COUNT, MPI_Allreduce_init(a, b, -2, MPI_INT, MPI_SUM, w,
-                                                         MPI_INFO_NULL, &rq));
+    MTEST_EXPECT_CLASS(MPI_ERR_COUNT, MPI_Reduce_init(a, b, -2, MPI_INT, MPI_SUM, 0, w,
+                                                      MPI_INFO_NULL, &rq));
     MTEST_EXPECT_CLASS(MPI_ERR_ROOT, MPI_Bcast_init(a, 1, MPI_INT, n + 3, w, MPI_INFO_NULL, &rq));
     MTEST_EQ("request after failed calls", MPI_REQUEST_NULL, rq);
 

@@ -6,6 +6,10 @@
  * - MPI_Request_free of an active collective request: MPI_ERR_REQUEST (the request
  *   stays valid and completes normally);
  * - a NULL request argument: MPI_ERR_ARG;
+ * - a negative count to MPI_Allreduce_init: MPI_ERR_COUNT (MPICH 4.0.2 reports
+ *   MPI_ERR_OTHER, out of memory);
+ * - MPI_Wait on an inactive persistent collective request returns the empty status at
+ *   once (MPICH 4.0.2 hangs);
  * and the error strings name the call and what was wrong.
  */
 #include "mtest.h"
@@ -27,7 +31,14 @@ int main(int argc, char **argv)
     int a = r, b = -1;
     MPI_Request p, q;
 
+    MTEST_EXPECT_CLASS(MPI_ERR_COUNT, MPI_Allreduce_init(&a, &b, -2, MPI_INT, MPI_SUM, w,
+                                                         MPI_INFO_NULL, &p));
     MTEST_CALL(MPI_Allreduce_init(&a, &b, 1, MPI_INT, MPI_SUM, w, MPI_INFO_NULL, &p));
+    MPI_Status st;
+    MTEST_CALL(MPI_Wait(&p, &st));
+    MTEST_CHECK(p != MPI_REQUEST_NULL, "Wait on an inactive persistent request freed it");
+    MTEST_EQ("inactive status MPI_SOURCE", MPI_ANY_SOURCE, st.MPI_SOURCE);
+    MTEST_EQ("inactive status MPI_TAG", MPI_ANY_TAG, st.MPI_TAG);
     MTEST_CALL(MPI_Start(&p));
     int rc = MPI_Start(&p);
     MTEST_EQ("MPI_Start of an active persistent collective", MPI_ERR_REQUEST, mtest_errclass(rc));

@@ -21,15 +21,13 @@ int main(int argc, char **argv)
     int r = mtest_rank(), n = mtest_size();
     MPI_Comm w = MPI_COMM_WORLD;
     MPI_Request rq;
-    MPI_Status st;
 
     /* Ibarrier: nobody leaves before everybody entered (checked with a token). */
     for (int i = 0; i < 3; i++) {
         MTEST_CALL(MPI_Ibarrier(w, &rq));
         MTEST_CHECK(rq != MPI_REQUEST_NULL, "Ibarrier gave MPI_REQUEST_NULL");
-        MTEST_CALL(MPI_Wait(&rq, &st));
+        MTEST_CALL(MPI_Wait(&rq, MPI_STATUS_IGNORE));
         MTEST_EQ("request after Wait", MPI_REQUEST_NULL, rq);
-        MTEST_EQ("status.MPI_ERROR", MPI_SUCCESS, st.MPI_ERROR);
     }
     /* Test until done. */
     MTEST_CALL(MPI_Ibarrier(w, &rq));

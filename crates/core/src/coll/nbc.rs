@@ -337,15 +337,12 @@ impl Table {
         self.active.is_empty()
     }
 
-    fn find(&self, id: ReqId) -> Option<(bool, bool)> {
-        if let Some(e) = self.idle.iter().find(|e| e.req == id) {
-            return Some((e.persistent, false));
-        }
+    fn holds(&self, id: ReqId) -> bool {
         self.active
             .iter()
             .chain(&self.parked)
-            .find(|e| e.req == id)
-            .map(|e| (e.persistent, true))
+            .chain(&self.idle)
+            .any(|e| e.req == id)
     }
 
     fn is_empty(&self) -> bool {
@@ -430,55 +427,68 @@ pub fn advance_all(rt: &mut Runtime) -> bool {
 /// `MPI_Start` of request `id` when it is a persistent collective: Ok(false) when it is
 /// not one.
 pub(crate) fn start(rt: &mut Runtime, id: ReqId) -> Result<bool> {
-    if rt.coll.nbc.is_empty() {
+    if !owns(rt, id) {
         return Ok(false);
     }
-    match rt.coll.nbc.find(id) {
-        None => Ok(false),
-        Some((_, true)) => err(
-            ErrorClass::Request,
-            "the persistent collective request is already active (complete it before starting it again)",
-        ),
-        Some((_, false)) => {
-            let i = rt
-                .coll
-                .nbc
-                .idle
-                .iter()
-                .position(|e| e.req == id)
-                .expect("found");
-            let mut e = rt.coll.nbc.idle.swap_remove(i);
-            if rt.device.start_pending(id).is_err() {
-                rt.coll.nbc.idle.push(e);
-                return err(ErrorClass::Request, "cannot start the request");
-            }
-            e.op.restart(rt);
-            settle(rt, e);
-            Ok(true)
-        }
+    let Some(i) = rt.coll.nbc.idle.iter().position(|e| e.req == id) else {
+        return Err(still_active());
+    };
+    if !is_inactive(rt, id) {
+        // Done, but not yet completed by a wait or test call.
+        return Err(still_active());
     }
+    let mut e = rt.coll.nbc.idle.swap_remove(i);
+    if rt.device.start_pending(id).is_err() {
+        rt.coll.nbc.idle.push(e);
+        return Err(still_active());
+    }
+    e.op.restart(rt);
+    settle(rt, e);
+    Ok(true)
+}
+
+fn still_active() -> Error {
+    Error::new(
+        ErrorClass::Request,
+        "the persistent collective request is already active (complete it with MPI_Wait or MPI_Test before starting it again)",
+    )
+}
+
+fn is_inactive(rt: &Runtime, id: ReqId) -> bool {
+    rt.device.request(id).is_some_and(|r| r.is_inactive())
 }
 
 /// True when `id` is (the request of) a collective this table holds.
 pub(crate) fn owns(rt: &Runtime, id: ReqId) -> bool {
-    !rt.coll.nbc.is_empty() && rt.coll.nbc.find(id).is_some()
+    !rt.coll.nbc.is_empty() && rt.coll.nbc.holds(id)
 }
 
-/// `MPI_Request_free` of a collective request: an active one may not be freed; an
-/// inactive persistent one goes with its op. Ok(false) when `id` is not one.
+/// True when `id` is the request of a nonblocking or persistent collective, running or
+/// done (a done nonblocking one has left the table; its device request is a pending-
+/// style request that no generalized request owns).
+pub(crate) fn is_collective(rt: &Runtime, id: ReqId) -> bool {
+    owns(rt, id)
+        || (rt.device.request(id).is_some_and(|r| r.is_generalized())
+            && !crate::grequest::is_generalized(id))
+}
+
+/// `MPI_Request_free` of a collective request: an active one (started and not yet
+/// completed by a wait or test call) may not be freed; an inactive persistent one goes
+/// with its op. Ok(false) when `id` is not one.
 pub(crate) fn free(rt: &mut Runtime, id: ReqId) -> Result<bool> {
-    match rt.coll.nbc.find(id) {
-        None => Ok(false),
-        Some((_, true)) => err(
+    if !is_collective(rt, id) {
+        return Ok(false);
+    }
+    let idle = rt.coll.nbc.idle.iter().any(|e| e.req == id);
+    if !idle || !is_inactive(rt, id) {
+        return err(
             ErrorClass::Request,
             "the request of a collective that is still running cannot be freed (complete it with MPI_Wait or MPI_Test first)",
-        ),
-        Some((_, false)) => {
-            rt.coll.nbc.idle.retain(|e| e.req != id);
-            rt.device.free_request(id);
-            Ok(true)
-        }
+        );
     }
+    rt.coll.nbc.idle.retain(|e| e.req != id);
+    rt.device.free_request(id);
+    Ok(true)
 }
 
 /// Runs the user functions that parked ops wait for (outside the runtime lock), then
