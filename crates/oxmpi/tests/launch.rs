@@ -224,6 +224,11 @@ fn scoped_immediates_and_persistent_requests() {
 }
 
 #[test]
+fn scoped_nonblocking_collectives() {
+    check_program("check_immediate_collectives");
+}
+
+#[test]
 fn errors_have_classes_and_messages() {
     check_program("check_errors");
 }

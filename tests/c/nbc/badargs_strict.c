@@ -6,8 +6,8 @@
  * - MPI_Request_free of an active collective request: MPI_ERR_REQUEST (the request
  *   stays valid and completes normally);
  * - a NULL request argument: MPI_ERR_ARG;
- * - a negative count to MPI_Allreduce_init: MPI_ERR_COUNT (MPICH 4.0.2 reports
- *   MPI_ERR_OTHER, out of memory);
+ * - a negative count to MPI_Allreduce_init or MPI_Iscan: MPI_ERR_COUNT (MPICH 4.0.2
+ *   reports MPI_ERR_OTHER, out of memory);
  * - MPI_Wait on an inactive persistent collective request returns the empty status at
  *   once (MPICH 4.0.2 hangs);
  * and the error strings name the call and what was wrong.
@@ -33,6 +33,7 @@ int main(int argc, char **argv)
 
     MTEST_EXPECT_CLASS(MPI_ERR_COUNT, MPI_Allreduce_init(&a, &b, -2, MPI_INT, MPI_SUM, w,
                                                          MPI_INFO_NULL, &p));
+    MTEST_EXPECT_CLASS(MPI_ERR_COUNT, MPI_Iscan(&a, &b, -2, MPI_INT, MPI_SUM, w, &q));
     MTEST_CALL(MPI_Allreduce_init(&a, &b, 1, MPI_INT, MPI_SUM, w, MPI_INFO_NULL, &p));
     MPI_Status st;
     MTEST_CALL(MPI_Wait(&p, &st));

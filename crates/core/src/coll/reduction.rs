@@ -103,6 +103,7 @@ pub unsafe fn reduce(
 ///
 /// # Safety
 /// The buffers must hold `count` elements of `ty` where significant.
+#[allow(clippy::too_many_arguments)]
 pub unsafe fn reduce_how(
     send: Input<usize>,
     recv: usize,
@@ -199,6 +200,7 @@ enum Kind {
     Exscan,
 }
 
+#[allow(clippy::too_many_arguments)]
 unsafe fn reduce_all(
     kind: Kind,
     send: Input<usize>,
