@@ -483,7 +483,7 @@ pub(crate) fn free(rt: &mut Runtime, id: ReqId) -> Result<bool> {
     if !idle || !is_inactive(rt, id) {
         return err(
             ErrorClass::Request,
-            "the request of a collective that is still running cannot be freed (complete it with MPI_Wait or MPI_Test first)",
+            "the request of a nonblocking or persistent collective cannot be freed while it is active (complete it with MPI_Wait or MPI_Test first)",
         );
     }
     rt.coll.nbc.idle.retain(|e| e.req != id);
