@@ -5,7 +5,8 @@
  * blocked in MPI_Recv or MPI_Ssend, and point-to-point messages progress while a rank
  * waits for a collective); a collective with a user-defined operation completes while
  * one rank sits in a blocking receive that the others only satisfy after their own
- * collective completed.
+ * collective completed; and some ranks complete a nonblocking broadcast after a
+ * blocking barrier, others before it.
  */
 #include "mtest.h"
 
@@ -116,6 +117,21 @@ int main(int argc, char **argv)
         }
         MTEST_CALL(MPI_Wait(&c, MPI_STATUS_IGNORE));
         mtest_verify(buf, big, 77, "large Ibcast");
+
+        /* Completion order differs from start order: even ranks (the ones that forward
+         * the data in a binomial tree from rank 0) enter a blocking barrier (the
+         * shared-memory path where there is one) while the Ibcast they started still has
+         * to forward data to odd ranks, which wait for it before their barrier. */
+        if (r != 0) memset(buf, 0, big);
+        MTEST_CALL(MPI_Ibcast(buf, big, MPI_CHAR, 0, w, &c));
+        if (r % 2 == 0) {
+            MTEST_CALL(MPI_Barrier(w));
+            MTEST_CALL(MPI_Wait(&c, MPI_STATUS_IGNORE));
+        } else {
+            MTEST_CALL(MPI_Wait(&c, MPI_STATUS_IGNORE));
+            MTEST_CALL(MPI_Barrier(w));
+        }
+        mtest_verify(buf, big, 77, "Ibcast completed around a barrier");
         free(buf);
     }
     free(ag);
