@@ -14,6 +14,13 @@
 //! - [`nbc`]: nonblocking and persistent collectives, moved forward by the progress
 //!   engine.
 //!
+//! Each collective `x` has a twin `x_how(.., how)`: [`How::Block`] is `x`,
+//! [`How::Start`] the nonblocking call (`MPI_Ix`) and [`How::Init`] the persistent one
+//! (`MPI_X_init`), which return a request; for those two the `# Safety` contract on the
+//! buffers holds until the request completes (for a persistent request, from every
+//! start to its completion, and the buffer addresses stay those given at
+//! initialisation).
+//!
 //! Every call takes the next tag of its communicator's collective sequence (all
 //! members call collectives on a communicator in the same order), so the messages of
 //! one call never match those of another, nor user messages (other context id).

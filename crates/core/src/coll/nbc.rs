@@ -1,8 +1,8 @@
 //! Nonblocking (`MPI_Ibcast`, ...) and persistent (`MPI_Bcast_init`, ...) collectives:
-//! a started call is an [`Op`], a list of steps — schedules of `oxmpi-coll` run by an
-//! [`Exec`], and plain exchanges of messages ([`Xchg`], for intercommunicators and
+//! a started call is an `Op`, a list of steps — schedules of `oxmpi-coll` run by an
+//! `Exec`, and plain exchanges of messages (`Xchg`, for intercommunicators and
 //! neighbourhoods) — that the progress engine moves forward whenever the process is
-//! inside an MPI call that progresses ([`advance_all`], from `runtime::progress_all`).
+//! inside an MPI call that progresses (`advance_all`, from `runtime::progress_all`).
 //!
 //! The program sees an ordinary device request: a pending request that the op marks
 //! done when its last step ends (its status is empty, or says truncated when a peer
@@ -13,7 +13,7 @@
 //!
 //! User reduction functions never run under the runtime lock: an op whose next local
 //! step needs one is parked, and the next waiting or testing call runs that step
-//! without the lock ([`run_parked`]).
+//! without the lock (`run_parked`).
 
 use super::exec::{self, Exec};
 use super::stage::View;
