@@ -945,7 +945,7 @@ pub fn request_free(id: ReqId) -> Result<()> {
 pub fn cancel(id: ReqId) -> Result<()> {
     runtime::with(|rt| {
         check_request(rt, id)?;
-        if crate::coll::nbc::is_collective(rt, id) {
+        if crate::coll::nbc::owns(rt, id) {
             return err(
                 ErrorClass::Request,
                 "the request of a nonblocking or persistent collective cannot be cancelled",

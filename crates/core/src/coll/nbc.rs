@@ -458,25 +458,18 @@ fn is_inactive(rt: &Runtime, id: ReqId) -> bool {
     rt.device.request(id).is_some_and(|r| r.is_inactive())
 }
 
-/// True when `id` is (the request of) a collective this table holds.
+/// True when `id` is the request of a collective this table holds: a nonblocking one
+/// until it is done, a persistent one until it is freed. (A done nonblocking one has
+/// left the table; its request is then like any complete request.)
 pub(crate) fn owns(rt: &Runtime, id: ReqId) -> bool {
     !rt.coll.nbc.is_empty() && rt.coll.nbc.holds(id)
-}
-
-/// True when `id` is the request of a nonblocking or persistent collective, running or
-/// done (a done nonblocking one has left the table; its device request is a pending-
-/// style request that no generalized request owns).
-pub(crate) fn is_collective(rt: &Runtime, id: ReqId) -> bool {
-    owns(rt, id)
-        || (rt.device.request(id).is_some_and(|r| r.is_generalized())
-            && !crate::grequest::is_generalized(id))
 }
 
 /// `MPI_Request_free` of a collective request: an active one (started and not yet
 /// completed by a wait or test call) may not be freed; an inactive persistent one goes
 /// with its op. Ok(false) when `id` is not one.
 pub(crate) fn free(rt: &mut Runtime, id: ReqId) -> Result<bool> {
-    if !is_collective(rt, id) {
+    if !owns(rt, id) {
         return Ok(false);
     }
     let idle = rt.coll.nbc.idle.iter().any(|e| e.req == id);
