@@ -1,6 +1,10 @@
 /*
  * coll.c - collective latency (OSU osu_<collective> methodology):
  *   coll OP [options]   OP = allreduce | bcast | reduce | allgather | alltoall | barrier
+ *                          | iallreduce | ibcast | ialltoall | allreduce_init
+ * The i* operations are the nonblocking call followed by MPI_Wait (timed together);
+ * allreduce_init is MPI_Start + MPI_Wait of a persistent MPI_Allreduce_init request
+ * made once per size (in the untimed warm-up).
  * For each size every rank times each call separately with MPI_Wtime and
  * calls MPI_Barrier (untimed) between calls, so calls do not pipeline.
  * Each rank's mean latency is then combined over ranks: "avg" is the mean
@@ -13,9 +17,41 @@
  */
 #include "common.h"
 
-enum op { OP_ALLREDUCE, OP_BCAST, OP_REDUCE, OP_ALLGATHER, OP_ALLTOALL, OP_BARRIER };
-static const char *op_names[] = {"allreduce", "bcast", "reduce", "allgather", "alltoall",
-                                 "barrier"};
+enum op {
+    OP_ALLREDUCE,
+    OP_BCAST,
+    OP_REDUCE,
+    OP_ALLGATHER,
+    OP_ALLTOALL,
+    OP_BARRIER,
+    OP_IALLREDUCE,
+    OP_IBCAST,
+    OP_IALLTOALL,
+    OP_ALLREDUCE_INIT
+};
+static const char *op_names[] = {"allreduce", "bcast",   "reduce",    "allgather",     "alltoall",
+                                 "barrier",   "iallreduce", "ibcast", "ialltoall", "allreduce_init"};
+#define OP_LAST OP_ALLREDUCE_INIT
+
+/* The blocking operation whose results an operation produces (for validation). */
+static enum op base_op(enum op op)
+{
+    switch (op) {
+    case OP_IALLREDUCE:
+    case OP_ALLREDUCE_INIT:
+        return OP_ALLREDUCE;
+    case OP_IBCAST:
+        return OP_BCAST;
+    case OP_IALLTOALL:
+        return OP_ALLTOALL;
+    default:
+        return op;
+    }
+}
+
+/* The persistent request of allreduce_init and the size it was made for. */
+static MPI_Request persistent = MPI_REQUEST_NULL;
+static long persistent_size = -1;
 
 struct ctx {
     enum op op;
@@ -44,6 +80,42 @@ static void call_once(const struct ctx *c, long size)
     case OP_BARRIER:
         MPI_Barrier(MPI_COMM_WORLD);
         break;
+    case OP_IALLREDUCE: {
+        MPI_Request r;
+        MPI_Iallreduce(c->sbuf, c->rbuf, (int)(size / 4), MPI_FLOAT, MPI_SUM, MPI_COMM_WORLD, &r);
+        MPI_Wait(&r, MPI_STATUS_IGNORE);
+        break;
+    }
+    case OP_IBCAST: {
+        MPI_Request r;
+        MPI_Ibcast(c->sbuf, (int)size, MPI_CHAR, 0, MPI_COMM_WORLD, &r);
+        MPI_Wait(&r, MPI_STATUS_IGNORE);
+        break;
+    }
+    case OP_IALLTOALL: {
+        MPI_Request r;
+        MPI_Ialltoall(c->sbuf, (int)size, MPI_CHAR, c->rbuf, (int)size, MPI_CHAR, MPI_COMM_WORLD,
+                      &r);
+        MPI_Wait(&r, MPI_STATUS_IGNORE);
+        break;
+    }
+    case OP_ALLREDUCE_INIT:
+#if defined(OPEN_MPI) && MPI_VERSION < 4
+        /* Open MPI 4.1 has no persistent collectives (MPI-4). */
+        (void)persistent_size;
+        bench_die("%s", "allreduce_init needs MPI_Allreduce_init (MPI-4)");
+#else
+        if (persistent_size != size) {
+            if (persistent != MPI_REQUEST_NULL)
+                MPI_Request_free(&persistent);
+            MPI_Allreduce_init(c->sbuf, c->rbuf, (int)(size / 4), MPI_FLOAT, MPI_SUM,
+                               MPI_COMM_WORLD, MPI_INFO_NULL, &persistent);
+            persistent_size = size;
+        }
+        MPI_Start(&persistent);
+        MPI_Wait(&persistent, MPI_STATUS_IGNORE);
+#endif
+        break;
     }
 }
 
@@ -65,7 +137,8 @@ static void validate(const struct ctx *c, long size)
 {
     long at;
     int n = c->nranks, r = c->rank;
-    if (c->op == OP_ALLREDUCE || c->op == OP_REDUCE) {
+    enum op op = base_op(c->op);
+    if (op == OP_ALLREDUCE || op == OP_REDUCE) {
         float *s = (float *)c->sbuf, *d = (float *)c->rbuf;
         long cnt = size / 4;
         for (long i = 0; i < cnt; i++) {
@@ -73,11 +146,11 @@ static void validate(const struct ctx *c, long size)
             d[i] = -1.0f;
         }
         call_once(c, size);
-        if (c->op == OP_ALLREDUCE || r == 0)
+        if (op == OP_ALLREDUCE || r == 0)
             for (long i = 0; i < cnt; i++)
                 if (d[i] != (float)(n * (n + 1) / 2 * (int)(i % 7 + 1)))
                     bench_fail_validation(op_names[c->op], size, i * 4);
-    } else if (c->op == OP_BCAST) {
+    } else if (op == OP_BCAST) {
         if (r == 0)
             bench_fill(c->sbuf, (size_t)size, (unsigned)size);
         else
@@ -85,14 +158,14 @@ static void validate(const struct ctx *c, long size)
         call_once(c, size);
         if ((at = bench_check(c->sbuf, (size_t)size, (unsigned)size)) >= 0)
             bench_fail_validation("bcast", size, at);
-    } else if (c->op == OP_ALLGATHER) {
+    } else if (op == OP_ALLGATHER) {
         bench_fill(c->sbuf, (size_t)size, (unsigned)r);
         memset(c->rbuf, 0, (size_t)size * (size_t)n);
         call_once(c, size);
         for (int j = 0; j < n; j++)
             if ((at = bench_check(c->rbuf + (size_t)j * (size_t)size, (size_t)size, (unsigned)j)) >= 0)
                 bench_fail_validation("allgather", size, (long)j * size + at);
-    } else if (c->op == OP_ALLTOALL) {
+    } else if (op == OP_ALLTOALL) {
         for (int j = 0; j < n; j++)
             bench_fill(c->sbuf + (size_t)j * (size_t)size, (size_t)size, (unsigned)(r * n + j));
         memset(c->rbuf, 0, (size_t)size * (size_t)n);
@@ -121,9 +194,10 @@ int main(int argc, char **argv)
     o.warmup_large = 10;
     bench_parse(argc, argv, &o, "OP ");
     if (o.positional == NULL)
-        bench_die("%s", "missing OP (allreduce, bcast, reduce, allgather, alltoall, barrier)");
+        bench_die("%s", "missing OP (allreduce, bcast, reduce, allgather, alltoall, barrier, "
+                        "iallreduce, ibcast, ialltoall, allreduce_init)");
     int found = 0;
-    for (int i = 0; i <= OP_BARRIER; i++)
+    for (int i = 0; i <= OP_LAST; i++)
         if (strcmp(o.positional, op_names[i]) == 0) {
             c.op = (enum op)i;
             found = 1;
@@ -135,7 +209,8 @@ int main(int argc, char **argv)
         o.nsizes = 1;
     }
     for (int k = 0; k < o.nsizes; k++)
-        if ((c.op == OP_ALLREDUCE || c.op == OP_REDUCE) && (o.sizes[k] < 4 || o.sizes[k] % 4))
+        if ((base_op(c.op) == OP_ALLREDUCE || c.op == OP_REDUCE) &&
+            (o.sizes[k] < 4 || o.sizes[k] % 4))
             bench_die("%s", "allreduce/reduce sizes must be multiples of 4 bytes (MPI_FLOAT)");
 
     long maxsz = 4;
@@ -144,8 +219,9 @@ int main(int argc, char **argv)
             maxsz = o.sizes[k];
     size_t per = (size_t)maxsz;
     size_t all = per * (size_t)c.nranks;
-    c.sbuf = bench_alloc(c.op == OP_ALLTOALL ? all : per);
-    c.rbuf = bench_alloc(c.op == OP_ALLTOALL || c.op == OP_ALLGATHER ? all : per);
+    enum op b = base_op(c.op);
+    c.sbuf = bench_alloc(b == OP_ALLTOALL ? all : per);
+    c.rbuf = bench_alloc(b == OP_ALLTOALL || b == OP_ALLGATHER ? all : per);
 
     if (c.rank == 0) {
         char name[64];
@@ -168,6 +244,8 @@ int main(int argc, char **argv)
             fflush(stdout);
         }
     }
+    if (persistent != MPI_REQUEST_NULL)
+        MPI_Request_free(&persistent);
     free(c.sbuf);
     free(c.rbuf);
     MPI_Finalize();

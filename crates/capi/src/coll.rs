@@ -5,9 +5,9 @@
 //! insignificant on this rank (a non-root's receive side of a gather, say) are never
 //! converted or read, since programs commonly pass `NULL` or `MPI_DATATYPE_NULL` there.
 
+use crate::coll_fns;
 use crate::convert::{self, buf, comm, datatype};
 use crate::handles::{MPI_Comm, MPI_Datatype, MPI_Op, MPI_IN_PLACE};
-use crate::mpi_fn;
 use crate::op::op;
 use oxmpi_core::coll::{self, Input, VBuf, WBuf};
 use oxmpi_core::comm::CommId;
@@ -97,20 +97,20 @@ fn size(c: CommId) -> Result<usize> {
     Ok(coll::shape(c)?.peers)
 }
 
-mpi_fn! { MPI_Barrier / PMPI_Barrier (c: MPI_Comm) target(convert::target(c)) {
-    coll::barrier(comm(c)?)
+coll_fns! { MPI_Barrier / PMPI_Barrier, MPI_Ibarrier / PMPI_Ibarrier, MPI_Barrier_init / PMPI_Barrier_init (c: MPI_Comm) comm(c) how(how) {
+    coll::barrier_how(comm(c)?, how)
 }}
 
-mpi_fn! { MPI_Bcast / PMPI_Bcast (b: MutPtr, n: c_int, dt: MPI_Datatype, root: c_int, c: MPI_Comm) target(convert::target(c)) {
+coll_fns! { MPI_Bcast / PMPI_Bcast, MPI_Ibcast / PMPI_Ibcast, MPI_Bcast_init / PMPI_Bcast_init (b: MutPtr, n: c_int, dt: MPI_Datatype, root: c_int, c: MPI_Comm) comm(c) how(how) {
     let id = comm(c)?;
     // MPI_PROC_NULL in an intercommunicator's root group: the buffer is insignificant.
     let b = if root == oxmpi_core::PROC_NULL { unused() } else { buf(b, n, dt)? };
     // SAFETY: `b` holds `n` elements of `dt` (MPI_Bcast's contract); `buf` checked the datatype
     // and MPI_IN_PLACE. With root MPI_PROC_NULL it is `unused()` (count 0), never touched.
-    unsafe { coll::bcast(b, root, id) }
+    unsafe { coll::bcast_how(b, root, id, how) }
 }}
 
-mpi_fn! { MPI_Gather / PMPI_Gather (sb: Ptr, sn: c_int, st: MPI_Datatype, rb: MutPtr, rn: c_int, rt: MPI_Datatype, root: c_int, c: MPI_Comm) target(convert::target(c)) {
+coll_fns! { MPI_Gather / PMPI_Gather, MPI_Igather / PMPI_Igather, MPI_Gather_init / PMPI_Gather_init (sb: Ptr, sn: c_int, st: MPI_Datatype, rb: MutPtr, rn: c_int, rt: MPI_Datatype, root: c_int, c: MPI_Comm) comm(c) how(how) {
     let id = comm(c)?;
     let (shape, at_root, active) = rooted(id, root)?;
     // The root of an intercommunicator sends nothing: its send side is insignificant.
@@ -119,10 +119,10 @@ mpi_fn! { MPI_Gather / PMPI_Gather (sb: Ptr, sn: c_int, st: MPI_Datatype, rb: Mu
     // SAFETY: the send buffer holds `sn` elements of `st` and the root's receive buffer
     // `size * rn` of `rt` (MPI_Gather's contract); arguments not significant on this rank are
     // `unused()` (count 0) and never touched.
-    unsafe { coll::gather(send, recv, root, id) }
+    unsafe { coll::gather_how(send, recv, root, id, how) }
 }}
 
-mpi_fn! { MPI_Gatherv / PMPI_Gatherv (sb: Ptr, sn: c_int, st: MPI_Datatype, rb: MutPtr, rcounts: *const c_int, displs: *const c_int, rt: MPI_Datatype, root: c_int, c: MPI_Comm) target(convert::target(c)) {
+coll_fns! { MPI_Gatherv / PMPI_Gatherv, MPI_Igatherv / PMPI_Igatherv, MPI_Gatherv_init / PMPI_Gatherv_init (sb: Ptr, sn: c_int, st: MPI_Datatype, rb: MutPtr, rcounts: *const c_int, displs: *const c_int, rt: MPI_Datatype, root: c_int, c: MPI_Comm) comm(c) how(how) {
     let id = comm(c)?;
     let (shape, at_root, active) = rooted(id, root)?;
     let send = if at_root && shape.inter { Input::Data(unused()) } else if at_root { input_buf(sb, sn, st)? } else if active { Input::Data(buf(sb, sn, st)?) } else { Input::Data(unused()) };
@@ -143,10 +143,10 @@ mpi_fn! { MPI_Gatherv / PMPI_Gatherv (sb: Ptr, sn: c_int, st: MPI_Datatype, rb: 
     // SAFETY: the send buffer holds `sn` elements of `st`, and the root's receive buffer every
     // block that recvcounts and displs describe (MPI_Gatherv's contract); elsewhere the receive
     // side has no blocks and is not touched.
-    unsafe { coll::gatherv(send, recv, root, id) }
+    unsafe { coll::gatherv_how(send, recv, root, id, how) }
 }}
 
-mpi_fn! { MPI_Scatter / PMPI_Scatter (sb: Ptr, sn: c_int, st: MPI_Datatype, rb: MutPtr, rn: c_int, rt: MPI_Datatype, root: c_int, c: MPI_Comm) target(convert::target(c)) {
+coll_fns! { MPI_Scatter / PMPI_Scatter, MPI_Iscatter / PMPI_Iscatter, MPI_Scatter_init / PMPI_Scatter_init (sb: Ptr, sn: c_int, st: MPI_Datatype, rb: MutPtr, rn: c_int, rt: MPI_Datatype, root: c_int, c: MPI_Comm) comm(c) how(how) {
     let id = comm(c)?;
     let (shape, at_root, active) = rooted(id, root)?;
     let send = if at_root { buf(sb, sn, st)? } else { unused() };
@@ -155,10 +155,10 @@ mpi_fn! { MPI_Scatter / PMPI_Scatter (sb: Ptr, sn: c_int, st: MPI_Datatype, rb: 
     // SAFETY: the root's send buffer holds `size * sn` elements of `st` and each receive buffer
     // `rn` of `rt` (MPI_Scatter's contract); arguments not significant on this rank are
     // `unused()` (count 0) and never touched.
-    unsafe { coll::scatter(send, recv, root, id) }
+    unsafe { coll::scatter_how(send, recv, root, id, how) }
 }}
 
-mpi_fn! { MPI_Scatterv / PMPI_Scatterv (sb: Ptr, scounts: *const c_int, displs: *const c_int, st: MPI_Datatype, rb: MutPtr, rn: c_int, rt: MPI_Datatype, root: c_int, c: MPI_Comm) target(convert::target(c)) {
+coll_fns! { MPI_Scatterv / PMPI_Scatterv, MPI_Iscatterv / PMPI_Iscatterv, MPI_Scatterv_init / PMPI_Scatterv_init (sb: Ptr, scounts: *const c_int, displs: *const c_int, st: MPI_Datatype, rb: MutPtr, rn: c_int, rt: MPI_Datatype, root: c_int, c: MPI_Comm) comm(c) how(how) {
     let id = comm(c)?;
     let (shape, at_root, active) = rooted(id, root)?;
     let n = if at_root { shape.peers } else { 0 };
@@ -178,16 +178,16 @@ mpi_fn! { MPI_Scatterv / PMPI_Scatterv (sb: Ptr, scounts: *const c_int, displs: 
     let recv = if at_root && shape.inter { Input::Data(unused()) } else if at_root { input_buf(rb, rn, rt)? } else if active { Input::Data(buf(rb, rn, rt)?) } else { Input::Data(unused()) };
     // SAFETY: the root's send buffer holds every block that sendcounts and displs describe, and
     // each receive buffer `rn` elements of `rt` (MPI_Scatterv's contract).
-    unsafe { coll::scatterv(send, recv, root, id) }
+    unsafe { coll::scatterv_how(send, recv, root, id, how) }
 }}
 
-mpi_fn! { MPI_Allgather / PMPI_Allgather (sb: Ptr, sn: c_int, st: MPI_Datatype, rb: MutPtr, rn: c_int, rt: MPI_Datatype, c: MPI_Comm) target(convert::target(c)) {
+coll_fns! { MPI_Allgather / PMPI_Allgather, MPI_Iallgather / PMPI_Iallgather, MPI_Allgather_init / PMPI_Allgather_init (sb: Ptr, sn: c_int, st: MPI_Datatype, rb: MutPtr, rn: c_int, rt: MPI_Datatype, c: MPI_Comm) comm(c) how(how) {
     // SAFETY: the send buffer holds `sn` elements of `st` (unless MPI_IN_PLACE) and the receive
     // buffer `size * rn` of `rt` (MPI_Allgather's contract); `buf` checked the handles.
-    unsafe { coll::allgather(input_buf(sb, sn, st)?, buf(rb, rn, rt)?, comm(c)?) }
+    unsafe { coll::allgather_how(input_buf(sb, sn, st)?, buf(rb, rn, rt)?, comm(c)?, how) }
 }}
 
-mpi_fn! { MPI_Allgatherv / PMPI_Allgatherv (sb: Ptr, sn: c_int, st: MPI_Datatype, rb: MutPtr, rcounts: *const c_int, displs: *const c_int, rt: MPI_Datatype, c: MPI_Comm) target(convert::target(c)) {
+coll_fns! { MPI_Allgatherv / PMPI_Allgatherv, MPI_Iallgatherv / PMPI_Iallgatherv, MPI_Allgatherv_init / PMPI_Allgatherv_init (sb: Ptr, sn: c_int, st: MPI_Datatype, rb: MutPtr, rcounts: *const c_int, displs: *const c_int, rt: MPI_Datatype, c: MPI_Comm) comm(c) how(how) {
     let id = comm(c)?;
     let n = size(id)?;
     convert::not_in_place(rb, "recvbuf")?;
@@ -203,16 +203,16 @@ mpi_fn! { MPI_Allgatherv / PMPI_Allgatherv (sb: Ptr, sn: c_int, st: MPI_Datatype
     };
     // SAFETY: the send buffer holds `sn` elements of `st` (unless MPI_IN_PLACE) and the receive
     // buffer every block that recvcounts and displs describe (MPI_Allgatherv's contract).
-    unsafe { coll::allgatherv(input_buf(sb, sn, st)?, recv, id) }
+    unsafe { coll::allgatherv_how(input_buf(sb, sn, st)?, recv, id, how) }
 }}
 
-mpi_fn! { MPI_Alltoall / PMPI_Alltoall (sb: Ptr, sn: c_int, st: MPI_Datatype, rb: MutPtr, rn: c_int, rt: MPI_Datatype, c: MPI_Comm) target(convert::target(c)) {
+coll_fns! { MPI_Alltoall / PMPI_Alltoall, MPI_Ialltoall / PMPI_Ialltoall, MPI_Alltoall_init / PMPI_Alltoall_init (sb: Ptr, sn: c_int, st: MPI_Datatype, rb: MutPtr, rn: c_int, rt: MPI_Datatype, c: MPI_Comm) comm(c) how(how) {
     // SAFETY: both buffers hold one block per peer, `sn` elements of `st` and `rn` of `rt`
     // (MPI_Alltoall's contract; only the receive buffer with MPI_IN_PLACE).
-    unsafe { coll::alltoall(input_buf(sb, sn, st)?, buf(rb, rn, rt)?, comm(c)?) }
+    unsafe { coll::alltoall_how(input_buf(sb, sn, st)?, buf(rb, rn, rt)?, comm(c)?, how) }
 }}
 
-mpi_fn! { MPI_Alltoallv / PMPI_Alltoallv (sb: Ptr, scounts: *const c_int, sdispls: *const c_int, st: MPI_Datatype, rb: MutPtr, rcounts: *const c_int, rdispls: *const c_int, rt: MPI_Datatype, c: MPI_Comm) target(convert::target(c)) {
+coll_fns! { MPI_Alltoallv / PMPI_Alltoallv, MPI_Ialltoallv / PMPI_Ialltoallv, MPI_Alltoallv_init / PMPI_Alltoallv_init (sb: Ptr, scounts: *const c_int, sdispls: *const c_int, st: MPI_Datatype, rb: MutPtr, rcounts: *const c_int, rdispls: *const c_int, rt: MPI_Datatype, c: MPI_Comm) comm(c) how(how) {
     let id = comm(c)?;
     let n = size(id)?;
     convert::not_in_place(rb, "recvbuf")?;
@@ -243,10 +243,10 @@ mpi_fn! { MPI_Alltoallv / PMPI_Alltoallv (sb: Ptr, scounts: *const c_int, sdispl
     };
     // SAFETY: each buffer holds the blocks its counts and displacements describe
     // (MPI_Alltoallv's contract); the count and displacement slices outlive the call.
-    unsafe { coll::alltoallv(send, recv, id) }
+    unsafe { coll::alltoallv_how(send, recv, id, how) }
 }}
 
-mpi_fn! { MPI_Alltoallw / PMPI_Alltoallw (sb: Ptr, scounts: *const c_int, sdispls: *const c_int, st: *const MPI_Datatype, rb: MutPtr, rcounts: *const c_int, rdispls: *const c_int, rt: *const MPI_Datatype, c: MPI_Comm) target(convert::target(c)) {
+coll_fns! { MPI_Alltoallw / PMPI_Alltoallw, MPI_Ialltoallw / PMPI_Ialltoallw, MPI_Alltoallw_init / PMPI_Alltoallw_init (sb: Ptr, scounts: *const c_int, sdispls: *const c_int, st: *const MPI_Datatype, rb: MutPtr, rcounts: *const c_int, rdispls: *const c_int, rt: *const MPI_Datatype, c: MPI_Comm) comm(c) how(how) {
     let id = comm(c)?;
     let n = size(id)?;
     convert::not_in_place(rb, "recvbuf")?;
@@ -282,10 +282,10 @@ mpi_fn! { MPI_Alltoallw / PMPI_Alltoallw (sb: Ptr, scounts: *const c_int, sdispl
     };
     // SAFETY: each buffer holds the blocks its counts, byte displacements and types describe
     // (MPI_Alltoallw's contract); the arrays and type lists borrowed above outlive the call.
-    unsafe { coll::alltoallw(send, recv, id) }
+    unsafe { coll::alltoallw_how(send, recv, id, how) }
 }}
 
-mpi_fn! { MPI_Reduce / PMPI_Reduce (sb: Ptr, rb: MutPtr, n: c_int, dt: MPI_Datatype, o: MPI_Op, root: c_int, c: MPI_Comm) target(convert::target(c)) {
+coll_fns! { MPI_Reduce / PMPI_Reduce, MPI_Ireduce / PMPI_Ireduce, MPI_Reduce_init / PMPI_Reduce_init (sb: Ptr, rb: MutPtr, n: c_int, dt: MPI_Datatype, o: MPI_Op, root: c_int, c: MPI_Comm) comm(c) how(how) {
     let id = comm(c)?;
     if root == oxmpi_core::PROC_NULL && !rooted(id, root)?.2 {
         // MPI_PROC_NULL in an intercommunicator's root group: no other argument is
@@ -293,31 +293,31 @@ mpi_fn! { MPI_Reduce / PMPI_Reduce (sb: Ptr, rb: MutPtr, n: c_int, dt: MPI_Datat
         let placeholder = unused();
         // SAFETY: no buffer is passed (null addresses, count 0): a member idle in this
         // reduction reads and writes no memory.
-        return unsafe { coll::reduce(Input::Data(0), 0, 0, placeholder.ty, 0, root, id) };
+        return unsafe { coll::reduce_how(Input::Data(0), 0, 0, placeholder.ty, 0, root, id, how) };
     }
     if in_place(rb) && rooted(id, root)?.1 {
         convert::not_in_place(rb, "recvbuf")?;
     }
     // SAFETY: the send buffer (unless MPI_IN_PLACE) holds `n` elements of `dt`, and so does the
     // root's receive buffer (MPI_Reduce's contract); `datatype` and `op` checked the handles.
-    unsafe { coll::reduce(input(sb), rb as usize, n, datatype(dt)?, op(o)?, root, id) }
+    unsafe { coll::reduce_how(input(sb), rb as usize, n, datatype(dt)?, op(o)?, root, id, how) }
 }}
 
-mpi_fn! { MPI_Allreduce / PMPI_Allreduce (sb: Ptr, rb: MutPtr, n: c_int, dt: MPI_Datatype, o: MPI_Op, c: MPI_Comm) target(convert::target(c)) {
+coll_fns! { MPI_Allreduce / PMPI_Allreduce, MPI_Iallreduce / PMPI_Iallreduce, MPI_Allreduce_init / PMPI_Allreduce_init (sb: Ptr, rb: MutPtr, n: c_int, dt: MPI_Datatype, o: MPI_Op, c: MPI_Comm) comm(c) how(how) {
     convert::not_in_place(rb, "recvbuf")?;
     // SAFETY: the receive buffer, and the send buffer unless MPI_IN_PLACE, hold `n` elements of
     // `dt` (MPI_Allreduce's contract); recvbuf is not MPI_IN_PLACE (checked above).
-    unsafe { coll::allreduce(input(sb), rb as usize, n, datatype(dt)?, op(o)?, comm(c)?) }
+    unsafe { coll::allreduce_how(input(sb), rb as usize, n, datatype(dt)?, op(o)?, comm(c)?, how) }
 }}
 
-mpi_fn! { MPI_Reduce_scatter_block / PMPI_Reduce_scatter_block (sb: Ptr, rb: MutPtr, n: c_int, dt: MPI_Datatype, o: MPI_Op, c: MPI_Comm) target(convert::target(c)) {
+coll_fns! { MPI_Reduce_scatter_block / PMPI_Reduce_scatter_block, MPI_Ireduce_scatter_block / PMPI_Ireduce_scatter_block, MPI_Reduce_scatter_block_init / PMPI_Reduce_scatter_block_init (sb: Ptr, rb: MutPtr, n: c_int, dt: MPI_Datatype, o: MPI_Op, c: MPI_Comm) comm(c) how(how) {
     convert::not_in_place(rb, "recvbuf")?;
     // SAFETY: the send buffer (the receive buffer, in place) holds `size * n` elements of `dt`
     // and the receive buffer `n` (MPI_Reduce_scatter_block's contract).
-    unsafe { coll::reduce_scatter_block(input(sb), rb as usize, n, datatype(dt)?, op(o)?, comm(c)?) }
+    unsafe { coll::reduce_scatter_block_how(input(sb), rb as usize, n, datatype(dt)?, op(o)?, comm(c)?, how) }
 }}
 
-mpi_fn! { MPI_Reduce_scatter / PMPI_Reduce_scatter (sb: Ptr, rb: MutPtr, counts: *const c_int, dt: MPI_Datatype, o: MPI_Op, c: MPI_Comm) target(convert::target(c)) {
+coll_fns! { MPI_Reduce_scatter / PMPI_Reduce_scatter, MPI_Ireduce_scatter / PMPI_Ireduce_scatter, MPI_Reduce_scatter_init / PMPI_Reduce_scatter_init (sb: Ptr, rb: MutPtr, counts: *const c_int, dt: MPI_Datatype, o: MPI_Op, c: MPI_Comm) comm(c) how(how) {
     convert::not_in_place(rb, "recvbuf")?;
     let id = comm(c)?;
     let n = coll::shape(id)?.local;
@@ -326,19 +326,19 @@ mpi_fn! { MPI_Reduce_scatter / PMPI_Reduce_scatter (sb: Ptr, rb: MutPtr, counts:
     let counts = unsafe { ints(counts, n, "recvcounts")? };
     // SAFETY: the send buffer (the receive buffer, in place) holds sum(recvcounts) elements of
     // `dt` and the receive buffer recvcounts[rank] (MPI_Reduce_scatter's contract).
-    unsafe { coll::reduce_scatter(input(sb), rb as usize, counts, datatype(dt)?, op(o)?, id) }
+    unsafe { coll::reduce_scatter_how(input(sb), rb as usize, counts, datatype(dt)?, op(o)?, id, how) }
 }}
 
-mpi_fn! { MPI_Scan / PMPI_Scan (sb: Ptr, rb: MutPtr, n: c_int, dt: MPI_Datatype, o: MPI_Op, c: MPI_Comm) target(convert::target(c)) {
+coll_fns! { MPI_Scan / PMPI_Scan, MPI_Iscan / PMPI_Iscan, MPI_Scan_init / PMPI_Scan_init (sb: Ptr, rb: MutPtr, n: c_int, dt: MPI_Datatype, o: MPI_Op, c: MPI_Comm) comm(c) how(how) {
     convert::not_in_place(rb, "recvbuf")?;
     // SAFETY: the receive buffer, and the send buffer unless MPI_IN_PLACE, hold `n` elements of
     // `dt` (MPI_Scan's contract); recvbuf is not MPI_IN_PLACE (checked above).
-    unsafe { coll::scan(input(sb), rb as usize, n, datatype(dt)?, op(o)?, comm(c)?) }
+    unsafe { coll::scan_how(input(sb), rb as usize, n, datatype(dt)?, op(o)?, comm(c)?, how) }
 }}
 
-mpi_fn! { MPI_Exscan / PMPI_Exscan (sb: Ptr, rb: MutPtr, n: c_int, dt: MPI_Datatype, o: MPI_Op, c: MPI_Comm) target(convert::target(c)) {
+coll_fns! { MPI_Exscan / PMPI_Exscan, MPI_Iexscan / PMPI_Iexscan, MPI_Exscan_init / PMPI_Exscan_init (sb: Ptr, rb: MutPtr, n: c_int, dt: MPI_Datatype, o: MPI_Op, c: MPI_Comm) comm(c) how(how) {
     convert::not_in_place(rb, "recvbuf")?;
     // SAFETY: the receive buffer, and the send buffer unless MPI_IN_PLACE, hold `n` elements of
     // `dt` (MPI_Exscan's contract); recvbuf is not MPI_IN_PLACE (checked above).
-    unsafe { coll::exscan(input(sb), rb as usize, n, datatype(dt)?, op(o)?, comm(c)?) }
+    unsafe { coll::exscan_how(input(sb), rb as usize, n, datatype(dt)?, op(o)?, comm(c)?, how) }
 }}

@@ -23,6 +23,7 @@ pub(crate) mod handles;
 pub mod info;
 pub mod mem;
 pub mod mpit;
+pub(crate) mod nbc;
 pub mod neighbor;
 pub mod op;
 pub mod p2p;

@@ -6,9 +6,9 @@
 //! resolved first (`MPI_ERR_TOPOLOGY` without one) and only that many entries are read.
 //! `MPI_IN_PLACE` is not an option for these calls (MPI 4.1 section 8.6).
 
+use crate::coll_fns;
 use crate::convert::{self, buf, comm, datatype};
 use crate::handles::{MPI_Aint, MPI_Comm, MPI_Datatype, MPI_IN_PLACE};
-use crate::mpi_fn;
 use oxmpi_core::coll::movement::VBuf;
 use oxmpi_core::coll::neighbor::{self, WBuf};
 use oxmpi_core::types::TypeId;
@@ -63,15 +63,15 @@ unsafe fn types(p: *const MPI_Datatype, n: usize, what: &str) -> Result<Vec<Type
         .collect()
 }
 
-mpi_fn! { MPI_Neighbor_allgather / PMPI_Neighbor_allgather (sb: Ptr, sn: c_int, st: MPI_Datatype, rb: MutPtr, rn: c_int, rt: MPI_Datatype, c: MPI_Comm) target(convert::target(c)) {
+coll_fns! { MPI_Neighbor_allgather / PMPI_Neighbor_allgather, MPI_Ineighbor_allgather / PMPI_Ineighbor_allgather, MPI_Neighbor_allgather_init / PMPI_Neighbor_allgather_init (sb: Ptr, sn: c_int, st: MPI_Datatype, rb: MutPtr, rn: c_int, rt: MPI_Datatype, c: MPI_Comm) comm(c) how(how) {
     let id = comm(c)?;
     let send = buf(send_ptr(sb)?, sn, st)?;
     let recv = buf(rb, rn, rt)?;
     // SAFETY: the buffers hold their blocks (MPI contract).
-    unsafe { neighbor::neighbor_allgather(send, recv, id) }
+    unsafe { neighbor::neighbor_allgather_how(send, recv, id, how) }
 }}
 
-mpi_fn! { MPI_Neighbor_allgatherv / PMPI_Neighbor_allgatherv (sb: Ptr, sn: c_int, st: MPI_Datatype, rb: MutPtr, rcounts: *const c_int, displs: *const c_int, rt: MPI_Datatype, c: MPI_Comm) target(convert::target(c)) {
+coll_fns! { MPI_Neighbor_allgatherv / PMPI_Neighbor_allgatherv, MPI_Ineighbor_allgatherv / PMPI_Ineighbor_allgatherv, MPI_Neighbor_allgatherv_init / PMPI_Neighbor_allgatherv_init (sb: Ptr, sn: c_int, st: MPI_Datatype, rb: MutPtr, rcounts: *const c_int, displs: *const c_int, rt: MPI_Datatype, c: MPI_Comm) comm(c) how(how) {
     let id = comm(c)?;
     let n = neighbor::degrees(id)?.indegree();
     let send = buf(send_ptr(sb)?, sn, st)?;
@@ -84,18 +84,18 @@ mpi_fn! { MPI_Neighbor_allgatherv / PMPI_Neighbor_allgatherv (sb: Ptr, sn: c_int
         ty: datatype(rt)?,
     };
     // SAFETY: the buffers hold their blocks (MPI contract).
-    unsafe { neighbor::neighbor_allgatherv(send, recv, id) }
+    unsafe { neighbor::neighbor_allgatherv_how(send, recv, id, how) }
 }}
 
-mpi_fn! { MPI_Neighbor_alltoall / PMPI_Neighbor_alltoall (sb: Ptr, sn: c_int, st: MPI_Datatype, rb: MutPtr, rn: c_int, rt: MPI_Datatype, c: MPI_Comm) target(convert::target(c)) {
+coll_fns! { MPI_Neighbor_alltoall / PMPI_Neighbor_alltoall, MPI_Ineighbor_alltoall / PMPI_Ineighbor_alltoall, MPI_Neighbor_alltoall_init / PMPI_Neighbor_alltoall_init (sb: Ptr, sn: c_int, st: MPI_Datatype, rb: MutPtr, rn: c_int, rt: MPI_Datatype, c: MPI_Comm) comm(c) how(how) {
     let id = comm(c)?;
     let send = buf(send_ptr(sb)?, sn, st)?;
     let recv = buf(rb, rn, rt)?;
     // SAFETY: the buffers hold their blocks (MPI contract).
-    unsafe { neighbor::neighbor_alltoall(send, recv, id) }
+    unsafe { neighbor::neighbor_alltoall_how(send, recv, id, how) }
 }}
 
-mpi_fn! { MPI_Neighbor_alltoallv / PMPI_Neighbor_alltoallv (sb: Ptr, scounts: *const c_int, sdispls: *const c_int, st: MPI_Datatype, rb: MutPtr, rcounts: *const c_int, rdispls: *const c_int, rt: MPI_Datatype, c: MPI_Comm) target(convert::target(c)) {
+coll_fns! { MPI_Neighbor_alltoallv / PMPI_Neighbor_alltoallv, MPI_Ineighbor_alltoallv / PMPI_Ineighbor_alltoallv, MPI_Neighbor_alltoallv_init / PMPI_Neighbor_alltoallv_init (sb: Ptr, scounts: *const c_int, sdispls: *const c_int, st: MPI_Datatype, rb: MutPtr, rcounts: *const c_int, rdispls: *const c_int, rt: MPI_Datatype, c: MPI_Comm) comm(c) how(how) {
     let id = comm(c)?;
     let d = neighbor::degrees(id)?;
     let (nin, nout) = (d.indegree(), d.outdegree());
@@ -116,10 +116,10 @@ mpi_fn! { MPI_Neighbor_alltoallv / PMPI_Neighbor_alltoallv (sb: Ptr, scounts: *c
         ty: datatype(rt)?,
     };
     // SAFETY: the buffers hold their blocks (MPI contract).
-    unsafe { neighbor::neighbor_alltoallv(send, recv, id) }
+    unsafe { neighbor::neighbor_alltoallv_how(send, recv, id, how) }
 }}
 
-mpi_fn! { MPI_Neighbor_alltoallw / PMPI_Neighbor_alltoallw (sb: Ptr, scounts: *const c_int, sdispls: *const MPI_Aint, st: *const MPI_Datatype, rb: MutPtr, rcounts: *const c_int, rdispls: *const MPI_Aint, rt: *const MPI_Datatype, c: MPI_Comm) target(convert::target(c)) {
+coll_fns! { MPI_Neighbor_alltoallw / PMPI_Neighbor_alltoallw, MPI_Ineighbor_alltoallw / PMPI_Ineighbor_alltoallw, MPI_Neighbor_alltoallw_init / PMPI_Neighbor_alltoallw_init (sb: Ptr, scounts: *const c_int, sdispls: *const MPI_Aint, st: *const MPI_Datatype, rb: MutPtr, rcounts: *const c_int, rdispls: *const MPI_Aint, rt: *const MPI_Datatype, c: MPI_Comm) comm(c) how(how) {
     let id = comm(c)?;
     let d = neighbor::degrees(id)?;
     let (nin, nout) = (d.indegree(), d.outdegree());
@@ -149,5 +149,5 @@ mpi_fn! { MPI_Neighbor_alltoallw / PMPI_Neighbor_alltoallw (sb: Ptr, scounts: *c
         types: &rtypes,
     };
     // SAFETY: the buffers hold their blocks (MPI contract).
-    unsafe { neighbor::neighbor_alltoallw(send, recv, id) }
+    unsafe { neighbor::neighbor_alltoallw_how(send, recv, id, how) }
 }}

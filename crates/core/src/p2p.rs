@@ -599,6 +599,9 @@ pub unsafe fn recv_init(b: Buf, src: i32, tag: i32, comm: CommId) -> Result<ReqI
 }
 
 fn start_one(rt: &mut Runtime, id: ReqId) -> Result<()> {
+    if crate::coll::nbc::start(rt, id)? {
+        return Ok(());
+    }
     let Some(r) = rt.device.request(id) else {
         return err(ErrorClass::Request, "invalid request");
     };
@@ -744,12 +747,13 @@ pub fn wait(id: ReqId) -> Result<Completion> {
 
 /// `MPI_Test`: Some when complete.
 pub fn test(id: ReqId) -> Result<Option<Completion>> {
+    crate::coll::nbc::run_parked();
     runtime::with(|rt| {
         check_request(rt, id)?;
         if let Some(c) = try_finish(rt, id) {
             return Ok(Some(c));
         }
-        runtime::progress(&mut rt.device);
+        runtime::progress_all(rt);
         Ok(try_finish(rt, id))
     })
 }
@@ -789,6 +793,7 @@ pub fn waitany(ids: &[Option<ReqId>]) -> Result<Option<(usize, Completion)>> {
 
 /// `MPI_Testany`: (flag, which).
 pub fn testany(ids: &[Option<ReqId>]) -> Result<(bool, Option<(usize, Completion)>)> {
+    crate::coll::nbc::run_parked();
     runtime::with(|rt| {
         check_all(rt, ids)?;
         if ids.iter().all(|id| active(rt, *id).is_none()) {
@@ -797,7 +802,7 @@ pub fn testany(ids: &[Option<ReqId>]) -> Result<(bool, Option<(usize, Completion
         if let Some(d) = first_done(rt, ids) {
             return Ok((true, Some(d)));
         }
-        runtime::progress(&mut rt.device);
+        runtime::progress_all(rt);
         Ok(match first_done(rt, ids) {
             Some(d) => (true, Some(d)),
             None => (false, None),
@@ -926,12 +931,12 @@ fn waitall_each(ids: &[Option<ReqId>], out: &mut [Option<Completion>]) -> Result
 /// `MPI_Testall`: Some(all) when every request is complete, None otherwise (nothing is
 /// released then).
 pub fn testall(ids: &[Option<ReqId>]) -> Result<Option<Vec<Option<Completion>>>> {
+    crate::coll::nbc::run_parked();
     runtime::with(|rt| {
         check_all(rt, ids)?;
         crate::p2p_mpi4::advance(rt);
         if !all_done(rt, ids) {
-            runtime::progress(&mut rt.device);
-            crate::p2p_mpi4::advance(rt);
+            runtime::progress_all(rt);
         }
         Ok(all_done(rt, ids).then(|| finish_all(rt, ids)))
     })
@@ -964,22 +969,23 @@ pub fn waitsome(ids: &[Option<ReqId>]) -> Result<Option<Vec<(usize, Completion)>
 
 /// `MPI_Testsome`: like [`waitsome`] but may return an empty list.
 pub fn testsome(ids: &[Option<ReqId>]) -> Result<Option<Vec<(usize, Completion)>>> {
+    crate::coll::nbc::run_parked();
     runtime::with(|rt| {
         check_all(rt, ids)?;
         if ids.iter().all(|id| active(rt, *id).is_none()) {
             return Ok(None);
         }
-        runtime::progress(&mut rt.device);
+        runtime::progress_all(rt);
         Ok(Some(some_done(rt, ids)))
     })
 }
 
 /// `MPI_Request_get_status`: the status if complete, without releasing the request.
 pub fn request_status(id: ReqId) -> Result<Option<Status>> {
+    crate::coll::nbc::run_parked();
     runtime::with(|rt| {
         check_request(rt, id)?;
-        runtime::progress(&mut rt.device);
-        crate::p2p_mpi4::advance(rt);
+        runtime::progress_all(rt);
         let r = rt.device.request(id).expect("checked");
         if r.is_inactive() {
             return Ok(Some(Status::EMPTY));
@@ -992,6 +998,9 @@ pub fn request_status(id: ReqId) -> Result<Option<Status>> {
 pub fn request_free(id: ReqId) -> Result<()> {
     runtime::with(|rt| {
         check_request(rt, id)?;
+        if crate::coll::nbc::free(rt, id)? {
+            return Ok(());
+        }
         let held = rt
             .device
             .request(id)
@@ -1009,6 +1018,12 @@ pub fn request_free(id: ReqId) -> Result<()> {
 pub fn cancel(id: ReqId) -> Result<()> {
     runtime::with(|rt| {
         check_request(rt, id)?;
+        if crate::coll::nbc::owns(rt, id) {
+            return err(
+                ErrorClass::Request,
+                "the request of a nonblocking or persistent collective cannot be cancelled",
+            );
+        }
         if !crate::p2p_mpi4::cancel_parts(rt, id) {
             rt.device.cancel(id);
         }
@@ -1045,7 +1060,7 @@ pub fn iprobe(src: i32, tag: i32, comm: CommId) -> Result<Option<Status>> {
         let Some(spec) = probe_spec(rt, src, tag, comm)? else {
             return Ok(Some(Status::proc_null()));
         };
-        runtime::progress(&mut rt.device);
+        runtime::progress_all(rt);
         Ok(rt.device.probe_seen(spec))
     })
 }

@@ -340,6 +340,19 @@ pub fn progress(dev: &mut Device) -> bool {
     }
 }
 
+/// [`progress`], then the nonblocking and persistent collectives under way move on
+/// (one check when there are none); true if anything happened.
+#[inline]
+pub fn progress_all(rt: &mut Runtime) -> bool {
+    let did = progress(&mut rt.device);
+    // Requests the MPI layer completes itself (Isendrecv, buffer flushes).
+    crate::p2p_mpi4::advance(rt);
+    if rt.coll.nbc.is_idle() {
+        return did;
+    }
+    crate::coll::nbc::advance_all(rt) | did
+}
+
 #[cold]
 fn device_failed(e: &DeviceError) -> ! {
     fatal(e.message())
@@ -391,6 +404,8 @@ pub fn block_on_first<R>(
     // interface's blocked time); waits that end while spinning read no clock.
     let mut blocked_since: Option<Instant> = None;
     loop {
+        // Collectives waiting to run a user reduction function do so here, unlocked.
+        crate::coll::nbc::run_parked();
         let (spin, yields, node, sleeper, seen, quiet) = {
             let mut g = lock();
             let rt = match &mut *g {
@@ -402,7 +417,7 @@ pub fn block_on_first<R>(
                 count_blocked(rt, blocked_since);
                 return Ok(r);
             }
-            let progressed = progress(&mut rt.device);
+            let progressed = progress_all(rt);
             if let Some(r) = poll(rt)? {
                 count_blocked(rt, blocked_since);
                 return Ok(r);

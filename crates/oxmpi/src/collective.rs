@@ -41,10 +41,12 @@ pub use partition::{Partition, PartitionMut, PartitionedBuffer, PartitionedBuffe
 use crate::datatype::{Buffer, BufferMut, Equivalence};
 use crate::error::{engine, Error, ErrorClass, Result};
 use crate::raw::{recv_buf, send_buf, Fixup};
+use crate::request::{Request, Scope, StaticScope};
 use crate::topology::{AsCommId, Communicator, Process, Rank};
 use operation::{same_length, ReductionType};
-use oxmpi_core::coll::{self, Input, Shape, VBuf};
+use oxmpi_core::coll::{self, How, Input, Shape, VBuf};
 use oxmpi_core::comm::CommId;
+use oxmpi_core::device::ReqId;
 use oxmpi_core::p2p::Buf;
 use oxmpi_core::types::TypeId;
 use partition::blocks;
@@ -135,6 +137,12 @@ unsafe fn finish(method: &'static str, r: oxmpi_core::Result<()>, fixups: &[Fixu
         unsafe { f.apply() };
     }
     r.map_err(engine(method))
+}
+
+/// The request of a started nonblocking collective.
+fn started(method: &'static str, r: oxmpi_core::Result<Option<ReqId>>) -> Result<ReqId> {
+    r.map_err(engine(method))?
+        .ok_or_else(|| Error::new(method, ErrorClass::Intern, "the collective made no request"))
 }
 
 fn root_error(method: &'static str, root: Rank, s: &Shape, want_root: bool) -> Error {
@@ -379,6 +387,133 @@ pub trait CommunicatorCollectives: Communicator {
             &op,
         )
     }
+
+    /// Starts a barrier (`MPI_Ibarrier`): the request completes once every member has
+    /// started it.
+    fn immediate_barrier(&self) -> Result<Request<'static>> {
+        const M: &str = "immediate_barrier";
+        let id = started(M, coll::barrier_how(self.comm_id(), How::Start))?;
+        Ok(Request::new(id, StaticScope, Fixup::none(), M))
+    }
+
+    /// Starts [`all_gather_into`](Self::all_gather_into) (`MPI_Iallgather`); the buffers
+    /// stay borrowed until the request completes.
+    fn immediate_all_gather_into<'a, Sc, S, R>(
+        &self,
+        scope: Sc,
+        sendbuf: &'a S,
+        recvbuf: &'a mut R,
+    ) -> Result<Request<'a, Sc>>
+    where
+        Sc: Scope<'a>,
+        S: Buffer + ?Sized,
+        R: BufferMut + ?Sized,
+    {
+        const M: &str = "immediate_all_gather_into";
+        let s = shape(M, self.comm_id())?;
+        let sb = send_buf(M, sendbuf)?;
+        let (rb, fix) = recv_blocks(M, recvbuf, s.peers)?;
+        // SAFETY: `sb` and `rb` describe buffers borrowed for 'a, and the request cannot
+        // outlive 'a nor be dropped before the operation completes.
+        let r = unsafe { coll::allgather_how(Input::Data(sb), rb, self.comm_id(), How::Start) };
+        Ok(Request::new(started(M, r)?, scope, fix, M))
+    }
+
+    /// Starts [`all_to_all_into`](Self::all_to_all_into) (`MPI_Ialltoall`).
+    fn immediate_all_to_all_into<'a, Sc, S, R>(
+        &self,
+        scope: Sc,
+        sendbuf: &'a S,
+        recvbuf: &'a mut R,
+    ) -> Result<Request<'a, Sc>>
+    where
+        Sc: Scope<'a>,
+        S: Buffer + ?Sized,
+        R: BufferMut + ?Sized,
+    {
+        const M: &str = "immediate_all_to_all_into";
+        let s = shape(M, self.comm_id())?;
+        let sb = send_blocks(M, sendbuf, s.peers)?;
+        let (rb, fix) = recv_blocks(M, recvbuf, s.peers)?;
+        // SAFETY: as for `immediate_all_gather_into`.
+        let r = unsafe { coll::alltoall_how(Input::Data(sb), rb, self.comm_id(), How::Start) };
+        Ok(Request::new(started(M, r)?, scope, fix, M))
+    }
+
+    /// Starts [`all_reduce_into`](Self::all_reduce_into) (`MPI_Iallreduce`).
+    fn immediate_all_reduce_into<'a, Sc, S, R, O>(
+        &self,
+        scope: Sc,
+        sendbuf: &'a S,
+        recvbuf: &'a mut R,
+        op: O,
+    ) -> Result<Request<'a, Sc>>
+    where
+        Sc: Scope<'a>,
+        S: Buffer + ?Sized,
+        R: BufferMut<Element = S::Element> + ?Sized,
+        O: Operation<S::Element>,
+    {
+        start_reduce_like(
+            "immediate_all_reduce_into",
+            Like::All,
+            self.comm_id(),
+            scope,
+            sendbuf,
+            recvbuf,
+            &op,
+        )
+    }
+
+    /// Starts [`scan_into`](Self::scan_into) (`MPI_Iscan`).
+    fn immediate_scan_into<'a, Sc, S, R, O>(
+        &self,
+        scope: Sc,
+        sendbuf: &'a S,
+        recvbuf: &'a mut R,
+        op: O,
+    ) -> Result<Request<'a, Sc>>
+    where
+        Sc: Scope<'a>,
+        S: Buffer + ?Sized,
+        R: BufferMut<Element = S::Element> + ?Sized,
+        O: Operation<S::Element>,
+    {
+        start_reduce_like(
+            "immediate_scan_into",
+            Like::Scan,
+            self.comm_id(),
+            scope,
+            sendbuf,
+            recvbuf,
+            &op,
+        )
+    }
+
+    /// Starts [`exclusive_scan_into`](Self::exclusive_scan_into) (`MPI_Iexscan`).
+    fn immediate_exclusive_scan_into<'a, Sc, S, R, O>(
+        &self,
+        scope: Sc,
+        sendbuf: &'a S,
+        recvbuf: &'a mut R,
+        op: O,
+    ) -> Result<Request<'a, Sc>>
+    where
+        Sc: Scope<'a>,
+        S: Buffer + ?Sized,
+        R: BufferMut<Element = S::Element> + ?Sized,
+        O: Operation<S::Element>,
+    {
+        start_reduce_like(
+            "immediate_exclusive_scan_into",
+            Like::Exscan,
+            self.comm_id(),
+            scope,
+            sendbuf,
+            recvbuf,
+            &op,
+        )
+    }
 }
 
 impl<C: Communicator + ?Sized> CommunicatorCollectives for C {}
@@ -433,6 +568,57 @@ where
     unsafe { finish(method, r, &[Fixup::new(p, n)]) }
 }
 
+/// [`reduce_like`] started (`MPI_Iallreduce`, `MPI_Iscan`, `MPI_Iexscan`).
+fn start_reduce_like<'a, Sc, S, R, O>(
+    method: &'static str,
+    like: Like,
+    comm: CommId,
+    scope: Sc,
+    sendbuf: &'a S,
+    recvbuf: &'a mut R,
+    op: &O,
+) -> Result<Request<'a, Sc>>
+where
+    Sc: Scope<'a>,
+    S: Buffer + ?Sized,
+    R: BufferMut<Element = S::Element> + ?Sized,
+    O: Operation<S::Element>,
+{
+    no_view(
+        method,
+        sendbuf.datatype_view().is_some() || recvbuf.datatype_view().is_some(),
+    )?;
+    same_length(method, sendbuf.count(), recvbuf.count())?;
+    let rt = ReductionType::new::<S::Element, O>(method, op, sendbuf.count())?;
+    let n = recvbuf.count();
+    let p = recvbuf.pointer_mut();
+    let f = match like {
+        Like::All => coll::allreduce_how,
+        Like::Scan => coll::scan_how,
+        Like::Exscan => coll::exscan_how,
+    };
+    // SAFETY: both buffers hold `n` values, `rt.count` elements of `rt.ty`, borrowed
+    // (shared and exclusive, so disjoint) for 'a, which the request cannot outlive, nor
+    // be dropped before the operation completes.
+    let r = unsafe {
+        f(
+            Input::Data(sendbuf.pointer() as usize),
+            p as usize,
+            rt.count,
+            rt.ty,
+            op.op_id(),
+            comm,
+            How::Start,
+        )
+    };
+    Ok(Request::new(
+        started(method, r)?,
+        scope,
+        Fixup::new(p, n),
+        method,
+    ))
+}
+
 /// The rooted collectives, called on the root's [`Process`]:
 /// `world.process_at_rank(0).broadcast_into(&mut x)`.
 ///
@@ -451,6 +637,101 @@ pub trait Root: AsCommId {
         let r = unsafe { coll::bcast(b, self.root_rank(), self.comm_id()) };
         // SAFETY: the call is over.
         unsafe { finish(M, r, &[fix]) }
+    }
+
+    /// Starts [`broadcast_into`](Self::broadcast_into) (`MPI_Ibcast`); the buffer stays
+    /// borrowed until the request completes.
+    fn immediate_broadcast_into<'a, Sc, B>(
+        &self,
+        scope: Sc,
+        buffer: &'a mut B,
+    ) -> Result<Request<'a, Sc>>
+    where
+        Sc: Scope<'a>,
+        B: BufferMut + ?Sized,
+    {
+        const M: &str = "immediate_broadcast_into";
+        let (b, fix) = whole_buf(M, buffer)?;
+        // SAFETY: `b` describes a buffer borrowed for 'a, which the request cannot
+        // outlive, nor be dropped before the operation completes.
+        let r = unsafe { coll::bcast_how(b, self.root_rank(), self.comm_id(), How::Start) };
+        Ok(Request::new(started(M, r)?, scope, fix, M))
+    }
+
+    /// Starts [`reduce_into`](Self::reduce_into) (`MPI_Ireduce` at a non-root process).
+    fn immediate_reduce_into<'a, Sc, S, O>(
+        &self,
+        scope: Sc,
+        sendbuf: &'a S,
+        op: O,
+    ) -> Result<Request<'a, Sc>>
+    where
+        Sc: Scope<'a>,
+        S: Buffer + ?Sized,
+        O: Operation<S::Element>,
+    {
+        const M: &str = "immediate_reduce_into";
+        no_view(M, sendbuf.datatype_view().is_some())?;
+        rooted(M, self.comm_id(), self.root_rank(), false)?;
+        let rt = ReductionType::new::<S::Element, O>(M, &op, sendbuf.count())?;
+        // SAFETY: `sendbuf` holds `rt.count` elements of `rt.ty`, borrowed for 'a (see
+        // `immediate_broadcast_into`); the receive side is insignificant here.
+        let r = unsafe {
+            coll::reduce_how(
+                Input::Data(sendbuf.pointer() as usize),
+                0,
+                rt.count,
+                rt.ty,
+                op.op_id(),
+                self.root_rank(),
+                self.comm_id(),
+                How::Start,
+            )
+        };
+        Ok(Request::new(started(M, r)?, scope, Fixup::none(), M))
+    }
+
+    /// Starts [`reduce_into_root`](Self::reduce_into_root) (`MPI_Ireduce` at the root).
+    fn immediate_reduce_into_root<'a, Sc, S, R, O>(
+        &self,
+        scope: Sc,
+        sendbuf: &'a S,
+        recvbuf: &'a mut R,
+        op: O,
+    ) -> Result<Request<'a, Sc>>
+    where
+        Sc: Scope<'a>,
+        S: Buffer + ?Sized,
+        R: BufferMut<Element = S::Element> + ?Sized,
+        O: Operation<S::Element>,
+    {
+        const M: &str = "immediate_reduce_into_root";
+        no_view(
+            M,
+            sendbuf.datatype_view().is_some() || recvbuf.datatype_view().is_some(),
+        )?;
+        let s = rooted(M, self.comm_id(), self.root_rank(), true)?;
+        let n = recvbuf.count();
+        if !s.inter {
+            same_length(M, sendbuf.count(), n)?;
+        }
+        let rt = ReductionType::new::<S::Element, O>(M, &op, n)?;
+        let p = recvbuf.pointer_mut();
+        // SAFETY: both buffers hold `n` values, borrowed (shared and exclusive, so
+        // disjoint) for 'a (see `immediate_broadcast_into`).
+        let r = unsafe {
+            coll::reduce_how(
+                Input::Data(sendbuf.pointer() as usize),
+                p as usize,
+                rt.count,
+                rt.ty,
+                op.op_id(),
+                self.root_rank(),
+                self.comm_id(),
+                How::Start,
+            )
+        };
+        Ok(Request::new(started(M, r)?, scope, Fixup::new(p, n), M))
     }
 
     /// Sends `sendbuf` to the root, which gathers them (`MPI_Gather`); called by every

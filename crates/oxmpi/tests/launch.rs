@@ -229,6 +229,11 @@ fn tools_interface_counts_traffic_and_forces_algorithms() {
 }
 
 #[test]
+fn scoped_nonblocking_collectives() {
+    check_program("check_immediate_collectives");
+}
+
+#[test]
 fn errors_have_classes_and_messages() {
     check_program("check_errors");
 }

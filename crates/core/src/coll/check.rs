@@ -3,12 +3,14 @@
 //! executor. Messages name the argument and the value; the bindings add the call name.
 
 use super::exec::Exec;
+use super::nbc::How;
 use super::op::OpId;
 use super::op::{data_range, Reducer};
 use super::shm::{self, Offer, ShmComm};
 use super::stage::View;
 use super::state::schedule_error;
 use crate::comm::{CommId, Group};
+use crate::device::ReqId;
 use crate::error::{err, Error, ErrorClass, Result};
 use crate::runtime::{self, Runtime};
 use crate::types::{TypeId, TypeInfo};
@@ -424,8 +426,10 @@ fn reuse(rt: &Runtime, key: Key) -> Option<Plan> {
 /// The fast-path plan for a call of `bytes` per rank on `t` (reductions split vectors
 /// only between elements of `elem` bytes; 1 for the others), if it takes that path.
 /// `key`: the call may run again as planned (see [`reuse`]).
+#[allow(clippy::too_many_arguments)]
 pub(crate) fn fast_plan(
     rt: &Runtime,
+    how: How,
     t: &Team,
     bytes: usize,
     elem: usize,
@@ -433,6 +437,9 @@ pub(crate) fn fast_plan(
     key: Option<Key>,
     make: impl FnOnce(Arc<ShmComm>) -> shm::Call,
 ) -> Option<Plan> {
+    if !fast_ok(how) {
+        return None;
+    }
     match shm::offer(rt, t, bytes, elem, kind)? {
         Offer::Ready(c) => {
             let mut b = take_spare(kind).unwrap_or_default();
@@ -455,6 +462,69 @@ pub(crate) fn drive_keyed(
         Some(p) => Ok(p),
         None => f(rt),
     })
+}
+
+/// What [`drive_how`] did.
+pub(crate) enum Ran {
+    /// The communicator is an intercommunicator: nothing was done.
+    Inter,
+    /// The blocking call ran.
+    Done,
+    /// The nonblocking or persistent call's request.
+    Req(ReqId),
+}
+
+impl Ran {
+    /// The request of a nonblocking call, None for a blocking one; `inter` runs an
+    /// intercommunicator's call.
+    pub(crate) fn or_inter(
+        self,
+        inter: impl FnOnce() -> Result<Option<ReqId>>,
+    ) -> Result<Option<ReqId>> {
+        match self {
+            Ran::Inter => inter(),
+            Ran::Done => Ok(None),
+            Ran::Req(r) => Ok(Some(r)),
+        }
+    }
+}
+
+/// [`drive_keyed`] for a blocking call; a nonblocking or persistent one plans with
+/// `f` (which must not take the fast path: see [`fast_ok`]) and registers the
+/// schedule as an op of [`super::nbc`].
+pub(crate) fn drive_how(
+    how: How,
+    key: Option<Key>,
+    mut f: impl FnMut(&mut Runtime) -> Result<Plan>,
+) -> Result<Ran> {
+    if how.is_blocking() {
+        return Ok(if drive_keyed(key, f)? {
+            Ran::Done
+        } else {
+            Ran::Inter
+        });
+    }
+    runtime::with(|rt| match f(rt)? {
+        Plan::Inter => Ok(Ran::Inter),
+        Plan::Sched(b) => {
+            let (exec, sv, rv) = *b;
+            Ok(Ran::Req(super::nbc::register(
+                rt,
+                super::nbc::Op::sched(exec, sv, rv),
+                how,
+            )))
+        }
+        _ => err(
+            ErrorClass::Intern,
+            "a nonblocking collective was planned on the shared-memory path",
+        ),
+    })
+}
+
+/// Whether a call made `how` may take the shared-memory fast path: only blocking
+/// calls do (its protocol waits inside the call).
+pub(crate) fn fast_ok(how: How) -> bool {
+    how.is_blocking()
 }
 
 /// Plans a call with `f` (under the lock) and runs it (without the lock). False when

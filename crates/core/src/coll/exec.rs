@@ -60,7 +60,7 @@ pub(crate) struct Exec {
     error: Option<Error>,
 }
 
-enum Step {
+pub(crate) enum Step {
     Done,
     /// The current round's transfers are complete and its local steps need user code.
     UserLocals,
@@ -119,12 +119,7 @@ impl Exec {
             let step = runtime::block_on(|rt| self.advance(rt))?;
             match step {
                 Step::Done => break,
-                Step::UserLocals => {
-                    let sched = self.sched.clone();
-                    self.run_locals(sched.round(self.round));
-                    self.round += 1;
-                    self.posted = false;
-                }
+                Step::UserLocals => self.resume_user(),
             }
         }
         match self.error {
@@ -133,8 +128,43 @@ impl Exec {
         }
     }
 
-    /// Moves the schedule forward as far as possible under the lock.
-    fn advance(&mut self, rt: &mut Runtime) -> Result<Option<Step>> {
+    /// Makes a finished executor ready to run its schedule again (a persistent
+    /// collective's next start), with temporaries from `pool`.
+    pub(crate) fn restart(&mut self, mut pool: Pool) {
+        let sizes = self.sched.tmp_sizes();
+        if pool.tmps.len() < sizes.len() {
+            pool.tmps.resize_with(sizes.len(), Vec::new);
+        }
+        for (t, &n) in pool.tmps.iter_mut().zip(sizes) {
+            if t.len() < n {
+                t.resize(n, 0);
+            }
+        }
+        pool.reqs.clear();
+        self.pool = pool;
+        self.round = 0;
+        self.posted = false;
+        self.checked = 0;
+        self.error = None;
+    }
+
+    /// After [`Step::UserLocals`]: runs the current round's local steps (user code:
+    /// call without the runtime lock) and moves to the next round.
+    pub(crate) fn resume_user(&mut self) {
+        let sched = self.sched.clone();
+        self.run_locals(sched.round(self.round));
+        self.round += 1;
+        self.posted = false;
+    }
+
+    /// The first error the schedule met, taken.
+    pub(crate) fn take_error(&mut self) -> Option<Error> {
+        self.error.take()
+    }
+
+    /// Moves the schedule forward as far as possible under the lock (never called
+    /// again once it returned [`Step::Done`] until [`Exec::restart`]).
+    pub(crate) fn advance(&mut self, rt: &mut Runtime) -> Result<Option<Step>> {
         let sched = self.sched.clone();
         loop {
             if self.round == sched.round_count() {

@@ -14,11 +14,11 @@
 use super::check::{buffer, bytes, counts, datatype, nonneg, Input};
 use super::exec::Exec;
 use super::movement::{VBuf, WBuf};
+use super::nbc::{finish_how, How, Op, Step, Xchg};
 use super::op::{OpId, Reducer};
 use super::stage::View;
 use crate::comm::{CommId, Group};
-use crate::device::matching::Spec as MSpec;
-use crate::device::{RecvArgs, ReqId, SendArgs, SendMode};
+use crate::device::ReqId;
 use crate::error::{err, Error, ErrorClass, Result};
 use crate::p2p::Buf;
 use crate::runtime::{self, Runtime};
@@ -110,25 +110,24 @@ fn dangling() -> *mut u8 {
     NonNull::<u8>::dangling().as_ptr()
 }
 
-/// Runs the schedule of `spec` inside the local group.
+/// A step running the schedule of `spec` inside the local group.
 fn local(
+    rt: &mut Runtime,
     ic: &Ic,
     spec: &Spec<'_>,
     send: *const u8,
     recv: *mut u8,
     reducer: Reducer,
     phase: i32,
-) -> Result<()> {
+) -> Result<Step> {
     let me = Member {
         rank: ic.rank as u32,
         size: ic.nl() as u32,
     };
-    let (sched, pool) = runtime::with(|rt| {
-        let algo = choose(&rt.coll.tuning, spec, me.size);
-        let sched = build(spec, me, algo).map_err(super::state::schedule_error)?;
-        Ok((sched, rt.coll.take_pool()))
-    })?;
-    Exec::new(
+    let algo = choose(&rt.coll.tuning, spec, me.size);
+    let sched = build(spec, me, algo).map_err(super::state::schedule_error)?;
+    let pool = rt.coll.take_pool();
+    Ok(Step::Sched(Box::new(Exec::new(
         Arc::new(sched),
         ic.local.clone(),
         ic.id,
@@ -139,95 +138,34 @@ fn local(
         recv,
         reducer,
         pool,
-    )
-    .run()
+    ))))
 }
 
-/// Transfers between the groups: `sends` (remote rank, data, length) and `recvs`
-/// (remote rank, buffer, exact length), all posted at once and completed together.
+/// A step of transfers between the groups: `sends` (remote rank, data, length) and
+/// `recvs` (remote rank, buffer, exact length), all posted at once.
 fn exchange(
     ic: &Ic,
-    sends: &[(usize, *const u8, usize)],
-    recvs: &[(usize, *mut u8, usize)],
-) -> Result<()> {
-    let ids: Vec<(ReqId, Option<(usize, usize)>)> = runtime::with(|rt| {
-        let mut ids = Vec::with_capacity(sends.len() + recvs.len());
-        for &(from, buf, len) in recvs {
-            let buf = if len == 0 { dangling() } else { buf };
-            let id = rt.device.irecv(RecvArgs {
-                spec: MSpec {
-                    ctx: ic.ctx,
-                    src: from as i32,
-                    tag: ic.base + CROSS,
-                },
-                buf,
-                cap: len,
-            });
-            ids.push((id, Some((from, len))));
-        }
-        for &(to, buf, len) in sends {
-            let buf = if len == 0 {
-                dangling() as *const u8
-            } else {
-                buf
-            };
-            let id = rt.device.isend(SendArgs {
-                dest: ic.remote.members()[to],
-                ctx: ic.ctx,
-                src_rank: ic.rank as i32,
-                tag: ic.base + CROSS,
-                buf,
-                len,
-                mode: SendMode::Standard,
-            });
-            ids.push((id, None));
-        }
-        for (id, _) in &ids {
-            if let Some(r) = rt.device.request_mut(*id) {
-                r.owner = ic.id;
-            }
-        }
-        Ok(ids)
-    })?;
-    let statuses = runtime::block_on(|rt| {
-        let done = ids
-            .iter()
-            .all(|(id, _)| rt.device.request(*id).is_some_and(|r| r.is_complete()));
-        Ok(done.then(|| {
-            ids.iter()
-                .map(|(id, _)| rt.device.finish(*id))
-                .collect::<Vec<_>>()
-        }))
-    })?;
-    for ((_, want), st) in ids.iter().zip(statuses) {
-        match want {
-            Some((from, len)) if st.error != ErrorClass::Success || st.bytes != *len as u64 => {
-                return err(
-                    ErrorClass::Truncate,
-                    format!(
-                        "remote rank {from} sent {} bytes where this rank expected {len}: the groups passed different counts or datatype signatures",
-                        if st.error == ErrorClass::Truncate { "more".to_string() } else { st.bytes.to_string() }
-                    ),
-                );
-            }
-            None if st.error != ErrorClass::Success => {
-                return err(st.error.into(), "message to the remote group failed");
-            }
-            _ => {}
-        }
-    }
-    Ok(())
+    sends: Vec<(u32, *const u8, usize)>,
+    recvs: Vec<(u32, *mut u8, usize)>,
+) -> Step {
+    Step::Xchg(Xchg::new(
+        ic.id,
+        ic.ctx,
+        ic.rank as i32,
+        ic.base + CROSS,
+        ic.remote.clone(),
+        sends,
+        recvs,
+        "remote rank",
+    ))
 }
 
-/// Runs `f` with the staged views, then unpacks them.
-fn staged(views: Vec<View>, f: impl FnOnce(&[*mut u8]) -> Result<()>) -> Result<()> {
-    let bases: Vec<*mut u8> = views.iter().map(|v| v.base).collect();
-    let r = f(&bases);
-    for v in views {
-        // SAFETY: the user buffers stay valid for the whole call (MPI contract).
-        unsafe { v.finish() };
-    }
-    r
+/// A zeroed temporary of `len` bytes kept by the op, and its address.
+fn temp(keep: &mut Vec<Vec<u8>>, len: usize) -> *mut u8 {
+    let mut v = vec![0u8; len];
+    let p = if len == 0 { dangling() } else { v.as_mut_ptr() };
+    keep.push(v);
+    p
 }
 
 fn one(addr: usize, t: &TypeInfo, n: usize, read: bool, write: bool) -> View {
@@ -240,48 +178,80 @@ fn one(addr: usize, t: &TypeInfo, n: usize, read: bool, write: bool) -> View {
 }
 
 /// `MPI_Barrier` on an intercommunicator.
-pub(crate) fn barrier(comm: CommId) -> Result<()> {
-    let ic = runtime::with(|rt| begin(rt, comm))?;
-    let (s, r) = (dangling() as *const u8, dangling());
-    local(&ic, &Spec::Barrier, s, r, Reducer::None, LOCAL_1)?;
-    if ic.rank == 0 {
-        exchange(&ic, &[(0, s, 0)], &[(0, r, 0)])?;
-    }
-    local(&ic, &Spec::Barrier, s, r, Reducer::None, LOCAL_2)
+pub(crate) fn barrier(comm: CommId, how: How) -> Result<Option<ReqId>> {
+    let op = runtime::with(|rt| {
+        let ic = begin(rt, comm)?;
+        let (s, r) = (dangling() as *const u8, dangling());
+        let mut steps = vec![local(
+            rt,
+            &ic,
+            &Spec::Barrier,
+            s,
+            r,
+            Reducer::None,
+            LOCAL_1,
+        )?];
+        if ic.rank == 0 {
+            steps.push(exchange(&ic, vec![(0, s, 0)], vec![(0, r, 0)]));
+        }
+        steps.push(local(
+            rt,
+            &ic,
+            &Spec::Barrier,
+            s,
+            r,
+            Reducer::None,
+            LOCAL_2,
+        )?);
+        Ok(Op::new(comm, steps, Vec::new(), Vec::new()))
+    })?;
+    finish_how(op, how)
 }
 
 /// `MPI_Bcast` on an intercommunicator.
-pub(crate) unsafe fn bcast(b: Buf, root: i32, comm: CommId) -> Result<()> {
-    let (ic, role, v, len) = runtime::with(|rt| {
+pub(crate) unsafe fn bcast(b: Buf, root: i32, comm: CommId, how: How) -> Result<Option<ReqId>> {
+    let op = runtime::with(|rt| {
         let ic = begin(rt, comm)?;
         let role = role(root, &ic)?;
         if role == Role::Idle {
             // MPI_PROC_NULL in the root's group: no other argument is significant.
-            return Ok((ic, role, View::unused(), 0));
+            return Ok(Op::new(comm, Vec::new(), Vec::new(), Vec::new()));
         }
         let n = nonneg(b.count, "count")?;
         let t = datatype(rt, b.ty, "datatype")?.clone();
         buffer(b.addr, n, &t, "buffer")?;
+        let len = bytes(n, &t)?;
         let v = match role {
             Role::Root => one(b.addr, &t, n, true, false),
             _ => one(b.addr, &t, n, false, true),
         };
-        Ok((ic, role, v, bytes(n, &t)?))
-    })?;
-    staged(vec![v], |p| match role {
-        Role::Root => exchange(&ic, &[(0, p[0], len)], &[]),
-        Role::Idle => Ok(()),
-        Role::Remote(r) => {
-            if ic.rank == 0 {
-                exchange(&ic, &[], &[(r, p[0], len)])?;
+        let p = v.base;
+        let mut steps = Vec::new();
+        match role {
+            Role::Root => steps.push(exchange(&ic, vec![(0, p as *const u8, len)], Vec::new())),
+            Role::Idle => {}
+            Role::Remote(r) => {
+                if ic.rank == 0 {
+                    steps.push(exchange(&ic, Vec::new(), vec![(r as u32, p, len)]));
+                }
+                let spec = Spec::Bcast {
+                    root: 0,
+                    bytes: len,
+                };
+                steps.push(local(
+                    rt,
+                    &ic,
+                    &spec,
+                    dangling(),
+                    p,
+                    Reducer::None,
+                    LOCAL_1,
+                )?);
             }
-            let spec = Spec::Bcast {
-                root: 0,
-                bytes: len,
-            };
-            local(&ic, &spec, dangling(), p[0], Reducer::None, LOCAL_1)
         }
-    })
+        Ok(Op::new(comm, steps, vec![v], Vec::new()))
+    })?;
+    finish_how(op, how)
 }
 
 struct RedArgs {
@@ -318,8 +288,14 @@ fn red_args(rt: &mut Runtime, comm: CommId, count: i32, ty: TypeId, op: OpId) ->
     red_checked(rt, count, ty, op, |rt| begin(rt, comm))
 }
 
-/// The local group's reduction of `total` elements at local rank 0, in `tmp`.
-fn reduce_local(a: &RedArgs, send: *const u8, total: usize, tmp: &mut [u8]) -> Result<()> {
+/// The step reducing `total` elements over the local group into `tmp` at local rank 0.
+fn reduce_local(
+    rt: &mut Runtime,
+    a: &RedArgs,
+    send: *const u8,
+    total: usize,
+    tmp: *mut u8,
+) -> Result<Step> {
     let elems = if a.t.size == 0 {
         Elems::new(0, 0)
     } else {
@@ -331,15 +307,12 @@ fn reduce_local(a: &RedArgs, send: *const u8, total: usize, tmp: &mut [u8]) -> R
         commutative: a.commutative,
         in_place: false,
     };
-    let out = if a.ic.rank == 0 {
-        tmp.as_mut_ptr()
-    } else {
-        dangling()
-    };
-    local(&a.ic, &spec, send, out, a.reducer.clone(), LOCAL_1)
+    let out = if a.ic.rank == 0 { tmp } else { dangling() };
+    local(rt, &a.ic, &spec, send, out, a.reducer.clone(), LOCAL_1)
 }
 
 /// `MPI_Reduce` on an intercommunicator.
+#[allow(clippy::too_many_arguments)]
 pub(crate) unsafe fn reduce(
     send: Input<usize>,
     recv: usize,
@@ -348,45 +321,49 @@ pub(crate) unsafe fn reduce(
     op: OpId,
     root: i32,
     comm: CommId,
-) -> Result<()> {
-    let (a, role, views) = runtime::with(|rt| {
+    how: How,
+) -> Result<Option<ReqId>> {
+    let op = runtime::with(|rt| {
         let ic = begin(rt, comm)?;
         let role = role(root, &ic)?;
         if role == Role::Idle {
             // MPI_PROC_NULL in the root's group: no other argument is significant
             // (mpi4py passes count 0, MPI_BYTE and any operation, even MPI_OP_NULL).
-            return Ok((None, role, Vec::new()));
+            return Ok(Op::new(comm, Vec::new(), Vec::new(), Vec::new()));
         }
         let a = red_checked(rt, count, ty, op, |_| Ok(ic))?;
-        let views = match role {
+        let len = a.n * a.t.size;
+        let mut steps = Vec::new();
+        let mut keep = Vec::new();
+        let v = match role {
             Role::Root => {
                 buffer(recv, a.n, &a.t, "recvbuf")?;
-                vec![one(recv, &a.t, a.n, false, true)]
+                let v = one(recv, &a.t, a.n, false, true);
+                steps.push(exchange(&a.ic, Vec::new(), vec![(0, v.base, len)]));
+                v
             }
             _ => {
                 let s = no_in_place(send, "sendbuf")?;
                 buffer(s, a.n, &a.t, "sendbuf")?;
-                vec![one(s, &a.t, a.n, true, false)]
+                let v = one(s, &a.t, a.n, true, false);
+                let Role::Remote(r) = role else {
+                    unreachable!("idle handled above")
+                };
+                let tmp = temp(&mut keep, if a.ic.rank == 0 { len } else { 0 });
+                steps.push(reduce_local(rt, &a, v.base, a.n, tmp)?);
+                if a.ic.rank == 0 {
+                    steps.push(exchange(
+                        &a.ic,
+                        vec![(r as u32, tmp as *const u8, len)],
+                        Vec::new(),
+                    ));
+                }
+                v
             }
         };
-        Ok((Some(a), role, views))
+        Ok(Op::new(comm, steps, vec![v], keep))
     })?;
-    let Some(a) = a else {
-        return Ok(());
-    };
-    let len = a.n * a.t.size;
-    staged(views, |p| match role {
-        Role::Root => exchange(&a.ic, &[], &[(0, p[0], len)]),
-        Role::Idle => Ok(()),
-        Role::Remote(r) => {
-            let mut tmp = vec![0u8; if a.ic.rank == 0 { len } else { 0 }];
-            reduce_local(&a, p[0], a.n, &mut tmp)?;
-            if a.ic.rank == 0 {
-                exchange(&a.ic, &[(r, tmp.as_ptr(), len)], &[])?;
-            }
-            Ok(())
-        }
-    })
+    finish_how(op, how)
 }
 
 /// `MPI_Allreduce` on an intercommunicator: each group gets the other's reduction.
@@ -397,8 +374,9 @@ pub(crate) unsafe fn allreduce(
     ty: TypeId,
     op: OpId,
     comm: CommId,
-) -> Result<()> {
-    let (a, views) = runtime::with(|rt| {
+    how: How,
+) -> Result<Option<ReqId>> {
+    let op = runtime::with(|rt| {
         let a = red_args(rt, comm, count, ty, op)?;
         let s = no_in_place(send, "sendbuf")?;
         buffer(s, a.n, &a.t, "sendbuf")?;
@@ -407,25 +385,40 @@ pub(crate) unsafe fn allreduce(
             one(s, &a.t, a.n, true, false),
             one(recv, &a.t, a.n, false, true),
         ];
-        Ok((a, views))
-    })?;
-    let len = a.n * a.t.size;
-    staged(views, |p| {
-        let mut tmp = vec![0u8; if a.ic.rank == 0 { len } else { 0 }];
-        reduce_local(&a, p[0], a.n, &mut tmp)?;
-        if a.ic.rank == 0 {
-            exchange(&a.ic, &[(0, tmp.as_ptr(), len)], &[(0, p[1], len)])?;
+        let (p0, p1) = (views[0].base, views[1].base);
+        let len = a.n * a.t.size;
+        let lead = a.ic.rank == 0;
+        let mut keep = Vec::new();
+        let tmp = temp(&mut keep, if lead { len } else { 0 });
+        let mut steps = vec![reduce_local(rt, &a, p0, a.n, tmp)?];
+        if lead {
+            steps.push(exchange(
+                &a.ic,
+                vec![(0, tmp as *const u8, len)],
+                vec![(0, p1, len)],
+            ));
         }
         let spec = Spec::Bcast {
             root: 0,
             bytes: len,
         };
-        local(&a.ic, &spec, dangling(), p[1], Reducer::None, LOCAL_2)
-    })
+        steps.push(local(
+            rt,
+            &a.ic,
+            &spec,
+            dangling(),
+            p1,
+            Reducer::None,
+            LOCAL_2,
+        )?);
+        Ok(Op::new(comm, steps, views, keep))
+    })?;
+    finish_how(op, how)
 }
 
 /// `MPI_Reduce_scatter_block` (`counts` None, `recvcount` each) and `MPI_Reduce_scatter`
 /// on an intercommunicator: the other group's reduction, scattered over this group.
+#[allow(clippy::too_many_arguments)]
 pub(crate) unsafe fn reduce_scatter(
     send: Input<usize>,
     recv: usize,
@@ -434,8 +427,9 @@ pub(crate) unsafe fn reduce_scatter(
     ty: TypeId,
     op: OpId,
     comm: CommId,
-) -> Result<()> {
-    let (a, cs, views) = runtime::with(|rt| {
+    how: How,
+) -> Result<Option<ReqId>> {
+    let op = runtime::with(|rt| {
         let a = red_args(rt, comm, recvcount.max(0), ty, op)?;
         let nl = a.ic.nl();
         let cs = match recvcounts {
@@ -451,22 +445,20 @@ pub(crate) unsafe fn reduce_scatter(
             one(s, &a.t, total, true, false),
             one(recv, &a.t, mine, false, true),
         ];
-        Ok((a, cs, views))
-    })?;
-    let size = a.t.size;
-    let total: usize = cs.iter().sum();
-    let len = total * size;
-    staged(views, |p| {
+        let (p0, p1) = (views[0].base, views[1].base);
+        let size = a.t.size;
+        let len = total * size;
         let lead = a.ic.rank == 0;
-        let mut tmp = vec![0u8; if lead { len } else { 0 }];
-        reduce_local(&a, p[0], total, &mut tmp)?;
-        let mut theirs = vec![0u8; if lead { len } else { 0 }];
+        let mut keep = Vec::new();
+        let tmp = temp(&mut keep, if lead { len } else { 0 });
+        let theirs = temp(&mut keep, if lead { len } else { 0 });
+        let mut steps = vec![reduce_local(rt, &a, p0, total, tmp)?];
         if lead {
-            exchange(
+            steps.push(exchange(
                 &a.ic,
-                &[(0, tmp.as_ptr(), len)],
-                &[(0, theirs.as_mut_ptr(), len)],
-            )?;
+                vec![(0, tmp as *const u8, len)],
+                vec![(0, theirs, len)],
+            ));
         }
         let mut blocks = Vec::with_capacity(cs.len());
         let mut off = 0;
@@ -481,12 +473,14 @@ pub(crate) unsafe fn reduce_scatter(
             in_place: false,
         };
         let src = if lead {
-            theirs.as_ptr()
+            theirs as *const u8
         } else {
             dangling() as *const u8
         };
-        local(&a.ic, &spec, src, p[1], Reducer::None, LOCAL_2)
-    })
+        steps.push(local(rt, &a.ic, &spec, src, p1, Reducer::None, LOCAL_2)?);
+        Ok(Op::new(comm, steps, views, keep))
+    })?;
+    finish_how(op, how)
 }
 
 /// The view of a v-variant argument and its blocks.
@@ -534,26 +528,26 @@ fn plain_blocks(
     Ok((v, (0..n).map(|i| Block { off: i * len, len }).collect()))
 }
 
-/// Sends block `i` of `s` to remote rank `i` and receives remote rank `i`'s message
-/// into block `i` of `r` (either side may be empty).
-fn pairwise(ic: &Ic, s: Option<(*mut u8, &[Block])>, r: Option<(*mut u8, &[Block])>) -> Result<()> {
-    let sends: Vec<(usize, *const u8, usize)> = s
+/// The step that sends block `i` of `s` to remote rank `i` and receives remote rank
+/// `i`'s message into block `i` of `r` (either side may be empty).
+fn pairwise(ic: &Ic, s: Option<(*mut u8, &[Block])>, r: Option<(*mut u8, &[Block])>) -> Step {
+    let sends: Vec<(u32, *const u8, usize)> = s
         .map(|(base, bl)| {
             bl.iter()
                 .enumerate()
-                .map(|(i, b)| (i, base.wrapping_add(b.off) as *const u8, b.len))
+                .map(|(i, b)| (i as u32, base.wrapping_add(b.off) as *const u8, b.len))
                 .collect()
         })
         .unwrap_or_default();
-    let recvs: Vec<(usize, *mut u8, usize)> = r
+    let recvs: Vec<(u32, *mut u8, usize)> = r
         .map(|(base, bl)| {
             bl.iter()
                 .enumerate()
-                .map(|(i, b)| (i, base.wrapping_add(b.off), b.len))
+                .map(|(i, b)| (i as u32, base.wrapping_add(b.off), b.len))
                 .collect()
         })
         .unwrap_or_default();
-    exchange(ic, &sends, &recvs)
+    exchange(ic, sends, recvs)
 }
 
 /// Rooted data movement on an intercommunicator: Gather(v) (`gather`) or Scatter(v).
@@ -569,7 +563,8 @@ pub(crate) unsafe fn rooted(
     single: Input<Buf>,
     root: i32,
     comm: CommId,
-) -> Result<()> {
+    how: How,
+) -> Result<Option<ReqId>> {
     let (ic, role, views, blocks) = runtime::with(|rt| {
         let ic = begin(rt, comm)?;
         let role = role(root, &ic)?;
@@ -611,13 +606,23 @@ pub(crate) unsafe fn rooted(
             }
         }
     })?;
-    staged(views, |p| match role {
-        Role::Root if gather => pairwise(&ic, None, Some((p[0], &blocks))),
-        Role::Root => pairwise(&ic, Some((p[0], &blocks)), None),
-        Role::Idle => Ok(()),
-        Role::Remote(r) if gather => exchange(&ic, &[(r, p[0] as *const u8, blocks[0].len)], &[]),
-        Role::Remote(r) => exchange(&ic, &[], &[(r, p[0], blocks[0].len)]),
-    })
+    let p: Vec<*mut u8> = views.iter().map(|v| v.base).collect();
+    let steps = match role {
+        Role::Root if gather => vec![pairwise(&ic, None, Some((p[0], &blocks)))],
+        Role::Root => vec![pairwise(&ic, Some((p[0], &blocks)), None)],
+        Role::Idle => Vec::new(),
+        Role::Remote(r) if gather => vec![exchange(
+            &ic,
+            vec![(r as u32, p[0] as *const u8, blocks[0].len)],
+            Vec::new(),
+        )],
+        Role::Remote(r) => vec![exchange(
+            &ic,
+            Vec::new(),
+            vec![(r as u32, p[0], blocks[0].len)],
+        )],
+    };
+    finish_how(Op::new(comm, steps, views, Vec::new()), how)
 }
 
 /// The send and receive sides of Allgather(v) and Alltoall(v,w) on an intercommunicator.
@@ -673,7 +678,12 @@ fn side_view(s: &Side<'_>, nr: usize, read: bool, rt: &Runtime) -> Result<(View,
 
 /// Allgather(v) and Alltoall(v,w) on an intercommunicator: every member exchanges with
 /// every remote member.
-pub(crate) unsafe fn all_pairs(send: Input<Side<'_>>, recv: Side<'_>, comm: CommId) -> Result<()> {
+pub(crate) unsafe fn all_pairs(
+    send: Input<Side<'_>>,
+    recv: Side<'_>,
+    comm: CommId,
+    how: How,
+) -> Result<Option<ReqId>> {
     let (ic, views, sb, rb) = runtime::with(|rt| {
         let ic = begin(rt, comm)?;
         let nr = ic.nr();
@@ -682,7 +692,10 @@ pub(crate) unsafe fn all_pairs(send: Input<Side<'_>>, recv: Side<'_>, comm: Comm
         let (rv, rb) = side_view(&recv, nr, false, rt)?;
         Ok((ic, vec![sv, rv], sb, rb))
     })?;
-    staged(views, |p| {
-        pairwise(&ic, Some((p[0], &sb)), Some((p[1], &rb)))
-    })
+    let steps = vec![pairwise(
+        &ic,
+        Some((views[0].base, &sb)),
+        Some((views[1].base, &rb)),
+    )];
+    finish_how(Op::new(comm, steps, views, Vec::new()), how)
 }

@@ -11,6 +11,15 @@
 //!   the schedules' packed view, the per-process state, the shared checks.
 //! - `shm`: the shared-memory fast path for small calls on single-node communicators.
 //! - `inter`: the collectives on intercommunicators.
+//! - [`nbc`]: nonblocking and persistent collectives, moved forward by the progress
+//!   engine.
+//!
+//! Each collective `x` has a twin `x_how(.., how)`: [`How::Block`] is `x`,
+//! [`How::Start`] the nonblocking call (`MPI_Ix`) and [`How::Init`] the persistent one
+//! (`MPI_X_init`), which return a request; for those two the `# Safety` contract on the
+//! buffers holds until the request completes (for a persistent request, from every
+//! start to its completion, and the buffer addresses stay those given at
+//! initialisation).
 //!
 //! Every call takes the next tag of its communicator's collective sequence (all
 //! members call collectives on a communicator in the same order), so the messages of
@@ -21,6 +30,7 @@ mod check;
 mod exec;
 mod inter;
 pub mod movement;
+pub mod nbc;
 pub mod neighbor;
 pub mod op;
 pub mod reduction;
@@ -30,12 +40,15 @@ mod state;
 
 pub use check::Input;
 pub use movement::{
-    allgather, allgatherv, alltoall, alltoallv, alltoallw, barrier, bcast, gather, gatherv,
-    scatter, scatterv, VBuf, WBuf,
+    allgather, allgather_how, allgatherv, allgatherv_how, alltoall, alltoall_how, alltoallv,
+    alltoallv_how, alltoallw, alltoallw_how, barrier, barrier_how, bcast, bcast_how, gather,
+    gather_how, gatherv, gatherv_how, scatter, scatter_how, scatterv, scatterv_how, VBuf, WBuf,
 };
+pub use nbc::How;
 pub use op::{OpId, UserFn, FIRST_CREATED_OP};
 pub use reduction::{
-    allreduce, exscan, reduce, reduce_local, reduce_scatter, reduce_scatter_block, scan,
+    allreduce, allreduce_how, exscan, exscan_how, reduce, reduce_how, reduce_local, reduce_scatter,
+    reduce_scatter_block, reduce_scatter_block_how, reduce_scatter_how, scan, scan_how,
 };
 pub use state::State;
 

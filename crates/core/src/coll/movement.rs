@@ -6,14 +6,16 @@
 //! insignificant pointers and arrays are never read.
 
 use super::check::{
-    buffer, bytes, counts, datatype, disjoint, drive, drive_keyed, fast_plan, in_place_not_allowed,
-    launch, nonneg, not_aliased, root, span, sum_counts, team_or_inter, Input, Key, Plan,
+    buffer, bytes, counts, datatype, disjoint, drive_how, fast_plan, in_place_not_allowed, launch,
+    nonneg, not_aliased, root, span, sum_counts, team_or_inter, Input, Key, Plan,
 };
 use super::inter::{self, Many, Side};
+use super::nbc::How;
 use super::op::Reducer;
 use super::shm::{self, Data};
 use super::stage::View;
 use crate::comm::CommId;
+use crate::device::ReqId;
 use crate::error::{err, Error, ErrorClass, Result};
 use crate::p2p::Buf;
 use crate::runtime::Runtime;
@@ -166,13 +168,19 @@ fn no_reduce() -> Reducer {
 }
 
 /// `MPI_Barrier`.
+/// (The blocking call; [`barrier_how`] makes all three kinds.)
 pub fn barrier(comm: CommId) -> Result<()> {
+    barrier_how(comm, How::Block).map(drop)
+}
+
+/// `MPI_Barrier`.
+pub fn barrier_how(comm: CommId, how: How) -> Result<Option<ReqId>> {
     let key = Key::bare(shm::Kind::Barrier, comm);
-    let done = drive_keyed(Some(key), |rt| {
+    let ran = drive_how(how, Some(key), |rt| {
         let Some(t) = team_or_inter(rt, comm)? else {
             return Ok(Plan::Inter);
         };
-        let fast = fast_plan(rt, &t, 0, 1, shm::Kind::Barrier, Some(key), |comm| {
+        let fast = fast_plan(rt, how, &t, 0, 1, shm::Kind::Barrier, Some(key), |comm| {
             shm::Call {
                 comm,
                 kind: shm::Kind::Barrier,
@@ -190,22 +198,29 @@ pub fn barrier(comm: CommId) -> Result<()> {
         let exec = launch(rt, &t, &Spec::Barrier, &sv, &rv, no_reduce())?;
         Ok(Plan::sched(exec, sv, rv))
     })?;
-    if done {
-        return Ok(());
-    }
-    inter::barrier(comm)
+    ran.or_inter(|| inter::barrier(comm, how))
+}
+
+/// `MPI_Bcast`.
+/// (The blocking call; [`bcast_how`] makes all three kinds.)
+///
+/// # Safety
+/// As for [`bcast_how`].
+pub unsafe fn bcast(b: Buf, root_rank: i32, comm: CommId) -> Result<()> {
+    // SAFETY: forwarded contract.
+    unsafe { bcast_how(b, root_rank, comm, How::Block) }.map(drop)
 }
 
 /// `MPI_Bcast`.
 ///
 /// # Safety
 /// The buffer must hold `count` elements of its datatype.
-pub unsafe fn bcast(b: Buf, root_rank: i32, comm: CommId) -> Result<()> {
+pub unsafe fn bcast_how(b: Buf, root_rank: i32, comm: CommId, how: How) -> Result<Option<ReqId>> {
     let key = usize::try_from(root_rank).ok().and_then(|r| {
         let kind = shm::Kind::Bcast { root: r };
         Key::predefined(kind, comm, Input::Data(b.addr), b.addr, b.count, b.ty, 0)
     });
-    let done = drive_keyed(key, |rt| {
+    let ran = drive_how(how, key, |rt| {
         let Some(t) = team_or_inter(rt, comm)? else {
             return Ok(Plan::Inter);
         };
@@ -215,6 +230,7 @@ pub unsafe fn bcast(b: Buf, root_rank: i32, comm: CommId) -> Result<()> {
         let at_root = t.rank == root;
         let fast = fast_plan(
             rt,
+            how,
             &t,
             bytes(n, info)?,
             1,
@@ -249,11 +265,18 @@ pub unsafe fn bcast(b: Buf, root_rank: i32, comm: CommId) -> Result<()> {
         let exec = launch(rt, &t, &spec, &sv, &v, no_reduce())?;
         Ok(Plan::sched(exec, sv, v))
     })?;
-    if done {
-        return Ok(());
-    }
     // SAFETY: forwarded contract.
-    unsafe { inter::bcast(b, root_rank, comm) }
+    ran.or_inter(|| unsafe { inter::bcast(b, root_rank, comm, how) })
+}
+
+/// `MPI_Gather`. `recv` matters only at the root; `MPI_IN_PLACE` only at the root.
+/// (The blocking call; [`gather_how`] makes all three kinds.)
+///
+/// # Safety
+/// As for [`gather_how`].
+pub unsafe fn gather(send: Input<Buf>, recv: Buf, root_rank: i32, comm: CommId) -> Result<()> {
+    // SAFETY: forwarded contract.
+    unsafe { gather_how(send, recv, root_rank, comm, How::Block) }.map(drop)
 }
 
 /// `MPI_Gather`. `recv` matters only at the root; `MPI_IN_PLACE` only at the root.
@@ -261,8 +284,14 @@ pub unsafe fn bcast(b: Buf, root_rank: i32, comm: CommId) -> Result<()> {
 /// # Safety
 /// The buffers must hold their counts of elements where significant (the root's
 /// receive buffer `size * recvcount`).
-pub unsafe fn gather(send: Input<Buf>, recv: Buf, root_rank: i32, comm: CommId) -> Result<()> {
-    let done = drive(|rt| {
+pub unsafe fn gather_how(
+    send: Input<Buf>,
+    recv: Buf,
+    root_rank: i32,
+    comm: CommId,
+    how: How,
+) -> Result<Option<ReqId>> {
+    let ran = drive_how(how, None, |rt| {
         let Some(t) = team_or_inter(rt, comm)? else {
             return Ok(Plan::Inter);
         };
@@ -280,7 +309,7 @@ pub unsafe fn gather(send: Input<Buf>, recv: Buf, root_rank: i32, comm: CommId) 
             (None, None) => unreachable!("in place only at the root"),
         };
         let kind = shm::Kind::Gather { root };
-        let fast = fast_plan(rt, &t, block, 1, kind, None, |comm| shm::Call {
+        let fast = fast_plan(rt, how, &t, block, 1, kind, None, |comm| shm::Call {
             comm,
             kind,
             input: Some(input),
@@ -314,11 +343,8 @@ pub unsafe fn gather(send: Input<Buf>, recv: Buf, root_rank: i32, comm: CommId) 
         let exec = launch(rt, &t, &spec, &sv, &rv, no_reduce())?;
         Ok(Plan::sched(exec, sv, rv))
     })?;
-    if done {
-        return Ok(());
-    }
     // SAFETY: forwarded contract.
-    unsafe { inter::rooted(true, Many::Plain(recv), send, root_rank, comm) }
+    ran.or_inter(|| unsafe { inter::rooted(true, Many::Plain(recv), send, root_rank, comm, how) })
 }
 
 /// Address of block `rank` (of `count` elements each) in a buffer of `info` elements.
@@ -327,16 +353,32 @@ fn own_block(addr: usize, rank: usize, count: usize, info: &TypeInfo) -> usize {
 }
 
 /// `MPI_Gatherv`. `recv` (its counts and displacements too) matters only at the root.
+/// (The blocking call; [`gatherv_how`] makes all three kinds.)
 ///
 /// # Safety
-/// As for [`gather`], with the root's blocks inside its receive buffer.
+/// As for [`gatherv_how`].
 pub unsafe fn gatherv(
     send: Input<Buf>,
     recv: VBuf<'_>,
     root_rank: i32,
     comm: CommId,
 ) -> Result<()> {
-    let done = drive(|rt| {
+    // SAFETY: forwarded contract.
+    unsafe { gatherv_how(send, recv, root_rank, comm, How::Block) }.map(drop)
+}
+
+/// `MPI_Gatherv`. `recv` (its counts and displacements too) matters only at the root.
+///
+/// # Safety
+/// As for [`gather`], with the root's blocks inside its receive buffer.
+pub unsafe fn gatherv_how(
+    send: Input<Buf>,
+    recv: VBuf<'_>,
+    root_rank: i32,
+    comm: CommId,
+    how: How,
+) -> Result<Option<ReqId>> {
+    let ran = drive_how(how, None, |rt| {
         let Some(t) = team_or_inter(rt, comm)? else {
             return Ok(Plan::Inter);
         };
@@ -398,11 +440,18 @@ pub unsafe fn gatherv(
         let exec = launch(rt, &t, &spec, &sv, &rv, no_reduce())?;
         Ok(Plan::sched(exec, sv, rv))
     })?;
-    if done {
-        return Ok(());
-    }
     // SAFETY: forwarded contract.
-    unsafe { inter::rooted(true, Many::V(recv), send, root_rank, comm) }
+    ran.or_inter(|| unsafe { inter::rooted(true, Many::V(recv), send, root_rank, comm, how) })
+}
+
+/// `MPI_Scatter`. `send` matters only at the root; `MPI_IN_PLACE` (as the receive
+/// (The blocking call; [`scatter_how`] makes all three kinds.)
+///
+/// # Safety
+/// As for [`scatter_how`].
+pub unsafe fn scatter(send: Buf, recv: Input<Buf>, root_rank: i32, comm: CommId) -> Result<()> {
+    // SAFETY: forwarded contract.
+    unsafe { scatter_how(send, recv, root_rank, comm, How::Block) }.map(drop)
 }
 
 /// `MPI_Scatter`. `send` matters only at the root; `MPI_IN_PLACE` (as the receive
@@ -411,8 +460,14 @@ pub unsafe fn gatherv(
 /// # Safety
 /// The root's send buffer must hold `size * sendcount` elements, every other receive
 /// buffer `recvcount`.
-pub unsafe fn scatter(send: Buf, recv: Input<Buf>, root_rank: i32, comm: CommId) -> Result<()> {
-    let done = drive(|rt| {
+pub unsafe fn scatter_how(
+    send: Buf,
+    recv: Input<Buf>,
+    root_rank: i32,
+    comm: CommId,
+    how: How,
+) -> Result<Option<ReqId>> {
+    let ran = drive_how(how, None, |rt| {
         let Some(t) = team_or_inter(rt, comm)? else {
             return Ok(Plan::Inter);
         };
@@ -423,7 +478,7 @@ pub unsafe fn scatter(send: Buf, recv: Input<Buf>, root_rank: i32, comm: CommId)
             all: sent,
         } = rooted_blocks(rt, t.size, t.rank == root, recv, Which::Recv, &send)?;
         let kind = shm::Kind::Scatter { root };
-        let fast = fast_plan(rt, &t, block, 1, kind, None, |comm| shm::Call {
+        let fast = fast_plan(rt, how, &t, block, 1, kind, None, |comm| shm::Call {
             comm,
             kind,
             input: sent.map(|(_, total, sinfo)| Data::new(send.addr, total, sinfo)),
@@ -455,24 +510,37 @@ pub unsafe fn scatter(send: Buf, recv: Input<Buf>, root_rank: i32, comm: CommId)
         let exec = launch(rt, &t, &spec, &sv, &rv, no_reduce())?;
         Ok(Plan::sched(exec, sv, rv))
     })?;
-    if done {
-        return Ok(());
-    }
     // SAFETY: forwarded contract.
-    unsafe { inter::rooted(false, Many::Plain(send), recv, root_rank, comm) }
+    ran.or_inter(|| unsafe { inter::rooted(false, Many::Plain(send), recv, root_rank, comm, how) })
 }
 
 /// `MPI_Scatterv`. `send` (its counts and displacements too) matters only at the root.
+/// (The blocking call; [`scatterv_how`] makes all three kinds.)
 ///
 /// # Safety
-/// As for [`scatter`], with the root's blocks inside its send buffer.
+/// As for [`scatterv_how`].
 pub unsafe fn scatterv(
     send: VBuf<'_>,
     recv: Input<Buf>,
     root_rank: i32,
     comm: CommId,
 ) -> Result<()> {
-    let done = drive(|rt| {
+    // SAFETY: forwarded contract.
+    unsafe { scatterv_how(send, recv, root_rank, comm, How::Block) }.map(drop)
+}
+
+/// `MPI_Scatterv`. `send` (its counts and displacements too) matters only at the root.
+///
+/// # Safety
+/// As for [`scatter`], with the root's blocks inside its send buffer.
+pub unsafe fn scatterv_how(
+    send: VBuf<'_>,
+    recv: Input<Buf>,
+    root_rank: i32,
+    comm: CommId,
+    how: How,
+) -> Result<Option<ReqId>> {
+    let ran = drive_how(how, None, |rt| {
         let Some(t) = team_or_inter(rt, comm)? else {
             return Ok(Plan::Inter);
         };
@@ -523,19 +591,31 @@ pub unsafe fn scatterv(
         let exec = launch(rt, &t, &spec, &sv, &rv, no_reduce())?;
         Ok(Plan::sched(exec, sv, rv))
     })?;
-    if done {
-        return Ok(());
-    }
     // SAFETY: forwarded contract.
-    unsafe { inter::rooted(false, Many::V(send), recv, root_rank, comm) }
+    ran.or_inter(|| unsafe { inter::rooted(false, Many::V(send), recv, root_rank, comm, how) })
+}
+
+/// `MPI_Allgather`.
+/// (The blocking call; [`allgather_how`] makes all three kinds.)
+///
+/// # Safety
+/// As for [`allgather_how`].
+pub unsafe fn allgather(send: Input<Buf>, recv: Buf, comm: CommId) -> Result<()> {
+    // SAFETY: forwarded contract.
+    unsafe { allgather_how(send, recv, comm, How::Block) }.map(drop)
 }
 
 /// `MPI_Allgather`.
 ///
 /// # Safety
 /// The send buffer must hold `sendcount` elements, the receive buffer `size * recvcount`.
-pub unsafe fn allgather(send: Input<Buf>, recv: Buf, comm: CommId) -> Result<()> {
-    let done = drive(|rt| {
+pub unsafe fn allgather_how(
+    send: Input<Buf>,
+    recv: Buf,
+    comm: CommId,
+    how: How,
+) -> Result<Option<ReqId>> {
+    let ran = drive_how(how, None, |rt| {
         let Some(t) = team_or_inter(rt, comm)? else {
             return Ok(Plan::Inter);
         };
@@ -559,7 +639,7 @@ pub unsafe fn allgather(send: Input<Buf>, recv: Buf, comm: CommId) -> Result<()>
             input = Data::new(s.addr, sc, sinfo);
             sent = (s.addr, sc, sinfo.clone());
         }
-        let fast = fast_plan(rt, &t, block, 1, shm::Kind::Allgather, None, |comm| {
+        let fast = fast_plan(rt, how, &t, block, 1, shm::Kind::Allgather, None, |comm| {
             shm::Call {
                 comm,
                 kind: shm::Kind::Allgather,
@@ -589,20 +669,34 @@ pub unsafe fn allgather(send: Input<Buf>, recv: Buf, comm: CommId) -> Result<()>
         let exec = launch(rt, &t, &spec, &sv, &rv, no_reduce())?;
         Ok(Plan::sched(exec, sv, rv))
     })?;
-    if done {
-        return Ok(());
-    }
-    let send = send.map(Side::Same);
+    ran.or_inter(|| {
+        let send = send.map(Side::Same);
+        // SAFETY: forwarded contract.
+        unsafe { inter::all_pairs(send, Side::Each(recv), comm, how) }
+    })
+}
+
+/// `MPI_Allgatherv`.
+/// (The blocking call; [`allgatherv_how`] makes all three kinds.)
+///
+/// # Safety
+/// As for [`allgatherv_how`].
+pub unsafe fn allgatherv(send: Input<Buf>, recv: VBuf<'_>, comm: CommId) -> Result<()> {
     // SAFETY: forwarded contract.
-    unsafe { inter::all_pairs(send, Side::Each(recv), comm) }
+    unsafe { allgatherv_how(send, recv, comm, How::Block) }.map(drop)
 }
 
 /// `MPI_Allgatherv`.
 ///
 /// # Safety
 /// The send buffer must hold `sendcount` elements, the receive buffer every block.
-pub unsafe fn allgatherv(send: Input<Buf>, recv: VBuf<'_>, comm: CommId) -> Result<()> {
-    let done = drive(|rt| {
+pub unsafe fn allgatherv_how(
+    send: Input<Buf>,
+    recv: VBuf<'_>,
+    comm: CommId,
+    how: How,
+) -> Result<Option<ReqId>> {
+    let ran = drive_how(how, None, |rt| {
         let Some(t) = team_or_inter(rt, comm)? else {
             return Ok(Plan::Inter);
         };
@@ -647,12 +741,21 @@ pub unsafe fn allgatherv(send: Input<Buf>, recv: VBuf<'_>, comm: CommId) -> Resu
         let exec = launch(rt, &t, &spec, &sv, &rv, no_reduce())?;
         Ok(Plan::sched(exec, sv, rv))
     })?;
-    if done {
-        return Ok(());
-    }
-    let send = send.map(Side::Same);
+    ran.or_inter(|| {
+        let send = send.map(Side::Same);
+        // SAFETY: forwarded contract.
+        unsafe { inter::all_pairs(send, Side::V(recv), comm, how) }
+    })
+}
+
+/// `MPI_Alltoall`.
+/// (The blocking call; [`alltoall_how`] makes all three kinds.)
+///
+/// # Safety
+/// As for [`alltoall_how`].
+pub unsafe fn alltoall(send: Input<Buf>, recv: Buf, comm: CommId) -> Result<()> {
     // SAFETY: forwarded contract.
-    unsafe { inter::all_pairs(send, Side::V(recv), comm) }
+    unsafe { alltoall_how(send, recv, comm, How::Block) }.map(drop)
 }
 
 /// `MPI_Alltoall`.
@@ -660,8 +763,13 @@ pub unsafe fn allgatherv(send: Input<Buf>, recv: VBuf<'_>, comm: CommId) -> Resu
 /// # Safety
 /// The send buffer must hold `size * sendcount` elements, the receive buffer
 /// `size * recvcount`.
-pub unsafe fn alltoall(send: Input<Buf>, recv: Buf, comm: CommId) -> Result<()> {
-    let done = drive(|rt| {
+pub unsafe fn alltoall_how(
+    send: Input<Buf>,
+    recv: Buf,
+    comm: CommId,
+    how: How,
+) -> Result<Option<ReqId>> {
+    let ran = drive_how(how, None, |rt| {
         let Some(t) = team_or_inter(rt, comm)? else {
             return Ok(Plan::Inter);
         };
@@ -682,7 +790,7 @@ pub unsafe fn alltoall(send: Input<Buf>, recv: Buf, comm: CommId) -> Result<()> 
             sent = Some((s.addr, stotal, sinfo));
         }
         let kind = shm::Kind::Alltoall;
-        let fast = fast_plan(rt, &t, block, 1, kind, None, |comm| shm::Call {
+        let fast = fast_plan(rt, how, &t, block, 1, kind, None, |comm| shm::Call {
             comm,
             kind,
             input: Some(match sent {
@@ -715,23 +823,37 @@ pub unsafe fn alltoall(send: Input<Buf>, recv: Buf, comm: CommId) -> Result<()> 
         let exec = launch(rt, &t, &spec, &sv, &rv, no_reduce())?;
         Ok(Plan::sched(exec, sv, rv))
     })?;
-    if done {
-        return Ok(());
-    }
-    let send = match send {
-        Input::Data(s) => Input::Data(Side::Each(s)),
-        Input::InPlace => Input::InPlace,
-    };
+    ran.or_inter(|| {
+        let send = match send {
+            Input::Data(s) => Input::Data(Side::Each(s)),
+            Input::InPlace => Input::InPlace,
+        };
+        // SAFETY: forwarded contract.
+        unsafe { inter::all_pairs(send, Side::Each(recv), comm, how) }
+    })
+}
+
+/// `MPI_Alltoallv`.
+/// (The blocking call; [`alltoallv_how`] makes all three kinds.)
+///
+/// # Safety
+/// As for [`alltoallv_how`].
+pub unsafe fn alltoallv(send: Input<VBuf<'_>>, recv: VBuf<'_>, comm: CommId) -> Result<()> {
     // SAFETY: forwarded contract.
-    unsafe { inter::all_pairs(send, Side::Each(recv), comm) }
+    unsafe { alltoallv_how(send, recv, comm, How::Block) }.map(drop)
 }
 
 /// `MPI_Alltoallv`.
 ///
 /// # Safety
 /// Each buffer must hold its blocks.
-pub unsafe fn alltoallv(send: Input<VBuf<'_>>, recv: VBuf<'_>, comm: CommId) -> Result<()> {
-    let done = drive(|rt| {
+pub unsafe fn alltoallv_how(
+    send: Input<VBuf<'_>>,
+    recv: VBuf<'_>,
+    comm: CommId,
+    how: How,
+) -> Result<Option<ReqId>> {
+    let ran = drive_how(how, None, |rt| {
         let Some(t) = team_or_inter(rt, comm)? else {
             return Ok(Plan::Inter);
         };
@@ -777,15 +899,14 @@ pub unsafe fn alltoallv(send: Input<VBuf<'_>>, recv: VBuf<'_>, comm: CommId) -> 
         let exec = launch(rt, &t, &spec, &sv, &rv, no_reduce())?;
         Ok(Plan::sched(exec, sv, rv))
     })?;
-    if done {
-        return Ok(());
-    }
-    let send = match send {
-        Input::Data(s) => Input::Data(Side::V(s)),
-        Input::InPlace => Input::InPlace,
-    };
-    // SAFETY: forwarded contract.
-    unsafe { inter::all_pairs(send, Side::V(recv), comm) }
+    ran.or_inter(|| {
+        let send = match send {
+            Input::Data(s) => Input::Data(Side::V(s)),
+            Input::InPlace => Input::InPlace,
+        };
+        // SAFETY: forwarded contract.
+        unsafe { inter::all_pairs(send, Side::V(recv), comm, how) }
+    })
 }
 
 fn wtypes<'a>(
@@ -811,11 +932,26 @@ fn wtypes<'a>(
 }
 
 /// `MPI_Alltoallw`: per-peer datatypes and byte displacements.
+/// (The blocking call; [`alltoallw_how`] makes all three kinds.)
+///
+/// # Safety
+/// As for [`alltoallw_how`].
+pub unsafe fn alltoallw(send: Input<WBuf<'_>>, recv: WBuf<'_>, comm: CommId) -> Result<()> {
+    // SAFETY: forwarded contract.
+    unsafe { alltoallw_how(send, recv, comm, How::Block) }.map(drop)
+}
+
+/// `MPI_Alltoallw`: per-peer datatypes and byte displacements.
 ///
 /// # Safety
 /// Each buffer must hold its blocks.
-pub unsafe fn alltoallw(send: Input<WBuf<'_>>, recv: WBuf<'_>, comm: CommId) -> Result<()> {
-    let done = drive(|rt| {
+pub unsafe fn alltoallw_how(
+    send: Input<WBuf<'_>>,
+    recv: WBuf<'_>,
+    comm: CommId,
+    how: How,
+) -> Result<Option<ReqId>> {
+    let ran = drive_how(how, None, |rt| {
         let Some(t) = team_or_inter(rt, comm)? else {
             return Ok(Plan::Inter);
         };
@@ -857,13 +993,12 @@ pub unsafe fn alltoallw(send: Input<WBuf<'_>>, recv: WBuf<'_>, comm: CommId) -> 
         let exec = launch(rt, &t, &spec, &sv, &rv, no_reduce())?;
         Ok(Plan::sched(exec, sv, rv))
     })?;
-    if done {
-        return Ok(());
-    }
-    let send = match send {
-        Input::Data(s) => Input::Data(Side::W(s)),
-        Input::InPlace => Input::InPlace,
-    };
-    // SAFETY: forwarded contract.
-    unsafe { inter::all_pairs(send, Side::W(recv), comm) }
+    ran.or_inter(|| {
+        let send = match send {
+            Input::Data(s) => Input::Data(Side::W(s)),
+            Input::InPlace => Input::InPlace,
+        };
+        // SAFETY: forwarded contract.
+        unsafe { inter::all_pairs(send, Side::W(recv), comm, how) }
+    })
 }

@@ -17,20 +17,23 @@
 //! -1 first and its receives are posted +1 first.
 //!
 //! Contiguous blocks travel straight from and into user memory; other blocks are packed
-//! into (and unpacked from) a staging copy of their own.
+//! into (and unpacked from) a staging copy of their own. A call is one exchange step of
+//! a [`super::nbc`] op: the blocking calls run it at once, the nonblocking and
+//! persistent ones (`MPI_Ineighbor_*`, `MPI_Neighbor_*_init`) hand it to the progress
+//! engine.
 
 use super::check::{buffer, datatype, nonneg};
 use super::movement::VBuf;
+use super::nbc::{finish_how, How, Op, Step, Xchg};
+use super::stage::View;
 use crate::comm::{CommId, Group};
-use crate::device::matching::Spec as MSpec;
-use crate::device::{RecvArgs, ReqId, SendArgs, SendMode};
+use crate::device::ReqId;
 use crate::error::{err, Error, ErrorClass, Result};
 use crate::p2p::Buf;
 use crate::runtime::{self, Runtime};
 use crate::topo::TopoKind;
 use crate::types::{TypeId, TypeInfo};
 use crate::PROC_NULL;
-use std::ptr::NonNull;
 use std::sync::Arc;
 
 /// An `MPI_Neighbor_alltoallw` buffer argument: `counts[i]` elements of `types[i]` at
@@ -126,20 +129,6 @@ impl Piece {
     fn len(&self) -> usize {
         self.count * self.ty.size
     }
-
-    /// Where the packed bytes are: user memory for a contiguous run, else `None`.
-    fn direct(&self) -> Option<usize> {
-        if self.len() == 0 {
-            return Some(dangling() as usize);
-        }
-        self.ty
-            .contiguous_block(self.count)
-            .map(|(d, _)| self.addr.wrapping_add(d as usize))
-    }
-}
-
-fn dangling() -> *mut u8 {
-    NonNull::<u8>::dangling().as_ptr()
 }
 
 /// One call, its arguments checked: `sends[i]` = (out-neighbour, index into `pieces`),
@@ -186,144 +175,65 @@ fn plan(
     })
 }
 
-/// A receive to post: (source, buffer, exact length, the piece a staged buffer is
-/// unpacked into afterwards).
-type Recv = (i32, *mut u8, usize, Option<usize>);
-
 impl Call {
-    /// Runs the transfers and unpacks the staged receives.
-    fn run(self) -> Result<()> {
-        let mut stage: Vec<Vec<u8>> = Vec::new();
-        // Send data: one packed copy per non-contiguous piece, shared by its blocks.
-        let mut packed: Vec<Option<usize>> = vec![None; self.pieces.len()];
-        let mut sends = Vec::with_capacity(self.sends.len());
+    /// The call as an op: one exchange of every block, from and into the pieces'
+    /// views (user memory for contiguous runs, else staging copies packed at the
+    /// start and unpacked at the end).
+    fn op(self) -> Op {
+        let n = self.pieces.len();
+        let (mut sent, mut received) = (vec![false; n], vec![false; n]);
         for &(peer, p) in &self.sends {
-            if peer == PROC_NULL {
-                continue;
-            }
-            let piece = &self.pieces[p];
-            let at = match piece.direct() {
-                Some(a) => a as *const u8,
-                None => {
-                    let k = *packed[p].get_or_insert_with(|| {
-                        let mut v = vec![0u8; piece.len()];
-                        // SAFETY: the user buffer holds the piece (MPI contract; counts
-                        // checked); `v` has exactly its packed length.
-                        unsafe { piece.ty.pack(piece.addr as *const u8, piece.count, &mut v) };
-                        stage.push(v);
-                        stage.len() - 1
-                    });
-                    stage[k].as_ptr()
+            sent[p] |= peer != PROC_NULL;
+        }
+        for &(peer, p) in &self.recvs {
+            received[p] |= peer != PROC_NULL;
+        }
+        let views: Vec<View> = self
+            .pieces
+            .iter()
+            .enumerate()
+            .map(|(i, pc)| {
+                if !sent[i] && !received[i] {
+                    return View::unused();
                 }
-            };
-            sends.push((peer, at, piece.len()));
-        }
-        let mut recvs: Vec<Recv> = Vec::with_capacity(self.recvs.len());
-        for &i in &self.order {
-            let (peer, p) = self.recvs[i];
-            if peer == PROC_NULL {
-                continue;
-            }
-            let piece = &self.pieces[p];
-            match piece.direct() {
-                Some(a) => recvs.push((peer, a as *mut u8, piece.len(), None)),
-                None => {
-                    stage.push(vec![0u8; piece.len()]);
-                    let k = stage.len() - 1;
-                    recvs.push((peer, stage[k].as_mut_ptr(), piece.len(), Some(p)));
-                }
-            }
-        }
-        let (good, first) = self.exchange(&sends, &recvs)?;
-        for (&(_, buf, len, piece), &good) in recvs.iter().zip(&good) {
-            if let (Some(p), true) = (piece, good) {
-                let piece = &self.pieces[p];
-                // SAFETY: `buf` is a staging copy of `len` bytes, alive in `stage` until
-                // the end of this function; the user buffer holds the piece.
-                unsafe {
-                    let data = std::slice::from_raw_parts(buf as *const u8, len);
-                    piece.ty.unpack(piece.addr as *mut u8, data);
-                }
-            }
-        }
-        drop(stage);
-        match first {
-            None => Ok(()),
-            Some(e) => Err(e),
-        }
-    }
-
-    /// Posts every receive, then every send, and waits for all of them. Returns per
-    /// receive whether it got exactly its length, and the first failure.
-    fn exchange(
-        &self,
-        sends: &[(i32, *const u8, usize)],
-        recvs: &[Recv],
-    ) -> Result<(Vec<bool>, Option<Error>)> {
-        let ids: Vec<ReqId> = runtime::with(|rt| {
-            let mut ids = Vec::with_capacity(sends.len() + recvs.len());
-            for &(from, buf, len, _) in recvs {
-                ids.push(rt.device.irecv(RecvArgs {
-                    spec: MSpec {
-                        ctx: self.ctx,
-                        src: from,
-                        tag: self.tag,
-                    },
-                    buf,
-                    cap: len,
-                }));
-            }
-            for &(to, buf, len) in sends {
-                ids.push(rt.device.isend(SendArgs {
-                    dest: self.group.members()[to as usize],
-                    ctx: self.ctx,
-                    src_rank: self.rank,
-                    tag: self.tag,
-                    buf,
-                    len,
-                    mode: SendMode::Standard,
-                }));
-            }
-            for id in &ids {
-                if let Some(r) = rt.device.request_mut(*id) {
-                    r.owner = self.comm;
-                }
-            }
-            Ok(ids)
-        })?;
-        let statuses = runtime::block_on(|rt| {
-            let done = ids
-                .iter()
-                .all(|id| rt.device.request(*id).is_some_and(|r| r.is_complete()));
-            Ok(done.then(|| {
-                ids.iter()
-                    .map(|id| rt.device.finish(*id))
-                    .collect::<Vec<_>>()
-            }))
-        })?;
-        let mut first: Option<Error> = None;
-        let mut good = Vec::with_capacity(recvs.len());
-        for (&(from, _, len, _), st) in recvs.iter().zip(&statuses) {
-            let exact = st.error == ErrorClass::Success && st.bytes == len as u64;
-            if !exact && first.is_none() {
-                let got = if st.error == ErrorClass::Truncate {
-                    "more".to_string()
-                } else {
-                    st.bytes.to_string()
-                };
-                first = Some(Error::new(
-                    ErrorClass::Truncate,
-                    format!("neighbour rank {from} sent {got} bytes where this rank expected {len}: the processes passed different counts or datatype signatures"),
-                ));
-            }
-            good.push(exact);
-        }
-        for st in &statuses[recvs.len()..] {
-            if st.error != ErrorClass::Success && first.is_none() {
-                first = Some(Error::new(st.error.into(), "message to a neighbour failed"));
-            }
-        }
-        Ok((good, first))
+                let all = [(0, pc.count)];
+                let none: &[(usize, usize)] = &[];
+                let pre = if sent[i] { &all[..] } else { none };
+                let post = if received[i] { &all[..] } else { none };
+                // SAFETY: the user buffer holds the piece (MPI contract; counts checked).
+                unsafe { View::single(pc.addr, &pc.ty, pc.count, pre, post) }
+            })
+            .collect();
+        let sends = self
+            .sends
+            .iter()
+            .filter(|&&(peer, _)| peer != PROC_NULL)
+            .map(|&(peer, p)| {
+                (
+                    peer as u32,
+                    views[p].base as *const u8,
+                    self.pieces[p].len(),
+                )
+            })
+            .collect();
+        let recvs = self
+            .order
+            .iter()
+            .map(|&i| self.recvs[i])
+            .filter(|&(peer, _)| peer != PROC_NULL)
+            .map(|(peer, p)| (peer as u32, views[p].base, self.pieces[p].len()))
+            .collect();
+        let x = Xchg::new(
+            self.comm,
+            self.ctx,
+            self.rank,
+            self.tag,
+            self.group,
+            sends,
+            recvs,
+            "neighbour rank",
+        );
+        Op::new(self.comm, vec![Step::Xchg(x)], views, Vec::new())
     }
 }
 
@@ -448,12 +358,26 @@ fn join(
 /// The send buffer must hold `send.count` elements, the receive buffer one block per
 /// in-neighbour.
 pub unsafe fn neighbor_allgather(send: Buf, recv: Buf, comm: CommId) -> Result<()> {
-    plan(comm, |rt, d| {
+    // SAFETY: forwarded contract.
+    unsafe { neighbor_allgather_how(send, recv, comm, How::Block) }.map(drop)
+}
+
+/// [`neighbor_allgather`] made `how`.
+///
+/// # Safety
+/// As for [`neighbor_allgather`], until the call completes.
+pub unsafe fn neighbor_allgather_how(
+    send: Buf,
+    recv: Buf,
+    comm: CommId,
+    how: How,
+) -> Result<Option<ReqId>> {
+    let call = plan(comm, |rt, d| {
         let s = plain_pieces(rt, &send, 1, Side::Send)?;
         let r = plain_pieces(rt, &recv, d.indegree(), Side::Recv)?;
         Ok(join(s, |_| 0, d.outdegree(), r))
-    })?
-    .run()
+    })?;
+    finish_how(call.op(), how)
 }
 
 /// `MPI_Neighbor_allgatherv`: as [`neighbor_allgather`] with per-neighbour receive
@@ -462,12 +386,26 @@ pub unsafe fn neighbor_allgather(send: Buf, recv: Buf, comm: CommId) -> Result<(
 /// # Safety
 /// As for [`neighbor_allgather`], with the blocks inside the receive buffer.
 pub unsafe fn neighbor_allgatherv(send: Buf, recv: VBuf<'_>, comm: CommId) -> Result<()> {
-    plan(comm, |rt, d| {
+    // SAFETY: forwarded contract.
+    unsafe { neighbor_allgatherv_how(send, recv, comm, How::Block) }.map(drop)
+}
+
+/// [`neighbor_allgatherv`] made `how`.
+///
+/// # Safety
+/// As for [`neighbor_allgatherv`], until the call completes.
+pub unsafe fn neighbor_allgatherv_how(
+    send: Buf,
+    recv: VBuf<'_>,
+    comm: CommId,
+    how: How,
+) -> Result<Option<ReqId>> {
+    let call = plan(comm, |rt, d| {
         let s = plain_pieces(rt, &send, 1, Side::Send)?;
         let r = v_pieces(rt, &recv, d.indegree(), Side::Recv)?;
         Ok(join(s, |_| 0, d.outdegree(), r))
-    })?
-    .run()
+    })?;
+    finish_how(call.op(), how)
 }
 
 /// `MPI_Neighbor_alltoall`: block `i` of `send` to out-neighbour `i`, block `i` of
@@ -476,12 +414,26 @@ pub unsafe fn neighbor_allgatherv(send: Buf, recv: VBuf<'_>, comm: CommId) -> Re
 /// # Safety
 /// Each buffer must hold one block per neighbour.
 pub unsafe fn neighbor_alltoall(send: Buf, recv: Buf, comm: CommId) -> Result<()> {
-    plan(comm, |rt, d| {
+    // SAFETY: forwarded contract.
+    unsafe { neighbor_alltoall_how(send, recv, comm, How::Block) }.map(drop)
+}
+
+/// [`neighbor_alltoall`] made `how`.
+///
+/// # Safety
+/// As for [`neighbor_alltoall`], until the call completes.
+pub unsafe fn neighbor_alltoall_how(
+    send: Buf,
+    recv: Buf,
+    comm: CommId,
+    how: How,
+) -> Result<Option<ReqId>> {
+    let call = plan(comm, |rt, d| {
         let s = plain_pieces(rt, &send, d.outdegree(), Side::Send)?;
         let r = plain_pieces(rt, &recv, d.indegree(), Side::Recv)?;
         Ok(join(s, |i| i, d.outdegree(), r))
-    })?
-    .run()
+    })?;
+    finish_how(call.op(), how)
 }
 
 /// `MPI_Neighbor_alltoallv`.
@@ -489,12 +441,26 @@ pub unsafe fn neighbor_alltoall(send: Buf, recv: Buf, comm: CommId) -> Result<()
 /// # Safety
 /// Each buffer must hold its blocks.
 pub unsafe fn neighbor_alltoallv(send: VBuf<'_>, recv: VBuf<'_>, comm: CommId) -> Result<()> {
-    plan(comm, |rt, d| {
+    // SAFETY: forwarded contract.
+    unsafe { neighbor_alltoallv_how(send, recv, comm, How::Block) }.map(drop)
+}
+
+/// [`neighbor_alltoallv`] made `how`.
+///
+/// # Safety
+/// As for [`neighbor_alltoallv`], until the call completes.
+pub unsafe fn neighbor_alltoallv_how(
+    send: VBuf<'_>,
+    recv: VBuf<'_>,
+    comm: CommId,
+    how: How,
+) -> Result<Option<ReqId>> {
+    let call = plan(comm, |rt, d| {
         let s = v_pieces(rt, &send, d.outdegree(), Side::Send)?;
         let r = v_pieces(rt, &recv, d.indegree(), Side::Recv)?;
         Ok(join(s, |i| i, d.outdegree(), r))
-    })?
-    .run()
+    })?;
+    finish_how(call.op(), how)
 }
 
 /// `MPI_Neighbor_alltoallw`: per-neighbour datatypes and byte displacements.
@@ -502,12 +468,26 @@ pub unsafe fn neighbor_alltoallv(send: VBuf<'_>, recv: VBuf<'_>, comm: CommId) -
 /// # Safety
 /// Each buffer must hold its blocks.
 pub unsafe fn neighbor_alltoallw(send: WBuf<'_>, recv: WBuf<'_>, comm: CommId) -> Result<()> {
-    plan(comm, |rt, d| {
+    // SAFETY: forwarded contract.
+    unsafe { neighbor_alltoallw_how(send, recv, comm, How::Block) }.map(drop)
+}
+
+/// [`neighbor_alltoallw`] made `how`.
+///
+/// # Safety
+/// As for [`neighbor_alltoallw`], until the call completes.
+pub unsafe fn neighbor_alltoallw_how(
+    send: WBuf<'_>,
+    recv: WBuf<'_>,
+    comm: CommId,
+    how: How,
+) -> Result<Option<ReqId>> {
+    let call = plan(comm, |rt, d| {
         let s = w_pieces(rt, &send, d.outdegree(), Side::Send)?;
         let r = w_pieces(rt, &recv, d.indegree(), Side::Recv)?;
         Ok(join(s, |i| i, d.outdegree(), r))
-    })?
-    .run()
+    })?;
+    finish_how(call.op(), how)
 }
 
 #[cfg(test)]

@@ -6,14 +6,16 @@
 //! decision table picks.
 
 use super::check::{
-    buffer, bytes, counts, datatype, drive, drive_keyed, fast_plan, in_place_not_allowed, launch,
-    nonneg, not_aliased, root, team_or_inter, Input, Key, Plan,
+    buffer, bytes, counts, datatype, drive_how, fast_plan, in_place_not_allowed, launch, nonneg,
+    not_aliased, root, team_or_inter, Input, Key, Plan,
 };
 use super::inter;
+use super::nbc::How;
 use super::op::{data_range, Op, OpId, Reducer};
 use super::shm::{self, Data};
 use super::stage::View;
 use crate::comm::CommId;
+use crate::device::ReqId;
 use crate::error::{err, ErrorClass, Result};
 use crate::runtime::{self, Runtime};
 use crate::types::{TypeId, TypeInfo};
@@ -80,9 +82,10 @@ unsafe fn send_view(
 }
 
 /// `MPI_Reduce`. `recv` matters only at the root; `MPI_IN_PLACE` only at the root.
+/// (The blocking call; [`reduce_how`] makes all three kinds.)
 ///
 /// # Safety
-/// The buffers must hold `count` elements of `ty` where significant.
+/// As for [`reduce_how`].
 pub unsafe fn reduce(
     send: Input<usize>,
     recv: usize,
@@ -92,6 +95,25 @@ pub unsafe fn reduce(
     root_rank: i32,
     comm: CommId,
 ) -> Result<()> {
+    // SAFETY: forwarded contract.
+    unsafe { reduce_how(send, recv, count, ty, op, root_rank, comm, How::Block) }.map(drop)
+}
+
+/// `MPI_Reduce`. `recv` matters only at the root; `MPI_IN_PLACE` only at the root.
+///
+/// # Safety
+/// The buffers must hold `count` elements of `ty` where significant.
+#[allow(clippy::too_many_arguments)]
+pub unsafe fn reduce_how(
+    send: Input<usize>,
+    recv: usize,
+    count: i32,
+    ty: TypeId,
+    op: OpId,
+    root_rank: i32,
+    comm: CommId,
+    how: How,
+) -> Result<Option<ReqId>> {
     let key = usize::try_from(root_rank).ok().and_then(|r| {
         Key::predefined(
             shm::Kind::Reduce { root: r },
@@ -103,7 +125,7 @@ pub unsafe fn reduce(
             op,
         )
     });
-    let done = drive_keyed(key, |rt| {
+    let ran = drive_how(how, key, |rt| {
         let Some(t) = team_or_inter(rt, comm)? else {
             return Ok(Plan::Inter);
         };
@@ -128,6 +150,7 @@ pub unsafe fn reduce(
         }
         let fast = fast_plan(
             rt,
+            how,
             &t,
             bytes(n, info)?,
             info.size,
@@ -165,11 +188,8 @@ pub unsafe fn reduce(
         let exec = launch(rt, &t, &spec, &sv, &rv, red.reducer)?;
         Ok(Plan::sched(exec, sv, rv))
     })?;
-    if done {
-        return Ok(());
-    }
     // SAFETY: forwarded contract.
-    unsafe { inter::reduce(send, recv, count, ty, op, root_rank, comm) }
+    ran.or_inter(|| unsafe { inter::reduce(send, recv, count, ty, op, root_rank, comm, how) })
 }
 
 /// Which of the like-shaped reductions [`reduce_all`] runs.
@@ -180,6 +200,7 @@ enum Kind {
     Exscan,
 }
 
+#[allow(clippy::too_many_arguments)]
 unsafe fn reduce_all(
     kind: Kind,
     send: Input<usize>,
@@ -188,14 +209,15 @@ unsafe fn reduce_all(
     ty: TypeId,
     op: OpId,
     comm: CommId,
-) -> Result<()> {
+    how: How,
+) -> Result<Option<ReqId>> {
     let fast_kind = match kind {
         Kind::Allreduce => shm::Kind::Allreduce,
         Kind::Scan => shm::Kind::Scan,
         Kind::Exscan => shm::Kind::Exscan,
     };
     let key = Key::predefined(fast_kind, comm, send, recv, count, ty, op);
-    let done = drive_keyed(key, |rt| {
+    let ran = drive_how(how, key, |rt| {
         let Some(t) = team_or_inter(rt, comm)? else {
             return Ok(Plan::Inter);
         };
@@ -207,8 +229,15 @@ unsafe fn reduce_all(
             buffer(s, n, info, "sendbuf")?;
             not_aliased(s, info, n, recv, info, n)?;
         }
-        let fast = fast_plan(rt, &t, bytes(n, info)?, info.size, fast_kind, key, |comm| {
-            shm::Call {
+        let fast = fast_plan(
+            rt,
+            how,
+            &t,
+            bytes(n, info)?,
+            info.size,
+            fast_kind,
+            key,
+            |comm| shm::Call {
                 comm,
                 kind: fast_kind,
                 input: Some(data(send, recv, n, info)),
@@ -217,8 +246,8 @@ unsafe fn reduce_all(
                 reducer: red.reducer.clone(),
                 bytes: n * info.size,
                 elem: info.size,
-            }
-        });
+            },
+        );
         if let Some(p) = fast {
             return Ok(p);
         }
@@ -255,23 +284,21 @@ unsafe fn reduce_all(
         let exec = launch(rt, &t, &spec, &sv, &rv, red.reducer)?;
         Ok(Plan::sched(exec, sv, rv))
     })?;
-    if done {
-        return Ok(());
-    }
-    match kind {
+    ran.or_inter(|| match kind {
         // SAFETY: forwarded contract.
-        Kind::Allreduce => unsafe { inter::allreduce(send, recv, count, ty, op, comm) },
+        Kind::Allreduce => unsafe { inter::allreduce(send, recv, count, ty, op, comm, how) },
         _ => err(
             ErrorClass::Comm,
             "MPI_Scan and MPI_Exscan are not defined on intercommunicators",
         ),
-    }
+    })
 }
 
 /// `MPI_Allreduce`.
+/// (The blocking call; [`allreduce_how`] makes all three kinds.)
 ///
 /// # Safety
-/// Both buffers (the receive buffer only, in place) must hold `count` elements of `ty`.
+/// As for [`allreduce_how`].
 pub unsafe fn allreduce(
     send: Input<usize>,
     recv: usize,
@@ -281,13 +308,31 @@ pub unsafe fn allreduce(
     comm: CommId,
 ) -> Result<()> {
     // SAFETY: forwarded contract.
-    unsafe { reduce_all(Kind::Allreduce, send, recv, count, ty, op, comm) }
+    unsafe { allreduce_how(send, recv, count, ty, op, comm, How::Block) }.map(drop)
+}
+
+/// `MPI_Allreduce`.
+///
+/// # Safety
+/// Both buffers (the receive buffer only, in place) must hold `count` elements of `ty`.
+pub unsafe fn allreduce_how(
+    send: Input<usize>,
+    recv: usize,
+    count: i32,
+    ty: TypeId,
+    op: OpId,
+    comm: CommId,
+    how: How,
+) -> Result<Option<ReqId>> {
+    // SAFETY: forwarded contract.
+    unsafe { reduce_all(Kind::Allreduce, send, recv, count, ty, op, comm, how) }
 }
 
 /// `MPI_Scan`: rank `i` receives the reduction of ranks `0..=i`.
+/// (The blocking call; [`scan_how`] makes all three kinds.)
 ///
 /// # Safety
-/// As for [`allreduce`].
+/// As for [`scan_how`].
 pub unsafe fn scan(
     send: Input<usize>,
     recv: usize,
@@ -297,14 +342,31 @@ pub unsafe fn scan(
     comm: CommId,
 ) -> Result<()> {
     // SAFETY: forwarded contract.
-    unsafe { reduce_all(Kind::Scan, send, recv, count, ty, op, comm) }
+    unsafe { scan_how(send, recv, count, ty, op, comm, How::Block) }.map(drop)
 }
 
-/// `MPI_Exscan`: rank `i > 0` receives the reduction of ranks `0..i`; rank 0's receive
-/// buffer is left alone.
+/// `MPI_Scan`: rank `i` receives the reduction of ranks `0..=i`.
 ///
 /// # Safety
 /// As for [`allreduce`].
+pub unsafe fn scan_how(
+    send: Input<usize>,
+    recv: usize,
+    count: i32,
+    ty: TypeId,
+    op: OpId,
+    comm: CommId,
+    how: How,
+) -> Result<Option<ReqId>> {
+    // SAFETY: forwarded contract.
+    unsafe { reduce_all(Kind::Scan, send, recv, count, ty, op, comm, how) }
+}
+
+/// `MPI_Exscan`: rank `i > 0` receives the reduction of ranks `0..i`; rank 0's receive
+/// (The blocking call; [`exscan_how`] makes all three kinds.)
+///
+/// # Safety
+/// As for [`exscan_how`].
 pub unsafe fn exscan(
     send: Input<usize>,
     recv: usize,
@@ -314,15 +376,32 @@ pub unsafe fn exscan(
     comm: CommId,
 ) -> Result<()> {
     // SAFETY: forwarded contract.
-    unsafe { reduce_all(Kind::Exscan, send, recv, count, ty, op, comm) }
+    unsafe { exscan_how(send, recv, count, ty, op, comm, How::Block) }.map(drop)
+}
+
+/// `MPI_Exscan`: rank `i > 0` receives the reduction of ranks `0..i`; rank 0's receive
+/// buffer is left alone.
+///
+/// # Safety
+/// As for [`allreduce`].
+pub unsafe fn exscan_how(
+    send: Input<usize>,
+    recv: usize,
+    count: i32,
+    ty: TypeId,
+    op: OpId,
+    comm: CommId,
+    how: How,
+) -> Result<Option<ReqId>> {
+    // SAFETY: forwarded contract.
+    unsafe { reduce_all(Kind::Exscan, send, recv, count, ty, op, comm, how) }
 }
 
 /// `MPI_Reduce_scatter_block`: the input has `size * recvcount` elements; rank `i`
-/// receives block `i` of the reduction.
+/// (The blocking call; [`reduce_scatter_block_how`] makes all three kinds.)
 ///
 /// # Safety
-/// The send buffer (the receive buffer, in place) must hold `size * recvcount`
-/// elements, the receive buffer `recvcount`.
+/// As for [`reduce_scatter_block_how`].
 pub unsafe fn reduce_scatter_block(
     send: Input<usize>,
     recv: usize,
@@ -331,7 +410,26 @@ pub unsafe fn reduce_scatter_block(
     op: OpId,
     comm: CommId,
 ) -> Result<()> {
-    let done = drive(|rt| {
+    // SAFETY: forwarded contract.
+    unsafe { reduce_scatter_block_how(send, recv, recvcount, ty, op, comm, How::Block) }.map(drop)
+}
+
+/// `MPI_Reduce_scatter_block`: the input has `size * recvcount` elements; rank `i`
+/// receives block `i` of the reduction.
+///
+/// # Safety
+/// The send buffer (the receive buffer, in place) must hold `size * recvcount`
+/// elements, the receive buffer `recvcount`.
+pub unsafe fn reduce_scatter_block_how(
+    send: Input<usize>,
+    recv: usize,
+    recvcount: i32,
+    ty: TypeId,
+    op: OpId,
+    comm: CommId,
+    how: How,
+) -> Result<Option<ReqId>> {
+    let ran = drive_how(how, None, |rt| {
         let Some(t) = team_or_inter(rt, comm)? else {
             return Ok(Plan::Inter);
         };
@@ -367,19 +465,17 @@ pub unsafe fn reduce_scatter_block(
         let exec = launch(rt, &t, &spec, &sv, &rv, red.reducer)?;
         Ok(Plan::sched(exec, sv, rv))
     })?;
-    if done {
-        return Ok(());
-    }
     // SAFETY: forwarded contract.
-    unsafe { inter::reduce_scatter(send, recv, recvcount, None, ty, op, comm) }
+    ran.or_inter(|| unsafe {
+        inter::reduce_scatter(send, recv, recvcount, None, ty, op, comm, how)
+    })
 }
 
 /// `MPI_Reduce_scatter`: the input has `sum(recvcounts)` elements; rank `i` receives
-/// its `recvcounts[i]` elements of the reduction.
+/// (The blocking call; [`reduce_scatter_how`] makes all three kinds.)
 ///
 /// # Safety
-/// The send buffer (the receive buffer, in place) must hold `sum(recvcounts)`
-/// elements, the receive buffer `recvcounts[rank]`.
+/// As for [`reduce_scatter_how`].
 pub unsafe fn reduce_scatter(
     send: Input<usize>,
     recv: usize,
@@ -388,7 +484,26 @@ pub unsafe fn reduce_scatter(
     op: OpId,
     comm: CommId,
 ) -> Result<()> {
-    let done = drive(|rt| {
+    // SAFETY: forwarded contract.
+    unsafe { reduce_scatter_how(send, recv, recvcounts, ty, op, comm, How::Block) }.map(drop)
+}
+
+/// `MPI_Reduce_scatter`: the input has `sum(recvcounts)` elements; rank `i` receives
+/// its `recvcounts[i]` elements of the reduction.
+///
+/// # Safety
+/// The send buffer (the receive buffer, in place) must hold `sum(recvcounts)`
+/// elements, the receive buffer `recvcounts[rank]`.
+pub unsafe fn reduce_scatter_how(
+    send: Input<usize>,
+    recv: usize,
+    recvcounts: &[i32],
+    ty: TypeId,
+    op: OpId,
+    comm: CommId,
+    how: How,
+) -> Result<Option<ReqId>> {
+    let ran = drive_how(how, None, |rt| {
         let Some(t) = team_or_inter(rt, comm)? else {
             return Ok(Plan::Inter);
         };
@@ -428,11 +543,10 @@ pub unsafe fn reduce_scatter(
         let exec = launch(rt, &t, &spec, &sv, &rv, red.reducer)?;
         Ok(Plan::sched(exec, sv, rv))
     })?;
-    if done {
-        return Ok(());
-    }
     // SAFETY: forwarded contract.
-    unsafe { inter::reduce_scatter(send, recv, 0, Some(recvcounts), ty, op, comm) }
+    ran.or_inter(|| unsafe {
+        inter::reduce_scatter(send, recv, 0, Some(recvcounts), ty, op, comm, how)
+    })
 }
 
 /// `MPI_Reduce_local`: `inout[k] = input[k] op inout[k]` on user memory, no

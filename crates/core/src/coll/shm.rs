@@ -25,9 +25,9 @@
 //! collective decision table (`oxmpi_coll::decision::choose_shm`); the sizes it uses are
 //! this segment's geometry.
 //!
-//! While waiting, a member keeps the device progressing (other ranks may need its
-//! point-to-point progress to reach the collective) and follows the engine's waiting
-//! policy numbers (`OXMPI_SPIN`, `OXMPI_YIELD`): spin, yield, then sleep on its node
+//! While waiting, a member keeps the device and the nonblocking collectives progressing
+//! (other ranks may need its progress to reach the collective) and follows the engine's
+//! waiting policy numbers (`OXMPI_SPIN`, `OXMPI_YIELD`): spin, yield, then sleep on its node
 //! doorbell, which the completing member and every incoming packet ring.
 
 use super::check::Team;
@@ -226,20 +226,22 @@ impl ShmComm {
             if done() {
                 return Ok(());
             }
+            // Nonblocking collectives started before this call may need this member.
+            super::nbc::run_parked();
             idle = idle.saturating_add(1);
             if idle <= self.spin {
                 if idle % 64 == 0 {
-                    runtime::with(|rt| Ok(runtime::progress(&mut rt.device)))?;
+                    runtime::with(|rt| Ok(runtime::progress_all(rt)))?;
                 }
                 std::hint::spin_loop();
             } else if idle <= self.spin.saturating_add(self.yields) {
-                runtime::with(|rt| Ok(runtime::progress(&mut rt.device)))?;
+                runtime::with(|rt| Ok(runtime::progress_all(rt)))?;
                 if !done() {
                     std::thread::yield_now();
                 }
             } else {
                 let calm = runtime::with(|rt| {
-                    let busy = runtime::progress(&mut rt.device)
+                    let busy = runtime::progress_all(rt)
                         || rt.device.announce_blocked_sends()
                         || rt.device.has_incoming();
                     Ok(!busy)

@@ -23,6 +23,7 @@ struct Run {
 struct Staged {
     data: Vec<u8>,
     types: Vec<TypeInfo>,
+    pre: Vec<Run>,
     post: Vec<Run>,
 }
 
@@ -53,19 +54,45 @@ impl View {
         }
     }
 
-    fn staged(len: usize, types: Vec<TypeInfo>, pre: &[Run], post: Vec<Run>) -> View {
-        let mut data = vec![0u8; len];
-        for r in pre {
-            let t = &types[r.ty];
-            let n = r.count * t.size;
-            // SAFETY: the user buffer holds these elements (MPI contract, checked
-            // counts); `off + n <= len` by construction of the runs.
-            unsafe { t.pack(r.user as *const u8, r.count, &mut data[r.off..r.off + n]) };
-        }
-        let base = data.as_mut_ptr();
+    fn staged(len: usize, types: Vec<TypeInfo>, pre: Vec<Run>, post: Vec<Run>) -> View {
+        let mut s = Staged {
+            data: vec![0u8; len],
+            types,
+            pre,
+            post,
+        };
+        s.pack();
+        let base = s.data.as_mut_ptr();
         View {
             base,
-            staged: Some(Staged { data, types, post }),
+            staged: Some(s),
+        }
+    }
+
+    /// Packs the parts the collective reads again (a persistent collective's next
+    /// start: the program may have changed its buffer since).
+    ///
+    /// # Safety
+    /// The user buffer must still hold the `pre` parts.
+    pub unsafe fn repack(&mut self) {
+        if let Some(s) = &mut self.staged {
+            s.pack();
+        }
+    }
+
+    /// After the schedule, without consuming the view: unpacks what the collective
+    /// wrote into a staged buffer.
+    ///
+    /// # Safety
+    /// The user buffer must still be valid for the `post` parts.
+    pub unsafe fn unpack(&self) {
+        if let Some(s) = &self.staged {
+            for r in &s.post {
+                let t = &s.types[r.ty];
+                let n = r.count * t.size;
+                // SAFETY: per the contract; the run lies inside the staging copy.
+                unsafe { t.unpack(r.user as *mut u8, &s.data[r.off..r.off + n]) };
+            }
         }
     }
 
@@ -95,7 +122,7 @@ impl View {
         };
         let pre: Vec<Run> = pre.iter().map(run).collect();
         let post: Vec<Run> = post.iter().map(run).collect();
-        View::staged(total * t.size, vec![t.clone()], &pre, post)
+        View::staged(total * t.size, vec![t.clone()], pre, post)
     }
 
     /// A v-variant buffer: block `i` is `counts[i]` elements of `t` at element
@@ -210,7 +237,7 @@ impl View {
             }
             off = off.checked_add(lens[i]).ok_or_else(too_large)?;
         }
-        Ok((View::staged(off, tys, &pre_runs, post_runs), blocks))
+        Ok((View::staged(off, tys, pre_runs, post_runs), blocks))
     }
 
     /// After the schedule: unpacks what the collective wrote into a staged buffer.
@@ -218,13 +245,25 @@ impl View {
     /// # Safety
     /// The user buffer must still be valid for the `post` parts.
     pub unsafe fn finish(self) {
-        if let Some(s) = self.staged {
-            for r in &s.post {
-                let t = &s.types[r.ty];
-                let n = r.count * t.size;
-                // SAFETY: per the contract; the run lies inside the staging copy.
-                unsafe { t.unpack(r.user as *mut u8, &s.data[r.off..r.off + n]) };
-            }
+        // SAFETY: forwarded contract.
+        unsafe { self.unpack() }
+    }
+}
+
+impl Staged {
+    fn pack(&mut self) {
+        for r in &self.pre {
+            let t = &self.types[r.ty];
+            let n = r.count * t.size;
+            // SAFETY: the user buffer holds these elements (MPI contract, checked
+            // counts); `off + n <= len` by construction of the runs.
+            unsafe {
+                t.pack(
+                    r.user as *const u8,
+                    r.count,
+                    &mut self.data[r.off..r.off + n],
+                )
+            };
         }
     }
 }

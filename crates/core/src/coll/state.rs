@@ -50,6 +50,8 @@ pub struct State {
     /// (index + 1, 0 before the first): the tools interface's collective variables.
     pub algo_calls: [u64; Algorithm::ALL.len()],
     pub last_algo: u32,
+    /// Nonblocking and persistent collectives under way or initialised.
+    pub nbc: super::nbc::Table,
 }
 
 impl State {
@@ -69,6 +71,7 @@ impl State {
             fast: Vec::new(),
             algo_calls: [0; Algorithm::ALL.len()],
             last_algo: 0,
+            nbc: Default::default(),
         }
     }
 

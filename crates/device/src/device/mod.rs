@@ -800,6 +800,22 @@ impl Device {
         }
     }
 
+    /// Starts inactive persistent request `id` as a pending operation that its owner
+    /// carries out and ends with [`Device::mark_done`] (persistent collectives, which
+    /// the MPI layer runs). `Err` when `id` is not an inactive persistent request.
+    pub fn start_pending(&mut self, id: ReqId) -> Result<(), InvalidRequest> {
+        let Some(r) = self.reqs.get_mut(id) else {
+            return Err(InvalidRequest);
+        };
+        if !matches!(r.op, Op::Inactive) || r.persistent.is_none() {
+            return Err(InvalidRequest);
+        }
+        r.complete = false;
+        r.status = Status::EMPTY;
+        r.op = Op::Done;
+        Ok(())
+    }
+
     // ----- generalized requests ------------------------------------------------------
 
     /// `MPI_Grequest_start`: a request that stays incomplete until
