@@ -9,13 +9,15 @@
 //!
 //! Malformed or unknown requests make the connection dead and produce
 //! [`Event::ProtocolError`]; the driver treats that rank as failed. Known requests that the
-//! server does not implement (spawn, name publishing) get an error response instead.
+//! server does not implement (spawn, job connect) get an error response instead. Name
+//! publishing is answered from the job's [`NameTable`].
 
 use crate::client::PmiVersion;
 use crate::decoder::{StreamDecoder, Wire};
 use crate::limits::{MAX_KEY_LEN, MAX_KVSNAME_LEN, MAX_VALUE_LEN};
 use crate::mapping::format_process_mapping;
 use crate::message::Message;
+use crate::names::NameTable;
 use crate::{v1, v2};
 use std::collections::{HashMap, VecDeque};
 
@@ -117,6 +119,8 @@ pub struct Server {
     fence: Vec<(ConnId, Wire, Option<String>)>,
     fence_epoch: u64,
     events: VecDeque<Event>,
+    /// The name service of the job (`MPI_Publish_name`).
+    names: NameTable,
 }
 
 fn v1_get_result_not_found() -> Message {
@@ -159,6 +163,7 @@ impl Server {
             fence: Vec::new(),
             fence_epoch: 0,
             events: VecDeque::new(),
+            names: NameTable::default(),
         })
     }
 
@@ -527,15 +532,37 @@ impl Server {
             }
             "abort" => self.abort(conn, &msg, &["message", "error_msg", "msg"]),
             "publish_name" | "unpublish_name" | "lookup_name" => {
+                if self.need_rank(conn, &cmd).is_none() {
+                    return;
+                }
+                let service = match msg.require("service") {
+                    Ok(s) => s.to_owned(),
+                    Err(e) => return self.bad_request(conn, &msg, e),
+                };
                 let name = format!("{}_result", cmd.trim_end_matches("_name"));
-                self.reply(
-                    conn,
-                    Wire::V1,
-                    Message::new(name)
-                        .with("rc", -1)
-                        .with("msg", "name_publishing_is_not_supported_by_oxmpi_mpiexec"),
-                    None,
-                );
+                let result = match cmd.as_str() {
+                    "publish_name" => match msg.require("port") {
+                        Ok(port) => self.names.publish(&service, port).map(|()| None),
+                        Err(e) => return self.bad_request(conn, &msg, e),
+                    },
+                    "lookup_name" => self.names.lookup(&service).map(|p| Some(p.to_owned())),
+                    _ => self.names.unpublish(&service).map(|()| None),
+                };
+                // MPICH's client reads `info`; `rc` is what oxmpi's client checks.
+                let m = match result {
+                    Ok(port) => {
+                        let m = Message::new(name).with("rc", 0).with("info", "ok");
+                        match port {
+                            Some(p) => m.with("port", p),
+                            None => m,
+                        }
+                    }
+                    Err(e) => Message::new(name)
+                        .with("rc", 1)
+                        .with("info", e.token())
+                        .with("msg", e.token()),
+                };
+                self.reply(conn, Wire::V1, m, None);
             }
             _ => self.protocol_error(conn, format!("unknown PMI-1 command {cmd:?}")),
         }
@@ -685,8 +712,31 @@ impl Server {
                 self.mark_finalized(conn, rank);
             }
             "abort" => self.abort(conn, &msg, &["message", "msg", "error_msg"]),
-            "name-publish" | "name-unpublish" | "name-lookup" | "spawn" | "job-connect"
-            | "job-disconnect" => {
+            "name-publish" | "name-unpublish" | "name-lookup" => {
+                if self.need_rank(conn, &cmd).is_none() {
+                    return;
+                }
+                let service = match msg.require("name") {
+                    Ok(s) => s.to_owned(),
+                    Err(e) => return self.bad_request(conn, &msg, e),
+                };
+                let result = match cmd.as_str() {
+                    "name-publish" => match msg.require("port") {
+                        Ok(port) => self.names.publish(&service, port).map(|()| None),
+                        Err(e) => return self.bad_request(conn, &msg, e),
+                    },
+                    "name-lookup" => self.names.lookup(&service).map(|p| Some(p.to_owned())),
+                    _ => self.names.unpublish(&service).map(|()| None),
+                };
+                let name = format!("{cmd}-response");
+                let m = match result {
+                    Ok(Some(port)) => Message::new(name).with("rc", 0).with("value", port),
+                    Ok(None) => Message::new(name).with("rc", 0),
+                    Err(e) => Message::new(name).with("rc", 1).with("errmsg", e.token()),
+                };
+                self.reply(conn, Wire::V2, m, thrid);
+            }
+            "spawn" | "job-connect" | "job-disconnect" => {
                 let m = Message::new(format!("{cmd}-response"))
                     .with("rc", -1)
                     .with("errmsg", format!("{cmd} is not supported by oxmpi mpiexec"));
@@ -1129,21 +1179,75 @@ mod tests {
     fn unsupported_commands_get_error_replies() {
         let mut s = Server::new(JobConfig::new("j", 1)).unwrap();
         let mut c = Sim::new(&mut s, Some(0));
-        c.send1(&mut s, "cmd=publish_name service=a port=b");
-        let m = c.one(&mut s, Wire::V1);
-        assert_eq!(m.cmd(), "publish_result");
-        assert_eq!(m.get("rc"), Some("-1"));
         s.receive(c.conn, b"mcmd=spawn\nnprocs=1\nexecname=x\nendcmd\n");
         assert_eq!(c.one(&mut s, Wire::V1).cmd(), "spawn_result");
         c.send1(&mut s, "cmd=init pmi_version=3 pmi_subversion=0");
         assert_eq!(c.one(&mut s, Wire::V1).get("rc"), Some("-1"));
         c.send1(&mut s, "cmd=init pmi_version=2 pmi_subversion=0");
         c.one(&mut s, Wire::V1);
-        c.send2(&mut s, Message::new("name-lookup").with("name", "x"));
+        c.send2(&mut s, Message::new("spawn").with("ncmds", 1));
         assert_eq!(c.one(&mut s, Wire::V2).get("rc"), Some("-1"));
         assert!(events(&mut s)
             .iter()
             .all(|e| !matches!(e, Event::ProtocolError { .. })));
+    }
+
+    #[test]
+    fn names_are_published_to_the_whole_job_on_both_wires() {
+        let mut s = Server::new(JobConfig::new("j", 2)).unwrap();
+        let mut a = Sim::new(&mut s, Some(0));
+        let mut b = Sim::new(&mut s, Some(1));
+        a.send1(&mut s, "cmd=publish_name service=ocean port=127.0.0.1:4000");
+        let m = a.one(&mut s, Wire::V1);
+        assert_eq!(
+            (m.cmd(), m.get("rc"), m.get("info")),
+            ("publish_result", Some("0"), Some("ok"))
+        );
+        a.send1(&mut s, "cmd=publish_name service=ocean port=other");
+        let m = a.one(&mut s, Wire::V1);
+        assert_eq!(m.get("rc"), Some("1"));
+        assert_eq!(m.get("info"), Some("service_already_published"));
+        // The other rank speaks PMI-2.
+        b.send1(&mut s, "cmd=init pmi_version=2 pmi_subversion=0");
+        b.one(&mut s, Wire::V1);
+        b.send2(&mut s, Message::new("name-lookup").with("name", "ocean"));
+        let m = b.one(&mut s, Wire::V2);
+        assert_eq!(m.cmd(), "name-lookup-response");
+        assert_eq!(
+            (m.get("rc"), m.get("value")),
+            (Some("0"), Some("127.0.0.1:4000"))
+        );
+        b.send2(&mut s, Message::new("name-unpublish").with("name", "ocean"));
+        assert_eq!(b.one(&mut s, Wire::V2).get("rc"), Some("0"));
+        b.send2(&mut s, Message::new("name-unpublish").with("name", "ocean"));
+        let m = b.one(&mut s, Wire::V2);
+        assert_eq!(
+            (m.get("rc"), m.get("errmsg")),
+            (Some("1"), Some("unknown_service"))
+        );
+        a.send1(&mut s, "cmd=lookup_name service=ocean");
+        let m = a.one(&mut s, Wire::V1);
+        assert_eq!(
+            (m.cmd(), m.get("rc"), m.get("port")),
+            ("lookup_result", Some("1"), None)
+        );
+        b.send2(
+            &mut s,
+            Message::new("name-publish")
+                .with("name", "sea")
+                .with("port", "p2"),
+        );
+        assert_eq!(b.one(&mut s, Wire::V2).get("rc"), Some("0"));
+        a.send1(&mut s, "cmd=lookup_name service=sea");
+        assert_eq!(a.one(&mut s, Wire::V1).get("port"), Some("p2"));
+        a.send1(&mut s, "cmd=unpublish_name service=sea");
+        assert_eq!(a.one(&mut s, Wire::V1).get("info"), Some("ok"));
+        // A request without its service name is malformed.
+        a.send1(&mut s, "cmd=lookup_name");
+        assert!(matches!(
+            events(&mut s)[..],
+            [.., Event::ProtocolError { rank: Some(0), .. }]
+        ));
     }
 
     #[test]
