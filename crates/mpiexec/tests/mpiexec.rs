@@ -732,3 +732,78 @@ int main(int argc, char **argv) {
     );
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+/// PMI spawn: rank 0 starts a job of 3 copies of the probe on both wires; the children
+/// see `PMI_SPAWNED=1`, their own world of 3, the preput key in their key-value space, and
+/// the spawning mpiexec waits for them.
+#[test]
+fn spawn_starts_a_job_with_its_own_world() {
+    for wire in ["1", "2"] {
+        let o = run(&[
+            "--timeout",
+            "60",
+            "-genv",
+            "OXMPI_PMI",
+            wire,
+            "-n",
+            "2",
+            PROBE,
+            "--spawn",
+            "3",
+        ]);
+        assert_eq!(code(&o), 0, "PMI-{wire}: {}", text(&o.stderr));
+        let out = text(&o.stdout);
+        assert_eq!(out.matches("spawned 3").count(), 1, "{out}");
+        let parent_kvs = out
+            .lines()
+            .find(|l| l.starts_with("rank 0/2 "))
+            .and_then(|l| l.split(" kvs=").nth(1))
+            .and_then(|k| k.split(' ').next())
+            .unwrap_or_else(|| panic!("{out}"))
+            .to_owned();
+        for r in 0..3 {
+            assert!(
+                out.contains(&format!("child {r}/3 spawned=true parent={parent_kvs}\n")),
+                "PMI-{wire}: {out}"
+            );
+            // The children's world has its own key-value space.
+            let line = out
+                .lines()
+                .find(|l| l.starts_with(&format!("rank {r}/3 ")))
+                .unwrap_or_else(|| panic!("{out}"));
+            assert!(line.contains(&format!(" kvs={parent_kvs}-s1 ")), "{line}");
+        }
+    }
+}
+
+/// A spawn of a program that does not exist is refused at once; the job goes on.
+#[test]
+fn spawn_of_a_missing_program_is_refused() {
+    let o = run(&["--timeout", "60", "-n", "1", PROBE, "--spawn-missing"]);
+    assert_eq!(code(&o), 0, "{}", text(&o.stderr));
+    assert!(
+        text(&o.stdout).contains("spawn refused"),
+        "{}",
+        text(&o.stdout)
+    );
+}
+
+/// A spawned job that fails fails the job that spawned it.
+#[test]
+fn a_failing_spawned_job_fails_the_spawner() {
+    let o = run(&[
+        "--timeout",
+        "60",
+        "-n",
+        "1",
+        PROBE,
+        "--spawn",
+        "2",
+        "--no-finalize",
+        "1",
+        "3",
+    ]);
+    assert_ne!(code(&o), 0, "{}", text(&o.stdout));
+    let msgs = own_messages(&o).join("\n");
+    assert!(msgs.contains("spawned job"), "{msgs}");
+}

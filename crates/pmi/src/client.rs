@@ -580,6 +580,33 @@ impl Client {
         check_name_rc(&resp)
     }
 
+    /// Asks the process manager to start a new job (`MPI_Comm_spawn`); returns when it
+    /// has answered. A refusal (a program that does not exist, a process manager that
+    /// cannot spawn) is [`PmiError::Server`].
+    pub fn spawn(&mut self, req: &crate::spawn::SpawnRequest) -> Result<(), PmiError> {
+        self.live()?;
+        let resp = match self.version {
+            PmiVersion::V1 => {
+                let bytes =
+                    crate::spawn::v1_blocks(req).map_err(|e| PmiError::InvalidArgument(e.0))?;
+                self.send_bytes(&bytes)?;
+                self.decoder.set_wire(Wire::V1);
+                let resp = self.recv()?;
+                if resp.cmd() != "spawn_result" {
+                    return Err(PmiError::Protocol(format!(
+                        "expected cmd=spawn_result in answer to a spawn, got cmd={}",
+                        resp.cmd()
+                    )));
+                }
+                resp
+            }
+            PmiVersion::V2 => {
+                self.request(Wire::V2, crate::spawn::v2_request(req), "spawn-response")?
+            }
+        };
+        check_rc(&resp)
+    }
+
     /// The node index of every rank, from `PMI_process_mapping`; `Ok(None)` if the
     /// process manager does not provide the mapping.
     pub fn node_ids(&mut self) -> Result<Option<Vec<u32>>, PmiError> {
@@ -646,7 +673,11 @@ impl Client {
             _ => v1::encode(msg),
         }
         .map_err(|e| PmiError::InvalidArgument(e.0))?;
-        write_all_nosignal(self.stream.as_raw_fd(), &bytes).map_err(|source| {
+        self.send_bytes(&bytes)
+    }
+
+    fn send_bytes(&mut self, bytes: &[u8]) -> Result<(), PmiError> {
+        write_all_nosignal(self.stream.as_raw_fd(), bytes).map_err(|source| {
             if source.kind() == io::ErrorKind::BrokenPipe {
                 PmiError::Closed
             } else {
