@@ -12,6 +12,7 @@ pub mod coll;
 pub mod comm;
 pub mod convert;
 pub mod datatype;
+pub mod dpm;
 pub mod env;
 pub mod errhandler;
 pub mod errors;

@@ -21,6 +21,7 @@ pub mod grequest;
 pub mod group;
 pub mod info;
 mod internal_coll;
+pub mod namepub;
 pub mod p2p;
 pub mod placement;
 pub mod runtime;
