@@ -170,8 +170,10 @@ pub struct Job {
     stdin_proxy: Option<usize>,
     /// The job's name and secret, for the jobs it spawns (None: spawning is refused).
     spawn_ctx: Option<(String, String)>,
-    /// Jobs this job spawned.
+    /// Jobs this job spawned that have not ended well (those that did are dropped).
     spawned: Vec<SpawnedJob>,
+    /// Jobs spawned so far (names them).
+    spawn_count: u64,
 }
 
 fn set_nonblocking(fd: RawFd) {
@@ -252,6 +254,7 @@ impl Job {
             stdin_proxy: None,
             spawn_ctx: None,
             spawned: Vec::new(),
+            spawn_count: 0,
         }
     }
 
@@ -279,8 +282,9 @@ impl Job {
                 spawn::MAX_SPAWNED
             ));
         }
-        let name = format!("{kvsname}-s{}", self.spawned.len() + 1);
+        let name = format!("{kvsname}-s{}", self.spawn_count + 1);
         let j = spawn::start(req, &name, &secret)?;
+        self.spawn_count += 1;
         self.verbose(format!(
             "rank {rank} spawned job {name}: {} process(es), mpiexec pid {}",
             req.total_procs(),
@@ -913,6 +917,8 @@ impl Job {
                 self.fail(Cause::SpawnedJobFailed { kvsname, how: term });
             }
         }
+        self.spawned
+            .retain(|j| j.ended != Some(Termination::Exited(0)));
     }
 
     /// Collects ranks that ended. The group leader is only peeked at.

@@ -807,3 +807,57 @@ fn a_failing_spawned_job_fails_the_spawner() {
     let msgs = own_messages(&o).join("\n");
     assert!(msgs.contains("spawned job"), "{msgs}");
 }
+
+/// A spawned rank killed by SIGKILL ends its job, which ends the spawning job: every
+/// process of both jobs is gone within seconds.
+#[test]
+fn sigkill_in_a_spawned_job_ends_both_jobs() {
+    let o = run(&[
+        "--timeout",
+        "60",
+        "-n",
+        "1",
+        PROBE,
+        "--spawn",
+        "2",
+        "--pid",
+        "--hang",
+        "--kill-self",
+        "1",
+    ]);
+    assert_eq!(code(&o), 137, "{}", text(&o.stderr));
+    let msgs = own_messages(&o).join("\n");
+    assert!(msgs.contains("rank 1 (pid "), "{msgs}");
+    assert!(msgs.contains("the spawned job "), "{msgs}");
+    let pids = pids_of(&text(&o.stdout));
+    assert_eq!(pids.len(), 3, "{}", text(&o.stdout));
+    wait_dead(&pids);
+}
+
+/// Many spawns from one job: each is a job of its own with its own name, every child
+/// runs, and nothing is left when the spawner's mpiexec returns.
+#[test]
+fn spawns_in_a_loop_leave_nothing_behind() {
+    let o = run(&[
+        "--timeout",
+        "60",
+        "-n",
+        "2",
+        PROBE,
+        "--spawn",
+        "1",
+        "--spawn-times",
+        "12",
+        "--pid",
+    ]);
+    assert_eq!(code(&o), 0, "{}", text(&o.stderr));
+    let out = text(&o.stdout);
+    assert_eq!(out.matches("spawned 1\n").count(), 12, "{out}");
+    assert_eq!(out.matches("child 0/1 spawned=true").count(), 12, "{out}");
+    for i in 1..=12 {
+        assert!(out.contains(&format!("-s{i} ")), "job -s{i} missing: {out}");
+    }
+    let pids = pids_of(&out);
+    assert_eq!(pids.len(), 14, "{out}");
+    wait_dead(&pids);
+}

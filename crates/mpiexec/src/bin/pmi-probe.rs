@@ -17,6 +17,7 @@
 //! --spawn N             rank 0 spawns N copies of this program (with --child and the
 //!                       other options given here), putting its kvsname under
 //!                       `probe-parent` in theirs; prints "spawned N"
+//! --spawn-times K       with --spawn: K spawns one after the other
 //! --spawn-missing       rank 0 asks to spawn a program that does not exist; prints
 //!                       "spawn refused" when refused
 //! --child               (spawned) prints "child R/S spawned=B parent=P"
@@ -39,6 +40,7 @@ struct Opts {
     kill_self: Option<u32>,
     spawn: Option<u32>,
     spawn_missing: bool,
+    spawn_times: u32,
     child: bool,
 }
 
@@ -76,6 +78,7 @@ fn parse_args() -> Opts {
             "--kill-self" => o.kill_self = Some(num(args.next(), "--kill-self") as u32),
             "--spawn" => o.spawn = Some(num(args.next(), "--spawn") as u32),
             "--spawn-missing" => o.spawn_missing = true,
+            "--spawn-times" => o.spawn_times = num(args.next(), "--spawn-times") as u32,
             "--child" => o.child = true,
             other => usage(&format!("unknown argument {other:?}")),
         }
@@ -89,7 +92,7 @@ fn child_args() -> Vec<String> {
     let mut args = std::env::args().skip(1);
     while let Some(a) = args.next() {
         match a.as_str() {
-            "--spawn" => {
+            "--spawn" | "--spawn-times" => {
                 args.next();
             }
             "--spawn-missing" | "--child" => {}
@@ -151,13 +154,15 @@ fn main() {
             }],
             preput: vec![("probe-parent".into(), client.kvsname().to_owned())],
         };
-        match client.spawn(&req) {
-            Ok(()) if !opts.spawn_missing => println!("spawned {n}"),
-            Ok(()) => fail("spawn", "a missing program was spawned"),
-            Err(oxmpi_pmi::PmiError::Server { .. }) if opts.spawn_missing => {
-                println!("spawn refused")
+        for _ in 0..opts.spawn_times.max(1) {
+            match client.spawn(&req) {
+                Ok(()) if !opts.spawn_missing => println!("spawned {n}"),
+                Ok(()) => fail("spawn", "a missing program was spawned"),
+                Err(oxmpi_pmi::PmiError::Server { .. }) if opts.spawn_missing => {
+                    println!("spawn refused")
+                }
+                Err(e) => fail("spawn", e),
             }
-            Err(e) => fail("spawn", e),
         }
     }
     if opts.pid {
