@@ -124,6 +124,20 @@ pub fn command_line(
     req: &SpawnRequest,
     path_var: Option<&OsString>,
 ) -> Result<Vec<String>, String> {
+    use oxmpi_pmi::limits::{MAX_KEY_LEN, MAX_VALUE_LEN};
+    // The new job's PMI server would refuse these at its start, failing the new job
+    // after the spawn was answered.
+    let control = |s: &str| s.bytes().any(|b| b < 0x20 || b == 0x7f);
+    for (k, v) in &req.preput {
+        if k.is_empty()
+            || k.len() > MAX_KEY_LEN
+            || v.len() > MAX_VALUE_LEN
+            || control(k)
+            || control(v)
+        {
+            return Err(format!("unusable preput key {k:?}"));
+        }
+    }
     let mut args = Vec::new();
     for (i, app) in req.apps.iter().enumerate() {
         if let Some(h) = app.info_value("host") {
@@ -297,6 +311,13 @@ mod tests {
             let e = command_line(&req, path.as_ref()).unwrap_err();
             assert!(e.contains(why), "{e}");
         }
+        let req = SpawnRequest {
+            apps: vec![app("true", 1, &[])],
+            preput: vec![("k".repeat(65), "v".into())],
+        };
+        assert!(command_line(&req, path.as_ref())
+            .unwrap_err()
+            .contains("preput"));
         // The path info key is searched first.
         let req = SpawnRequest {
             apps: vec![app("sh", 1, &[("path", "/bin")])],
