@@ -13,6 +13,7 @@ pub mod comm;
 pub mod comm_info;
 pub mod convert;
 pub mod datatype;
+pub mod dpm;
 pub mod env;
 pub mod errhandler;
 pub mod errors;

@@ -14,6 +14,7 @@
 use crate::outcome::{judge_exit, Cause, Termination};
 use crate::output::LineSplitter;
 use crate::signals;
+use crate::spawn::{self, SpawnedJob};
 use crate::wire::{self, Msg};
 use nix::errno::Errno;
 use nix::poll::{PollFd, PollFlags, PollTimeout};
@@ -167,6 +168,12 @@ pub struct Job {
     proxies: Vec<ProxyLink>,
     /// The proxy whose host runs rank 0, when mpiexec's stdin goes there.
     stdin_proxy: Option<usize>,
+    /// The job's name and secret, for the jobs it spawns (None: spawning is refused).
+    spawn_ctx: Option<(String, String)>,
+    /// Jobs this job spawned that have not ended well (those that did are dropped).
+    spawned: Vec<SpawnedJob>,
+    /// Jobs spawned so far (names them).
+    spawn_count: u64,
 }
 
 fn set_nonblocking(fd: RawFd) {
@@ -245,7 +252,46 @@ impl Job {
             stderr_ok: true,
             proxies: Vec::new(),
             stdin_proxy: None,
+            spawn_ctx: None,
+            spawned: Vec::new(),
+            spawn_count: 0,
         }
+    }
+
+    /// Lets the job spawn jobs ([`crate::spawn`]); they are named after `kvsname` and
+    /// share `secret`.
+    pub fn enable_spawn(&mut self, kvsname: String, secret: String) {
+        self.spawn_ctx = Some((kvsname, secret));
+    }
+
+    /// Starts a job for a spawn request of `rank`, or says why not.
+    fn spawn_job(
+        &mut self,
+        rank: u32,
+        req: &oxmpi_pmi::spawn::SpawnRequest,
+    ) -> Result<String, String> {
+        let Some((kvsname, secret)) = self.spawn_ctx.clone() else {
+            return Err("spawning is not supported in multi-host jobs yet".into());
+        };
+        if self.cause.is_some() {
+            return Err("the job is ending".into());
+        }
+        if self.spawned.iter().filter(|j| j.ended.is_none()).count() >= spawn::MAX_SPAWNED {
+            return Err(format!(
+                "more than {} spawned jobs at once",
+                spawn::MAX_SPAWNED
+            ));
+        }
+        let name = format!("{kvsname}-s{}", self.spawn_count + 1);
+        let j = spawn::start(req, &name, &secret)?;
+        self.spawn_count += 1;
+        self.verbose(format!(
+            "rank {rank} spawned job {name}: {} process(es), mpiexec pid {}",
+            req.total_procs(),
+            j.pid
+        ));
+        self.spawned.push(j);
+        Ok(name)
     }
 
     /// Adds the authenticated connection to the proxy of `host`; returns its index.
@@ -341,10 +387,16 @@ impl Job {
         for p in 0..self.proxies.len() {
             self.send_proxy(p, &Msg::Kill { signal: sig as i32 });
         }
+        // A spawned job's mpiexec ends its own ranks on SIGTERM; SIGKILL ends them
+        // through their parent-death signal.
+        for j in self.spawned.iter().filter(|j| j.ended.is_none()) {
+            let _ = nix::sys::signal::kill(Pid::from_raw(j.pid), sig);
+        }
     }
 
     fn all_ended(&self) -> bool {
         self.ranks.iter().all(|r| r.ended.is_some())
+            && self.spawned.iter().all(|j| j.ended.is_some())
     }
 
     fn streams_open(&self) -> bool {
@@ -843,8 +895,35 @@ impl Job {
         }
     }
 
+    /// Collects spawned jobs that ended; one that failed fails this job.
+    fn reap_spawned(&mut self) {
+        for i in 0..self.spawned.len() {
+            if self.spawned[i].ended.is_some() {
+                continue;
+            }
+            let term = match waitpid(
+                Pid::from_raw(self.spawned[i].pid),
+                Some(WaitPidFlag::WNOHANG),
+            ) {
+                Ok(WaitStatus::Exited(_, code)) => Termination::Exited(code),
+                Ok(WaitStatus::Signaled(_, sig, _)) => Termination::Signaled(sig as i32),
+                Ok(_) | Err(Errno::EINTR) => continue,
+                Err(_) => Termination::Exited(255),
+            };
+            self.spawned[i].ended = Some(term);
+            let kvsname = self.spawned[i].kvsname.clone();
+            self.verbose(format!("spawned job {kvsname} ended: {term:?}"));
+            if term != Termination::Exited(0) {
+                self.fail(Cause::SpawnedJobFailed { kvsname, how: term });
+            }
+        }
+        self.spawned
+            .retain(|j| j.ended != Some(Termination::Exited(0)));
+    }
+
     /// Collects ranks that ended. The group leader is only peeked at.
     fn reap(&mut self) {
+        self.reap_spawned();
         for i in 0..self.ranks.len() {
             if self.ranks[i].ended.is_some() || self.ranks[i].remote.is_some() {
                 continue;
@@ -919,6 +998,17 @@ impl Job {
                     code,
                     message,
                 }),
+                Event::Spawn {
+                    conn,
+                    rank,
+                    request,
+                } => {
+                    let outcome = self.spawn_job(rank, &request);
+                    if let Err(e) = &outcome {
+                        self.verbose(format!("rank {rank}: spawn refused: {e}"));
+                    }
+                    self.server.spawn_done(conn, outcome);
+                }
                 Event::ProtocolError { conn, rank, reason } => {
                     let (rank, pid) = self
                         .ranks

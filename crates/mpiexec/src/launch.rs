@@ -75,6 +75,8 @@ pub struct JobIdentity {
     pub kvsname: String,
     pub secret: String,
     pub size: u32,
+    /// Started by a spawn (`PMI_SPAWNED=1`).
+    pub spawned: bool,
 }
 
 /// One rank to start.
@@ -151,7 +153,7 @@ pub fn spawn_rank(
         .env("PMI_FD", child_fd.to_string())
         .env("PMI_RANK", launch.rank.to_string())
         .env("PMI_SIZE", job.size.to_string())
-        .env("PMI_SPAWNED", "0")
+        .env("PMI_SPAWNED", if job.spawned { "1" } else { "0" })
         .env("OXMPI_KVSNAME", &job.kvsname)
         .env("OXMPI_JOB_SECRET", &job.secret)
         .env("MPI_LOCALNRANKS", launch.local.1.to_string())

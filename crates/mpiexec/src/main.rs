@@ -16,6 +16,7 @@ mod output;
 mod proxy;
 mod shm;
 mod signals;
+mod spawn;
 mod wire;
 
 use args::{LaunchSpec, Request};
@@ -125,6 +126,11 @@ fn read_settings() -> Result<Settings, i32> {
 }
 
 fn launch_job(mut spec: LaunchSpec) -> i32 {
+    // First, before the environment is read for the ranks: a spawned job's identity.
+    let inherited = match spawn::take_inherited() {
+        Ok(i) => i,
+        Err(e) => return usage_error(&e),
+    };
     let settings = match read_settings() {
         Ok(s) => s,
         Err(code) => return code,
@@ -167,14 +173,18 @@ fn launch_job(mut spec: LaunchSpec) -> i32 {
         ));
     }
     let size = size as u32;
-    let (kvsname, secret) = match job_name_and_secret() {
-        Ok(x) => x,
-        Err(code) => return code,
+    let (kvsname, secret) = match &inherited {
+        Some(i) => (i.kvsname.clone(), i.secret.clone()),
+        None => match job_name_and_secret() {
+            Ok(x) => x,
+            Err(code) => return code,
+        },
     };
     let ident = JobIdentity {
         kvsname: kvsname.clone(),
-        secret,
+        secret: secret.clone(),
         size,
+        spawned: inherited.is_some(),
     };
     let mut cfg = JobConfig::new(kvsname.clone(), size);
     cfg.appnums = spec
@@ -183,6 +193,9 @@ fn launch_job(mut spec: LaunchSpec) -> i32 {
         .enumerate()
         .flat_map(|(i, a)| std::iter::repeat_n(i as i32, a.nprocs as usize))
         .collect();
+    if let Some(i) = inherited {
+        cfg.preput = i.preput;
+    }
     let mut server = match Server::new(cfg) {
         Ok(s) => s,
         Err(e) => return usage_error(&e),
@@ -214,6 +227,7 @@ fn launch_job(mut spec: LaunchSpec) -> i32 {
             verbose,
         },
     );
+    job.enable_spawn(kvsname.clone(), secret);
     if verbose {
         eprintln!(
             "mpiexec(verbose): job {kvsname}: {size} ranks, {} application(s)",

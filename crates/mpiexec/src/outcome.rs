@@ -52,6 +52,8 @@ pub enum Cause {
     },
     /// Proxies could not be started or did not connect.
     ProxyStart { host: String, error: String },
+    /// A job this job spawned (`MPI_Comm_spawn`) failed.
+    SpawnedJobFailed { kvsname: String, how: Termination },
 }
 
 /// `SIGKILL`-style name of a signal number.
@@ -154,6 +156,12 @@ impl Cause {
             Cause::ProxyStart { host, error } => {
                 format!("cannot start the proxy on host {host}: {error}")
             }
+            Cause::SpawnedJobFailed { kvsname, how } => {
+                format!(
+                    "the spawned job {kvsname} failed (its mpiexec {})",
+                    describe(*how)
+                )
+            }
         };
         format!("mpiexec: {body}; terminating the job")
     }
@@ -175,6 +183,10 @@ impl Cause {
             Cause::LaunchFailed { .. } => 2,
             Cause::HostLost { .. } => 1,
             Cause::ProxyStart { .. } => 2,
+            Cause::SpawnedJobFailed { how, .. } => match how {
+                Termination::Exited(c) => nonzero(*c),
+                Termination::Signaled(s) => 128 + s,
+            },
         }
     }
 }

@@ -137,6 +137,7 @@ impl Proxy {
             kvsname: spec.kvsname.clone(),
             secret: spec.secret.clone(),
             size: spec.size,
+            spawned: false,
         };
         let nlocal = spec.ranks.len() as u32;
         for (i, &(rank, app)) in spec.ranks.iter().enumerate() {

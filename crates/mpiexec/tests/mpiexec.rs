@@ -732,3 +732,132 @@ int main(int argc, char **argv) {
     );
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+/// PMI spawn: rank 0 starts a job of 3 copies of the probe on both wires; the children
+/// see `PMI_SPAWNED=1`, their own world of 3, the preput key in their key-value space, and
+/// the spawning mpiexec waits for them.
+#[test]
+fn spawn_starts_a_job_with_its_own_world() {
+    for wire in ["1", "2"] {
+        let o = run(&[
+            "--timeout",
+            "60",
+            "-genv",
+            "OXMPI_PMI",
+            wire,
+            "-n",
+            "2",
+            PROBE,
+            "--spawn",
+            "3",
+        ]);
+        assert_eq!(code(&o), 0, "PMI-{wire}: {}", text(&o.stderr));
+        let out = text(&o.stdout);
+        assert_eq!(out.matches("spawned 3").count(), 1, "{out}");
+        let parent_kvs = out
+            .lines()
+            .find(|l| l.starts_with("rank 0/2 "))
+            .and_then(|l| l.split(" kvs=").nth(1))
+            .and_then(|k| k.split(' ').next())
+            .unwrap_or_else(|| panic!("{out}"))
+            .to_owned();
+        for r in 0..3 {
+            assert!(
+                out.contains(&format!("child {r}/3 spawned=true parent={parent_kvs}\n")),
+                "PMI-{wire}: {out}"
+            );
+            // The children's world has its own key-value space.
+            let line = out
+                .lines()
+                .find(|l| l.starts_with(&format!("rank {r}/3 ")))
+                .unwrap_or_else(|| panic!("{out}"));
+            assert!(line.contains(&format!(" kvs={parent_kvs}-s1 ")), "{line}");
+        }
+    }
+}
+
+/// A spawn of a program that does not exist is refused at once; the job goes on.
+#[test]
+fn spawn_of_a_missing_program_is_refused() {
+    let o = run(&["--timeout", "60", "-n", "1", PROBE, "--spawn-missing"]);
+    assert_eq!(code(&o), 0, "{}", text(&o.stderr));
+    assert!(
+        text(&o.stdout).contains("spawn refused"),
+        "{}",
+        text(&o.stdout)
+    );
+}
+
+/// A spawned job that fails fails the job that spawned it.
+#[test]
+fn a_failing_spawned_job_fails_the_spawner() {
+    let o = run(&[
+        "--timeout",
+        "60",
+        "-n",
+        "1",
+        PROBE,
+        "--spawn",
+        "2",
+        "--no-finalize",
+        "1",
+        "3",
+    ]);
+    assert_ne!(code(&o), 0, "{}", text(&o.stdout));
+    let msgs = own_messages(&o).join("\n");
+    assert!(msgs.contains("spawned job"), "{msgs}");
+}
+
+/// A spawned rank killed by SIGKILL ends its job, which ends the spawning job: every
+/// process of both jobs is gone within seconds.
+#[test]
+fn sigkill_in_a_spawned_job_ends_both_jobs() {
+    let o = run(&[
+        "--timeout",
+        "60",
+        "-n",
+        "1",
+        PROBE,
+        "--spawn",
+        "2",
+        "--pid",
+        "--hang",
+        "--kill-self",
+        "1",
+    ]);
+    assert_eq!(code(&o), 137, "{}", text(&o.stderr));
+    let msgs = own_messages(&o).join("\n");
+    assert!(msgs.contains("rank 1 (pid "), "{msgs}");
+    assert!(msgs.contains("the spawned job "), "{msgs}");
+    let pids = pids_of(&text(&o.stdout));
+    assert_eq!(pids.len(), 3, "{}", text(&o.stdout));
+    wait_dead(&pids);
+}
+
+/// Many spawns from one job: each is a job of its own with its own name, every child
+/// runs, and nothing is left when the spawner's mpiexec returns.
+#[test]
+fn spawns_in_a_loop_leave_nothing_behind() {
+    let o = run(&[
+        "--timeout",
+        "60",
+        "-n",
+        "2",
+        PROBE,
+        "--spawn",
+        "1",
+        "--spawn-times",
+        "12",
+        "--pid",
+    ]);
+    assert_eq!(code(&o), 0, "{}", text(&o.stderr));
+    let out = text(&o.stdout);
+    assert_eq!(out.matches("spawned 1\n").count(), 12, "{out}");
+    assert_eq!(out.matches("child 0/1 spawned=true").count(), 12, "{out}");
+    for i in 1..=12 {
+        assert!(out.contains(&format!("-s{i} ")), "job -s{i} missing: {out}");
+    }
+    let pids = pids_of(&out);
+    assert_eq!(pids.len(), 14, "{out}");
+    wait_dead(&pids);
+}

@@ -501,6 +501,112 @@ impl Client {
         }
     }
 
+    /// Publishes `port` under `service` in the process manager's name service.
+    /// Both are tokens as for [`Client::put`] (at most [`crate::names::MAX_NAME_LEN`]
+    /// characters). A refusal (the name is published already, or the process manager
+    /// has no name service) is [`PmiError::Server`].
+    pub fn publish_name(&mut self, service: &str, port: &str) -> Result<(), PmiError> {
+        self.live()?;
+        check_token("service name", service, crate::names::MAX_NAME_LEN)?;
+        check_token("port name", port, crate::names::MAX_NAME_LEN)?;
+        let resp = match self.version {
+            PmiVersion::V1 => self.request(
+                Wire::V1,
+                Message::new("publish_name")
+                    .with("service", service)
+                    .with("port", port),
+                "publish_result",
+            )?,
+            PmiVersion::V2 => self.request(
+                Wire::V2,
+                Message::new("name-publish")
+                    .with("name", service)
+                    .with("port", port)
+                    .with("info-count", 0),
+                "name-publish-response",
+            )?,
+        };
+        check_name_rc(&resp)
+    }
+
+    /// The port published under `service`. A name that is not published (or a process
+    /// manager without name service) is [`PmiError::Server`].
+    pub fn lookup_name(&mut self, service: &str) -> Result<String, PmiError> {
+        self.live()?;
+        check_token("service name", service, crate::names::MAX_NAME_LEN)?;
+        match self.version {
+            PmiVersion::V1 => {
+                let resp = self.request(
+                    Wire::V1,
+                    Message::new("lookup_name").with("service", service),
+                    "lookup_result",
+                )?;
+                check_name_rc(&resp)?;
+                Ok(resp.require("port")?.to_owned())
+            }
+            PmiVersion::V2 => {
+                let resp = self.request(
+                    Wire::V2,
+                    Message::new("name-lookup")
+                        .with("name", service)
+                        .with("info-count", 0),
+                    "name-lookup-response",
+                )?;
+                check_name_rc(&resp)?;
+                Ok(resp.require("value")?.to_owned())
+            }
+        }
+    }
+
+    /// Withdraws `service` from the name service. A name that is not published is
+    /// [`PmiError::Server`].
+    pub fn unpublish_name(&mut self, service: &str) -> Result<(), PmiError> {
+        self.live()?;
+        check_token("service name", service, crate::names::MAX_NAME_LEN)?;
+        let resp = match self.version {
+            PmiVersion::V1 => self.request(
+                Wire::V1,
+                Message::new("unpublish_name").with("service", service),
+                "unpublish_result",
+            )?,
+            PmiVersion::V2 => self.request(
+                Wire::V2,
+                Message::new("name-unpublish")
+                    .with("name", service)
+                    .with("info-count", 0),
+                "name-unpublish-response",
+            )?,
+        };
+        check_name_rc(&resp)
+    }
+
+    /// Asks the process manager to start a new job (`MPI_Comm_spawn`); returns when it
+    /// has answered. A refusal (a program that does not exist, a process manager that
+    /// cannot spawn) is [`PmiError::Server`].
+    pub fn spawn(&mut self, req: &crate::spawn::SpawnRequest) -> Result<(), PmiError> {
+        self.live()?;
+        let resp = match self.version {
+            PmiVersion::V1 => {
+                let bytes =
+                    crate::spawn::v1_blocks(req).map_err(|e| PmiError::InvalidArgument(e.0))?;
+                self.send_bytes(&bytes)?;
+                self.decoder.set_wire(Wire::V1);
+                let resp = self.recv()?;
+                if resp.cmd() != "spawn_result" {
+                    return Err(PmiError::Protocol(format!(
+                        "expected cmd=spawn_result in answer to a spawn, got cmd={}",
+                        resp.cmd()
+                    )));
+                }
+                resp
+            }
+            PmiVersion::V2 => {
+                self.request(Wire::V2, crate::spawn::v2_request(req), "spawn-response")?
+            }
+        };
+        check_rc(&resp)
+    }
+
     /// The node index of every rank, from `PMI_process_mapping`; `Ok(None)` if the
     /// process manager does not provide the mapping.
     pub fn node_ids(&mut self) -> Result<Option<Vec<u32>>, PmiError> {
@@ -567,7 +673,11 @@ impl Client {
             _ => v1::encode(msg),
         }
         .map_err(|e| PmiError::InvalidArgument(e.0))?;
-        write_all_nosignal(self.stream.as_raw_fd(), &bytes).map_err(|source| {
+        self.send_bytes(&bytes)
+    }
+
+    fn send_bytes(&mut self, bytes: &[u8]) -> Result<(), PmiError> {
+        write_all_nosignal(self.stream.as_raw_fd(), bytes).map_err(|source| {
             if source.kind() == io::ErrorKind::BrokenPipe {
                 PmiError::Closed
             } else {
@@ -638,6 +748,20 @@ fn check_rc(m: &Message) -> Result<(), PmiError> {
                 .unwrap_or("")
                 .to_owned(),
         }),
+    }
+}
+
+/// The answer to a name-service request: `rc` (oxmpi, PMI-2) or, from a PMI-1 server
+/// that sends none, `info` other than `ok` (MPICH's Hydra) is a refusal.
+fn check_name_rc(m: &Message) -> Result<(), PmiError> {
+    check_rc(m)?;
+    match m.get("info") {
+        Some(i) if i != "ok" => Err(PmiError::Server {
+            cmd: m.cmd().to_owned(),
+            rc: "1".into(),
+            msg: i.to_owned(),
+        }),
+        _ => Ok(()),
     }
 }
 

@@ -12,6 +12,8 @@
 //! - [`mapping`]: parsing of `PMI_process_mapping` (which node each rank runs on).
 //! - [`client`]: the blocking [`Client`] used by the MPI library.
 //! - [`server`]: the sans-IO [`Server`] state machine used by `mpiexec`.
+//! - [`spawn`]: spawn requests (`MPI_Comm_spawn`) as the server receives them.
+//! - [`names`]: the name service table the server answers name publishing from.
 //!
 //! Nothing in this crate except [`client`] performs I/O.
 
@@ -21,7 +23,9 @@ pub mod error;
 pub mod limits;
 pub mod mapping;
 pub mod message;
+pub mod names;
 pub mod server;
+pub mod spawn;
 pub mod v1;
 pub mod v2;
 pub mod value;

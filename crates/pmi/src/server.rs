@@ -9,13 +9,18 @@
 //!
 //! Malformed or unknown requests make the connection dead and produce
 //! [`Event::ProtocolError`]; the driver treats that rank as failed. Known requests that the
-//! server does not implement (spawn, name publishing) get an error response instead.
+//! server does not implement (job connect) get an error response instead. Name
+//! publishing is answered from the job's [`NameTable`]. A spawn request ([`crate::spawn`])
+//! becomes [`Event::Spawn`]; the driver starts the new job (or fails to) and answers with
+//! [`Server::spawn_done`].
 
 use crate::client::PmiVersion;
 use crate::decoder::{StreamDecoder, Wire};
 use crate::limits::{MAX_KEY_LEN, MAX_KVSNAME_LEN, MAX_VALUE_LEN};
 use crate::mapping::format_process_mapping;
 use crate::message::Message;
+use crate::names::NameTable;
+use crate::spawn::{self, SpawnOutcome, SpawnRequest};
 use crate::{v1, v2};
 use std::collections::{HashMap, VecDeque};
 
@@ -42,6 +47,8 @@ pub struct JobConfig {
     pub appnums: Vec<i32>,
     /// The `PMI_process_mapping` job attribute.
     pub process_mapping: String,
+    /// Pairs in the key-value space from the start (a spawned job's preput pairs).
+    pub preput: Vec<(String, String)>,
 }
 
 impl JobConfig {
@@ -53,6 +60,7 @@ impl JobConfig {
             universe_size: size,
             appnums: vec![0; size as usize],
             process_mapping: format_process_mapping(size),
+            preput: Vec::new(),
         }
     }
 }
@@ -77,6 +85,13 @@ pub enum Event {
     },
     /// Every rank entered a fence and all were released.
     FenceCompleted { epoch: u64 },
+    /// The rank asked for a new job to be started (`MPI_Comm_spawn`); the driver answers
+    /// with [`Server::spawn_done`] on `conn`.
+    Spawn {
+        conn: ConnId,
+        rank: u32,
+        request: SpawnRequest,
+    },
     /// The connection sent something malformed or unknown; it is now ignored.
     ProtocolError {
         conn: ConnId,
@@ -102,6 +117,18 @@ struct Conn {
     out: Vec<u8>,
     dead: bool,
     pending_nodeattr: Vec<(String, Option<String>)>,
+    /// A spawn being received (PMI-1 blocks so far) or waiting for the driver.
+    spawn: Option<PendingSpawn>,
+}
+
+/// A spawn request of one connection.
+#[derive(Debug)]
+struct PendingSpawn {
+    request: SpawnRequest,
+    /// PMI-1: blocks still to come; 0 once the driver has it.
+    blocks_left: usize,
+    wire: Wire,
+    thrid: Option<String>,
 }
 
 /// The PMI server state machine for one job.
@@ -117,6 +144,8 @@ pub struct Server {
     fence: Vec<(ConnId, Wire, Option<String>)>,
     fence_epoch: u64,
     events: VecDeque<Event>,
+    /// The name service of the job (`MPI_Publish_name`).
+    names: NameTable,
 }
 
 fn v1_get_result_not_found() -> Message {
@@ -148,7 +177,8 @@ impl Server {
             return Err(format!("unusable KVS name {:?}", cfg.kvsname));
         }
         let n = cfg.size as usize;
-        Ok(Server {
+        let preput = cfg.preput.clone();
+        let mut s = Server {
             cfg,
             conns: Vec::new(),
             rank_conn: vec![None; n],
@@ -159,7 +189,13 @@ impl Server {
             fence: Vec::new(),
             fence_epoch: 0,
             events: VecDeque::new(),
-        })
+            names: NameTable::default(),
+        };
+        for (k, v) in preput {
+            s.store(false, k.clone(), v)
+                .map_err(|e| format!("preput key {k:?}: {e}"))?;
+        }
+        Ok(s)
     }
 
     /// The job configuration.
@@ -189,6 +225,7 @@ impl Server {
             out: Vec::new(),
             dead: false,
             pending_nodeattr: Vec::new(),
+            spawn: None,
         });
         Ok(id)
     }
@@ -352,22 +389,88 @@ impl Server {
 
     fn handle(&mut self, conn: ConnId, wire: Wire, msg: Message, multi_line: bool) {
         if multi_line {
-            // Only spawn uses the multi-line form; it is not supported here.
-            let name = format!("{}_result", msg.cmd());
-            self.reply(
-                conn,
-                Wire::V1,
-                Message::new(name)
-                    .with("rc", -1)
-                    .with("msg", "spawn_is_not_supported_by_oxmpi_mpiexec"),
-                None,
-            );
-            return;
+            if msg.cmd() != "spawn" {
+                let name = format!("{}_result", msg.cmd());
+                self.reply(
+                    conn,
+                    Wire::V1,
+                    Message::new(name)
+                        .with("rc", -1)
+                        .with("msg", "unknown_multi_line_command"),
+                    None,
+                );
+                return;
+            }
+            return self.spawn_block(conn, &msg);
         }
         match wire {
             Wire::V2 => self.handle_v2(conn, msg),
             _ => self.handle_v1(conn, msg),
         }
+    }
+
+    /// One PMI-1 `mcmd=spawn` block; the last one hands the request to the driver.
+    fn spawn_block(&mut self, conn: ConnId, msg: &Message) {
+        let Some(rank) = self.need_rank(conn, "spawn") else {
+            return;
+        };
+        let (app, (sofar, total), preput) = match spawn::parse_v1_block(msg) {
+            Ok(b) => b,
+            Err(e) => return self.bad_request(conn, msg, e),
+        };
+        let c = &mut self.conns[conn];
+        match &mut c.spawn {
+            None if sofar == 1 => {
+                c.spawn = Some(PendingSpawn {
+                    request: SpawnRequest {
+                        apps: vec![app],
+                        preput,
+                    },
+                    blocks_left: total - 1,
+                    wire: Wire::V1,
+                    thrid: None,
+                })
+            }
+            Some(p)
+                if p.blocks_left > 0
+                    && sofar == p.request.apps.len() + 1
+                    && sofar + p.blocks_left - 1 == total =>
+            {
+                p.request.apps.push(app);
+                p.blocks_left -= 1;
+            }
+            _ => {
+                return self
+                    .protocol_error(conn, format!("spawn block {sofar} of {total} out of order"))
+            }
+        }
+        let p = self.conns[conn].spawn.as_ref().expect("just set");
+        if p.blocks_left == 0 {
+            let request = p.request.clone();
+            if request.total_procs() > spawn::MAX_SPAWN_PROCS {
+                self.conns[conn].spawn = None;
+                let m = spawn::v1_result(&Err("too_many_processes".into()), 0);
+                return self.reply(conn, Wire::V1, m, None);
+            }
+            self.events.push_back(Event::Spawn {
+                conn,
+                rank,
+                request,
+            });
+        }
+    }
+
+    /// Answers the spawn request of `conn` (see [`Event::Spawn`]): `Ok(kvsname)` of the
+    /// new job, or why it could not be started.
+    pub fn spawn_done(&mut self, conn: ConnId, outcome: SpawnOutcome) {
+        let Some(p) = self.conns.get_mut(conn).and_then(|c| c.spawn.take()) else {
+            return;
+        };
+        let m = match p.wire {
+            Wire::V2 => spawn::v2_result(&outcome),
+            _ => spawn::v1_result(&outcome, p.request.total_procs()),
+        };
+        self.reply(conn, p.wire, m, p.thrid.as_deref());
     }
 
     fn bad_request(&mut self, conn: ConnId, msg: &Message, e: impl std::fmt::Display) {
@@ -527,15 +630,37 @@ impl Server {
             }
             "abort" => self.abort(conn, &msg, &["message", "error_msg", "msg"]),
             "publish_name" | "unpublish_name" | "lookup_name" => {
+                if self.need_rank(conn, &cmd).is_none() {
+                    return;
+                }
+                let service = match msg.require("service") {
+                    Ok(s) => s.to_owned(),
+                    Err(e) => return self.bad_request(conn, &msg, e),
+                };
                 let name = format!("{}_result", cmd.trim_end_matches("_name"));
-                self.reply(
-                    conn,
-                    Wire::V1,
-                    Message::new(name)
-                        .with("rc", -1)
-                        .with("msg", "name_publishing_is_not_supported_by_oxmpi_mpiexec"),
-                    None,
-                );
+                let result = match cmd.as_str() {
+                    "publish_name" => match msg.require("port") {
+                        Ok(port) => self.names.publish(&service, port).map(|()| None),
+                        Err(e) => return self.bad_request(conn, &msg, e),
+                    },
+                    "lookup_name" => self.names.lookup(&service).map(|p| Some(p.to_owned())),
+                    _ => self.names.unpublish(&service).map(|()| None),
+                };
+                // MPICH's client reads `info`; `rc` is what oxmpi's client checks.
+                let m = match result {
+                    Ok(port) => {
+                        let m = Message::new(name).with("rc", 0).with("info", "ok");
+                        match port {
+                            Some(p) => m.with("port", p),
+                            None => m,
+                        }
+                    }
+                    Err(e) => Message::new(name)
+                        .with("rc", 1)
+                        .with("info", e.token())
+                        .with("msg", e.token()),
+                };
+                self.reply(conn, Wire::V1, m, None);
             }
             _ => self.protocol_error(conn, format!("unknown PMI-1 command {cmd:?}")),
         }
@@ -685,8 +810,54 @@ impl Server {
                 self.mark_finalized(conn, rank);
             }
             "abort" => self.abort(conn, &msg, &["message", "msg", "error_msg"]),
-            "name-publish" | "name-unpublish" | "name-lookup" | "spawn" | "job-connect"
-            | "job-disconnect" => {
+            "name-publish" | "name-unpublish" | "name-lookup" => {
+                if self.need_rank(conn, &cmd).is_none() {
+                    return;
+                }
+                let service = match msg.require("name") {
+                    Ok(s) => s.to_owned(),
+                    Err(e) => return self.bad_request(conn, &msg, e),
+                };
+                let result = match cmd.as_str() {
+                    "name-publish" => match msg.require("port") {
+                        Ok(port) => self.names.publish(&service, port).map(|()| None),
+                        Err(e) => return self.bad_request(conn, &msg, e),
+                    },
+                    "name-lookup" => self.names.lookup(&service).map(|p| Some(p.to_owned())),
+                    _ => self.names.unpublish(&service).map(|()| None),
+                };
+                let name = format!("{cmd}-response");
+                let m = match result {
+                    Ok(Some(port)) => Message::new(name).with("rc", 0).with("value", port),
+                    Ok(None) => Message::new(name).with("rc", 0),
+                    Err(e) => Message::new(name).with("rc", 1).with("errmsg", e.token()),
+                };
+                self.reply(conn, Wire::V2, m, thrid);
+            }
+            "spawn" => {
+                let Some(rank) = self.need_rank(conn, &cmd) else {
+                    return;
+                };
+                if self.conns[conn].spawn.is_some() {
+                    return self.protocol_error(conn, "spawn while a spawn is pending".into());
+                }
+                let request = match spawn::parse_v2(&msg) {
+                    Ok(r) => r,
+                    Err(e) => return self.bad_request(conn, &msg, e),
+                };
+                self.conns[conn].spawn = Some(PendingSpawn {
+                    request: request.clone(),
+                    blocks_left: 0,
+                    wire: Wire::V2,
+                    thrid: thrid.map(str::to_owned),
+                });
+                self.events.push_back(Event::Spawn {
+                    conn,
+                    rank,
+                    request,
+                });
+            }
+            "job-connect" | "job-disconnect" => {
                 let m = Message::new(format!("{cmd}-response"))
                     .with("rc", -1)
                     .with("errmsg", format!("{cmd} is not supported by oxmpi mpiexec"));
@@ -1129,21 +1300,151 @@ mod tests {
     fn unsupported_commands_get_error_replies() {
         let mut s = Server::new(JobConfig::new("j", 1)).unwrap();
         let mut c = Sim::new(&mut s, Some(0));
-        c.send1(&mut s, "cmd=publish_name service=a port=b");
-        let m = c.one(&mut s, Wire::V1);
-        assert_eq!(m.cmd(), "publish_result");
-        assert_eq!(m.get("rc"), Some("-1"));
-        s.receive(c.conn, b"mcmd=spawn\nnprocs=1\nexecname=x\nendcmd\n");
-        assert_eq!(c.one(&mut s, Wire::V1).cmd(), "spawn_result");
+        s.receive(c.conn, b"mcmd=frobnicate\nx=1\nendcmd\n");
+        assert_eq!(c.one(&mut s, Wire::V1).cmd(), "frobnicate_result");
         c.send1(&mut s, "cmd=init pmi_version=3 pmi_subversion=0");
         assert_eq!(c.one(&mut s, Wire::V1).get("rc"), Some("-1"));
         c.send1(&mut s, "cmd=init pmi_version=2 pmi_subversion=0");
         c.one(&mut s, Wire::V1);
-        c.send2(&mut s, Message::new("name-lookup").with("name", "x"));
+        c.send2(&mut s, Message::new("job-connect").with("jobid", "x"));
         assert_eq!(c.one(&mut s, Wire::V2).get("rc"), Some("-1"));
         assert!(events(&mut s)
             .iter()
             .all(|e| !matches!(e, Event::ProtocolError { .. })));
+    }
+
+    #[test]
+    fn names_are_published_to_the_whole_job_on_both_wires() {
+        let mut s = Server::new(JobConfig::new("j", 2)).unwrap();
+        let mut a = Sim::new(&mut s, Some(0));
+        let mut b = Sim::new(&mut s, Some(1));
+        a.send1(&mut s, "cmd=publish_name service=ocean port=127.0.0.1:4000");
+        let m = a.one(&mut s, Wire::V1);
+        assert_eq!(
+            (m.cmd(), m.get("rc"), m.get("info")),
+            ("publish_result", Some("0"), Some("ok"))
+        );
+        a.send1(&mut s, "cmd=publish_name service=ocean port=other");
+        let m = a.one(&mut s, Wire::V1);
+        assert_eq!(m.get("rc"), Some("1"));
+        assert_eq!(m.get("info"), Some("service_already_published"));
+        // The other rank speaks PMI-2.
+        b.send1(&mut s, "cmd=init pmi_version=2 pmi_subversion=0");
+        b.one(&mut s, Wire::V1);
+        b.send2(&mut s, Message::new("name-lookup").with("name", "ocean"));
+        let m = b.one(&mut s, Wire::V2);
+        assert_eq!(m.cmd(), "name-lookup-response");
+        assert_eq!(
+            (m.get("rc"), m.get("value")),
+            (Some("0"), Some("127.0.0.1:4000"))
+        );
+        b.send2(&mut s, Message::new("name-unpublish").with("name", "ocean"));
+        assert_eq!(b.one(&mut s, Wire::V2).get("rc"), Some("0"));
+        b.send2(&mut s, Message::new("name-unpublish").with("name", "ocean"));
+        let m = b.one(&mut s, Wire::V2);
+        assert_eq!(
+            (m.get("rc"), m.get("errmsg")),
+            (Some("1"), Some("unknown_service"))
+        );
+        a.send1(&mut s, "cmd=lookup_name service=ocean");
+        let m = a.one(&mut s, Wire::V1);
+        assert_eq!(
+            (m.cmd(), m.get("rc"), m.get("port")),
+            ("lookup_result", Some("1"), None)
+        );
+        b.send2(
+            &mut s,
+            Message::new("name-publish")
+                .with("name", "sea")
+                .with("port", "p2"),
+        );
+        assert_eq!(b.one(&mut s, Wire::V2).get("rc"), Some("0"));
+        a.send1(&mut s, "cmd=lookup_name service=sea");
+        assert_eq!(a.one(&mut s, Wire::V1).get("port"), Some("p2"));
+        a.send1(&mut s, "cmd=unpublish_name service=sea");
+        assert_eq!(a.one(&mut s, Wire::V1).get("info"), Some("ok"));
+        // A request without its service name is malformed.
+        a.send1(&mut s, "cmd=lookup_name");
+        assert!(matches!(
+            events(&mut s)[..],
+            [.., Event::ProtocolError { rank: Some(0), .. }]
+        ));
+    }
+
+    #[test]
+    fn spawn_requests_reach_the_driver_and_get_its_answer() {
+        let mut s = Server::new(JobConfig::new("j", 2)).unwrap();
+        let mut a = Sim::new(&mut s, Some(0));
+        let mut b = Sim::new(&mut s, Some(1));
+        // PMI-1, two commands in two blocks: one event after the second.
+        s.receive(
+            a.conn,
+            b"mcmd=spawn\nnprocs=2\nexecname=w\ntotspawns=2\nspawnssofar=1\nargcnt=0\n\
+preput_num=1\npreput_key_0=PARENT_ROOT_PORT_NAME\npreput_val_0=p\ninfo_num=0\nendcmd\n",
+        );
+        assert!(s.poll_event().is_none());
+        s.receive(
+            a.conn,
+            b"mcmd=spawn\nnprocs=1\nexecname=v\ntotspawns=2\nspawnssofar=2\nargcnt=1\narg1=x\n\
+preput_num=1\npreput_key_0=PARENT_ROOT_PORT_NAME\npreput_val_0=p\ninfo_num=0\nendcmd\n",
+        );
+        let ev = events(&mut s);
+        let [Event::Spawn {
+            conn,
+            rank: 0,
+            request,
+        }] = &ev[..]
+        else {
+            panic!("{ev:?}")
+        };
+        assert_eq!(*conn, a.conn);
+        assert_eq!(request.apps.len(), 2);
+        assert_eq!(request.total_procs(), 3);
+        assert_eq!(request.apps[1].args, ["x"]);
+        assert!(a.recv_all(&mut s, Wire::V1).is_empty());
+        s.spawn_done(a.conn, Ok("j_spawn_1".into()));
+        let m = a.one(&mut s, Wire::V1);
+        assert_eq!(
+            (m.cmd(), m.get("rc"), m.get("errcodes")),
+            ("spawn_result", Some("0"), Some("0,0,0"))
+        );
+        // PMI-2: refused by the driver.
+        b.send1(&mut s, "cmd=init pmi_version=2 pmi_subversion=0");
+        b.one(&mut s, Wire::V1);
+        b.send2(
+            &mut s,
+            Message::new("spawn")
+                .with("thrid", "t1")
+                .with("ncmds", 1)
+                .with("preputcount", 0)
+                .with("subcmd", "nowhere")
+                .with("maxprocs", 1)
+                .with("argc", 0)
+                .with("infokeycount", 0),
+        );
+        let ev = events(&mut s);
+        assert!(
+            matches!(
+                ev[..],
+                [Event::Initialized { .. }, Event::Spawn { rank: 1, .. }]
+            ),
+            "{ev:?}"
+        );
+        s.spawn_done(b.conn, Err("no such program nowhere".into()));
+        let m = b.one(&mut s, Wire::V2);
+        assert_eq!(
+            (m.cmd(), m.get("rc"), m.get("thrid")),
+            ("spawn-response", Some("1"), Some("t1"))
+        );
+        // A block out of order is a protocol error.
+        s.receive(
+            a.conn,
+            b"mcmd=spawn\nnprocs=1\nexecname=v\ntotspawns=2\nspawnssofar=2\nendcmd\n",
+        );
+        assert!(matches!(
+            events(&mut s)[..],
+            [Event::ProtocolError { rank: Some(0), .. }]
+        ));
     }
 
     #[test]

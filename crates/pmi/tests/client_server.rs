@@ -132,6 +132,47 @@ fn mixed_versions_exchange_business_cards() {
 }
 
 #[test]
+fn name_service_between_a_pmi1_and_a_pmi2_rank() {
+    let h = hub(JobConfig::new("job-names", 2));
+    let fds: Vec<_> = (0..2).map(|r| attach(&h, Some(r))).collect();
+    let mut clients: Vec<Client> = fds
+        .into_iter()
+        .enumerate()
+        .map(|(r, fd)| {
+            let v = [PmiVersion::V1, PmiVersion::V2][r];
+            Client::connect(fd, &params(v, r as u32, 2)).unwrap()
+        })
+        .collect();
+    for (publisher, looker) in [(0, 1), (1, 0)] {
+        let svc = format!("svc-{publisher}");
+        clients[publisher]
+            .publish_name(&svc, "tcp#127.0.0.1:9$x")
+            .unwrap();
+        assert!(matches!(
+            clients[looker].publish_name(&svc, "other"),
+            Err(PmiError::Server { .. })
+        ));
+        assert_eq!(
+            clients[looker].lookup_name(&svc).unwrap(),
+            "tcp#127.0.0.1:9$x"
+        );
+        clients[looker].unpublish_name(&svc).unwrap();
+        assert!(matches!(
+            clients[publisher].lookup_name(&svc),
+            Err(PmiError::Server { .. })
+        ));
+        assert!(matches!(
+            clients[publisher].unpublish_name(&svc),
+            Err(PmiError::Server { .. })
+        ));
+    }
+    assert!(matches!(
+        clients[0].publish_name("has space", "p"),
+        Err(PmiError::InvalidArgument(_))
+    ));
+}
+
+#[test]
 fn argument_checks() {
     let h = hub(JobConfig::new("j", 1));
     let mut c = Client::connect(attach(&h, Some(0)), &params(PmiVersion::V1, 0, 1)).unwrap();

@@ -14,6 +14,13 @@
 //! --no-finalize R CODE  rank R exits with CODE after the fence without finalizing
 //! --kill-self R         rank R sends itself SIGKILL after the fence
 //! --hang                after the fence, every rank not named above sleeps forever
+//! --spawn N             rank 0 spawns N copies of this program (with --child and the
+//!                       other options given here), putting its kvsname under
+//!                       `probe-parent` in theirs; prints "spawned N"
+//! --spawn-times K       with --spawn: K spawns one after the other
+//! --spawn-missing       rank 0 asks to spawn a program that does not exist; prints
+//!                       "spawn refused" when refused
+//! --child               (spawned) prints "child R/S spawned=B parent=P"
 //! ```
 
 use oxmpi_pmi::{decode_value, encode_value, Client};
@@ -31,6 +38,10 @@ struct Opts {
     abort: Option<(u32, i32, String)>,
     no_finalize: Option<(u32, i32)>,
     kill_self: Option<u32>,
+    spawn: Option<u32>,
+    spawn_missing: bool,
+    spawn_times: u32,
+    child: bool,
 }
 
 fn usage(msg: &str) -> ! {
@@ -65,10 +76,30 @@ fn parse_args() -> Opts {
                 o.no_finalize = Some((r, c));
             }
             "--kill-self" => o.kill_self = Some(num(args.next(), "--kill-self") as u32),
+            "--spawn" => o.spawn = Some(num(args.next(), "--spawn") as u32),
+            "--spawn-missing" => o.spawn_missing = true,
+            "--spawn-times" => o.spawn_times = num(args.next(), "--spawn-times") as u32,
+            "--child" => o.child = true,
             other => usage(&format!("unknown argument {other:?}")),
         }
     }
     o
+}
+
+/// This program's arguments without the spawn options, plus `--child`.
+fn child_args() -> Vec<String> {
+    let mut out = vec!["--child".to_string()];
+    let mut args = std::env::args().skip(1);
+    while let Some(a) = args.next() {
+        match a.as_str() {
+            "--spawn" | "--spawn-times" => {
+                args.next();
+            }
+            "--spawn-missing" | "--child" => {}
+            _ => out.push(a),
+        }
+    }
+    out
 }
 
 fn fail(what: &str, e: impl std::fmt::Display) -> ! {
@@ -96,6 +127,44 @@ fn main() {
         Err(e) => fail("PMI init", e),
     };
     let (rank, size) = (client.rank(), client.size());
+    if opts.child {
+        let parent = client
+            .get("probe-parent")
+            .unwrap_or_else(|e| fail("get probe-parent", e));
+        println!(
+            "child {rank}/{size} spawned={} parent={parent}",
+            client.spawned()
+        );
+    }
+    if rank == 0 && (opts.spawn.is_some() || opts.spawn_missing) {
+        use oxmpi_pmi::spawn::{SpawnApp, SpawnRequest};
+        let me = std::env::current_exe().unwrap_or_else(|e| fail("current_exe", e));
+        let command = if opts.spawn_missing {
+            "/nonexistent/oxmpi-probe-child".to_string()
+        } else {
+            me.to_string_lossy().into_owned()
+        };
+        let n = opts.spawn.unwrap_or(1);
+        let req = SpawnRequest {
+            apps: vec![SpawnApp {
+                command,
+                maxprocs: n,
+                args: child_args(),
+                info: vec![],
+            }],
+            preput: vec![("probe-parent".into(), client.kvsname().to_owned())],
+        };
+        for _ in 0..opts.spawn_times.max(1) {
+            match client.spawn(&req) {
+                Ok(()) if !opts.spawn_missing => println!("spawned {n}"),
+                Ok(()) => fail("spawn", "a missing program was spawned"),
+                Err(oxmpi_pmi::PmiError::Server { .. }) if opts.spawn_missing => {
+                    println!("spawn refused")
+                }
+                Err(e) => fail("spawn", e),
+            }
+        }
+    }
     if opts.pid {
         println!("pid {rank} {}", std::process::id());
         let _ = std::io::stdout().flush();

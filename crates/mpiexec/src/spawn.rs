@@ -1,0 +1,329 @@
+//! Jobs started by a running job (`MPI_Comm_spawn`, PMI spawn requests).
+//!
+//! A spawn request starts one more `mpiexec` (this same program) as a child of this one,
+//! on this host, with the request's commands as its applications: the new job gets its
+//! own PMI server, key-value space (`kvsname`), `MPI_COMM_WORLD` and process group, and
+//! the ranks see `PMI_SPAWNED=1`. The request's preput pairs (where MPICH's parents put
+//! the address their root listens on, `PARENT_ROOT_PORT_NAME`) are in the new job's
+//! key-value space before its ranks start. The new job shares the spawning job's secret,
+//! so that the two jobs' processes can authenticate each other.
+//!
+//! The parent learns these through environment variables that only `mpiexec` reads
+//! ([`take_inherited`] removes them before anything else sees the environment).
+//!
+//! Programs are looked up before the answer (in the `path` info value, then in `PATH`),
+//! so a program that does not exist fails the spawn at once instead of leaving the
+//! parents waiting for children that never come. Info keys read: `wdir`, `path`, `host`
+//! (only this host's names); others, `soft` included, are ignored as the standard allows.
+//!
+//! The spawning `mpiexec` waits for its spawned jobs before it exits; a spawned job that
+//! fails fails the spawning job, and ending the spawning job ends its spawned jobs (they
+//! also die with it: parent-death signal).
+
+use crate::launch::resolve_program;
+use crate::outcome::Termination;
+use oxmpi_pmi::spawn::SpawnRequest;
+use oxmpi_pmi::{decode_value, encode_value};
+use std::ffi::OsString;
+use std::os::unix::process::CommandExt;
+use std::path::PathBuf;
+use std::process::{Command, Stdio};
+
+const ENV_KVSNAME: &str = "OXMPI_SPAWN_KVSNAME";
+const ENV_SECRET: &str = "OXMPI_SPAWN_SECRET";
+const ENV_PREPUT: &str = "OXMPI_SPAWN_PREPUT";
+
+/// Spawned jobs one job may have running at once.
+pub const MAX_SPAWNED: usize = 256;
+
+/// What a spawned `mpiexec` inherits from the job that spawned it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Inherited {
+    pub kvsname: String,
+    pub secret: String,
+    pub preput: Vec<(String, String)>,
+}
+
+/// A running spawned job.
+#[derive(Debug)]
+pub struct SpawnedJob {
+    pub pid: i32,
+    pub kvsname: String,
+    pub ended: Option<Termination>,
+}
+
+/// Reads and removes the variables a spawning `mpiexec` set. Call before any thread
+/// starts and before the environment is read for the ranks.
+pub fn take_inherited() -> Result<Option<Inherited>, String> {
+    let Some(kvsname) = std::env::var_os(ENV_KVSNAME) else {
+        return Ok(None);
+    };
+    let secret = std::env::var_os(ENV_SECRET).unwrap_or_default();
+    let preput = std::env::var_os(ENV_PREPUT).unwrap_or_default();
+    for v in [ENV_KVSNAME, ENV_SECRET, ENV_PREPUT] {
+        std::env::remove_var(v);
+    }
+    let text = |v: OsString, what: &str| {
+        v.into_string()
+            .map_err(|_| format!("{what} of the spawning job is not valid UTF-8"))
+    };
+    let kvsname = text(kvsname, ENV_KVSNAME)?;
+    let secret = text(secret, ENV_SECRET)?;
+    if kvsname.is_empty() || secret.is_empty() {
+        return Err(format!("{ENV_KVSNAME} or {ENV_SECRET} is empty"));
+    }
+    Ok(Some(Inherited {
+        kvsname,
+        secret,
+        preput: decode_preput(&text(preput, ENV_PREPUT)?)?,
+    }))
+}
+
+/// Pairs as `key=value,key=value` with both sides in [`encode_value`]'s alphabet.
+fn encode_preput(pairs: &[(String, String)]) -> String {
+    pairs
+        .iter()
+        .map(|(k, v)| {
+            format!(
+                "{}={}",
+                encode_value(k.as_bytes()),
+                encode_value(v.as_bytes())
+            )
+        })
+        .collect::<Vec<_>>()
+        .join(",")
+}
+
+fn decode_preput(s: &str) -> Result<Vec<(String, String)>, String> {
+    let bad = || format!("malformed {ENV_PREPUT}");
+    let text = |x: &str| -> Result<String, String> {
+        String::from_utf8(decode_value(x).map_err(|_| bad())?).map_err(|_| bad())
+    };
+    s.split(',')
+        .filter(|p| !p.is_empty())
+        .map(|p| {
+            let (k, v) = p.split_once('=').ok_or_else(bad)?;
+            Ok((text(k)?, text(v)?))
+        })
+        .collect()
+}
+
+/// True when `host` names this machine.
+fn is_this_host(host: &str) -> bool {
+    let me = nix::unistd::gethostname()
+        .ok()
+        .and_then(|h| h.into_string().ok())
+        .unwrap_or_default();
+    let short = |h: &str| h.split('.').next().unwrap_or("").to_owned();
+    host == "localhost" || host == me || short(host) == short(&me) || host == "127.0.0.1"
+}
+
+/// The command line of the spawned `mpiexec` (its arguments), with every program
+/// looked up; an error names the first program or setting that cannot be used.
+pub fn command_line(
+    req: &SpawnRequest,
+    path_var: Option<&OsString>,
+) -> Result<Vec<String>, String> {
+    use oxmpi_pmi::limits::{MAX_KEY_LEN, MAX_VALUE_LEN};
+    // The new job's PMI server would refuse these at its start, failing the new job
+    // after the spawn was answered.
+    let control = |s: &str| s.bytes().any(|b| b < 0x20 || b == 0x7f);
+    for (k, v) in &req.preput {
+        if k.is_empty()
+            || k.len() > MAX_KEY_LEN
+            || v.len() > MAX_VALUE_LEN
+            || control(k)
+            || control(v)
+        {
+            return Err(format!("unusable preput key {k:?}"));
+        }
+    }
+    let mut args = Vec::new();
+    for (i, app) in req.apps.iter().enumerate() {
+        if let Some(h) = app.info_value("host") {
+            if !is_this_host(h) {
+                return Err(format!(
+                    "host {h:?}: spawning on other hosts is not supported yet"
+                ));
+            }
+        }
+        if app.args.iter().any(|a| a == ":") || app.command == ":" {
+            return Err("an argument \":\" cannot be passed to a spawned program".into());
+        }
+        let wdir = app.info_value("wdir").map(PathBuf::from);
+        if let Some(d) = &wdir {
+            if !d.is_dir() {
+                return Err(format!("wdir {}: not a directory", d.display()));
+            }
+        }
+        // A relative program is found from the working directory it will run in.
+        let program = match (
+            &wdir,
+            app.command.contains('/') && !app.command.starts_with('/'),
+        ) {
+            (Some(d), true) => d.join(&app.command).to_string_lossy().into_owned(),
+            _ => app.command.clone(),
+        };
+        let search: Option<OsString> = match app.info_value("path") {
+            Some(p) => {
+                let mut s = OsString::from(p);
+                if let Some(rest) = path_var {
+                    s.push(":");
+                    s.push(rest);
+                }
+                Some(s)
+            }
+            None => path_var.cloned(),
+        };
+        let resolved = resolve_program(&program, search.as_ref())?;
+        if i > 0 {
+            args.push(":".to_owned());
+        }
+        args.push("-n".to_owned());
+        args.push(app.maxprocs.to_string());
+        if let Some(d) = &wdir {
+            args.push("-wdir".to_owned());
+            args.push(d.to_string_lossy().into_owned());
+        }
+        args.push(resolved.to_string_lossy().into_owned());
+        args.extend(app.args.iter().cloned());
+    }
+    Ok(args)
+}
+
+/// Starts the spawned job `kvsname` for `req`, sharing `secret`.
+pub fn start(req: &SpawnRequest, kvsname: &str, secret: &str) -> Result<SpawnedJob, String> {
+    let args = command_line(req, std::env::var_os("PATH").as_ref())?;
+    let exe = std::env::current_exe().map_err(|e| format!("cannot find mpiexec itself: {e}"))?;
+    let parent_pid = std::process::id() as libc::pid_t;
+    let mut cmd = Command::new(exe);
+    cmd.args(&args)
+        .env(ENV_KVSNAME, kvsname)
+        .env(ENV_SECRET, secret)
+        .env(ENV_PREPUT, encode_preput(&req.preput))
+        .stdin(Stdio::null());
+    // SAFETY: the closure runs in the forked child before exec and only makes
+    // async-signal-safe system calls (prctl, getppid, kill, sigprocmask, signal) on plain
+    // integers; it allocates nothing and takes no locks.
+    unsafe {
+        cmd.pre_exec(move || {
+            if libc::prctl(
+                libc::PR_SET_PDEATHSIG,
+                libc::SIGKILL as libc::c_ulong,
+                0,
+                0,
+                0,
+            ) != 0
+            {
+                return Err(std::io::Error::last_os_error());
+            }
+            if libc::getppid() != parent_pid {
+                libc::kill(libc::getpid(), libc::SIGKILL);
+            }
+            let mut empty: libc::sigset_t = std::mem::zeroed();
+            libc::sigemptyset(&mut empty);
+            libc::sigprocmask(libc::SIG_SETMASK, &empty, std::ptr::null_mut());
+            libc::signal(libc::SIGPIPE, libc::SIG_DFL);
+            Ok(())
+        });
+    }
+    let child = cmd
+        .spawn()
+        .map_err(|e| format!("cannot start mpiexec for the spawned job: {e}"))?;
+    Ok(SpawnedJob {
+        pid: child.id() as i32,
+        kvsname: kvsname.to_owned(),
+        ended: None,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use oxmpi_pmi::spawn::SpawnApp;
+
+    #[test]
+    fn preput_pairs_survive_the_environment() {
+        let pairs = vec![
+            (
+                "PARENT_ROOT_PORT_NAME".to_string(),
+                "tag#0$a=b c,d$".to_string(),
+            ),
+            ("k".to_string(), "".to_string()),
+        ];
+        assert_eq!(decode_preput(&encode_preput(&pairs)).unwrap(), pairs);
+        assert_eq!(decode_preput("").unwrap(), vec![]);
+        assert!(decode_preput("x").is_err());
+    }
+
+    #[test]
+    fn command_lines_and_refusals() {
+        let path = Some(OsString::from("/usr/bin:/bin"));
+        let app = |cmd: &str, n: u32, info: &[(&str, &str)]| SpawnApp {
+            command: cmd.into(),
+            maxprocs: n,
+            args: vec!["-x".into(), "a b".into()],
+            info: info
+                .iter()
+                .map(|(k, v)| (k.to_string(), v.to_string()))
+                .collect(),
+        };
+        let req = SpawnRequest {
+            apps: vec![app("true", 2, &[]), app("sh", 1, &[("wdir", "/tmp")])],
+            preput: vec![],
+        };
+        let args = command_line(&req, path.as_ref()).unwrap();
+        let t = resolve_program("true", path.as_ref()).unwrap();
+        let sh = resolve_program("sh", path.as_ref()).unwrap();
+        assert_eq!(
+            args,
+            [
+                "-n",
+                "2",
+                t.to_str().unwrap(),
+                "-x",
+                "a b",
+                ":",
+                "-n",
+                "1",
+                "-wdir",
+                "/tmp",
+                sh.to_str().unwrap(),
+                "-x",
+                "a b"
+            ]
+        );
+        for (bad, why) in [
+            (app("no-such-program-oxmpi", 1, &[]), "not found"),
+            (
+                app("true", 1, &[("wdir", "/no/such/dir")]),
+                "not a directory",
+            ),
+            (
+                app("true", 1, &[("host", "elsewhere.invalid")]),
+                "other hosts",
+            ),
+        ] {
+            let req = SpawnRequest {
+                apps: vec![bad],
+                preput: vec![],
+            };
+            let e = command_line(&req, path.as_ref()).unwrap_err();
+            assert!(e.contains(why), "{e}");
+        }
+        let req = SpawnRequest {
+            apps: vec![app("true", 1, &[])],
+            preput: vec![("k".repeat(65), "v".into())],
+        };
+        assert!(command_line(&req, path.as_ref())
+            .unwrap_err()
+            .contains("preput"));
+        // The path info key is searched first.
+        let req = SpawnRequest {
+            apps: vec![app("sh", 1, &[("path", "/bin")])],
+            preput: vec![],
+        };
+        let args = command_line(&req, None).unwrap();
+        assert_eq!(args[2], "/bin/sh");
+    }
+}
