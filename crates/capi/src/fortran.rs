@@ -17,11 +17,12 @@ use crate::handles::{MPI_Aint, MPI_Fint, MPI_BOTTOM, MPI_IN_PLACE, MPI_STATUS_IG
 #[allow(unused_imports)]
 use crate::{
     attr::*, coll::*, comm::*, datatype::*, env::*, errhandler::*, errors::*, group::*, info::*,
-    mem::*, neighbor::*, op::*, p2p::*, pack::*, topo::*,
+    mem::*, neighbor::*, op::*, p2p::*, pack::*, topo::*, type_attr::*,
 };
 use std::cell::UnsafeCell;
 use std::ffi::{c_char, c_void, CString};
 use std::os::raw::c_int;
+use std::sync::Mutex;
 
 /// A COMMON block of `N` INTEGERs that the library defines and Fortran programs (and
 /// MPICH-built ones) share. Its address is all that matters: a program passes its members
@@ -41,7 +42,10 @@ impl<const N: usize> Common<N> {
     /// Whether `p` is the address of INTEGER `i` of the block.
     #[inline(always)]
     fn is<T>(&self, p: *const T, i: usize) -> bool {
-        std::ptr::eq(p.cast::<c_int>(), self.0.get().cast::<c_int>().wrapping_add(i))
+        std::ptr::eq(
+            p.cast::<c_int>(),
+            self.0.get().cast::<c_int>().wrapping_add(i),
+        )
     }
 }
 
@@ -205,5 +209,266 @@ unsafe fn fattr_value(keyval: MPI_Fint, v: *mut c_void) -> MPI_Aint {
         v as MPI_Aint
     }
 }
+
+/// MPI-1's INTEGER displacements as the `MPI_Aint`s the C call takes.
+///
+/// # Safety
+/// `p` holds `n` INTEGERs when `n` > 0.
+unsafe fn fints_to_aints(p: *const MPI_Fint, n: MPI_Fint) -> Vec<MPI_Aint> {
+    if n <= 0 || p.is_null() {
+        return Vec::new();
+    }
+    // SAFETY: see above.
+    let v = unsafe { std::slice::from_raw_parts(p, n as usize) };
+    v.iter().map(|&d| MPI_Aint::from(d)).collect()
+}
+
+// ---- attribute callbacks written in Fortran -------------------------------------------
+
+/// The C conventions of a copy and a delete callback (communicator or datatype: both
+/// handles are ints).
+type CopyC =
+    unsafe extern "C" fn(c_int, c_int, *mut c_void, *mut c_void, *mut c_void, *mut c_int) -> c_int;
+type DeleteC = unsafe extern "C" fn(c_int, c_int, *mut c_void, *mut c_void) -> c_int;
+
+/// A Fortran copy callback: `(oldobj, keyval, extra_state, value_in, value_out, flag,
+/// ierror)`, all by reference; `A` is the width of the values (`MPI_Aint`, or
+/// `MPI_Fint` for MPI-1's `MPI_KEYVAL_CREATE`).
+type CopyF<A> = unsafe extern "C" fn(
+    *const c_int,
+    *const c_int,
+    *const A,
+    *const A,
+    *mut A,
+    *mut MPI_Fint,
+    *mut MPI_Fint,
+);
+/// A Fortran delete callback: `(obj, keyval, value, extra_state, ierror)`.
+type DeleteF<A> =
+    unsafe extern "C" fn(*const c_int, *const c_int, *const A, *const A, *mut MPI_Fint);
+
+/// The Fortran callbacks of a key created from Fortran.
+#[derive(Clone, Copy)]
+struct FortranKey {
+    keyval: c_int,
+    copy: usize,
+    delete: usize,
+    /// Values are `INTEGER(KIND=MPI_ADDRESS_KIND)` (else default INTEGER).
+    wide: bool,
+}
+
+/// Keys created from Fortran; the trampolines find a key's callbacks here by the keyval
+/// the library passes them. A key freed and reused gets its entry replaced.
+static FORTRAN_KEYS: Mutex<Vec<FortranKey>> = Mutex::new(Vec::new());
+
+fn fortran_key(keyval: c_int) -> Option<FortranKey> {
+    let keys = FORTRAN_KEYS.lock().unwrap_or_else(|e| e.into_inner());
+    keys.iter().find(|k| k.keyval == keyval).copied()
+}
+
+/// Records the Fortran callbacks of a key that the C call just created.
+fn fkeyval_register(
+    rc: c_int,
+    keyval: c_int,
+    copy: *const c_void,
+    delete: *const c_void,
+    wide: bool,
+) {
+    if rc != 0 {
+        return;
+    }
+    let mut keys = FORTRAN_KEYS.lock().unwrap_or_else(|e| e.into_inner());
+    keys.retain(|k| k.keyval != keyval);
+    keys.push(FortranKey {
+        keyval,
+        copy: copy as usize,
+        delete: delete as usize,
+        wide,
+    });
+}
+
+/// The trampoline the library calls in place of a Fortran copy callback.
+fn fcopy_trampoline(_f: *const c_void) -> Option<CopyC> {
+    Some(copy_trampoline)
+}
+
+/// The trampoline the library calls in place of a Fortran delete callback.
+fn fdelete_trampoline(_f: *const c_void) -> Option<DeleteC> {
+    Some(delete_trampoline)
+}
+
+/// Calls the Fortran copy callback of `keyval` with Fortran's conventions.
+unsafe extern "C" fn copy_trampoline(
+    old: c_int,
+    keyval: c_int,
+    extra: *mut c_void,
+    val_in: *mut c_void,
+    val_out: *mut c_void,
+    flag: *mut c_int,
+) -> c_int {
+    let Some(k) = fortran_key(keyval) else {
+        return crate::handles::MPI_ERR_KEYVAL;
+    };
+    let mut ierr: MPI_Fint = 0;
+    let mut fflag: MPI_Fint = 0;
+    // SAFETY: `k.copy` is the address of the program's Fortran copy procedure, which has
+    // the interface `CopyF` of its width (MPI_COMM_CREATE_KEYVAL / MPI_KEYVAL_CREATE's
+    // contract); every reference passed lives across the call; `val_out` and `flag` are
+    // the library's outputs for this call.
+    unsafe {
+        let out = if k.wide {
+            let f: CopyF<MPI_Aint> = std::mem::transmute::<usize, CopyF<MPI_Aint>>(k.copy);
+            let (e, v) = (extra as MPI_Aint, val_in as MPI_Aint);
+            let mut o: MPI_Aint = 0;
+            f(&old, &keyval, &e, &v, &mut o, &mut fflag, &mut ierr);
+            o
+        } else {
+            let f: CopyF<MPI_Fint> = std::mem::transmute::<usize, CopyF<MPI_Fint>>(k.copy);
+            let (e, v) = (
+                extra as MPI_Aint as MPI_Fint,
+                val_in as MPI_Aint as MPI_Fint,
+            );
+            let mut o: MPI_Fint = 0;
+            f(&old, &keyval, &e, &v, &mut o, &mut fflag, &mut ierr);
+            MPI_Aint::from(o)
+        };
+        if ierr == 0 && fflag != 0 {
+            *(val_out as *mut *mut c_void) = out as *mut c_void;
+        }
+        *flag = c_int::from(ierr == 0 && fflag != 0);
+    }
+    ierr
+}
+
+/// Calls the Fortran delete callback of `keyval` with Fortran's conventions.
+unsafe extern "C" fn delete_trampoline(
+    obj: c_int,
+    keyval: c_int,
+    val: *mut c_void,
+    extra: *mut c_void,
+) -> c_int {
+    let Some(k) = fortran_key(keyval) else {
+        return crate::handles::MPI_ERR_KEYVAL;
+    };
+    let mut ierr: MPI_Fint = 0;
+    // SAFETY: `k.delete` is the address of the program's Fortran delete procedure with the
+    // interface `DeleteF` of its width; every reference passed lives across the call.
+    unsafe {
+        if k.wide {
+            let f = std::mem::transmute::<usize, DeleteF<MPI_Aint>>(k.delete);
+            f(
+                &obj,
+                &keyval,
+                &(val as MPI_Aint),
+                &(extra as MPI_Aint),
+                &mut ierr,
+            );
+        } else {
+            let f = std::mem::transmute::<usize, DeleteF<MPI_Fint>>(k.delete);
+            let (v, e) = (val as MPI_Aint as MPI_Fint, extra as MPI_Aint as MPI_Fint);
+            f(&obj, &keyval, &v, &e, &mut ierr);
+        }
+    }
+    ierr
+}
+
+/// Defines a predefined Fortran attribute callback under the names gfortran and other
+/// compilers use (`mpi_comm_dup_fn_`, `mpi_comm_dup_fn__`, `mpi_comm_dup_fn`,
+/// `MPI_COMM_DUP_FN`), as MPICH's Fortran library does.
+macro_rules! fortran_callback {
+    ($doc:literal, [], $params:tt $body:block) => {};
+    ($doc:literal, [$name:ident $(, $rest:ident)*], $params:tt $body:block) => {
+        fortran_callback!(@one $doc, $name, $params $body);
+        fortran_callback!($doc, [$($rest),*], $params $body);
+    };
+    (@one $doc:literal, $name:ident, ($($arg:ident : $ty:ty),*) $body:block) => {
+        #[doc = $doc]
+        ///
+        /// # Safety
+        /// Called as a Fortran procedure: every argument is a valid reference.
+        #[no_mangle]
+        pub unsafe extern "C" fn $name($($arg: $ty),*) {
+            // SAFETY: the caller passes valid references (see # Safety).
+            unsafe { $body }
+        }
+    };
+}
+
+fortran_callback!(
+    "`MPI_COMM_NULL_COPY_FN` / `MPI_TYPE_NULL_COPY_FN`: the copy gets no attribute.",
+    [
+        mpi_comm_null_copy_fn_,
+        mpi_comm_null_copy_fn__,
+        mpi_comm_null_copy_fn,
+        MPI_COMM_NULL_COPY_FN,
+        mpi_type_null_copy_fn_,
+        mpi_type_null_copy_fn__,
+        mpi_type_null_copy_fn,
+        MPI_TYPE_NULL_COPY_FN
+    ],
+    (_o: *const c_int, _k: *const c_int, _e: *const MPI_Aint, _i: *const MPI_Aint, _out: *mut MPI_Aint, flag: *mut MPI_Fint, ierr: *mut MPI_Fint) {
+        *flag = 0;
+        *ierr = 0;
+    }
+);
+
+fortran_callback!(
+    "`MPI_COMM_DUP_FN` / `MPI_TYPE_DUP_FN`: the copy gets the same value.",
+    [
+        mpi_comm_dup_fn_,
+        mpi_comm_dup_fn__,
+        mpi_comm_dup_fn,
+        MPI_COMM_DUP_FN,
+        mpi_type_dup_fn_,
+        mpi_type_dup_fn__,
+        mpi_type_dup_fn,
+        MPI_TYPE_DUP_FN
+    ],
+    (_o: *const c_int, _k: *const c_int, _e: *const MPI_Aint, i: *const MPI_Aint, out: *mut MPI_Aint, flag: *mut MPI_Fint, ierr: *mut MPI_Fint) {
+        *out = *i;
+        *flag = 1;
+        *ierr = 0;
+    }
+);
+
+fortran_callback!(
+    "`MPI_NULL_COPY_FN` (MPI-1, INTEGER values): the copy gets no attribute.",
+    [mpi_null_copy_fn_, mpi_null_copy_fn__, mpi_null_copy_fn, MPI_NULL_COPY_FN],
+    (_o: *const c_int, _k: *const c_int, _e: *const MPI_Fint, _i: *const MPI_Fint, _out: *mut MPI_Fint, flag: *mut MPI_Fint, ierr: *mut MPI_Fint) {
+        *flag = 0;
+        *ierr = 0;
+    }
+);
+
+fortran_callback!(
+    "`MPI_DUP_FN` (MPI-1, INTEGER values): the copy gets the same value.",
+    [mpi_dup_fn_, mpi_dup_fn__, mpi_dup_fn, MPI_DUP_FN],
+    (_o: *const c_int, _k: *const c_int, _e: *const MPI_Fint, i: *const MPI_Fint, out: *mut MPI_Fint, flag: *mut MPI_Fint, ierr: *mut MPI_Fint) {
+        *out = *i;
+        *flag = 1;
+        *ierr = 0;
+    }
+);
+
+fortran_callback!(
+    "`MPI_NULL_DELETE_FN`, `MPI_COMM_NULL_DELETE_FN`, `MPI_TYPE_NULL_DELETE_FN`: nothing to do.",
+    [
+        mpi_null_delete_fn_,
+        mpi_null_delete_fn__,
+        mpi_null_delete_fn,
+        MPI_NULL_DELETE_FN,
+        mpi_comm_null_delete_fn_,
+        mpi_comm_null_delete_fn__,
+        mpi_comm_null_delete_fn,
+        MPI_COMM_NULL_DELETE_FN,
+        mpi_type_null_delete_fn_,
+        mpi_type_null_delete_fn__,
+        mpi_type_null_delete_fn,
+        MPI_TYPE_NULL_DELETE_FN
+    ],
+    (_o: *const c_int, _k: *const c_int, _v: *const c_void, _e: *const c_void, ierr: *mut MPI_Fint) {
+        *ierr = 0;
+    }
+);
 
 include!(concat!(env!("OUT_DIR"), "/fortran_entry_points.rs"));

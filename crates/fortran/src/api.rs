@@ -20,6 +20,16 @@ pub enum Base {
     Attr,
     Attr4,
     Keyval,
+    /// An address-sized C argument that MPI-1's Fortran bindings pass as an INTEGER.
+    Aint4,
+    /// Attribute copy and delete callbacks in Fortran: `copyfn`/`deletefn` take
+    /// INTEGER(KIND=MPI_ADDRESS_KIND) values, `copyfn4`/`deletefn4` (MPI-1) INTEGERs.
+    CopyFn {
+        wide: bool,
+    },
+    DeleteFn {
+        wide: bool,
+    },
     Detach,
     Null,
 }
@@ -31,8 +41,9 @@ pub enum Mode {
     In,
     /// Output or input-output scalar (C gets a pointer).
     Out,
-    /// Input array.
-    InArray,
+    /// Input array; `Some(n)`: its length is the value of argument `n` (needed where the
+    /// array is converted, not passed through).
+    InArray(Option<String>),
     /// Output array; `Some(n)`: its length is the value of argument `n` after the call.
     OutArray(Option<String>),
 }
@@ -107,6 +118,11 @@ fn parse_base(s: &str) -> Option<Base> {
         "attr" => Base::Attr,
         "attr4" => Base::Attr4,
         "keyval" => Base::Keyval,
+        "aint4" => Base::Aint4,
+        "copyfn" => Base::CopyFn { wide: true },
+        "copyfn4" => Base::CopyFn { wide: false },
+        "deletefn" => Base::DeleteFn { wide: true },
+        "deletefn4" => Base::DeleteFn { wide: false },
         "detach" => Base::Detach,
         "null" => Base::Null,
         h => Base::Handle(HANDLES.iter().find(|&&n| n == h)?),
@@ -122,7 +138,10 @@ fn parse_kind(s: &str) -> Result<Kind, String> {
     let base = parse_base(base_s).ok_or_else(|| format!("unknown kind `{base_s}`"))?;
     let (mode, cap) = match rest {
         "" => (Mode::In, None),
-        "[]" => (Mode::InArray, None),
+        "[]" => (Mode::InArray(None), None),
+        r if r.starts_with('[') && r.ends_with(']') => {
+            (Mode::InArray(Some(r[1..r.len() - 1].to_string())), None)
+        }
         "*[]" => (Mode::OutArray(None), None),
         r if r.starts_with("*[") && r.ends_with(']') => {
             (Mode::OutArray(Some(r[2..r.len() - 1].to_string())), None)
@@ -174,7 +193,7 @@ pub fn parse(text: &str) -> Result<Vec<Func>, ParseError> {
             });
         }
         for a in &args {
-            if let Mode::OutArray(Some(n)) = &a.kind.mode {
+            if let Mode::OutArray(Some(n)) | Mode::InArray(Some(n)) = &a.kind.mode {
                 if !args.iter().any(|b| &b.name == n) {
                     return Err(err(format!("array length `{n}` is not an argument")));
                 }

@@ -82,6 +82,7 @@ pub fn mpif_h(consts: &[Const]) -> String {
          \x20     PARAMETER (MPI_ASYNC_PROTECTS_NONBLOCKING=.FALSE.)\n",
     );
     s.push_str(SENTINELS_F77);
+    s.push_str(CALLBACKS_F77);
     s.push_str(
         "      DOUBLE PRECISION MPI_WTIME, MPI_WTICK\n\
          \x20     DOUBLE PRECISION PMPI_WTIME, PMPI_WTICK\n\
@@ -106,13 +107,21 @@ const SENTINELS_F77: &str = "      INTEGER MPI_BOTTOM, MPI_IN_PLACE
       SAVE /MPIPRIV1/, /MPIPRIV2/, /MPIPRIVC/, /MPIFCMB5/, /MPIFCMB9/
 ";
 
+/// The predefined attribute callbacks (Fortran procedures the library defines).
+const CALLBACKS_F77: &str = "      EXTERNAL MPI_NULL_COPY_FN, MPI_NULL_DELETE_FN, MPI_DUP_FN
+      EXTERNAL MPI_COMM_NULL_COPY_FN, MPI_COMM_NULL_DELETE_FN
+      EXTERNAL MPI_COMM_DUP_FN
+      EXTERNAL MPI_TYPE_NULL_COPY_FN, MPI_TYPE_NULL_DELETE_FN
+      EXTERNAL MPI_TYPE_DUP_FN
+";
+
 /// The declaration of one dummy argument inside an interface body.
 fn dummy(a: &Arg) -> String {
     let n = &a.name;
-    let arr = matches!(a.kind.mode, Mode::InArray | Mode::OutArray(_));
+    let arr = matches!(a.kind.mode, Mode::InArray(_) | Mode::OutArray(_));
     let dims = if arr { "(*)" } else { "" };
     let intent = match a.kind.mode {
-        Mode::In | Mode::InArray => ", intent(in)",
+        Mode::In | Mode::InArray(_) => ", intent(in)",
         _ => "",
     };
     match a.kind.base {
@@ -131,12 +140,14 @@ fn dummy(a: &Arg) -> String {
         }
         Base::Status => format!("      integer{intent} :: {n}(MPI_STATUS_SIZE)"),
         Base::Str => format!("      character(len=*){intent} :: {n}"),
-        Base::Fn => format!("      external :: {n}"),
+        Base::Fn | Base::CopyFn { .. } | Base::DeleteFn { .. } => {
+            format!("      external :: {n}")
+        }
         Base::Log => format!("      logical{intent} :: {n}{dims}"),
         Base::Aint | Base::Attr => {
             format!("      integer(kind=MPI_ADDRESS_KIND){intent} :: {n}{dims}")
         }
-        Base::Int | Base::Handle(_) | Base::Index | Base::Attr4 | Base::Keyval => {
+        Base::Int | Base::Handle(_) | Base::Index | Base::Attr4 | Base::Keyval | Base::Aint4 => {
             format!("      integer{intent} :: {n}{dims}")
         }
         Base::Null => String::new(),
@@ -185,7 +196,7 @@ pub fn mpi_module(consts: &[Const], funcs: &[Func]) -> String {
         "  logical, parameter :: MPI_SUBARRAYS_SUPPORTED = .false.\n\
          \x20 logical, parameter :: MPI_ASYNC_PROTECTS_NONBLOCKING = .false.\n",
     );
-    for l in SENTINELS_F77.lines() {
+    for l in SENTINELS_F77.lines().chain(CALLBACKS_F77.lines()) {
         writeln!(s, "  {}", l.trim_start()).unwrap();
     }
     s.push_str("\n  interface\n");

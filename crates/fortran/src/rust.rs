@@ -16,7 +16,7 @@ use std::fmt::Write;
 fn param_type(a: &Arg) -> &'static str {
     match (a.kind.base, &a.kind.mode) {
         (Base::Buf | Base::Detach, _) => "*mut c_void",
-        (Base::Fn, _) => "*const c_void",
+        (Base::Fn | Base::CopyFn { .. } | Base::DeleteFn { .. }, _) => "*const c_void",
         (Base::Str, Mode::In) => "*const c_char",
         (Base::Str, _) => "*mut c_char",
         (Base::Aint | Base::Attr, Mode::In) => "*const MPI_Aint",
@@ -54,6 +54,15 @@ fn arg_names(f: &Func) -> String {
         p.push(format!("{}_len", a.name));
     }
     p.join(", ")
+}
+
+/// The output argument that receives a new attribute key.
+fn out_keyval(f: &Func) -> Result<String, String> {
+    f.args
+        .iter()
+        .find(|a| a.name.contains("keyval") && a.kind.mode == Mode::Out)
+        .map(|a| format!("*{}", a.name))
+        .ok_or_else(|| format!("MPI_{}: callbacks without an output keyval", f.name))
 }
 
 /// Generates the entry points of every function. `consts` resolves the `MPI_MAX_*`
@@ -133,6 +142,35 @@ fn entry(s: &mut String, f: &Func, consts: &[Const]) -> Result<(), String> {
                 format!("{n} as _")
             }
             (Base::Keyval, _) => format!("fkeyval(*{n})"),
+            (Base::Aint4, Mode::In) => format!("MPI_Aint::from(*{n})"),
+            (Base::Aint4, Mode::Out) => {
+                // The address or extent, cut to a default INTEGER (MPI-1's binding).
+                writeln!(pre, "        let mut t_{n}: MPI_Aint = 0;").unwrap();
+                writeln!(post, "        *{n} = t_{n} as MPI_Fint;").unwrap();
+                format!("&mut t_{n}")
+            }
+            (Base::Aint4, Mode::InArray(Some(len))) => {
+                writeln!(pre, "        let t_{n} = fints_to_aints({n}, *{len});").unwrap();
+                format!("t_{n}.as_ptr() as _")
+            }
+            (Base::CopyFn { wide }, _) => {
+                writeln!(
+                    post,
+                    "        fkeyval_register(rc, {}, {n}, {}, {wide});",
+                    out_keyval(f)?,
+                    f.args
+                        .iter()
+                        .find(|b| matches!(b.kind.base, Base::DeleteFn { .. }))
+                        .map(|b| b.name.as_str())
+                        .ok_or_else(|| format!(
+                            "MPI_{}: copy function without a delete function",
+                            f.name
+                        ))?
+                )
+                .unwrap();
+                format!("fcopy_trampoline({n})")
+            }
+            (Base::DeleteFn { .. }, _) => format!("fdelete_trampoline({n})"),
             (Base::Attr, Mode::In) => format!("*{n} as *mut c_void"),
             (Base::Attr4, Mode::In) => format!("*{n} as MPI_Aint as *mut c_void"),
             (Base::Attr | Base::Attr4, Mode::Out) => {
