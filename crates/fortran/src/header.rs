@@ -27,6 +27,8 @@ const INT_TYPES: &[&str] = &[
 pub struct Const {
     pub name: String,
     pub value: i32,
+    /// The C handle type the value is cast to (`MPI_Comm`, ...), if any.
+    pub ty: Option<String>,
 }
 
 fn parse_int(s: &str) -> Option<i64> {
@@ -44,9 +46,10 @@ fn parse_int(s: &str) -> Option<i64> {
 }
 
 /// The value of a `#define` body, if it is an integer constant (maybe cast to an int
-/// handle type, maybe parenthesised).
-fn value_of(body: &str) -> Option<i64> {
+/// handle type, maybe parenthesised), and the type of the cast.
+fn value_of(body: &str) -> Option<(i64, Option<String>)> {
     let mut s = body.trim();
+    let mut cast = None;
     loop {
         if let Some(inner) = s.strip_prefix('(').and_then(|r| r.strip_suffix(')')) {
             s = inner.trim();
@@ -59,12 +62,13 @@ fn value_of(body: &str) -> Option<i64> {
             if !INT_TYPES.contains(&ty) {
                 return None;
             }
+            cast = Some(ty.to_string());
             s = r[close + 1..].trim();
             continue;
         }
         break;
     }
-    parse_int(s)
+    Some((parse_int(s)?, cast))
 }
 
 /// Every integer constant of the header, in header order. Aliases (`#define MPI_A MPI_B`)
@@ -88,13 +92,15 @@ pub fn constants(header: &str) -> Vec<Const> {
         if body.is_empty() {
             continue;
         }
-        let value = match value_of(body) {
+        let (value, ty) = match value_of(body) {
             Some(v) => v,
             None => match out.iter().find(|c| c.name == body) {
-                Some(c) => i64::from(c.value),
+                Some(c) => (i64::from(c.value), c.ty.clone()),
                 None => continue,
             },
         };
+        // Only the int handle types are handles in Fortran.
+        let ty = ty.filter(|t| t != "MPI_Fint");
         // A 32-bit pattern (handles) or a value that fits an INTEGER.
         let value = if (0..=i64::from(u32::MAX)).contains(&value) {
             value as u32 as i32
@@ -105,10 +111,12 @@ pub fn constants(header: &str) -> Vec<Const> {
         };
         if let Some(c) = out.iter_mut().find(|c| c.name == name) {
             c.value = value;
+            c.ty = ty;
         } else {
             out.push(Const {
                 name: name.to_string(),
                 value,
+                ty,
             });
         }
     }
@@ -152,6 +160,9 @@ mod tests {
         assert_eq!(lookup(&c, "MPI_FLOAT_INT"), Some(0x8c00_0000_u32 as i32));
         assert_eq!(lookup(&c, "MPI_LONG_LONG"), Some(-32766));
         assert_eq!(lookup(&c, "MPI_MAX_PROCESSOR_NAME"), Some(128));
+        assert_eq!(c[0].ty.as_deref(), Some("MPI_Comm"));
+        assert_eq!(c[3].ty, None);
+        assert_eq!(c[5].ty.as_deref(), Some("MPI_File"));
     }
 
     #[test]

@@ -1,4 +1,4 @@
-//! `oxmpi-fortran-gen mpif.h|mpi.f90 <mpi.h> [<api table>]`: writes the file named to
+//! `oxmpi-fortran-gen mpif.h|mpi.f90|mpi_f08.f90 <mpi.h> [<api table>]`: writes the file named to
 //! standard output (staging runs it; see scripts/stage).
 
 use std::process::ExitCode;
@@ -6,7 +6,7 @@ use std::process::ExitCode;
 fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().collect();
     if args.len() < 3 || args.len() > 4 {
-        eprintln!("usage: oxmpi-fortran-gen mpif.h|mpi.f90 <mpi.h> [<api table>]");
+        eprintln!("usage: oxmpi-fortran-gen mpif.h|mpi.f90|mpi_f08.f90 <mpi.h> [<api table>]");
         return ExitCode::from(2);
     }
     let read = |p: &str| std::fs::read_to_string(p).map_err(|e| format!("{p}: {e}"));
@@ -20,7 +20,10 @@ fn main() -> ExitCode {
         match args[1].as_str() {
             "mpif.h" => Ok(oxmpi_fortran::fortran::mpif_h(&consts)),
             "mpi.f90" => Ok(oxmpi_fortran::fortran::mpi_module(&consts, &funcs)),
-            other => Err(format!("unknown output `{other}` (mpif.h or mpi.f90)")),
+            "mpi_f08.f90" => Ok(oxmpi_fortran::fortran::mpi_f08_module(&consts, &funcs)),
+            other => Err(format!(
+                "unknown output `{other}` (mpif.h, mpi.f90 or mpi_f08.f90)"
+            )),
         }
     };
     match run() {
