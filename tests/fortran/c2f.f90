@@ -1,7 +1,8 @@
 ! Handle and status conversion between Fortran and C (c2f_c.c holds the C half):
 ! Fortran hands C its communicator, datatype, operation, group and a status; C converts
 ! them with MPI_Xxx_f2c / MPI_Status_f2c, uses them, and hands back a communicator it
-! created (MPI_Comm_c2f) and a status (MPI_Status_c2f) that Fortran then uses.
+! created (MPI_Comm_c2f) and a status (MPI_Status_c2f) that Fortran then uses; and
+! Fortran's MPI_STATUS(ES)_IGNORE are C's MPI_F_STATUS(ES)_IGNORE.
 program c2f
   use mpi
   implicit none
@@ -9,6 +10,9 @@ program c2f
     subroutine c_check(comm, dtype, op, group, status, newcomm, cstatus, errs) bind(C, name='c_check')
       integer :: comm, dtype, op, group, status(*), newcomm, cstatus(*), errs
     end subroutine c_check
+    subroutine c_ignores(status, statuses, errs) bind(C, name='c_ignores')
+      integer :: status(*), statuses(*), errs
+    end subroutine c_ignores
   end interface
   integer :: ierr, rank, nprocs, errs, total, grp, newcomm, nsize, x, y
   integer :: status(MPI_STATUS_SIZE), cstatus(MPI_STATUS_SIZE)
@@ -27,6 +31,8 @@ program c2f
              'a status from C')
   call MPI_Comm_free(newcomm, ierr)
   call MPI_Group_free(grp, ierr)
+  ! C sees Fortran's MPI_STATUS(ES)_IGNORE as MPI_F_STATUS(ES)_IGNORE.
+  call c_ignores(MPI_STATUS_IGNORE, MPI_STATUSES_IGNORE, errs)
 
   call MPI_Allreduce(errs, total, 1, MPI_INTEGER, MPI_SUM, MPI_COMM_WORLD, ierr)
   if (rank == 0) then

@@ -45,3 +45,9 @@ void c_check(MPI_Fint *fcomm, MPI_Fint *ftype, MPI_Fint *fop, MPI_Fint *fgroup,
     st.MPI_ERROR = 5;
     CHECK(MPI_Status_c2f(&st, fcstatus) == MPI_SUCCESS, "MPI_Status_c2f");
 }
+
+void c_ignores(MPI_Fint *status, MPI_Fint *statuses, MPI_Fint *errs)
+{
+    CHECK(status == MPI_F_STATUS_IGNORE, "MPI_STATUS_IGNORE is MPI_F_STATUS_IGNORE");
+    CHECK(statuses == MPI_F_STATUSES_IGNORE, "MPI_STATUSES_IGNORE is MPI_F_STATUSES_IGNORE");
+}

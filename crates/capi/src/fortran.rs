@@ -39,6 +39,11 @@ impl<const N: usize> Common<N> {
         Common(UnsafeCell::new([0; N]))
     }
 
+    /// The address of INTEGER `i` of the block.
+    pub(crate) const fn addr(&'static self, i: usize) -> *const c_void {
+        self.0.get().cast::<c_int>().wrapping_add(i).cast()
+    }
+
     /// Whether `p` is the address of INTEGER `i` of the block.
     #[inline(always)]
     fn is<T>(&self, p: *const T, i: usize) -> bool {
