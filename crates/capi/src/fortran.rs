@@ -17,7 +17,7 @@ use crate::handles::{MPI_Aint, MPI_Fint, MPI_BOTTOM, MPI_IN_PLACE, MPI_STATUS_IG
 #[allow(unused_imports)]
 use crate::{
     attr::*, coll::*, comm::*, datatype::*, env::*, errhandler::*, errors::*, group::*, info::*,
-    mem::*, neighbor::*, op::*, p2p::*, pack::*, topo::*, type_attr::*,
+    mem::*, neighbor::*, op::*, p2p::*, pack::*, status::*, topo::*, type_attr::*,
 };
 use std::cell::UnsafeCell;
 use std::ffi::{c_char, c_void, CString};

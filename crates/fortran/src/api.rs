@@ -8,6 +8,8 @@ use std::fmt;
 pub enum Base {
     Int,
     Aint,
+    /// `MPI_Count`: INTEGER(KIND=MPI_COUNT_KIND), the same width as `MPI_Aint` here.
+    Count,
     /// A handle of the named class (`Comm`, `Datatype`, ...).
     Handle(&'static str),
     Log,
@@ -108,6 +110,7 @@ fn parse_base(s: &str) -> Option<Base> {
     Some(match s {
         "int" => Base::Int,
         "aint" => Base::Aint,
+        "count" => Base::Count,
         "log" => Base::Log,
         "buf" => Base::Buf,
         "status" => Base::Status,

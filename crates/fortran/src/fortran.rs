@@ -147,6 +147,7 @@ fn dummy(a: &Arg) -> String {
         Base::Aint | Base::Attr => {
             format!("      integer(kind=MPI_ADDRESS_KIND){intent} :: {n}{dims}")
         }
+        Base::Count => format!("      integer(kind=MPI_COUNT_KIND){intent} :: {n}{dims}"),
         Base::Int | Base::Handle(_) | Base::Index | Base::Attr4 | Base::Keyval | Base::Aint4 => {
             format!("      integer{intent} :: {n}{dims}")
         }
@@ -168,7 +169,11 @@ fn interface(s: &mut String, f: &Func, prefix: &str) {
         write!(s, "{a}, &\n        ").unwrap();
     }
     writeln!(s, "ierror)").unwrap();
-    writeln!(s, "      import :: MPI_STATUS_SIZE, MPI_ADDRESS_KIND").unwrap();
+    writeln!(
+        s,
+        "      import :: MPI_STATUS_SIZE, MPI_ADDRESS_KIND, MPI_COUNT_KIND"
+    )
+    .unwrap();
     writeln!(s, "      implicit none").unwrap();
     for a in f.fortran_args() {
         writeln!(s, "{}", dummy(a)).unwrap();

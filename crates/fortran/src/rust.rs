@@ -19,8 +19,8 @@ fn param_type(a: &Arg) -> &'static str {
         (Base::Fn | Base::CopyFn { .. } | Base::DeleteFn { .. }, _) => "*const c_void",
         (Base::Str, Mode::In) => "*const c_char",
         (Base::Str, _) => "*mut c_char",
-        (Base::Aint | Base::Attr, Mode::In) => "*const MPI_Aint",
-        (Base::Aint | Base::Attr, _) => "*mut MPI_Aint",
+        (Base::Aint | Base::Count | Base::Attr, Mode::In) => "*const MPI_Aint",
+        (Base::Aint | Base::Count | Base::Attr, _) => "*mut MPI_Aint",
         (_, Mode::In) => "*const MPI_Fint",
         _ => "*mut MPI_Fint",
     }
@@ -195,7 +195,7 @@ fn entry(s: &mut String, f: &Func, consts: &[Const]) -> Result<(), String> {
                 .unwrap();
                 format!("std::ptr::addr_of_mut!(t_{n}) as _")
             }
-            (Base::Int | Base::Aint | Base::Handle(_), Mode::In) => format!("*{n}"),
+            (Base::Int | Base::Aint | Base::Count | Base::Handle(_), Mode::In) => format!("*{n}"),
             _ => format!("{n} as _"),
         };
         call.push(expr);
