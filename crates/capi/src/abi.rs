@@ -15,8 +15,6 @@ unsafe impl Sync for SentinelPtr {}
 
 static UNWEIGHTED_TARGET: c_int = 0;
 static WEIGHTS_EMPTY_TARGET: c_int = 0;
-static F_STATUS_IGNORE_TARGET: c_int = 0;
-static F_STATUSES_IGNORE_TARGET: c_int = 0;
 static F08_STATUS_IGNORE_TARGET: [c_int; 5] = [0; 5];
 static F08_STATUSES_IGNORE_TARGET: [c_int; 5] = [0; 5];
 
@@ -28,14 +26,15 @@ pub static MPI_UNWEIGHTED: SentinelPtr =
 #[no_mangle]
 pub static MPI_WEIGHTS_EMPTY: SentinelPtr =
     SentinelPtr(&WEIGHTS_EMPTY_TARGET as *const c_int as *const c_void);
-/// `MPI_F_STATUS_IGNORE` (`MPI_Fint *`).
+/// `MPI_F_STATUS_IGNORE` (`MPI_Fint *`): the address of Fortran's `MPI_STATUS_IGNORE`
+/// (in `COMMON /MPIPRIV1/`, after `MPI_BOTTOM` and `MPI_IN_PLACE`), so that C code given a
+/// status by Fortran recognises it.
 #[no_mangle]
-pub static MPI_F_STATUS_IGNORE: SentinelPtr =
-    SentinelPtr(&F_STATUS_IGNORE_TARGET as *const c_int as *const c_void);
-/// `MPI_F_STATUSES_IGNORE` (`MPI_Fint *`).
+pub static MPI_F_STATUS_IGNORE: SentinelPtr = SentinelPtr(crate::fortran::mpipriv1_.addr(2));
+/// `MPI_F_STATUSES_IGNORE` (`MPI_Fint *`): the address of Fortran's `MPI_STATUSES_IGNORE`
+/// (the start of `COMMON /MPIPRIV2/`).
 #[no_mangle]
-pub static MPI_F_STATUSES_IGNORE: SentinelPtr =
-    SentinelPtr(&F_STATUSES_IGNORE_TARGET as *const c_int as *const c_void);
+pub static MPI_F_STATUSES_IGNORE: SentinelPtr = SentinelPtr(crate::fortran::mpipriv2_.addr(0));
 /// `MPI_F08_STATUS_IGNORE` (`MPI_F08_status *`).
 #[no_mangle]
 pub static MPI_F08_STATUS_IGNORE: SentinelPtr =

@@ -18,6 +18,7 @@ pub mod env;
 pub mod errhandler;
 pub mod errors;
 pub mod export;
+pub mod fortran;
 pub mod grequest;
 pub mod group;
 pub(crate) mod handles;

@@ -27,7 +27,7 @@ expect() { # description, expected, actual
 
 stage() { # prefix
     mkdir -p "$1/bin" "$1/include" "$1/lib/pkgconfig"
-    for w in mpicc mpicxx; do
+    for w in mpicc mpicxx mpifort; do
         sed -e "s|@OXMPI_VERSION@|$version|g" "$here/$w.in" >"$1/bin/$w"
         chmod +x "$1/bin/$w"
     done
@@ -75,6 +75,20 @@ expect "mpicxx -show" "c++ $inc y.cc $link" "$("$shell" "$Q/bin/mpicxx" -show y.
 expect "mpicxx version" "mpicxx: oxmpi $version (Language: C++)" "$("$shell" "$Q/bin/mpicxx" -showme:version)"
 expect "-show quotes" "cc $inc '-DMSG=\"a b\"' 'it'\\''s' x.c $link" "$(mpicc -show '-DMSG="a b"' "it's" x.c)"
 expect "-show empty argument" "cc $inc '' $link" "$(mpicc -show '')"
+
+# ---- mpifort -------------------------------------------------------------------
+mpifort() { "$shell" "$Q/bin/mpifort" "$@"; }
+expect "mpifort -show" "myfc $inc x.f90 $link" "$(OXMPI_FC=myfc mpifort -show x.f90)"
+expect "mpifort -fc=" "otherfc $inc -c x.f" "$(OXMPI_FC=myfc mpifort -fc=otherfc -show -c x.f)"
+expect "mpifort MPICH_FC" "mfc $inc x.f90 $link" "$(MPICH_FC=mfc mpifort -show x.f90)"
+expect "mpifort version" "mpifort: oxmpi $version (Language: Fortran)" "$(mpifort -showme:version)"
+if command -v gfortran >/dev/null 2>&1; then
+    # gfortran 10 and later get -fallow-argument-mismatch (mpif.h programs need it).
+    major=$(gfortran -dumpversion | cut -d. -f1)
+    flag=
+    [ "$major" -ge 10 ] && flag="-fallow-argument-mismatch "
+    expect "mpifort gfortran flags" "gfortran $flag$inc -c x.f90" "$(mpifort -show -c x.f90)"
+fi
 
 # ---- choosing the compiler ----------------------------------------------------
 expect "OXMPI_CC" "gcc $inc -c x.c" "$(OXMPI_CC=gcc mpicc -show -c x.c)"

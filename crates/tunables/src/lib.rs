@@ -451,6 +451,11 @@ registry! {
         kind: K::Text, auto: false, default: I::Auto, rule: "MPICH_CXX, else c++",
         doc: "the C++ compiler mpicxx runs (also -cxx=)",
     };
+    Fc = Tunable {
+        name: "OXMPI_FC", category: C::Wrapper, reader: R::Wrapper,
+        kind: K::Text, auto: false, default: I::Auto, rule: "MPICH_FC, else gfortran",
+        doc: "the Fortran compiler mpifort (mpif77, mpif90) runs (also -fc=); staging builds the modules with it",
+    };
 }
 
 /// `OXMPI_*` variables that are not tunables: set by oxmpi's own tools for each other,
@@ -466,7 +471,7 @@ pub const INTERNAL: &[(&str, &str)] = &[
     ),
     (
         "OXMPI_WRAPPER_ACTIVE",
-        "set by mpicc/mpicxx while they run, to detect a wrapper calling itself",
+        "set by mpicc/mpicxx/mpifort while they run, to detect a wrapper calling itself",
     ),
     (
         "OXMPI_TEST_MPIEXEC",
@@ -675,7 +680,7 @@ impl Tunable {
         let mut s = String::new();
         match self.reader {
             R::Mpiexec => s.push_str("mpiexec: "),
-            R::Wrapper => s.push_str("mpicc/mpicxx: "),
+            R::Wrapper => s.push_str("mpicc/mpicxx/mpifort: "),
             R::Library | R::LibraryAndMpiexec => {}
         }
         if let K::Algorithm { call, .. } = self.kind {
@@ -931,7 +936,8 @@ mod tests {
         assert_eq!(Id::CollShmLargeMax.name(), "OXMPI_COLL_SHM_LARGE_MAX");
         assert_eq!(Id::CollAlltoallvAlgo.name(), "OXMPI_COLL_ALLTOALLV_ALGO");
         assert_eq!(Id::Cxx.name(), "OXMPI_CXX");
-        assert_eq!(Id::Cxx as usize, ALL.len() - 1);
+        assert_eq!(Id::Fc.name(), "OXMPI_FC");
+        assert_eq!(Id::Fc as usize, ALL.len() - 1);
     }
 
     #[test]

@@ -1,0 +1,39 @@
+//! `oxmpi-fortran-gen mpif.h|mpi.f90|mpi_f08.f90 <mpi.h> [<api table>]`: writes the file named to
+//! standard output (staging runs it; see scripts/stage).
+
+use std::process::ExitCode;
+
+fn main() -> ExitCode {
+    let args: Vec<String> = std::env::args().collect();
+    if args.len() < 3 || args.len() > 4 {
+        eprintln!("usage: oxmpi-fortran-gen mpif.h|mpi.f90|mpi_f08.f90 <mpi.h> [<api table>]");
+        return ExitCode::from(2);
+    }
+    let read = |p: &str| std::fs::read_to_string(p).map_err(|e| format!("{p}: {e}"));
+    let run = || -> Result<String, String> {
+        let consts = oxmpi_fortran::header::constants(&read(&args[2])?);
+        let table = match args.get(3) {
+            Some(p) => read(p)?,
+            None => oxmpi_fortran::API_TABLE.to_string(),
+        };
+        let funcs = oxmpi_fortran::api::parse(&table).map_err(|e| e.to_string())?;
+        match args[1].as_str() {
+            "mpif.h" => Ok(oxmpi_fortran::fortran::mpif_h(&consts)),
+            "mpi.f90" => Ok(oxmpi_fortran::fortran::mpi_module(&consts, &funcs)),
+            "mpi_f08.f90" => Ok(oxmpi_fortran::fortran::mpi_f08_module(&consts, &funcs)),
+            other => Err(format!(
+                "unknown output `{other}` (mpif.h, mpi.f90 or mpi_f08.f90)"
+            )),
+        }
+    };
+    match run() {
+        Ok(text) => {
+            print!("{text}");
+            ExitCode::SUCCESS
+        }
+        Err(e) => {
+            eprintln!("oxmpi-fortran-gen: {e}");
+            ExitCode::FAILURE
+        }
+    }
+}

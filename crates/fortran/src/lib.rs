@@ -1,0 +1,20 @@
+//! The generator of oxmpi's Fortran bindings. One table (`api/mpi.api`) describes every
+//! MPI function that has Fortran bindings and the kind of each argument; the constants
+//! come from the C header. From them it writes the C-side entry points (Rust, compiled
+//! into `libmpi.so.12` by `oxmpi-capi`'s build script), `mpif.h` and the `mpi` module's
+//! source (by the `oxmpi-fortran-gen` tool at staging).
+
+pub mod api;
+pub mod fortran;
+pub mod header;
+pub mod rust;
+
+/// The table's text, as compiled into this crate.
+pub const API_TABLE: &str = include_str!("../api/mpi.api");
+
+/// The Rust source of the Fortran entry points, from the table and the text of mpi.h.
+pub fn entry_points(table: &str, mpi_h: &str) -> Result<String, String> {
+    let funcs = api::parse(table).map_err(|e| e.to_string())?;
+    let consts = header::constants(mpi_h);
+    rust::generate(&funcs, &consts)
+}
