@@ -80,6 +80,9 @@ const ALWAYS_AVAILABLE: &[&str] = &[
     "MPI_Add_error_class",
     "MPI_Add_error_code",
     "MPI_Add_error_string",
+    "MPI_Remove_error_class",
+    "MPI_Remove_error_code",
+    "MPI_Remove_error_string",
 ];
 
 /// Refuses every other call before `MPI_Init` and after `MPI_Finalize` with

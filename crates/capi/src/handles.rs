@@ -512,6 +512,9 @@ abi_constants! {
     MPI_ERR_PROC_ABORTED: c_int = 76;
     MPI_ERR_VALUE_TOO_LARGE: c_int = 77;
     MPI_T_ERR_NOT_SUPPORTED: c_int = 78;
+    // MPI-4.1 classes MPICH 4.0.2 lacks, numbered after its last one
+    MPI_ERR_ERRHANDLER: c_int = 79;
+    MPI_T_ERR_NOT_ACCESSIBLE: c_int = 80;
 
     // Upper bound of error codes and classes, including user-added ones
     MPI_ERR_LASTCODE: c_int = 0x3fff_ffff;

@@ -236,6 +236,24 @@ impl Predefined {
         self.size() == self.extent() && self.category() != Category::Marker
     }
 
+    /// MPI-4.1's `MPI_Type_get_value_index`: the predefined pair type of a value of
+    /// type `value` and an index of type `index`, if there is one.
+    pub fn value_index(value: Predefined, index: Predefined) -> Option<Predefined> {
+        use Predefined as P;
+        Some(match (value, index) {
+            (P::Float, P::Int) => P::FloatInt,
+            (P::Double, P::Int) => P::DoubleInt,
+            (P::Long, P::Int) => P::LongInt,
+            (P::Short, P::Int) => P::ShortInt,
+            (P::Int, P::Int) => P::TwoInt,
+            (P::LongDouble, P::Int) => P::LongDoubleInt,
+            (P::Real, P::Real) => P::TwoReal,
+            (P::DoublePrecision, P::DoublePrecision) => P::TwoDoublePrecision,
+            (P::Integer, P::Integer) => P::TwoInteger,
+            _ => return None,
+        })
+    }
+
     /// The type at a table index, if the index names a predefined type.
     pub fn from_index(index: usize) -> Option<Predefined> {
         Self::ALL.get(index).copied()
@@ -278,6 +296,21 @@ mod tests {
         assert_eq!(Predefined::ShortInt.offsets(), vec![0, 4]);
         assert!(!Predefined::DoubleInt.is_contiguous());
         assert!(Predefined::TwoInt.is_contiguous());
+    }
+
+    #[test]
+    fn value_index_pairs() {
+        use Predefined as P;
+        assert_eq!(P::value_index(P::Double, P::Int), Some(P::DoubleInt));
+        assert_eq!(P::value_index(P::Int, P::Int), Some(P::TwoInt));
+        assert_eq!(P::value_index(P::Real, P::Real), Some(P::TwoReal));
+        assert_eq!(P::value_index(P::Int, P::Double), None);
+        assert_eq!(P::value_index(P::Float, P::Long), None);
+        for p in P::ALL {
+            if let Some(pair) = P::value_index(*p, P::Int) {
+                assert_eq!(pair.primitives()[0], p.primitives()[0]);
+            }
+        }
     }
 
     #[test]
