@@ -202,6 +202,16 @@ typedef struct {
 #define MPI_CXX_DOUBLE_COMPLEX      ((MPI_Datatype)0x4c001035)
 #define MPI_CXX_LONG_DOUBLE_COMPLEX ((MPI_Datatype)0x4c002036)
 
+/* Optional Fortran types of MPI-4.1 that MPICH 4.0.2 lacks (oxmpi's values, in
+ * MPICH's encoding: the size in bits 8-15, a type number above MPICH's). */
+#define MPI_LOGICAL1                  ((MPI_Datatype)0x4c000160)
+#define MPI_LOGICAL2                  ((MPI_Datatype)0x4c000261)
+#define MPI_LOGICAL4                  ((MPI_Datatype)0x4c000462)
+#define MPI_LOGICAL8                  ((MPI_Datatype)0x4c000863)
+#define MPI_LOGICAL16                 ((MPI_Datatype)0x4c001064)
+#define MPI_REAL2                     ((MPI_Datatype)0x4c000265)
+#define MPI_COMPLEX4                  ((MPI_Datatype)0x4c000466)
+
 /* Classes for MPI_Type_match_size */
 #define MPI_TYPECLASS_REAL       1
 #define MPI_TYPECLASS_INTEGER    2
@@ -1316,6 +1326,7 @@ int MPI_Finalize(void);
 int MPI_Finalized(int *flag);
 int MPI_Free_mem(void *base);
 int MPI_Get_library_version(char *version, int *resultlen);
+int MPI_Get_hw_resource_info(MPI_Info *hw_info);
 int MPI_Get_processor_name(char *name, int *resultlen);
 int MPI_Get_version(int *version, int *subversion);
 int MPI_Init(int *argc, char ***argv);
@@ -2379,6 +2390,7 @@ int PMPI_Finalize(void);
 int PMPI_Finalized(int *flag);
 int PMPI_Free_mem(void *base);
 int PMPI_Get_library_version(char *version, int *resultlen);
+int PMPI_Get_hw_resource_info(MPI_Info *hw_info);
 int PMPI_Get_processor_name(char *name, int *resultlen);
 int PMPI_Get_version(int *version, int *subversion);
 int PMPI_Init(int *argc, char ***argv);

@@ -32,7 +32,12 @@ impl TypeClass {
     /// and the `f90` selections choose from.
     const fn candidates(self) -> &'static [Predefined] {
         match self {
-            TypeClass::Real => &[Predefined::Real4, Predefined::Real8, Predefined::Real16],
+            TypeClass::Real => &[
+                Predefined::Real2,
+                Predefined::Real4,
+                Predefined::Real8,
+                Predefined::Real16,
+            ],
             TypeClass::Integer => &[
                 Predefined::Integer1,
                 Predefined::Integer2,
@@ -40,6 +45,7 @@ impl TypeClass {
                 Predefined::Integer8,
             ],
             TypeClass::Complex => &[
+                Predefined::Complex4,
                 Predefined::Complex8,
                 Predefined::Complex16,
                 Predefined::Complex32,
@@ -216,7 +222,8 @@ mod tests {
             match_size(TypeClass::Complex, 32),
             Ok(Predefined::Complex32)
         );
-        assert!(match_size(TypeClass::Real, 2).is_err());
+        assert_eq!(match_size(TypeClass::Real, 2), Ok(Predefined::Real2));
+        assert!(match_size(TypeClass::Real, 3).is_err());
         assert!(match_size(TypeClass::Integer, 16).is_err());
         assert_eq!(TypeClass::from_mpich(4), None);
     }

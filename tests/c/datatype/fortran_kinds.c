@@ -35,7 +35,7 @@ static void match_size(void)
     }
     MPI_Datatype t;
     MTEST_EXPECT_CLASS(MPI_ERR_ARG, MPI_Type_match_size(MPI_TYPECLASS_REAL, 3, &t));
-    MTEST_EXPECT_CLASS(MPI_ERR_ARG, MPI_Type_match_size(MPI_TYPECLASS_COMPLEX, 4, &t));
+    MTEST_EXPECT_CLASS(MPI_ERR_ARG, MPI_Type_match_size(MPI_TYPECLASS_COMPLEX, 12, &t));
     MTEST_EXPECT_CLASS(MPI_ERR_ARG, MPI_Type_match_size(7, 4, &t));
 }
 
