@@ -635,6 +635,16 @@ static void bad_datatypes(void)
             MPI_Datatype tys[4];
             ROW(MPI_ERR_TYPE, MPI_Type_get_envelope(t, &ni, &na, &nd, &comb));
             ROW(MPI_ERR_TYPE, MPI_Type_get_contents(t, 4, 4, 4, ints, adds, tys));
+            MPI_Count ci, ca, cl, cd, larges[4];
+            ROW(MPI_ERR_TYPE, MPI_Type_get_envelope_c(t, &ci, &ca, &cl, &cd, &comb));
+            ROW(MPI_ERR_TYPE, MPI_Type_get_contents_c(t, 4, 4, 4, 4, ints, adds, larges, tys));
+            ROW(MPI_ERR_TYPE, MPI_Get_count_c(&st, t, &ci));
+#ifdef OXMPI
+            /* MPI-4.0/4.1 calls MPICH 4.0.2 lacks */
+            ROW(MPI_ERR_TYPE, MPI_Status_set_elements_c(&st, t, 1));
+            ROW(MPI_ERR_TYPE, MPI_Type_get_value_index(t, MPI_INT, &tys[0]));
+            ROW(MPI_ERR_TYPE, MPI_Type_get_value_index(MPI_INT, t, &tys[0]));
+#endif
         }
         {
             char name[MPI_MAX_OBJECT_NAME];
@@ -1323,6 +1333,21 @@ static void null_pointers(void)
     ROW(MPI_ERR_ARG, MPI_Status_set_cancelled(NULL, 1));
     ROW(MPI_ERR_ARG, MPI_Status_set_elements(NULL, MPI_INT, 1));
     ROW(MPI_ERR_ARG, MPI_Status_set_elements_x(NULL, MPI_INT, 1));
+    ROW(MPI_ERR_ARG, MPI_Get_count_c(NULL, MPI_INT, &c));
+    ROW(MPI_ERR_ARG, MPI_Get_count_c(&st, MPI_INT, NULL));
+    ROW(MPI_ERR_ARG, MPI_Type_get_envelope_c(MPI_INT, &c, &c, NULL, &c, &v));
+    ROW(MPI_ERR_ARG, MPI_Type_create_f90_integer(9, NULL));
+    ROW(MPI_ERR_ARG, MPI_Type_create_f90_real(6, MPI_UNDEFINED, NULL));
+    ROW(MPI_ERR_ARG, MPI_Type_create_f90_complex(6, MPI_UNDEFINED, NULL));
+    ROW(MPI_ERR_ARG, MPI_Type_match_size(MPI_TYPECLASS_REAL, 8, NULL));
+#ifdef OXMPI
+    ROW(MPI_ERR_ARG, MPI_Status_set_elements_c(NULL, MPI_INT, 1));
+    ROW(MPI_ERR_ARG, MPI_Type_get_value_index(MPI_DOUBLE, MPI_INT, NULL));
+    ROW(MPI_ERR_ARG, MPI_Get_hw_resource_info(NULL));
+    ROW(MPI_ERR_ARG, MPI_Remove_error_class(MPI_ERR_RANK));
+    ROW(MPI_ERR_ARG, MPI_Remove_error_code(MPI_ERR_LASTCODE));
+    ROW(MPI_ERR_ARG, MPI_Remove_error_string(-1));
+#endif
     {
         MPI_Fint f[MPI_F_STATUS_SIZE];
         MPI_F08_status f08;
