@@ -202,6 +202,16 @@ typedef struct {
 #define MPI_CXX_DOUBLE_COMPLEX      ((MPI_Datatype)0x4c001035)
 #define MPI_CXX_LONG_DOUBLE_COMPLEX ((MPI_Datatype)0x4c002036)
 
+/* Optional Fortran types of MPI-4.1 that MPICH 4.0.2 lacks (oxmpi's values, in
+ * MPICH's encoding: the size in bits 8-15, a type number above MPICH's). */
+#define MPI_LOGICAL1                  ((MPI_Datatype)0x4c000160)
+#define MPI_LOGICAL2                  ((MPI_Datatype)0x4c000261)
+#define MPI_LOGICAL4                  ((MPI_Datatype)0x4c000462)
+#define MPI_LOGICAL8                  ((MPI_Datatype)0x4c000863)
+#define MPI_LOGICAL16                 ((MPI_Datatype)0x4c001064)
+#define MPI_REAL2                     ((MPI_Datatype)0x4c000265)
+#define MPI_COMPLEX4                  ((MPI_Datatype)0x4c000466)
+
 /* Classes for MPI_Type_match_size */
 #define MPI_TYPECLASS_REAL       1
 #define MPI_TYPECLASS_INTEGER    2
@@ -457,6 +467,9 @@ typedef struct {
 #define MPI_ERR_PROC_ABORTED          76
 #define MPI_ERR_VALUE_TOO_LARGE       77
 #define MPI_T_ERR_NOT_SUPPORTED       78
+/* MPI-4.1 classes that MPICH 4.0.2 lacks: numbered after its last class. */
+#define MPI_ERR_ERRHANDLER            79
+#define MPI_T_ERR_NOT_ACCESSIBLE      80
 /* Error codes and classes added with MPI_Add_error_class/code stay at or
  * below this value. */
 #define MPI_ERR_LASTCODE              0x3fffffff
@@ -1292,6 +1305,9 @@ int MPI_Abort(MPI_Comm comm, int errorcode);
 int MPI_Add_error_class(int *errorclass);
 int MPI_Add_error_code(int errorclass, int *errorcode);
 int MPI_Add_error_string(int errorcode, const char *string);
+int MPI_Remove_error_class(int errorclass);
+int MPI_Remove_error_code(int errorcode);
+int MPI_Remove_error_string(int errorcode);
 int MPI_Alloc_mem(MPI_Aint size, MPI_Info info, void *baseptr);
 int MPI_Comm_call_errhandler(MPI_Comm comm, int errorcode);
 int MPI_Comm_create_errhandler(MPI_Comm_errhandler_function *comm_errhandler_fn,
@@ -1310,6 +1326,7 @@ int MPI_Finalize(void);
 int MPI_Finalized(int *flag);
 int MPI_Free_mem(void *base);
 int MPI_Get_library_version(char *version, int *resultlen);
+int MPI_Get_hw_resource_info(MPI_Info *hw_info);
 int MPI_Get_processor_name(char *name, int *resultlen);
 int MPI_Get_version(int *version, int *subversion);
 int MPI_Init(int *argc, char ***argv);
@@ -1483,6 +1500,7 @@ int MPI_Grequest_start(MPI_Grequest_query_function *query_fn,
 int MPI_Status_set_cancelled(MPI_Status *status, int flag);
 int MPI_Status_set_elements(MPI_Status *status, MPI_Datatype datatype, int count);
 int MPI_Status_set_elements_x(MPI_Status *status, MPI_Datatype datatype, MPI_Count count);
+int MPI_Status_set_elements_c(MPI_Status *status, MPI_Datatype datatype, MPI_Count count);
 
 /* ---- Parallel I/O ---- */
 MPI_Fint MPI_File_c2f(MPI_File file);
@@ -1644,6 +1662,8 @@ int MPI_Type_create_f90_complex(int p, int r, MPI_Datatype *newtype);
 int MPI_Type_create_f90_integer(int r, MPI_Datatype *newtype);
 int MPI_Type_create_f90_real(int p, int r, MPI_Datatype *newtype);
 int MPI_Type_match_size(int typeclass, int size, MPI_Datatype *datatype);
+int MPI_Type_get_value_index(MPI_Datatype value_type, MPI_Datatype index_type,
+    MPI_Datatype *pair_type);
 
 /* ---- Deprecated and removed MPI-1 interfaces (still provided) ---- */
 int MPI_Address(void *location, MPI_Aint *address);
@@ -2349,6 +2369,9 @@ int PMPI_Abort(MPI_Comm comm, int errorcode);
 int PMPI_Add_error_class(int *errorclass);
 int PMPI_Add_error_code(int errorclass, int *errorcode);
 int PMPI_Add_error_string(int errorcode, const char *string);
+int PMPI_Remove_error_class(int errorclass);
+int PMPI_Remove_error_code(int errorcode);
+int PMPI_Remove_error_string(int errorcode);
 int PMPI_Alloc_mem(MPI_Aint size, MPI_Info info, void *baseptr);
 int PMPI_Comm_call_errhandler(MPI_Comm comm, int errorcode);
 int PMPI_Comm_create_errhandler(MPI_Comm_errhandler_function *comm_errhandler_fn,
@@ -2367,6 +2390,7 @@ int PMPI_Finalize(void);
 int PMPI_Finalized(int *flag);
 int PMPI_Free_mem(void *base);
 int PMPI_Get_library_version(char *version, int *resultlen);
+int PMPI_Get_hw_resource_info(MPI_Info *hw_info);
 int PMPI_Get_processor_name(char *name, int *resultlen);
 int PMPI_Get_version(int *version, int *subversion);
 int PMPI_Init(int *argc, char ***argv);
@@ -2540,6 +2564,7 @@ int PMPI_Grequest_start(MPI_Grequest_query_function *query_fn,
 int PMPI_Status_set_cancelled(MPI_Status *status, int flag);
 int PMPI_Status_set_elements(MPI_Status *status, MPI_Datatype datatype, int count);
 int PMPI_Status_set_elements_x(MPI_Status *status, MPI_Datatype datatype, MPI_Count count);
+int PMPI_Status_set_elements_c(MPI_Status *status, MPI_Datatype datatype, MPI_Count count);
 
 /* ---- Parallel I/O ---- */
 MPI_Fint PMPI_File_c2f(MPI_File file);
@@ -2702,6 +2727,8 @@ int PMPI_Type_create_f90_complex(int p, int r, MPI_Datatype *newtype);
 int PMPI_Type_create_f90_integer(int r, MPI_Datatype *newtype);
 int PMPI_Type_create_f90_real(int p, int r, MPI_Datatype *newtype);
 int PMPI_Type_match_size(int typeclass, int size, MPI_Datatype *datatype);
+int PMPI_Type_get_value_index(MPI_Datatype value_type, MPI_Datatype index_type,
+    MPI_Datatype *pair_type);
 
 /* ---- Deprecated and removed MPI-1 interfaces (still provided) ---- */
 int PMPI_Address(void *location, MPI_Aint *address);

@@ -12,6 +12,7 @@ use crate::handles::{self, DatatypeRef, MPI_Aint, MPI_Count, MPI_Datatype, MPI_S
 use crate::mpi_fn;
 use oxmpi_core::types::{self, TypeId};
 use oxmpi_core::{Error, ErrorClass, Result, UNDEFINED};
+use oxmpi_datatype::fortran::F90;
 use std::ffi::CStr;
 use std::os::raw::{c_char, c_int};
 
@@ -78,6 +79,19 @@ unsafe fn give(newtype: *mut MPI_Datatype, id: Result<TypeId>) -> Result<()> {
     Ok(())
 }
 
+/// Marks the type a large-count constructor just stored in `*newtype` (after `made`
+/// succeeded), so that decoding it returns large counts.
+///
+/// # Safety
+/// When `made` is `Ok`, `newtype` must point to the handle the constructor stored.
+unsafe fn large_counts(made: Result<()>, newtype: *mut MPI_Datatype) -> Result<()> {
+    made?;
+    // SAFETY: the constructor succeeded, so `newtype` is non-null and holds its new handle
+    // (this function's contract).
+    let h = unsafe { *newtype };
+    types::mark_large_counts(datatype(h)?)
+}
+
 fn to_int(v: i64, what: &str) -> Result<c_int> {
     c_int::try_from(v).map_err(|_| {
         Error::new(
@@ -105,7 +119,8 @@ mpi_fn! { MPI_Type_contiguous / PMPI_Type_contiguous (n: c_int, old: MPI_Datatyp
 mpi_fn! { MPI_Type_contiguous_c / PMPI_Type_contiguous_c (n: MPI_Count, old: MPI_Datatype, newtype: *mut MPI_Datatype) target(Target::None) {
     // SAFETY: `newtype` must point to a writable MPI_Datatype (MPI_Type_contiguous_c's
     // contract; `contiguous` refuses NULL before storing the new handle through it).
-    unsafe { contiguous(n, old, newtype) }
+    // `large_counts` then marks the handle just stored there.
+    unsafe { large_counts(contiguous(n, old, newtype), newtype) }
 }}
 
 unsafe fn vector(
@@ -136,7 +151,8 @@ mpi_fn! { MPI_Type_vector / PMPI_Type_vector (n: c_int, bl: c_int, stride: c_int
 mpi_fn! { MPI_Type_vector_c / PMPI_Type_vector_c (n: MPI_Count, bl: MPI_Count, stride: MPI_Count, old: MPI_Datatype, newtype: *mut MPI_Datatype) target(Target::None) {
     // SAFETY: `newtype` must point to a writable MPI_Datatype (MPI_Type_vector_c's contract;
     // `vector` refuses NULL before storing the new handle through it).
-    unsafe { vector(n, bl, stride, false, old, newtype) }
+    // `large_counts` then marks the handle just stored there.
+    unsafe { large_counts(vector(n, bl, stride, false, old, newtype), newtype) }
 }}
 mpi_fn! { MPI_Type_create_hvector / PMPI_Type_create_hvector (n: c_int, bl: c_int, stride: MPI_Aint, old: MPI_Datatype, newtype: *mut MPI_Datatype) target(Target::None) {
     // SAFETY: `newtype` must point to a writable MPI_Datatype (MPI_Type_create_hvector's
@@ -146,7 +162,8 @@ mpi_fn! { MPI_Type_create_hvector / PMPI_Type_create_hvector (n: c_int, bl: c_in
 mpi_fn! { MPI_Type_create_hvector_c / PMPI_Type_create_hvector_c (n: MPI_Count, bl: MPI_Count, stride: MPI_Count, old: MPI_Datatype, newtype: *mut MPI_Datatype) target(Target::None) {
     // SAFETY: `newtype` must point to a writable MPI_Datatype (MPI_Type_create_hvector_c's
     // contract; `vector` refuses NULL before storing the new handle through it).
-    unsafe { vector(n, bl, stride, true, old, newtype) }
+    // `large_counts` then marks the handle just stored there.
+    unsafe { large_counts(vector(n, bl, stride, true, old, newtype), newtype) }
 }}
 mpi_fn! { MPI_Type_hvector / PMPI_Type_hvector (n: c_int, bl: c_int, stride: MPI_Aint, old: MPI_Datatype, newtype: *mut MPI_Datatype) target(Target::None) {
     // SAFETY: `newtype` must point to a writable MPI_Datatype (MPI_Type_hvector's contract;
@@ -198,7 +215,8 @@ mpi_fn! { MPI_Type_indexed_c / PMPI_Type_indexed_c (n: MPI_Count, bls: *const MP
     // SAFETY: `newtype` must point to a writable MPI_Datatype (MPI_Type_indexed_c's contract;
     // `indexed` refuses NULL before storing the new handle through it), and `bls` and `disps`
     // must hold `n` entries each (`indexed` refuses NULL and a negative `n`).
-    unsafe { indexed(n, Some(bls), 0, disps, false, old, newtype) }
+    // `large_counts` then marks the handle just stored there.
+    unsafe { large_counts(indexed(n, Some(bls), 0, disps, false, old, newtype), newtype) }
 }}
 mpi_fn! { MPI_Type_create_hindexed / PMPI_Type_create_hindexed (n: c_int, bls: *const c_int, disps: *const MPI_Aint, old: MPI_Datatype, newtype: *mut MPI_Datatype) target(Target::None) {
     // SAFETY: `newtype` must point to a writable MPI_Datatype (MPI_Type_create_hindexed's
@@ -210,7 +228,8 @@ mpi_fn! { MPI_Type_create_hindexed_c / PMPI_Type_create_hindexed_c (n: MPI_Count
     // SAFETY: `newtype` must point to a writable MPI_Datatype (MPI_Type_create_hindexed_c's
     // contract; `indexed` refuses NULL before storing the new handle through it), and `bls` and
     // `disps` must hold `n` entries each (`indexed` refuses NULL and a negative `n`).
-    unsafe { indexed(n, Some(bls), 0, disps, true, old, newtype) }
+    // `large_counts` then marks the handle just stored there.
+    unsafe { large_counts(indexed(n, Some(bls), 0, disps, true, old, newtype), newtype) }
 }}
 mpi_fn! { MPI_Type_hindexed / PMPI_Type_hindexed (n: c_int, bls: *const c_int, disps: *const MPI_Aint, old: MPI_Datatype, newtype: *mut MPI_Datatype) target(Target::None) {
     // SAFETY: `newtype` must point to a writable MPI_Datatype (MPI_Type_hindexed's contract;
@@ -229,7 +248,8 @@ mpi_fn! { MPI_Type_create_indexed_block_c / PMPI_Type_create_indexed_block_c (n:
     // (MPI_Type_create_indexed_block_c's contract; `indexed` refuses NULL before storing the
     // new handle through it), and `disps` must hold `n` entries (`indexed` refuses NULL and a
     // negative `n`).
-    unsafe { indexed::<MPI_Count, MPI_Count>(n, None, bl, disps, false, old, newtype) }
+    // `large_counts` then marks the handle just stored there.
+    unsafe { large_counts(indexed::<MPI_Count, MPI_Count>(n, None, bl, disps, false, old, newtype), newtype) }
 }}
 mpi_fn! { MPI_Type_create_hindexed_block / PMPI_Type_create_hindexed_block (n: c_int, bl: c_int, disps: *const MPI_Aint, old: MPI_Datatype, newtype: *mut MPI_Datatype) target(Target::None) {
     // SAFETY: `newtype` must point to a writable MPI_Datatype (MPI_Type_create_hindexed_block's
@@ -242,7 +262,8 @@ mpi_fn! { MPI_Type_create_hindexed_block_c / PMPI_Type_create_hindexed_block_c (
     // (MPI_Type_create_hindexed_block_c's contract; `indexed` refuses NULL before storing the
     // new handle through it), and `disps` must hold `n` entries (`indexed` refuses NULL and a
     // negative `n`).
-    unsafe { indexed::<MPI_Count, MPI_Count>(n, None, bl, disps, true, old, newtype) }
+    // `large_counts` then marks the handle just stored there.
+    unsafe { large_counts(indexed::<MPI_Count, MPI_Count>(n, None, bl, disps, true, old, newtype), newtype) }
 }}
 
 unsafe fn create_struct<B: Copy + Into<i64>, D: Copy + Into<i64>>(
@@ -279,7 +300,8 @@ mpi_fn! { MPI_Type_create_struct_c / PMPI_Type_create_struct_c (n: MPI_Count, bl
     // contract; `create_struct` refuses NULL before storing the new handle through it), and
     // `bls`, `disps` and `tys` must hold `n` entries each (`create_struct` refuses NULL and a
     // negative `n`).
-    unsafe { create_struct(n, bls, disps, tys, newtype) }
+    // `large_counts` then marks the handle just stored there.
+    unsafe { large_counts(create_struct(n, bls, disps, tys, newtype), newtype) }
 }}
 mpi_fn! { MPI_Type_struct / PMPI_Type_struct (n: c_int, bls: *const c_int, disps: *const MPI_Aint, tys: *const MPI_Datatype, newtype: *mut MPI_Datatype) target(Target::None) {
     // SAFETY: `newtype` must point to a writable MPI_Datatype (MPI_Type_struct's contract;
@@ -312,7 +334,8 @@ mpi_fn! { MPI_Type_create_resized / PMPI_Type_create_resized (old: MPI_Datatype,
 mpi_fn! { MPI_Type_create_resized_c / PMPI_Type_create_resized_c (old: MPI_Datatype, lb: MPI_Count, extent: MPI_Count, newtype: *mut MPI_Datatype) target(Target::None) {
     // SAFETY: `newtype` is NULL or the C caller's writable output handle (MPI contract); `resized`
     // refuses NULL.
-    unsafe { resized(old, lb, extent, newtype) }
+    // `large_counts` then marks the handle just stored there.
+    unsafe { large_counts(resized(old, lb, extent, newtype), newtype) }
 }}
 
 fn check_ndims(ndims: c_int) -> Result<usize> {
@@ -361,7 +384,8 @@ mpi_fn! { MPI_Type_create_subarray_c / PMPI_Type_create_subarray_c (ndims: c_int
     // SAFETY: `newtype` must point to a writable MPI_Datatype (MPI_Type_create_subarray_c's
     // contract; `subarray` refuses NULL before storing the new handle through it), and the
     // three arrays must hold `ndims` entries each (`subarray` refuses NULL and `ndims` <= 0).
-    unsafe { subarray(ndims, sizes, subsizes, starts, order, old, newtype) }
+    // `large_counts` then marks the handle just stored there.
+    unsafe { large_counts(subarray(ndims, sizes, subsizes, starts, order, old, newtype), newtype) }
 }}
 
 #[allow(clippy::too_many_arguments)]
@@ -410,7 +434,50 @@ mpi_fn! { MPI_Type_create_darray_c / PMPI_Type_create_darray_c (size: c_int, ran
     // SAFETY: `newtype` must point to a writable MPI_Datatype (MPI_Type_create_darray_c's
     // contract; `darray` refuses NULL before storing the new handle through it), and the four
     // arrays must hold `ndims` entries each (`darray` refuses NULL and `ndims` <= 0).
-    unsafe { darray(size, rank, ndims, gsizes, distribs, dargs, psizes, order, old, newtype) }
+    // `large_counts` then marks the handle just stored there.
+    unsafe { large_counts(darray(size, rank, ndims, gsizes, distribs, dargs, psizes, order, old, newtype), newtype) }
+}}
+
+// ----- Fortran kinds and pair types ------------------------------------------------------
+
+/// # Safety
+/// `newtype` must be null (refused) or point to a writable `MPI_Datatype`.
+unsafe fn f90(params: F90, newtype: *mut MPI_Datatype) -> Result<()> {
+    let newtype = out(newtype, "newtype")?;
+    // SAFETY: `newtype` passed `out` above, and the C caller's output handle is writable (MPI
+    // contract).
+    unsafe { give(newtype, types::f90(params)) }
+}
+
+mpi_fn! { MPI_Type_create_f90_integer / PMPI_Type_create_f90_integer (r: c_int, newtype: *mut MPI_Datatype) target(Target::None) {
+    // SAFETY: `newtype` is NULL or the C caller's writable output handle (MPI contract); `f90`
+    // refuses NULL.
+    unsafe { f90(F90::Integer { r: r.into() }, newtype) }
+}}
+mpi_fn! { MPI_Type_create_f90_real / PMPI_Type_create_f90_real (p: c_int, r: c_int, newtype: *mut MPI_Datatype) target(Target::None) {
+    // SAFETY: `newtype` is NULL or the C caller's writable output handle (MPI contract); `f90`
+    // refuses NULL.
+    unsafe { f90(F90::Real { p: p.into(), r: r.into() }, newtype) }
+}}
+mpi_fn! { MPI_Type_create_f90_complex / PMPI_Type_create_f90_complex (p: c_int, r: c_int, newtype: *mut MPI_Datatype) target(Target::None) {
+    // SAFETY: `newtype` is NULL or the C caller's writable output handle (MPI contract); `f90`
+    // refuses NULL.
+    unsafe { f90(F90::Complex { p: p.into(), r: r.into() }, newtype) }
+}}
+
+mpi_fn! { MPI_Type_match_size / PMPI_Type_match_size (typeclass: c_int, size: c_int, dt: *mut MPI_Datatype) target(Target::None) {
+    let id = types::match_size(typeclass, size.into())?;
+    // SAFETY: `dt` is the C caller's output argument: NULL (refused by `put`) or writable (MPI
+    // contract).
+    unsafe { put(dt, "datatype", handle_of(id)) }
+}}
+
+mpi_fn! { MPI_Type_get_value_index / PMPI_Type_get_value_index (value: MPI_Datatype, index: MPI_Datatype, pair: *mut MPI_Datatype) target(Target::None) {
+    let pair = out(pair, "pair_type")?;
+    let found = types::value_index(datatype(value)?, datatype(index)?)?;
+    // SAFETY: checked non-null; the caller provides a writable handle.
+    unsafe { *pair = found.map_or(handles::MPI_DATATYPE_NULL, handle_of) };
+    Ok(())
 }}
 
 mpi_fn! { MPI_Type_dup / PMPI_Type_dup (old: MPI_Datatype, newtype: *mut MPI_Datatype) target(Target::None) {
@@ -575,35 +642,137 @@ mpi_fn! { MPI_Type_ub / PMPI_Type_ub (dt: MPI_Datatype, disp: *mut MPI_Aint) tar
 
 // ----- decoding ---------------------------------------------------------------------------
 
-mpi_fn! { MPI_Type_get_envelope / PMPI_Type_get_envelope (dt: MPI_Datatype, ni: *mut c_int, na: *mut c_int, nd: *mut c_int, combiner: *mut c_int) target(Target::None) {
-    let (ni, na, nd, combiner) = (out(ni, "num_integers")?, out(na, "num_addresses")?, out(nd, "num_datatypes")?, out(combiner, "combiner")?);
+/// A count that a decoding call returns: `int` in the MPI-2 forms, `MPI_Count` in
+/// the `_c` forms, which share one implementation over this trait.
+trait CountOut: Copy {
+    /// `v`, or an error naming `what` when it does not fit.
+    fn from_count(v: i64, what: &str) -> Result<Self>;
+    /// A count of a status query: `MPI_UNDEFINED` for `None` and for a count the type
+    /// cannot hold (MPI-4.1 section 4.2.5: a 32-bit query of a count beyond `int`).
+    fn or_undefined(n: Option<u64>) -> Self;
+}
+
+impl CountOut for c_int {
+    fn from_count(v: i64, what: &str) -> Result<Self> {
+        to_int(v, what)
+    }
+    fn or_undefined(n: Option<u64>) -> Self {
+        n.and_then(|n| c_int::try_from(n).ok()).unwrap_or(UNDEFINED)
+    }
+}
+
+impl CountOut for MPI_Count {
+    fn from_count(v: i64, _what: &str) -> Result<Self> {
+        Ok(v)
+    }
+    fn or_undefined(n: Option<u64>) -> Self {
+        n.and_then(|n| MPI_Count::try_from(n).ok())
+            .unwrap_or(UNDEFINED.into())
+    }
+}
+
+/// `MPI_Type_get_envelope` (`nl` is `None`: a type made by a large-count constructor
+/// cannot be described without large counts) and `MPI_Type_get_envelope_c`.
+///
+/// # Safety
+/// Each pointer must be null (refused) or point to writable storage.
+unsafe fn envelope<T: CountOut>(
+    dt: MPI_Datatype,
+    ni: *mut T,
+    na: *mut T,
+    nl: Option<*mut T>,
+    nd: *mut T,
+    combiner: *mut c_int,
+) -> Result<()> {
+    let (ni, na, nd) = (
+        out(ni, "num_integers")?,
+        out(na, "num_addresses")?,
+        out(nd, "num_datatypes")?,
+    );
+    let nl = nl.map(|p| out(p, "num_large_counts")).transpose()?;
+    let combiner = out(combiner, "combiner")?;
     let e = types::envelope(datatype(dt)?)?;
-    let ints = to_int(e.num_integers as i64, "num_integers")?;
-    let addrs = to_int(e.num_addresses as i64, "num_addresses")?;
-    let tys = to_int(e.num_datatypes as i64, "num_datatypes")?;
-    // SAFETY: all four pointers checked non-null.
+    if nl.is_none() && e.num_large_counts > 0 {
+        return Err(Error::new(
+            ErrorClass::Type,
+            format!(
+                "the datatype was made by a large-count constructor ({} large counts): decode it with MPI_Type_get_envelope_c",
+                e.num_large_counts
+            ),
+        ));
+    }
+    let ints = T::from_count(e.num_integers as i64, "num_integers")?;
+    let addrs = T::from_count(e.num_addresses as i64, "num_addresses")?;
+    let large = T::from_count(e.num_large_counts as i64, "num_large_counts")?;
+    let tys = T::from_count(e.num_datatypes as i64, "num_datatypes")?;
+    // SAFETY: every pointer was checked non-null, and the caller provides writable storage
+    // (this function's contract).
     unsafe {
         *ni = ints;
         *na = addrs;
+        if let Some(nl) = nl {
+            *nl = large;
+        }
         *nd = tys;
         *combiner = e.combiner.combiner_mpich_value();
     }
     Ok(())
+}
+
+mpi_fn! { MPI_Type_get_envelope / PMPI_Type_get_envelope (dt: MPI_Datatype, ni: *mut c_int, na: *mut c_int, nd: *mut c_int, combiner: *mut c_int) target(Target::None) {
+    // SAFETY: the four outputs are NULL or the C caller's writable variables (MPI contract);
+    // `envelope` refuses NULL.
+    unsafe { envelope(dt, ni, na, None, nd, combiner) }
+}}
+mpi_fn! { MPI_Type_get_envelope_c / PMPI_Type_get_envelope_c (dt: MPI_Datatype, ni: *mut MPI_Count, na: *mut MPI_Count, nl: *mut MPI_Count, nd: *mut MPI_Count, combiner: *mut c_int) target(Target::None) {
+    // SAFETY: the five outputs are NULL or the C caller's writable variables (MPI contract);
+    // `envelope` refuses NULL.
+    unsafe { envelope(dt, ni, na, Some(nl), nd, combiner) }
 }}
 
-mpi_fn! { MPI_Type_get_contents / PMPI_Type_get_contents (dt: MPI_Datatype, max_i: c_int, max_a: c_int, max_d: c_int, ints: *mut c_int, addrs: *mut MPI_Aint, tys: *mut MPI_Datatype) target(Target::None) {
+/// `MPI_Type_get_contents` (`large` is `None`) and `MPI_Type_get_contents_c`.
+///
+/// # Safety
+/// Each array must be null or hold as many writable entries as its `max_*` says.
+#[allow(clippy::too_many_arguments)]
+unsafe fn contents(
+    call: &str,
+    dt: MPI_Datatype,
+    max: [i64; 4],
+    ints: *mut c_int,
+    addrs: *mut MPI_Aint,
+    large: Option<*mut MPI_Count>,
+    tys: *mut MPI_Datatype,
+) -> Result<()> {
     let id = datatype(dt)?;
-    let mi = check_count("max_integers", max_i.into())?;
-    let ma = check_count("max_addresses", max_a.into())?;
-    let md = check_count("max_datatypes", max_d.into())?;
+    let max = types::ContentsMax {
+        integers: check_count("max_integers", max[0])?,
+        addresses: check_count("max_addresses", max[1])?,
+        large_counts: check_count("max_large_counts", max[2])?,
+        datatypes: check_count("max_datatypes", max[3])?,
+    };
     let e = types::envelope(id)?;
+    if large.is_none() && e.num_large_counts > 0 {
+        return Err(Error::new(
+            ErrorClass::Type,
+            format!(
+                "the datatype was made by a large-count constructor ({} large counts): decode it with MPI_Type_get_contents_c",
+                e.num_large_counts
+            ),
+        ));
+    }
+    let large = large.unwrap_or(std::ptr::null_mut());
     for (p, n, what) in [
         (ints.is_null(), e.num_integers, "array_of_integers"),
         (addrs.is_null(), e.num_addresses, "array_of_addresses"),
+        (large.is_null(), e.num_large_counts, "array_of_large_counts"),
         (tys.is_null(), e.num_datatypes, "array_of_datatypes"),
     ] {
         if p && n > 0 {
-            return Err(Error::new(ErrorClass::Arg, format!("null pointer for {what} ({n} entries needed)")));
+            return Err(Error::new(
+                ErrorClass::Arg,
+                format!("null pointer for {what} ({n} entries needed)"),
+            ));
         }
     }
     // Check that the integers fit before creating the returned types.
@@ -612,9 +781,9 @@ mpi_fn! { MPI_Type_get_contents / PMPI_Type_get_contents (dt: MPI_Datatype, max_
             to_int(v, &format!("array_of_integers[{i}]"))?;
         }
     }
-    let c = types::contents(id, (mi, ma, md))?;
-    // SAFETY: the arrays hold max_* >= the envelope's counts entries (checked by the
-    // engine against max_*); null only when nothing is written to them.
+    let c = types::contents(id, max, call)?;
+    // SAFETY: each array holds max_* >= the envelope's counts entries (checked by the
+    // engine against max_*); null only when nothing is written to it.
     unsafe {
         for (i, &v) in c.integers.iter().enumerate() {
             *ints.add(i) = v as c_int;
@@ -622,11 +791,25 @@ mpi_fn! { MPI_Type_get_contents / PMPI_Type_get_contents (dt: MPI_Datatype, max_
         for (i, &v) in c.addresses.iter().enumerate() {
             *addrs.add(i) = v as MPI_Aint;
         }
+        for (i, &v) in c.large_counts.iter().enumerate() {
+            *large.add(i) = v as MPI_Count;
+        }
         for (i, &t) in c.datatypes.iter().enumerate() {
             *tys.add(i) = handle_of(t);
         }
     }
     Ok(())
+}
+
+mpi_fn! { MPI_Type_get_contents / PMPI_Type_get_contents (dt: MPI_Datatype, max_i: c_int, max_a: c_int, max_d: c_int, ints: *mut c_int, addrs: *mut MPI_Aint, tys: *mut MPI_Datatype) target(Target::None) {
+    // SAFETY: the arrays are NULL or hold max_* writable entries (MPI contract); `contents`
+    // refuses NULL where it has something to write.
+    unsafe { contents("MPI_Type_get_contents", dt, [max_i.into(), max_a.into(), 0, max_d.into()], ints, addrs, None, tys) }
+}}
+mpi_fn! { MPI_Type_get_contents_c / PMPI_Type_get_contents_c (dt: MPI_Datatype, max_i: MPI_Count, max_a: MPI_Count, max_l: MPI_Count, max_d: MPI_Count, ints: *mut c_int, addrs: *mut MPI_Aint, large: *mut MPI_Count, tys: *mut MPI_Datatype) target(Target::None) {
+    // SAFETY: the arrays are NULL or hold max_* writable entries (MPI contract); `contents`
+    // refuses NULL where it has something to write.
+    unsafe { contents("MPI_Type_get_contents_c", dt, [max_i, max_a, max_l, max_d], ints, addrs, Some(large), tys) }
 }}
 
 // ----- names ----------------------------------------------------------------------------
@@ -710,52 +893,51 @@ unsafe fn status_in(st: *const MPI_Status) -> Result<&'static MPI_Status> {
     Ok(unsafe { &*st })
 }
 
+/// `MPI_Get_count` (`elements` false) and `MPI_Get_elements` (true) in every width.
+///
 /// # Safety
-/// As for [`status_in`].
-unsafe fn elements(st: *const MPI_Status, dt: MPI_Datatype) -> Result<Option<u64>> {
-    // SAFETY: `st` is NULL, MPI_STATUS_IGNORE or a real status of the C caller (this function's
-    // contract); `status_in` refuses the first two.
-    let st = unsafe { status_in(st)? };
-    types::elements_in(datatype(dt)?, convert::get_count(st))
-}
-
-mpi_fn! { MPI_Get_elements / PMPI_Get_elements (st: *const MPI_Status, dt: MPI_Datatype, count: *mut c_int) target(Target::None) {
-    let count = out(count, "count")?;
-    // SAFETY: `st` is NULL, MPI_STATUS_IGNORE or the C caller's readable status (MPI contract);
-    // `elements` refuses the first two.
-    let n = unsafe { elements(st, dt)? }.and_then(|n| c_int::try_from(n).ok()).unwrap_or(UNDEFINED);
-    // SAFETY: checked non-null.
-    unsafe { *count = n };
-    Ok(())
-}}
-/// # Safety
-/// `st` as for [`status_in`]; `count` must be null (refused) or point to a writable
-/// `MPI_Count`.
-unsafe fn elements_big(
+/// `st` as for [`status_in`]; `count` must be null (refused) or point to a writable `T`.
+unsafe fn status_count<T: CountOut>(
     st: *const MPI_Status,
     dt: MPI_Datatype,
-    count: *mut MPI_Count,
+    count: *mut T,
+    elements: bool,
 ) -> Result<()> {
     let count = out(count, "count")?;
-    // SAFETY: `st` is NULL, MPI_STATUS_IGNORE or readable (this function's contract); `elements`
-    // refuses the first two.
-    let n = unsafe { elements(st, dt)? }
-        .and_then(|n| MPI_Count::try_from(n).ok())
-        .unwrap_or(UNDEFINED.into());
-    // SAFETY: checked non-null.
-    unsafe { *count = n };
+    // SAFETY: `st` is NULL, MPI_STATUS_IGNORE or a readable status (this function's
+    // contract); `status_in` refuses the first two.
+    let st = unsafe { status_in(st)? };
+    let (id, bytes) = (datatype(dt)?, convert::get_count(st));
+    let n = if elements {
+        types::elements_in(id, bytes)?
+    } else {
+        types::count_in(id, bytes)?
+    };
+    // SAFETY: checked non-null; the caller provides a writable `T`.
+    unsafe { *count = T::or_undefined(n) };
     Ok(())
 }
 
+// `MPI_Get_count` itself lives with the point-to-point calls (`crate::p2p`).
+mpi_fn! { MPI_Get_count_c / PMPI_Get_count_c (st: *const MPI_Status, dt: MPI_Datatype, count: *mut MPI_Count) target(Target::None) {
+    // SAFETY: `st` is NULL, MPI_STATUS_IGNORE or a readable status, `count` NULL or writable (MPI
+    // contract); both are checked inside.
+    unsafe { status_count(st, dt, count, false) }
+}}
+mpi_fn! { MPI_Get_elements / PMPI_Get_elements (st: *const MPI_Status, dt: MPI_Datatype, count: *mut c_int) target(Target::None) {
+    // SAFETY: `st` is NULL, MPI_STATUS_IGNORE or a readable status, `count` NULL or writable (MPI
+    // contract); both are checked inside.
+    unsafe { status_count(st, dt, count, true) }
+}}
 mpi_fn! { MPI_Get_elements_x / PMPI_Get_elements_x (st: *const MPI_Status, dt: MPI_Datatype, count: *mut MPI_Count) target(Target::None) {
     // SAFETY: `st` is NULL, MPI_STATUS_IGNORE or a readable status, `count` NULL or writable (MPI
     // contract); both are checked inside.
-    unsafe { elements_big(st, dt, count) }
+    unsafe { status_count(st, dt, count, true) }
 }}
 mpi_fn! { MPI_Get_elements_c / PMPI_Get_elements_c (st: *const MPI_Status, dt: MPI_Datatype, count: *mut MPI_Count) target(Target::None) {
     // SAFETY: `st` is NULL, MPI_STATUS_IGNORE or a readable status, `count` NULL or writable (MPI
     // contract); both are checked inside.
-    unsafe { elements_big(st, dt, count) }
+    unsafe { status_count(st, dt, count, true) }
 }}
 
 /// # Safety
@@ -789,6 +971,11 @@ mpi_fn! { MPI_Status_set_elements / PMPI_Status_set_elements (st: *mut MPI_Statu
     unsafe { set_elements(st, dt, n.into()) }
 }}
 mpi_fn! { MPI_Status_set_elements_x / PMPI_Status_set_elements_x (st: *mut MPI_Status, dt: MPI_Datatype, n: MPI_Count) target(Target::None) {
+    // SAFETY: `st` is NULL, MPI_STATUS_IGNORE or the C caller's writable status (MPI contract);
+    // `set_elements` refuses the first two.
+    unsafe { set_elements(st, dt, n) }
+}}
+mpi_fn! { MPI_Status_set_elements_c / PMPI_Status_set_elements_c (st: *mut MPI_Status, dt: MPI_Datatype, n: MPI_Count) target(Target::None) {
     // SAFETY: `st` is NULL, MPI_STATUS_IGNORE or the C caller's writable status (MPI contract);
     // `set_elements` refuses the first two.
     unsafe { set_elements(st, dt, n) }

@@ -223,3 +223,16 @@ mpi_fn! { MPI_Error_string / PMPI_Error_string (code: c_int, s: *mut c_char, len
     // SAFETY: the buffer holds MPI_MAX_ERROR_STRING bytes (MPI contract).
     unsafe { put_string(&text, s, MAX_ERROR_STRING, len) }
 }}
+
+// MPI-4.1: the hardware the calling process runs on, as a new info object
+// (`oxmpi_core::placement::hw_resource_entries` lists the keys).
+mpi_fn! { MPI_Get_hw_resource_info / PMPI_Get_hw_resource_info (hw_info: *mut crate::handles::MPI_Info) target(Target::None) {
+    let out = convert::out(hw_info, "hw_info")?;
+    let id = oxmpi_core::info::create();
+    for (k, v) in oxmpi_core::placement::hw_resource_entries() {
+        oxmpi_core::info::set(id, k.as_bytes(), v.as_bytes())?;
+    }
+    // SAFETY: checked non-null; the caller provides a writable handle.
+    unsafe { *out = crate::handles::info_handle(id) };
+    Ok(())
+}}

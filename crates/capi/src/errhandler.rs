@@ -41,10 +41,15 @@ impl UserHandler for CHandler {
 }
 
 pub(crate) fn from_handle(h: MPI_Errhandler) -> Result<Errhandler> {
-    let bad = || Error::new(ErrorClass::Arg, format!("invalid error handler {h:#x}"));
+    let bad = || {
+        Error::new(
+            ErrorClass::Errhandler,
+            format!("invalid error handler {h:#x}"),
+        )
+    };
     if h == handles::MPI_ERRHANDLER_NULL {
         return Err(Error::new(
-            ErrorClass::Arg,
+            ErrorClass::Errhandler,
             "invalid error handler MPI_ERRHANDLER_NULL",
         ));
     }

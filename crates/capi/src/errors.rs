@@ -4,7 +4,7 @@
 //! (call, argument, value) long after the call returned.
 //!
 //! Classes and codes a program adds (`MPI_Add_error_class`, `MPI_Add_error_code`,
-//! `MPI_Add_error_string`, bound here) live above `MPI_ERR_LASTCODE` in the engine's
+//! `MPI_Add_error_string`, and MPI-4.1's `MPI_Remove_error_*`, bound here) live above `MPI_ERR_LASTCODE` in the engine's
 //! registry (`oxmpi_core::user_errors`). A code that a user callback returned (a
 //! generalized request's query function, say) goes back to the program unchanged:
 //! [`passthrough`] wraps it in an engine error that carries it (`Error::code`).
@@ -70,7 +70,7 @@ pub fn code_for(call: &str, e: &Error) -> i32 {
 
 /// The return codes of the tool information interface (`MPI_T_ERR_*`), which are
 /// error classes too: number, name, description.
-const TOOL_CLASSES: [(i32, &str, &str); 17] = [
+const TOOL_CLASSES: [(i32, &str, &str); 18] = [
     (59, "MPI_T_ERR_MEMORY", "out of memory"),
     (
         60,
@@ -135,6 +135,12 @@ const TOOL_CLASSES: [(i32, &str, &str); 17] = [
         78,
         "MPI_T_ERR_NOT_SUPPORTED",
         "requested functionality not supported",
+    ),
+    // MPI-4.1; not in MPICH 4.0.2, so numbered after MPI_ERR_ERRHANDLER (79).
+    (
+        80,
+        "MPI_T_ERR_NOT_ACCESSIBLE",
+        "requested functionality not accessible",
     ),
 ];
 
@@ -220,6 +226,18 @@ mpi_fn! { MPI_Add_error_string / PMPI_Add_error_string (errorcode: c_int, string
     // SAFETY: the caller passes a NUL-terminated string (MPI contract).
     let s = unsafe { c_string(string, "string")? };
     user_errors::add_string(errorcode, &String::from_utf8_lossy(s.to_bytes()))
+}}
+
+mpi_fn! { MPI_Remove_error_class / PMPI_Remove_error_class (errorclass: c_int) target(Target::None) {
+    user_errors::remove_class(errorclass)
+}}
+
+mpi_fn! { MPI_Remove_error_code / PMPI_Remove_error_code (errorcode: c_int) target(Target::None) {
+    user_errors::remove_code(errorcode)
+}}
+
+mpi_fn! { MPI_Remove_error_string / PMPI_Remove_error_string (errorcode: c_int) target(Target::None) {
+    user_errors::remove_string(errorcode)
 }}
 
 #[cfg(test)]

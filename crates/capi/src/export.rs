@@ -89,6 +89,9 @@ const ALWAYS_AVAILABLE: &[&str] = &[
     // Sessions start (and their handlers are made) without MPI_Init (MPI-4.1 11.3.1).
     "MPI_Session_init",
     "MPI_Session_create_errhandler",
+    "MPI_Remove_error_class",
+    "MPI_Remove_error_code",
+    "MPI_Remove_error_string",
 ];
 
 /// Refuses every other call before `MPI_Init` and after `MPI_Finalize` with

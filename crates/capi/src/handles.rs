@@ -279,6 +279,16 @@ abi_constants! {
     MPI_CXX_DOUBLE_COMPLEX: MPI_Datatype = 0x4c00_1035;
     MPI_CXX_LONG_DOUBLE_COMPLEX: MPI_Datatype = 0x4c00_2036;
 
+    // Optional Fortran types of MPI-4.1 that MPICH 4.0.2 lacks: oxmpi's values, in
+    // MPICH's encoding (size in bits 8-15) with type numbers above MPICH's last (0x46)
+    MPI_LOGICAL1: MPI_Datatype = 0x4c00_0160;
+    MPI_LOGICAL2: MPI_Datatype = 0x4c00_0261;
+    MPI_LOGICAL4: MPI_Datatype = 0x4c00_0462;
+    MPI_LOGICAL8: MPI_Datatype = 0x4c00_0863;
+    MPI_LOGICAL16: MPI_Datatype = 0x4c00_1064;
+    MPI_REAL2: MPI_Datatype = 0x4c00_0265;
+    MPI_COMPLEX4: MPI_Datatype = 0x4c00_0466;
+
     // Classes for MPI_Type_match_size
     MPI_TYPECLASS_REAL: c_int = 1;
     MPI_TYPECLASS_INTEGER: c_int = 2;
@@ -511,6 +521,9 @@ abi_constants! {
     MPI_ERR_PROC_ABORTED: c_int = 76;
     MPI_ERR_VALUE_TOO_LARGE: c_int = 77;
     MPI_T_ERR_NOT_SUPPORTED: c_int = 78;
+    // MPI-4.1 classes MPICH 4.0.2 lacks, numbered after its last one
+    MPI_ERR_ERRHANDLER: c_int = 79;
+    MPI_T_ERR_NOT_ACCESSIBLE: c_int = 80;
 
     // Upper bound of error codes and classes, including user-added ones
     MPI_ERR_LASTCODE: c_int = 0x3fff_ffff;
@@ -978,6 +991,13 @@ pub const fn predefined_handle(p: Predefined) -> MPI_Datatype {
         Predefined::CxxFloatComplex => MPI_CXX_FLOAT_COMPLEX,
         Predefined::CxxDoubleComplex => MPI_CXX_DOUBLE_COMPLEX,
         Predefined::CxxLongDoubleComplex => MPI_CXX_LONG_DOUBLE_COMPLEX,
+        Predefined::Logical1 => MPI_LOGICAL1,
+        Predefined::Logical2 => MPI_LOGICAL2,
+        Predefined::Logical4 => MPI_LOGICAL4,
+        Predefined::Logical8 => MPI_LOGICAL8,
+        Predefined::Logical16 => MPI_LOGICAL16,
+        Predefined::Real2 => MPI_REAL2,
+        Predefined::Complex4 => MPI_COMPLEX4,
     }
 }
 

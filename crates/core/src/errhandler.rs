@@ -124,7 +124,7 @@ pub fn release(e: Errhandler) {
 pub fn free(e: Errhandler) -> Result<()> {
     match e {
         Errhandler::User(i) if !is_live(i) => err(
-            ErrorClass::Arg,
+            ErrorClass::Errhandler,
             format!("invalid error handler (user handler {i} was freed)"),
         ),
         e => {
@@ -139,7 +139,7 @@ pub fn set_comm(id: CommId, e: Errhandler) -> Result<()> {
     if let Errhandler::User(i) = e {
         if !is_live(i) {
             return err(
-                ErrorClass::Arg,
+                ErrorClass::Errhandler,
                 format!("invalid error handler (user handler {i} was freed)"),
             );
         }
@@ -310,7 +310,7 @@ mod tests {
         assert_eq!(h.0.load(Ordering::Relaxed), 1);
         release(e); // the communicator is freed
         assert!(!is_live(i));
-        assert_eq!(free(e).unwrap_err().class, ErrorClass::Arg);
+        assert_eq!(free(e).unwrap_err().class, ErrorClass::Errhandler);
         // Predefined handlers are not counted.
         free(Errhandler::Return).unwrap();
     }

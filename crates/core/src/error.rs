@@ -72,11 +72,14 @@ pub enum ErrorClass {
     Session = 75,
     ProcAborted = 76,
     ValueTooLarge = 77,
+    /// MPI-4.1's class for an invalid error handler argument. MPICH 4.0.2 has no
+    /// such class; 79 is the first number after its last one (`MPI_T_ERR_NOT_SUPPORTED`).
+    Errhandler = 79,
 }
 
 impl ErrorClass {
     /// The largest predefined class number (user classes start above it).
-    pub const LAST_PREDEFINED: i32 = 78;
+    pub const LAST_PREDEFINED: i32 = 80;
 
     const ALL: &'static [ErrorClass] = &[
         ErrorClass::Success,
@@ -140,6 +143,7 @@ impl ErrorClass {
         ErrorClass::Session,
         ErrorClass::ProcAborted,
         ErrorClass::ValueTooLarge,
+        ErrorClass::Errhandler,
     ];
 
     /// The class with this number, if it is a predefined class.
@@ -212,6 +216,7 @@ impl ErrorClass {
             Session => "MPI_ERR_SESSION",
             ProcAborted => "MPI_ERR_PROC_ABORTED",
             ValueTooLarge => "MPI_ERR_VALUE_TOO_LARGE",
+            Errhandler => "MPI_ERR_ERRHANDLER",
         }
     }
 
@@ -280,6 +285,7 @@ impl ErrorClass {
             Session => "invalid session",
             ProcAborted => "communication with an aborted process",
             ValueTooLarge => "value too large to store",
+            Errhandler => "invalid error handler",
         }
     }
 }

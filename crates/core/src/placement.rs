@@ -146,8 +146,47 @@ pub fn apply(bind: Bind, index: usize, nlocal: usize) -> Option<usize> {
     Some(cpu)
 }
 
+/// The hardware facts `MPI_Get_hw_resource_info` (MPI-4.1) returns, as info keys and
+/// values, taken at the moment of the call: the hardware level oxmpi knows
+/// (`mpi_hw_resource_type`, the one `MPI_Comm_split_type` groups by) and the CPUs the
+/// calling thread may run on (`oxmpi_ncpus`, and `oxmpi_cpus` as ranges such as `0-3,8`).
+pub fn hw_resource_entries() -> Vec<(String, String)> {
+    let card = cpu_card();
+    let (count, ranges) = card.split_once(':').unwrap_or(("0", ""));
+    vec![
+        (
+            "mpi_hw_resource_type".to_string(),
+            "mpi_shared_memory".to_string(),
+        ),
+        ("oxmpi_ncpus".to_string(), count.to_string()),
+        ("oxmpi_cpus".to_string(), ranges.replace('.', ",")),
+    ]
+}
+
 #[cfg(test)]
 mod tests {
+
+    #[test]
+    fn hw_resource_entries_name_the_cpu_set() {
+        let e = hw_resource_entries();
+        assert_eq!(
+            e[0],
+            ("mpi_hw_resource_type".into(), "mpi_shared_memory".into())
+        );
+        let n: usize = e[1].1.parse().unwrap();
+        assert_eq!(n, allowed_cpus().unwrap_or_default().len());
+        let listed: usize = e[2]
+            .1
+            .split(',')
+            .filter(|r| !r.is_empty())
+            .map(|r| match r.split_once('-') {
+                Some((a, b)) => b.parse::<usize>().unwrap() - a.parse::<usize>().unwrap() + 1,
+                None => 1,
+            })
+            .sum();
+        assert_eq!(listed, n);
+    }
+
     use super::*;
 
     #[test]

@@ -14,6 +14,7 @@
 use crate::attr::{AttrKind, AttrList, AttrObject, KeyvalId};
 use crate::error::{err, Error, ErrorClass, Result};
 use crate::runtime;
+use oxmpi_datatype::fortran::{self, TypeClass, F90};
 use oxmpi_datatype::{
     BlockIter, Category, Combiner, Datatype, Distribution, Envelope, Order, Predefined,
 };
@@ -197,6 +198,9 @@ impl Slot {
 pub struct TypeTable {
     slots: Vec<Option<Slot>>,
     free: Vec<TypeId>,
+    /// The types `MPI_Type_create_f90_*` returned, by their arguments: the same call
+    /// returns the same handle, and these are never freed.
+    f90: Vec<(F90, TypeId)>,
 }
 
 impl Default for TypeTable {
@@ -207,6 +211,7 @@ impl Default for TypeTable {
                 .map(|p| Some(Slot::new(Datatype::predefined(*p))))
                 .collect(),
             free: Vec::new(),
+            f90: Vec::new(),
         }
     }
 }
@@ -308,6 +313,12 @@ impl TypeTable {
             return err(
                 ErrorClass::Type,
                 format!("cannot free the predefined datatype {name}"),
+            );
+        }
+        if self.f90.iter().any(|&(_, t)| t == id) {
+            return err(
+                ErrorClass::Type,
+                "cannot free a datatype returned by MPI_Type_create_f90_integer/real/complex (it is predefined)",
             );
         }
         let s = self.slot_mut(id)?;
@@ -720,24 +731,37 @@ pub struct Contents {
     pub combiner: Combiner,
     pub integers: Vec<i64>,
     pub addresses: Vec<i64>,
+    /// The `MPI_Count` arguments of a type made by a large-count (`_c`) constructor.
+    pub large_counts: Vec<i64>,
     pub datatypes: Vec<TypeId>,
 }
 
-/// `MPI_Type_get_contents`. `max` is the capacity of the caller's three arrays; the
+/// The capacity of the caller's arrays in `MPI_Type_get_contents(_c)`.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct ContentsMax {
+    pub integers: usize,
+    pub addresses: usize,
+    pub large_counts: usize,
+    pub datatypes: usize,
+}
+
+/// `MPI_Type_get_contents(_c)`. `max` is the capacity of the caller's arrays; the
 /// call fails (creating nothing) if any is too small, or for a predefined type.
-pub fn contents(id: TypeId, max: (usize, usize, usize)) -> Result<Contents> {
+/// `call` names the C function in messages.
+pub fn contents(id: TypeId, max: ContentsMax, call: &str) -> Result<Contents> {
     runtime::with(|rt| {
         let ty = rt.types.datatype(id)?;
         let Some(c) = ty.contents() else {
             return err(
                 ErrorClass::Type,
-                "MPI_Type_get_contents cannot decode a predefined datatype (combiner MPI_COMBINER_NAMED)",
+                format!("{call} cannot decode a predefined datatype (combiner MPI_COMBINER_NAMED)"),
             );
         };
         for (what, have, need) in [
-            ("max_integers", max.0, c.integers.len()),
-            ("max_addresses", max.1, c.addresses.len()),
-            ("max_datatypes", max.2, c.datatypes.len()),
+            ("max_integers", max.integers, c.integers.len()),
+            ("max_addresses", max.addresses, c.addresses.len()),
+            ("max_large_counts", max.large_counts, c.large_counts.len()),
+            ("max_datatypes", max.datatypes, c.datatypes.len()),
         ] {
             if have < need {
                 return err(
@@ -758,8 +782,58 @@ pub fn contents(id: TypeId, max: (usize, usize, usize)) -> Result<Contents> {
             combiner: ty.combiner(),
             integers: c.integers,
             addresses: c.addresses,
+            large_counts: c.large_counts,
             datatypes,
         })
+    })
+}
+
+/// `MPI_Type_create_f90_integer/real/complex`: the (cached) type for the arguments.
+pub fn f90(params: F90) -> Result<TypeId> {
+    runtime::with(|rt| {
+        if let Some(&(_, id)) = rt.types.f90.iter().find(|(p, _)| *p == params) {
+            return Ok(id);
+        }
+        let t = Datatype::f90(params).map_err(engine_error)?;
+        let id = rt.types.insert(t);
+        rt.types.f90.push((params, id));
+        Ok(id)
+    })
+}
+
+/// `MPI_Type_match_size`: the predefined type of `typeclass` (an `MPI_TYPECLASS_*`
+/// value) with `size` bytes.
+pub fn match_size(typeclass: i32, size: i64) -> Result<TypeId> {
+    let class = TypeClass::from_mpich(typeclass).ok_or_else(|| {
+        Error::new(
+            ErrorClass::Arg,
+            format!("invalid typeclass {typeclass} (MPI_TYPECLASS_REAL, MPI_TYPECLASS_INTEGER or MPI_TYPECLASS_COMPLEX)"),
+        )
+    })?;
+    let p = fortran::match_size(class, size).map_err(engine_error)?;
+    Ok(p as TypeId)
+}
+
+/// MPI-4.1's `MPI_Type_get_value_index`: the predefined pair type for a value type
+/// and an index type, `None` (`MPI_DATATYPE_NULL`) when there is none.
+pub fn value_index(value: TypeId, index: TypeId) -> Result<Option<TypeId>> {
+    runtime::with(|rt| {
+        let (v, i) = (
+            rt.types.get(value)?.predefined,
+            rt.types.get(index)?.predefined,
+        );
+        Ok(v.zip(i)
+            .and_then(|(v, i)| Predefined::value_index(v, i))
+            .map(|p| p as TypeId))
+    })
+}
+
+/// Records that a large-count (`_c`) constructor made the type `id` (decoding then
+/// reports its counts as large counts).
+pub fn mark_large_counts(id: TypeId) -> Result<()> {
+    runtime::with(|rt| {
+        rt.types.get(id)?.ty.mark_large_counts();
+        Ok(())
     })
 }
 

@@ -169,6 +169,12 @@ pub(crate) struct Inner {
     pub kind: Kind,
     pub layout: Layout,
     committed: AtomicBool,
+    /// Made by a large-count (`_c`) constructor: its counts and displacements decode
+    /// as `MPI_Count`s (`MPI_Type_get_contents_c`'s `array_of_large_counts`).
+    large_counts: AtomicBool,
+    /// Made by `MPI_Type_create_f90_*`: the combiner and its `(p, r)` (the kind is a
+    /// `Dup` of the predefined type selected).
+    pub f90: Option<crate::fortran::F90>,
     program: OnceLock<Arc<Program>>,
 }
 
@@ -217,8 +223,26 @@ impl Datatype {
             kind,
             layout,
             committed: AtomicBool::new(false),
+            large_counts: AtomicBool::new(false),
+            f90: None,
             program: OnceLock::new(),
         }))
+    }
+
+    /// The type `MPI_Type_create_f90_*` returns: `base` (already selected for the
+    /// arguments) under the F90 combiner, decoding to `f90`'s parameters.
+    pub(crate) fn new_f90(f90: crate::fortran::F90, base: Predefined) -> Datatype {
+        let base = Datatype::predefined(base);
+        let t = Datatype(Arc::new(Inner {
+            layout: base.layout().clone(),
+            kind: Kind::Dup(base),
+            committed: AtomicBool::new(true),
+            large_counts: AtomicBool::new(false),
+            f90: Some(f90),
+            program: OnceLock::new(),
+        }));
+        t.commit();
+        t
     }
 
     /// A predefined type (already committed).
@@ -330,6 +354,19 @@ impl Datatype {
     /// of a committed type is).
     pub fn is_committed(&self) -> bool {
         self.0.committed.load(Ordering::Acquire)
+    }
+
+    /// Records that a large-count (`_c`) constructor made this type, so that decoding
+    /// returns its counts as large counts. Set once, right after construction.
+    pub fn mark_large_counts(&self) {
+        if self.as_predefined().is_none() {
+            self.0.large_counts.store(true, Ordering::Release);
+        }
+    }
+
+    /// Whether a large-count constructor made this type (see [`Self::mark_large_counts`]).
+    pub fn has_large_counts(&self) -> bool {
+        self.0.large_counts.load(Ordering::Acquire)
     }
 
     /// `MPI_Type_dup`: a new type object with the same type map and commit state.

@@ -120,6 +120,8 @@ pub struct Envelope {
     pub combiner: Combiner,
     pub num_integers: usize,
     pub num_addresses: usize,
+    /// Counts and displacements given as `MPI_Count` (types made by a `_c` constructor).
+    pub num_large_counts: usize,
     pub num_datatypes: usize,
 }
 
@@ -131,12 +133,17 @@ pub struct Envelope {
 pub struct Contents {
     pub integers: Vec<i64>,
     pub addresses: Vec<i64>,
+    /// The `MPI_Count` arguments of a large-count constructor, in argument order.
+    pub large_counts: Vec<i64>,
     pub datatypes: Vec<Datatype>,
 }
 
 impl Datatype {
     /// The combiner that made this type.
     pub fn combiner(&self) -> Combiner {
+        if let Some(f) = self.0.f90 {
+            return f.combiner();
+        }
         match self.kind() {
             Kind::Named(_) => Combiner::Named,
             Kind::Dup(_) => Combiner::Dup,
@@ -154,8 +161,28 @@ impl Datatype {
         }
     }
 
-    /// `MPI_Type_get_envelope`.
+    /// `MPI_Type_get_envelope` (`_c`: a type made by a large-count constructor reports
+    /// its counts and displacements as large counts).
     pub fn envelope(&self) -> Envelope {
+        if self.has_large_counts() {
+            let c = self.contents().expect("a large-count type is derived");
+            return Envelope {
+                combiner: self.combiner(),
+                num_integers: c.integers.len(),
+                num_addresses: c.addresses.len(),
+                num_large_counts: c.large_counts.len(),
+                num_datatypes: c.datatypes.len(),
+            };
+        }
+        if let Some(f) = self.0.f90 {
+            return Envelope {
+                combiner: f.combiner(),
+                num_integers: f.integers().len(),
+                num_addresses: 0,
+                num_large_counts: 0,
+                num_datatypes: 0,
+            };
+        }
         let (ni, na, nd) = match self.kind() {
             Kind::Named(_) => (0, 0, 0),
             Kind::Dup(_) => (0, 0, 1),
@@ -178,6 +205,7 @@ impl Datatype {
             combiner: self.combiner(),
             num_integers: ni,
             num_addresses: na,
+            num_large_counts: 0,
             num_datatypes: nd,
         }
     }
@@ -185,6 +213,14 @@ impl Datatype {
     /// `MPI_Type_get_contents`; `None` for predefined types (the standard makes that
     /// call erroneous).
     pub fn contents(&self) -> Option<Contents> {
+        if let Some(f) = self.0.f90 {
+            return Some(Contents {
+                integers: f.integers(),
+                addresses: Vec::new(),
+                large_counts: Vec::new(),
+                datatypes: Vec::new(),
+            });
+        }
         let len = |v: &[i64]| v.len() as i64;
         let (integers, addresses, datatypes): (Vec<i64>, Vec<i64>, Vec<Datatype>) = match self
             .kind()
@@ -290,10 +326,49 @@ impl Datatype {
                 (ints, vec![], vec![old.clone()])
             }
         };
-        Some(Contents {
+        let mut c = Contents {
             integers,
             addresses,
+            large_counts: Vec::new(),
             datatypes,
-        })
+        };
+        if self.has_large_counts() {
+            c.move_to_large_counts(self.kind());
+        }
+        Some(c)
+    }
+}
+
+impl Contents {
+    /// Regroups the arguments of a type made by a large-count constructor as MPI-4.1
+    /// (section 5.1.13) decodes them: every count, block length, stride and
+    /// displacement becomes a large count; what stays `int` in the `_c` binding
+    /// (`ndims`, `order`, the darray's process grid and distributions) stays an integer.
+    fn move_to_large_counts(&mut self, kind: &Kind) {
+        let ints = std::mem::take(&mut self.integers);
+        let addrs = std::mem::take(&mut self.addresses);
+        match kind {
+            Kind::Named(_) | Kind::Dup(_) => {
+                self.integers = ints;
+                self.addresses = addrs;
+            }
+            Kind::Subarray { sizes, .. } => {
+                // [ndims, sizes, subsizes, starts, order]
+                let n = sizes.len();
+                self.integers = vec![ints[0], ints[3 * n + 1]];
+                self.large_counts = ints[1..=3 * n].to_vec();
+            }
+            Kind::Darray { gsizes, .. } => {
+                // [size, rank, ndims, gsizes, distribs, dargs, psizes, order]
+                let n = gsizes.len();
+                self.large_counts = ints[3..3 + n].to_vec();
+                self.integers = ints[..3].iter().chain(&ints[3 + n..]).copied().collect();
+            }
+            _ => {
+                // Integers first, then addresses, in the constructor's argument order.
+                self.large_counts = ints;
+                self.large_counts.extend(addrs);
+            }
+        }
     }
 }

@@ -69,9 +69,16 @@ fn scalars(p: Predefined) -> &'static [(usize, Scalar)] {
         | P::Int8
         | P::Uint8
         | P::CBool
-        | P::CxxBool => &[(0, Byte)],
+        | P::CxxBool
+        | P::Logical1 => &[(0, Byte)],
         P::Wchar => &[(0, WCHAR)],
-        P::Short | P::UnsignedShort | P::Integer2 | P::Int16 | P::Uint16 => &[(0, Swap(2))],
+        P::Short
+        | P::UnsignedShort
+        | P::Integer2
+        | P::Int16
+        | P::Uint16
+        | P::Logical2
+        | P::Real2 => &[(0, Swap(2))],
         P::Int
         | P::Unsigned
         | P::Integer
@@ -79,6 +86,7 @@ fn scalars(p: Predefined) -> &'static [(usize, Scalar)] {
         | P::Int32
         | P::Uint32
         | P::Logical
+        | P::Logical4
         | P::Float
         | P::Real
         | P::Real4 => &[(0, Swap(4))],
@@ -94,7 +102,10 @@ fn scalars(p: Predefined) -> &'static [(usize, Scalar)] {
         | P::Count
         | P::Double
         | P::DoublePrecision
-        | P::Real8 => &[(0, Swap(8))],
+        | P::Real8
+        | P::Logical8 => &[(0, Swap(8))],
+        P::Logical16 => &[(0, Swap(16))],
+        P::Complex4 => &[(0, Swap(2)), (2, Swap(2))],
         P::LongDouble => &[(0, LongDouble)],
         P::Real16 => &[(0, Quad)],
         P::Complex

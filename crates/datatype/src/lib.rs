@@ -38,6 +38,7 @@ mod elements;
 mod envelope;
 mod error;
 mod external32;
+pub mod fortran;
 mod layout;
 pub mod mpich;
 mod pack;

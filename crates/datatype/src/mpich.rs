@@ -13,3 +13,11 @@ pub const DISTRIBUTE_CYCLIC: i32 = 122;
 pub const DISTRIBUTE_NONE: i32 = 123;
 /// `MPI_DISTRIBUTE_DFLT_DARG`.
 pub const DISTRIBUTE_DFLT_DARG: i32 = -49767;
+/// `MPI_UNDEFINED` (an unconstrained precision or range of `MPI_Type_create_f90_real`).
+pub const UNDEFINED: i32 = -32766;
+/// `MPI_TYPECLASS_REAL`.
+pub const TYPECLASS_REAL: i32 = 1;
+/// `MPI_TYPECLASS_INTEGER`.
+pub const TYPECLASS_INTEGER: i32 = 2;
+/// `MPI_TYPECLASS_COMPLEX`.
+pub const TYPECLASS_COMPLEX: i32 = 3;

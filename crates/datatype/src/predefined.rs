@@ -36,6 +36,16 @@ pub enum Primitive {
     Logical,
     /// Uninterpreted byte (`MPI_BYTE`, `MPI_PACKED`, `MPI_CHAR` text).
     Byte,
+    /// Fortran `LOGICAL*2` (zero is false). `LOGICAL*1` is [`Primitive::Bool`]'s shape.
+    Logical2,
+    /// Fortran `LOGICAL*8`.
+    Logical8,
+    /// Fortran `LOGICAL*16`.
+    Logical16,
+    /// IEEE binary16 (Fortran `REAL*2`); reductions compute in `f32` and round back.
+    F16,
+    /// Two binary16 (Fortran `COMPLEX*4`).
+    C16,
 }
 
 impl Primitive {
@@ -43,10 +53,15 @@ impl Primitive {
     pub const fn size(self) -> usize {
         match self {
             Primitive::I8 | Primitive::U8 | Primitive::Bool | Primitive::Byte => 1,
-            Primitive::I16 | Primitive::U16 => 2,
-            Primitive::I32 | Primitive::U32 | Primitive::F32 | Primitive::Logical => 4,
+            Primitive::I16 | Primitive::U16 | Primitive::Logical2 | Primitive::F16 => 2,
+            Primitive::I32
+            | Primitive::U32
+            | Primitive::F32
+            | Primitive::Logical
+            | Primitive::C16 => 4,
             Primitive::I64 | Primitive::U64 | Primitive::F64 | Primitive::C32 => 8,
-            Primitive::LongDouble | Primitive::F128 | Primitive::C64 => 16,
+            Primitive::Logical8 => 8,
+            Primitive::LongDouble | Primitive::F128 | Primitive::C64 | Primitive::Logical16 => 16,
             Primitive::CLongDouble | Primitive::C128 => 32,
         }
     }
@@ -54,6 +69,7 @@ impl Primitive {
     /// Natural alignment in bytes on x86-64 Linux (used for struct padding rules).
     pub const fn align(self) -> usize {
         match self {
+            Primitive::C16 => 2,
             Primitive::C32 => 4,
             Primitive::C64 => 8,
             Primitive::CLongDouble | Primitive::C128 => 16,
@@ -189,6 +205,17 @@ predefined! {
     CxxFloatComplex = "MPI_CXX_FLOAT_COMPLEX", Complex, [C32];
     CxxDoubleComplex = "MPI_CXX_DOUBLE_COMPLEX", Complex, [C64];
     CxxLongDoubleComplex = "MPI_CXX_LONG_DOUBLE_COMPLEX", Complex, [CLongDouble];
+    // The optional Fortran types of MPI-4.1 (section 3.2.2) MPICH 4.0.2 lacks.
+    /// `LOGICAL*1`: one byte, zero is false.
+    Logical1 = "MPI_LOGICAL1", Logical, [Bool];
+    Logical2 = "MPI_LOGICAL2", Logical, [Logical2];
+    Logical4 = "MPI_LOGICAL4", Logical, [Logical];
+    Logical8 = "MPI_LOGICAL8", Logical, [Logical8];
+    Logical16 = "MPI_LOGICAL16", Logical, [Logical16];
+    /// `REAL*2`: IEEE binary16.
+    Real2 = "MPI_REAL2", Floating, [F16];
+    /// `COMPLEX*4`: two IEEE binary16.
+    Complex4 = "MPI_COMPLEX4", Complex, [C16];
 }
 
 impl Predefined {
@@ -236,6 +263,24 @@ impl Predefined {
         self.size() == self.extent() && self.category() != Category::Marker
     }
 
+    /// MPI-4.1's `MPI_Type_get_value_index`: the predefined pair type of a value of
+    /// type `value` and an index of type `index`, if there is one.
+    pub fn value_index(value: Predefined, index: Predefined) -> Option<Predefined> {
+        use Predefined as P;
+        Some(match (value, index) {
+            (P::Float, P::Int) => P::FloatInt,
+            (P::Double, P::Int) => P::DoubleInt,
+            (P::Long, P::Int) => P::LongInt,
+            (P::Short, P::Int) => P::ShortInt,
+            (P::Int, P::Int) => P::TwoInt,
+            (P::LongDouble, P::Int) => P::LongDoubleInt,
+            (P::Real, P::Real) => P::TwoReal,
+            (P::DoublePrecision, P::DoublePrecision) => P::TwoDoublePrecision,
+            (P::Integer, P::Integer) => P::TwoInteger,
+            _ => return None,
+        })
+    }
+
     /// The type at a table index, if the index names a predefined type.
     pub fn from_index(index: usize) -> Option<Predefined> {
         Self::ALL.get(index).copied()
@@ -278,6 +323,21 @@ mod tests {
         assert_eq!(Predefined::ShortInt.offsets(), vec![0, 4]);
         assert!(!Predefined::DoubleInt.is_contiguous());
         assert!(Predefined::TwoInt.is_contiguous());
+    }
+
+    #[test]
+    fn value_index_pairs() {
+        use Predefined as P;
+        assert_eq!(P::value_index(P::Double, P::Int), Some(P::DoubleInt));
+        assert_eq!(P::value_index(P::Int, P::Int), Some(P::TwoInt));
+        assert_eq!(P::value_index(P::Real, P::Real), Some(P::TwoReal));
+        assert_eq!(P::value_index(P::Int, P::Double), None);
+        assert_eq!(P::value_index(P::Float, P::Long), None);
+        for p in P::ALL {
+            if let Some(pair) = P::value_index(*p, P::Int) {
+                assert_eq!(pair.primitives()[0], p.primitives()[0]);
+            }
+        }
     }
 
     #[test]

@@ -205,3 +205,82 @@ fn combiner_values_are_mpich_4_0_2() {
     assert_eq!(Distribution::from_mpich(123), Some(Distribution::None));
     assert_eq!(Distribution::Cyclic.mpich_value(), 122);
 }
+
+/// A type made by a large-count (`_c`) constructor decodes its counts and
+/// displacements as large counts; `ndims`, `order` and the darray's process grid stay
+/// integers (MPI-4.1 section 5.1.13).
+#[test]
+fn large_count_types_decode_as_large_counts() {
+    let int = t(P::Int);
+    let decode = |ty: &Datatype| {
+        ty.mark_large_counts();
+        assert!(ty.has_large_counts());
+        let env = ty.envelope();
+        let c = ty.contents().unwrap();
+        assert_eq!(
+            (
+                env.num_integers,
+                env.num_addresses,
+                env.num_large_counts,
+                env.num_datatypes
+            ),
+            (
+                c.integers.len(),
+                c.addresses.len(),
+                c.large_counts.len(),
+                c.datatypes.len()
+            )
+        );
+        (c.integers, c.addresses, c.large_counts)
+    };
+    let v = Datatype::vector(3, 2, 5, &int).unwrap();
+    assert_eq!(v.envelope().num_large_counts, 0);
+    assert_eq!(decode(&v), (vec![], vec![], vec![3, 2, 5]));
+    let hv = Datatype::hvector(2, 1, 40, &int).unwrap();
+    assert_eq!(decode(&hv), (vec![], vec![], vec![2, 1, 40]));
+    let hi = Datatype::hindexed(&[1, 3], &[0, 8], &int).unwrap();
+    assert_eq!(decode(&hi), (vec![], vec![], vec![2, 1, 3, 0, 8]));
+    let st = Datatype::create_struct(&[1, 3], &[0, 8], &[int.clone(), int.clone()]).unwrap();
+    assert_eq!(decode(&st), (vec![], vec![], vec![2, 1, 3, 0, 8]));
+    let r = Datatype::resized(&int, -4, 16).unwrap();
+    assert_eq!(decode(&r), (vec![], vec![], vec![-4, 16]));
+    let sub = Datatype::subarray(&[4, 6], &[2, 3], &[1, 2], Order::C, &int).unwrap();
+    assert_eq!(
+        decode(&sub),
+        (
+            vec![2, i64::from(mpich::ORDER_C)],
+            vec![],
+            vec![4, 6, 2, 3, 1, 2]
+        )
+    );
+    let d = Datatype::darray(
+        2,
+        1,
+        &[10],
+        &[Distribution::Block],
+        &[i64::from(mpich::DISTRIBUTE_DFLT_DARG)],
+        &[2],
+        Order::C,
+        &int,
+    )
+    .unwrap();
+    assert_eq!(
+        decode(&d),
+        (
+            vec![
+                2,
+                1,
+                1,
+                i64::from(mpich::DISTRIBUTE_BLOCK),
+                i64::from(mpich::DISTRIBUTE_DFLT_DARG),
+                2,
+                i64::from(mpich::ORDER_C)
+            ],
+            vec![],
+            vec![10]
+        )
+    );
+    // Predefined types are never marked.
+    int.mark_large_counts();
+    assert!(!int.has_large_counts());
+}

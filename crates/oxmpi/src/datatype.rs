@@ -21,8 +21,10 @@ use oxmpi_core::types::TypeId;
 use oxmpi_datatype::Predefined;
 
 pub mod derive;
+mod fortran;
 mod user;
 
+pub use fortran::{f90_complex, f90_integer, f90_real, match_size, TypeClass};
 pub use user::{Address, AsDatatype, MutView, UserDatatype, View};
 
 /// Names an engine datatype, repeated `multiplicity` times per Rust value.

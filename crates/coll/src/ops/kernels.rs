@@ -39,7 +39,117 @@ macro_rules! scalar {
         }
     )*};
 }
-scalar!(i8, i16, i32, i64, u8, u16, u32, u64, f32, f64);
+scalar!(i8, i16, i32, i64, u8, u16, u32, u64, u128, f32, f64);
+
+/// An IEEE binary16 value (Fortran `REAL*2`), computed on as `f32`: every binary16 is
+/// exactly an `f32`, and one `f32` operation rounded once to binary16 gives the
+/// correctly rounded binary16 result for `+` and `*`.
+#[derive(Clone, Copy)]
+struct Half(u16);
+
+impl Half {
+    fn to_f32(self) -> f32 {
+        let h = u32::from(self.0);
+        let sign = (h & 0x8000) << 16;
+        let exp = (h >> 10) & 0x1f;
+        let man = h & 0x3ff;
+        let bits = match (exp, man) {
+            (0, 0) => sign,
+            // Subnormal: normalise the mantissa into an f32 exponent.
+            (0, m) => {
+                let shift = m.leading_zeros() - 21;
+                sign | ((113 - shift) << 23) | ((m << (shift + 13)) & 0x7f_ffff)
+            }
+            (0x1f, m) => sign | 0x7f80_0000 | (m << 13),
+            (e, m) => sign | ((e + 112) << 23) | (m << 13),
+        };
+        f32::from_bits(bits)
+    }
+
+    /// Rounds to nearest, ties to even; overflow gives infinity, NaN stays NaN.
+    fn from_f32(x: f32) -> Half {
+        let b = x.to_bits();
+        let sign = ((b >> 16) & 0x8000) as u16;
+        let exp = ((b >> 23) & 0xff) as i32;
+        let man = b & 0x7f_ffff;
+        if exp == 0xff {
+            return Half(sign | 0x7c00 | if man != 0 { 0x200 } else { 0 });
+        }
+        let e = exp - 127 + 15;
+        if e >= 0x1f {
+            return Half(sign | 0x7c00);
+        }
+        // The value's significand with its implicit bit, and how far to shift it right
+        // so that its last kept bit is the binary16 unit in the last place.
+        let (sig, shift) = if e <= 0 {
+            if e < -10 {
+                return Half(sign);
+            }
+            (man | 0x80_0000, (14 - e) as u32)
+        } else {
+            (man | 0x80_0000, 13)
+        };
+        let kept = sig >> shift;
+        let rest = sig & ((1 << shift) - 1);
+        let half = 1 << (shift - 1);
+        let mut v = kept + u32::from(rest > half || (rest == half && kept & 1 == 1));
+        if e > 0 {
+            // Normal: the implicit bit becomes the exponent's (a carry out of the
+            // significand raises the exponent, up to infinity).
+            v = ((e as u32) << 10) + (v - 0x400);
+        }
+        Half(sign | v as u16)
+    }
+}
+
+impl Scalar for Half {
+    const SIZE: usize = 2;
+    #[inline(always)]
+    fn load(b: &[u8]) -> Self {
+        Half(u16::load(b))
+    }
+    #[inline(always)]
+    fn store(self, b: &mut [u8]) {
+        self.0.store(b)
+    }
+}
+
+fn half_op(f: impl Fn(f32, f32) -> f32) -> impl Fn(Half, Half) -> Half {
+    move |a, b| Half::from_f32(f(a.to_f32(), b.to_f32()))
+}
+
+fn float16(op: PredefinedOp, input: &[u8], inout: &mut [u8]) {
+    match op {
+        O::Max => zip::<Half>(
+            input,
+            inout,
+            |a, b| if a.to_f32() > b.to_f32() { a } else { b },
+        ),
+        O::Min => zip::<Half>(
+            input,
+            inout,
+            |a, b| if a.to_f32() < b.to_f32() { a } else { b },
+        ),
+        O::Sum => zip::<Half>(input, inout, half_op(|a, b| a + b)),
+        O::Prod => zip::<Half>(input, inout, half_op(|a, b| a * b)),
+        _ => unreachable!("not a floating-point operation: {op}"),
+    }
+}
+
+fn complex16(op: PredefinedOp, input: &[u8], inout: &mut [u8]) {
+    match op {
+        O::Sum => zip::<Half>(input, inout, half_op(|a, b| a + b)),
+        O::Prod => {
+            for (o, i) in inout.chunks_exact_mut(4).zip(input.chunks_exact(4)) {
+                let (ar, ai) = (Half::load(i).to_f32(), Half::load(&i[2..]).to_f32());
+                let (br, bi) = (Half::load(o).to_f32(), Half::load(&o[2..]).to_f32());
+                Half::from_f32(ar * br - ai * bi).store(o);
+                Half::from_f32(ar * bi + ai * br).store(&mut o[2..]);
+            }
+        }
+        _ => unreachable!("not a complex operation: {op}"),
+    }
+}
 
 impl Scalar for F80 {
     const SIZE: usize = 16;
@@ -106,7 +216,7 @@ macro_rules! int {
         }
     )*};
 }
-int!(i8, i16, i32, i64, u8, u16, u32, u64);
+int!(i8, i16, i32, i64, u8, u16, u32, u64, u128);
 
 #[inline(always)]
 fn truth<T: Int>(b: bool) -> T {
@@ -244,6 +354,11 @@ pub(super) fn elementwise(op: PredefinedOp, prim: Primitive, input: &[u8], inout
         Primitive::CLongDouble => complex_long_double(op, input, inout),
         Primitive::Bool => logical::<u8>(op, input, inout),
         Primitive::Logical => logical::<u32>(op, input, inout),
+        Primitive::Logical2 => logical::<u16>(op, input, inout),
+        Primitive::Logical8 => logical::<u64>(op, input, inout),
+        Primitive::Logical16 => logical::<u128>(op, input, inout),
+        Primitive::F16 => float16(op, input, inout),
+        Primitive::C16 => complex16(op, input, inout),
         Primitive::Byte => bytes(op, input, inout),
         Primitive::F128 | Primitive::C128 => {
             unreachable!("check_op admits no arithmetic on binary128")
@@ -443,5 +558,37 @@ pub(super) fn pair(
         Primitive::F64 => pair_value::<f64>(op, index, shape, input, inout),
         Primitive::LongDouble => pair_value::<F80>(op, index, shape, input, inout),
         other => unreachable!("no predefined pair type has a {other:?} value"),
+    }
+}
+
+#[cfg(test)]
+mod half_tests {
+    use super::Half;
+
+    #[test]
+    fn every_binary16_round_trips_through_f32() {
+        for h in 0..=u16::MAX {
+            let f = Half(h).to_f32();
+            if f.is_nan() {
+                assert!(Half::from_f32(f).to_f32().is_nan());
+                continue;
+            }
+            assert_eq!(Half::from_f32(f).0, h, "binary16 {h:#06x} = {f}");
+        }
+    }
+
+    #[test]
+    fn rounding_to_binary16() {
+        let r = |x: f32| Half::from_f32(x).to_f32();
+        assert_eq!(r(1.0 + 1.0 / 4096.0), 1.0); // below half an ulp
+        assert_eq!(r(1.0 + 3.0 / 2048.0), 1.0 + 2.0 / 1024.0); // tie to even, up
+        assert_eq!(r(1.0 + 1.0 / 2048.0), 1.0); // tie to even, down
+        assert_eq!(r(65504.0), 65504.0);
+        assert_eq!(r(65520.0), f32::INFINITY);
+        assert_eq!(r(-1e9), f32::NEG_INFINITY);
+        assert_eq!(r(2f32.powi(-24)), 2f32.powi(-24)); // smallest subnormal
+        assert_eq!(r(2f32.powi(-26)), 0.0);
+        assert_eq!(r(3.0 * 2f32.powi(-25)), 2.0 * 2f32.powi(-24)); // subnormal tie to even
+        assert_eq!(Half::from_f32(-0.0).0, 0x8000);
     }
 }

@@ -63,6 +63,15 @@ fn fill_prim(rng: &mut Rng, p: Primitive, out: &mut [u8]) {
                 F80::from_f64(v).store(&mut out[half..]);
             }
         }
+        Primitive::F16 => {
+            // Small integers: sums and products stay exact in binary16.
+            let v = ((r >> 8) % 17) as f32 - 8.0;
+            out[..2].copy_from_slice(&exact_half(v).to_ne_bytes());
+        }
+        Primitive::C16 => {
+            fill_prim(rng, Primitive::F16, out);
+            fill_prim(rng, Primitive::F16, &mut out[2..]);
+        }
         Primitive::Bool => out[0] = [0, 1, 1, 2][(r % 4) as usize],
         Primitive::Logical => {
             out[..4].copy_from_slice(&[0u32, 1, 1, 7][(r % 4) as usize].to_ne_bytes())
@@ -74,6 +83,32 @@ fn fill_prim(rng: &mut Rng, p: Primitive, out: &mut [u8]) {
             }
         }
     }
+}
+
+/// The binary16 bits of `v`, which must be zero or a normal binary16 value exactly
+/// (the test values are small integers), by moving the `f32` fields.
+fn exact_half(v: f32) -> u16 {
+    if v == 0.0 {
+        return 0;
+    }
+    let b = v.to_bits();
+    let exp = (b >> 23) & 0xff;
+    assert!(
+        b & 0x1fff == 0 && (113..143).contains(&exp),
+        "{v} is not an exact binary16"
+    );
+    (((b >> 16) & 0x8000) | ((exp - 112) << 10) | ((b >> 13) & 0x3ff)) as u16
+}
+
+/// The value of binary16 bits that [`exact_half`] made (zero or normal).
+fn half_value(h: u16) -> f32 {
+    let e = i32::from((h >> 10) & 0x1f);
+    let m = f32::from(h & 0x3ff);
+    let sign = if h & 0x8000 != 0 { -1.0 } else { 1.0 };
+    if e == 0 {
+        return sign * m * 2f32.powi(-24);
+    }
+    sign * (1.0 + m / 1024.0) * 2f32.powi(e - 15)
 }
 
 fn f80_to_f64_exact(v: F80) -> f64 {
@@ -175,6 +210,38 @@ fn reference_prim(op: PredefinedOp, p: Primitive, a: &[u8], b: &[u8], out: &mut 
         Primitive::C64 => complex!(f64),
         Primitive::Bool => ints!(u8),
         Primitive::Logical => ints!(u32),
+        Primitive::Logical2 => ints!(u16),
+        Primitive::Logical8 => ints!(u64),
+        Primitive::Logical16 => ints!(u128),
+        Primitive::F16 | Primitive::C16 => {
+            let g = |s: &[u8], i: usize| half_value(u16::from_ne_bytes([s[2 * i], s[2 * i + 1]]));
+            let parts: Vec<f32> = if p == Primitive::F16 {
+                let (x, y) = (g(a, 0), g(b, 0));
+                vec![match op {
+                    O::Max => x.max(y),
+                    O::Min => x.min(y),
+                    O::Sum => x + y,
+                    O::Prod => x * y,
+                    _ => panic!("{op:?}"),
+                }]
+            } else {
+                let (ar, ai, br, bi) = (g(a, 0), g(a, 1), g(b, 0), g(b, 1));
+                match op {
+                    O::Sum => vec![ar + br, ai + bi],
+                    O::Prod => vec![ar * br - ai * bi, ar * bi + ai * br],
+                    _ => panic!("{op:?}"),
+                }
+            };
+            for (i, v) in parts.into_iter().enumerate() {
+                // Keep the sign of a zero result as the kernel computes it.
+                let h = if v == 0.0 && v.is_sign_negative() {
+                    0x8000
+                } else {
+                    exact_half(v)
+                };
+                out[2 * i..2 * i + 2].copy_from_slice(&h.to_ne_bytes());
+            }
+        }
         Primitive::LongDouble => {
             let (x, y) = (
                 f80_to_f64_exact(F80::load(a)),
