@@ -45,6 +45,8 @@ pub mod pieces;
 mod poll_set;
 pub(crate) mod protocol;
 pub mod request;
+#[cfg(test)]
+mod sim;
 mod stored;
 pub mod stream_stores;
 mod wire;
