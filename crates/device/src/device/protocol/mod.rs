@@ -13,11 +13,20 @@
 //! ([`super::wire::Wire`]) and the in-memory ranks of the unit tests each get their own
 //! monomorphized copy of this code: no dynamic dispatch, no action buffer on the path
 //! of a message.
+//!
+//! This file holds the state, the starts of operations, the queues and the dispatch of
+//! arriving packets (eager delivery and the synchronous ack); `rendezvous.rs` the
+//! large-message protocol (pull or stream) and `cancel.rs` cancel and lost peers.
 
-use super::matching::{Envelope, Matcher, Spec};
-use super::packet::{
-    Header, Kind, FLAG_CANCELLED, FLAG_IOVLIST, FLAG_NONCONTIG, FLAG_PROBED, FLAG_SYNC,
-};
+mod cancel;
+mod rendezvous;
+
+#[cfg(test)]
+pub(crate) use rendezvous::stream_piece;
+pub(crate) use rendezvous::Stream;
+
+use super::matching::{Envelope, Matcher};
+use super::packet::{Header, Kind, FLAG_IOVLIST, FLAG_NONCONTIG, FLAG_PROBED, FLAG_SYNC};
 use super::pieces;
 use super::request::{
     Direction, Finish, InvalidRequest, Layout, Op, Outcome, Persistent, RecvArgs, RecvState, ReqId,
@@ -35,10 +44,6 @@ const BYTES_PER_LIST_ENTRY: usize = 256;
 
 /// Longest piece list a receiver accepts (entries).
 pub(crate) const MAX_LIST_ENTRIES: u64 = 1 << 22;
-
-/// First piece of a message streamed through a ring (automatic piece size): the
-/// receiver starts copying out after this many bytes, whatever the largest piece.
-const FIRST_PIECE: u64 = 32 * 1024;
 
 /// The sender request id carried by a message that has none ([`super::Device::send_now`]).
 pub(crate) const NO_REQUEST: ReqId = ReqId::MAX;
@@ -161,36 +166,6 @@ fn probed_status(env: Envelope, h: &Header) -> Status {
         bytes: h.len,
         cancelled: false,
     }
-}
-
-/// A rendezvous message being streamed to a receiver that asked for it with `Cts`.
-pub(crate) struct Stream {
-    pub(crate) dest: u32,
-    pub(crate) sreq: ReqId,
-    pub(crate) rreq: u32,
-    pub(crate) buf: *const u8,
-    pub(crate) len: u64,
-    pub(crate) off: u64,
-    /// The send buffer when it is not contiguous (`buf` is then its base only).
-    pub(crate) layout: Option<Arc<Layout>>,
-    /// For a layout over TCP: the next piece, packed once (`piece_off` is its stream
-    /// offset, `u64::MAX` for none), so a socket that has no room now costs no repacking.
-    pub(crate) piece: Vec<u8>,
-    pub(crate) piece_off: u64,
-}
-
-/// The size of the piece at byte `off` of a stream of `len` bytes: pieces grow with
-/// the offset (each as large as everything sent before it) from `first` up to
-/// `largest`, and to at most a quarter of the message (so that the sender's copy in
-/// and the receiver's copy out overlap), but never below `first`.
-///
-/// A message then reaches the receiver after a small first piece, and a long one moves
-/// in large pieces. On the 2-core development VM (10 interleaved rounds each), pieces
-/// growing to 256 KiB gave 1-4 MiB window bandwidth 1.29-1.40x Open MPI's against
-/// 1.09-1.15x with 32 KiB pieces, and bidirectional bandwidth 1.24x against 1.01-1.11x.
-pub(crate) fn stream_piece(off: u64, len: u64, first: u64, largest: u64) -> u64 {
-    let cap = largest.min((len / 4).max(first));
-    off.max(first).min(cap).min(len - off)
 }
 
 /// The status of a receive of `cap` bytes matched by the message `hdr` announces
@@ -586,76 +561,6 @@ impl Protocol {
         self.launch_send(id, a, io);
     }
 
-    // ----- probing and cancelling --------------------------------------------------
-
-    /// `MPI_Iprobe` on the unexpected queue.
-    pub(crate) fn probe(&self, spec: Spec) -> Option<Status> {
-        self.matcher
-            .peek_unexpected(spec)
-            .map(|(env, u)| probed_status(env, u.hdr()))
-    }
-
-    /// `MPI_Iprobe` by the application: the message found can no longer be cancelled
-    /// by its sender.
-    pub(crate) fn probe_seen(&mut self, spec: Spec) -> Option<Status> {
-        let (env, u) = self.matcher.peek_unexpected_mut(spec)?;
-        let h = u.hdr_mut();
-        h.flags |= FLAG_PROBED;
-        Some(probed_status(env, h))
-    }
-
-    /// `MPI_Cancel`. Receives still posted are cancelled at once, and sends still in
-    /// our own queue; sends the receiver has (rendezvous or synchronous, not yet
-    /// matched) are cancelled by asking it with `CancelReq` (the answer arrives as a
-    /// packet). Anything else has gone too far and completes normally.
-    pub(crate) fn cancel(&mut self, id: ReqId, io: &mut impl Io) {
-        let Some(r) = self.reqs.get(id) else {
-            return;
-        };
-        if r.complete {
-            return;
-        }
-        match r.op {
-            Op::Recv(a, RecvState::Posted) if self.matcher.remove_posted(a.spec, |p| *p == id) => {
-                let r = self.reqs.get_mut(id).expect("request exists");
-                r.status = Status {
-                    cancelled: true,
-                    ..Status::EMPTY
-                };
-                self.complete(id, io);
-            }
-            Op::Send(a, SendState::Queued) => {
-                // Still in our own queue: take it back without telling anyone.
-                if let Some(q) = self.pending.get_mut(a.dest as usize) {
-                    if let Some(i) = q
-                        .iter()
-                        .position(|o| o.hdr.sreq == id && o.hdr.kind == Kind::Eager)
-                    {
-                        q.remove(i);
-                        let r = self.reqs.get_mut(id).expect("request exists");
-                        r.status.cancelled = true;
-                        self.complete(id, io);
-                    }
-                }
-            }
-            Op::Send(a, SendState::WaitAck) | Op::Send(a, SendState::WaitFin) => {
-                if r.cancel_pending {
-                    return;
-                }
-                self.reqs
-                    .get_mut(id)
-                    .expect("request exists")
-                    .cancel_pending = true;
-                let mut h = Header::new(Kind::CancelReq);
-                h.sreq = id;
-                h.ctx = a.ctx;
-                h.src_rank = a.src_rank;
-                self.post_packet(a.dest, h, Payload::Empty, None, io);
-            }
-            _ => {}
-        }
-    }
-
     // ----- sending packets ---------------------------------------------------------
 
     /// Whether packets wait in the queue toward `dest` (a later one must not pass them).
@@ -722,75 +627,6 @@ impl Protocol {
             }
         }
         self.pending_dests.extend(still);
-        did
-    }
-
-    /// Writes what there is room for of every rendezvous stream (in pieces sized by
-    /// [`stream_piece`]); completes the sends whose last byte has left. Returns true if
-    /// anything was written.
-    pub(crate) fn pump_streams(&mut self, io: &mut impl Io) -> bool {
-        if self.streams.is_empty() {
-            return false;
-        }
-        let mut did = false;
-        let largest = self.cfg.shm_chunk_bytes as u64;
-        let first = if self.cfg.shm_chunk_fixed {
-            largest
-        } else {
-            FIRST_PIECE.min(largest)
-        };
-        let mut i = 0;
-        while i < self.streams.len() {
-            let s = &self.streams[i];
-            let (dest, rreq, buf, len, mut off, sreq) =
-                (s.dest, s.rreq, s.buf, s.len, s.off, s.sreq);
-            let may_write = self.pending[dest as usize].is_empty();
-            if self.route(dest) == Route::Tcp {
-                let (progressed, done) = io.pump_tcp_stream(&mut self.streams[i], may_write);
-                did |= progressed;
-                if done {
-                    self.streams.swap_remove(i);
-                    self.complete(sreq, io);
-                } else {
-                    i += 1;
-                }
-                continue;
-            }
-            if may_write {
-                let layout = self.streams[i].layout.as_deref();
-                while off < len {
-                    let n = stream_piece(off, len, first, largest);
-                    let mut h = Header::new(Kind::Data);
-                    h.rreq = rreq;
-                    h.addr = off;
-                    h.len = n;
-                    let written = match layout {
-                        Some(l) => io.try_write_packed(dest, &h, l, off, n),
-                        None => {
-                            // SAFETY: [buf+off, buf+off+n) lies within the send buffer,
-                            // which stays valid until this send completes after its last
-                            // piece.
-                            let piece = unsafe {
-                                std::slice::from_raw_parts(buf.add(off as usize), n as usize)
-                            };
-                            io.try_write_piece(dest, &h, piece, len)
-                        }
-                    };
-                    if !written {
-                        break;
-                    }
-                    off += n;
-                    did = true;
-                }
-            }
-            if off >= len {
-                self.streams.swap_remove(i);
-                self.complete(sreq, io);
-            } else {
-                self.streams[i].off = off;
-                i += 1;
-            }
-        }
         did
     }
 
@@ -868,31 +704,8 @@ impl Protocol {
                 });
             }
             Kind::Data => self.receive_piece(hdr.rreq, hdr.addr, payload, io),
-            Kind::CancelReq => {
-                let removed = self
-                    .matcher
-                    .remove_unexpected(hdr.ctx, hdr.src_rank, |u| u.cancellable_by(from, hdr.sreq));
-                let mut h = Header::new(Kind::CancelResp);
-                h.sreq = hdr.sreq;
-                if removed.is_some() {
-                    h.flags = FLAG_CANCELLED;
-                }
-                self.post_packet(from, h, Payload::Empty, None, io);
-            }
-            Kind::CancelResp => {
-                let Some(r) = self.reqs.get_mut(hdr.sreq) else {
-                    return;
-                };
-                r.cancel_pending = false;
-                if hdr.flags & FLAG_CANCELLED != 0 {
-                    r.status.cancelled = true;
-                    self.complete(hdr.sreq, io);
-                } else if r.complete {
-                    // The message matched before the cancel arrived and the send has
-                    // already finished; run the completion steps held back meanwhile.
-                    self.complete(hdr.sreq, io);
-                }
-            }
+            Kind::CancelReq => self.answer_cancel(from, &hdr, io),
+            Kind::CancelResp => self.cancel_answered(&hdr, io),
         }
     }
 
@@ -940,215 +753,5 @@ impl Protocol {
         r.status = land_eager(&a, r.layout().map(|l| &**l), hdr, data);
         self.complete(id, io);
         self.ack_if_sync(from, hdr, io);
-    }
-
-    /// Receive `id` matched rendezvous message `hdr` from `from`: copy it at once when
-    /// it is our own or a single-copy pull is allowed (then `Fin`), else ask for a
-    /// stream with `Cts`. A pull that fails disables pulls and falls back to `Cts`.
-    fn start_pull(&mut self, id: ReqId, from: u32, hdr: &Header, io: &mut impl Io) {
-        let a = self.recv_args(id);
-        let n = self.set_recv_status(id, hdr, a.cap);
-        if self.is_lost(from) {
-            self.fail(id, io);
-            return;
-        }
-        let layout = self.reqs.get(id).and_then(|r| r.layout().cloned());
-        let mut pulled = false;
-        if n == 0 {
-            pulled = true;
-        } else if hdr.flags & FLAG_NONCONTIG != 0 {
-            // The sender's data is scattered: read it piece by piece when it published
-            // its piece list, else it streams packed pieces after Cts.
-            if hdr.flags & FLAG_IOVLIST != 0
-                && self.cma_ok
-                && matches!(self.route(from), Route::Shm(_))
-            {
-                match io.pull_listed(from, hdr, n, a.buf, layout.as_deref()) {
-                    Ok(()) => pulled = true,
-                    Err(_) => self.cma_ok = false,
-                }
-            }
-        } else if from == self.me {
-            // SAFETY: the sender's buffer (our own memory) holds hdr.len >= n bytes and
-            // stays valid until we send Fin; the receive buffer holds cap >= n bytes
-            // (packed size of the layout's elements, when it has one).
-            unsafe {
-                match &layout {
-                    Some(l) => {
-                        l.unpack_at(0, std::slice::from_raw_parts(hdr.addr as *const u8, n));
-                    }
-                    None => std::ptr::copy(hdr.addr as *const u8, a.buf, n),
-                }
-            }
-            pulled = true;
-        } else if self.cma_ok && self.oversubscribed && matches!(self.route(from), Route::Shm(_)) {
-            // With a core per rank, the message streams through the ring (the sender
-            // copies in while the receiver copies or unpacks out, in parallel, the ring
-            // staying in cache): about twice the rate of one process pulling alone with
-            // process_vm_readv. Oversubscribed, the single copy wins.
-            match io.pull(from, hdr.addr as usize, n, a.buf, layout.as_deref()) {
-                Ok(()) => pulled = true,
-                Err(_) => self.cma_ok = false,
-            }
-        }
-        if pulled {
-            let mut h = Header::new(Kind::Fin);
-            h.sreq = hdr.sreq;
-            self.complete(id, io);
-            self.post_packet(from, h, Payload::Empty, None, io);
-        } else {
-            if let Some(Request {
-                op: Op::Recv(_, st),
-                ..
-            }) = self.reqs.get_mut(id)
-            {
-                *st = RecvState::Streaming {
-                    want: n as u64,
-                    got: 0,
-                    from,
-                };
-            }
-            let mut h = Header::new(Kind::Cts);
-            h.sreq = hdr.sreq;
-            h.rreq = id;
-            h.len = n as u64;
-            self.post_packet(from, h, Payload::Empty, None, io);
-        }
-    }
-
-    fn receive_piece(&mut self, id: ReqId, off: u64, data: &[u8], io: &mut impl Io) {
-        if let Some(l) = self.streaming_layout(id, off, data.len() as u64) {
-            // SAFETY: the receive buffer holds the layout's elements and the piece lies
-            // inside the packed bytes the request wants (checked above).
-            unsafe { l.unpack_at(off as usize, data) };
-            self.piece_landed(id, data.len() as u64, io);
-            return;
-        }
-        let Some(dst) = self.piece_target(id, off, data.len() as u64) else {
-            return;
-        };
-        // SAFETY: piece_target checked that [off, off+len) lies inside the receive buffer.
-        unsafe { std::ptr::copy_nonoverlapping(data.as_ptr(), dst, data.len()) };
-        self.piece_landed(id, data.len() as u64, io);
-    }
-
-    /// The layout of streamed receive `id` when it has one and a piece of `len` bytes
-    /// at `off` falls inside what it wants.
-    fn streaming_layout(&self, id: ReqId, off: u64, len: u64) -> Option<Arc<Layout>> {
-        let Some(
-            r @ Request {
-                op: Op::Recv(_, RecvState::Streaming { want, .. }),
-                ..
-            },
-        ) = self.reqs.get(id)
-        else {
-            return None;
-        };
-        let l = r.layout()?;
-        (off.checked_add(len)? <= *want).then(|| l.clone())
-    }
-
-    /// Where a piece of `len` bytes at `off` of streamed receive `id` goes; None if the
-    /// request is not streaming or the range falls outside what it wants. A receive
-    /// with a layout gets its bounce buffer, unpacked when the piece has landed
-    /// ([`Protocol::data_landed`]).
-    pub(crate) fn piece_target(&mut self, id: ReqId, off: u64, len: u64) -> Option<*mut u8> {
-        let r = self.reqs.get_mut(id)?;
-        let Op::Recv(a, RecvState::Streaming { want, .. }) = r.op else {
-            return None;
-        };
-        if off.checked_add(len)? > want {
-            return None;
-        }
-        if let Some(x) = r.extra.as_mut().filter(|x| x.layout.is_some()) {
-            x.bounce.resize(len as usize, 0);
-            return Some(x.bounce.as_mut_ptr());
-        }
-        // SAFETY: off <= want <= cap, inside the receive buffer.
-        Some(unsafe { a.buf.add(off as usize) })
-    }
-
-    /// A `Data` piece (`hdr.rreq`, offset `hdr.addr`, `hdr.len` bytes) was written by
-    /// the transport where [`Protocol::piece_target`] said: unpack it from the bounce
-    /// buffer when the receive has a layout, and count it.
-    pub(crate) fn data_landed(&mut self, hdr: &Header, io: &mut impl Io) {
-        if let Some(x) = self.reqs.get(hdr.rreq).and_then(|r| r.extra()) {
-            if let Some(l) = &x.layout {
-                let n = (hdr.len as usize).min(x.bounce.len());
-                // SAFETY: the receive buffer holds the layout's elements; piece_target
-                // checked that the piece lies inside the packed bytes wanted.
-                unsafe { l.unpack_at(hdr.addr as usize, &x.bounce[..n]) };
-            }
-        }
-        self.piece_landed(hdr.rreq, hdr.len, io);
-    }
-
-    /// Counts `len` bytes of streamed receive `id` as arrived; completes it when all did.
-    fn piece_landed(&mut self, id: ReqId, len: u64, io: &mut impl Io) {
-        let Some(Request {
-            op: Op::Recv(_, RecvState::Streaming { want, got, .. }),
-            ..
-        }) = self.reqs.get_mut(id)
-        else {
-            return;
-        };
-        *got += len;
-        if *got >= *want {
-            self.complete(id, io);
-        }
-    }
-
-    // ----- lost peers ----------------------------------------------------------------
-
-    #[cold]
-    fn is_lost(&self, rank: u32) -> bool {
-        self.lost.contains(&rank)
-    }
-
-    /// Completes request `id` with [`Outcome::PeerLost`] (whatever cancel was under way).
-    #[cold]
-    fn fail(&mut self, id: ReqId, io: &mut impl Io) {
-        let Some(r) = self.reqs.get_mut(id) else {
-            return;
-        };
-        r.status.error = Outcome::PeerLost;
-        r.cancel_pending = false;
-        self.complete(id, io);
-    }
-
-    /// World rank `rank` is gone (its connection broke, or it sent a corrupt packet):
-    /// every operation under way with it fails with [`Outcome::PeerLost`] rather than
-    /// wait forever. That is each send to it (queued, announced or streaming, or
-    /// waiting for a cancel answer) and each receive it was streaming to; its queued
-    /// packets are dropped, and a receive that later matches a message it only
-    /// announced fails too. Its eager messages already here stay receivable. (A
-    /// receive posted for it by source alone cannot be told apart here: the device
-    /// knows sources as communicator ranks.)
-    #[cold]
-    pub(crate) fn peer_lost(&mut self, rank: u32, io: &mut impl Io) {
-        if self.is_lost(rank) {
-            return;
-        }
-        self.lost.push(rank);
-        if let Some(q) = self.pending.get_mut(rank as usize) {
-            q.clear();
-        }
-        self.pending_dests.retain(|&d| d != rank);
-        self.streams.retain(|s| s.dest != rank);
-        let doomed: Vec<ReqId> = self
-            .reqs
-            .ids()
-            .filter(|&id| {
-                let r = self.reqs.get(id).expect("listed request exists");
-                match r.op {
-                    Op::Send(a, _) => a.dest == rank,
-                    Op::Recv(_, RecvState::Streaming { from, .. }) => from == rank,
-                    Op::Recv(_, RecvState::Posted) | Op::Done | Op::Inactive => false,
-                }
-            })
-            .collect();
-        for id in doomed {
-            self.fail(id, io);
-        }
     }
 }
