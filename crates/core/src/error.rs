@@ -297,6 +297,7 @@ impl From<Outcome> for ErrorClass {
         match o {
             Outcome::Success => ErrorClass::Success,
             Outcome::Truncated => ErrorClass::Truncate,
+            Outcome::PeerLost => ErrorClass::ProcAborted,
         }
     }
 }

@@ -11,7 +11,9 @@
 
 use super::matching::ANY_TAG;
 use super::packet::{Header, Kind, HEADER_BYTES};
-use super::{matched_status, Device, RecvArgs, Status};
+use super::protocol::matched_status;
+use super::wire::Link;
+use super::{Device, RecvArgs, Status};
 use crate::transport::Route;
 
 /// What [`Device::recv_direct`] found.
@@ -33,10 +35,10 @@ impl Device {
         let Route::Shm(j) = self.route(from) else {
             return Direct::Busy;
         };
-        if !self.matcher.clear_for(a.spec.ctx, a.spec.src) {
+        if !self.proto.matcher.clear_for(a.spec.ctx, a.spec.src) {
             return Direct::Busy;
         }
-        let Some(c) = self.consumers[j].as_mut() else {
+        let Some(c) = self.wire.consumers[j].as_mut() else {
             return Direct::Busy;
         };
         let Some(body) = c.peek() else {
@@ -63,9 +65,13 @@ impl Device {
             unsafe { super::copy_small(data.as_ptr(), a.buf, n) };
         }
         if c.pop_and_hand_back() {
-            self.wake_local(j);
+            self.wire.wake_local(j);
         }
-        self.ack_if_sync(from, &hdr);
+        let io = &mut Link {
+            wire: &mut self.wire,
+            bsend: &mut self.bsend,
+        };
+        self.proto.ack_if_sync(from, &hdr, io);
         Direct::Took(status)
     }
 }

@@ -23,6 +23,8 @@ pub enum Outcome {
     Success,
     /// The message was longer than the receive buffer: only its first bytes landed.
     Truncated,
+    /// The peer this operation needed was lost before it finished.
+    PeerLost,
 }
 
 /// The device refused an operation on a request: it does not exist, or it is not in
@@ -109,8 +111,9 @@ pub(crate) enum SendState {
 pub(crate) enum RecvState {
     /// In the matcher's posted queue.
     Posted,
-    /// Matched a rendezvous message; pieces arrive until `got == want`.
-    Streaming { want: u64, got: u64 },
+    /// Matched a rendezvous message from world rank `from`; pieces arrive until
+    /// `got == want`.
+    Streaming { want: u64, got: u64, from: u32 },
 }
 
 /// The operation a request stands for.

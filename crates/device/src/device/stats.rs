@@ -8,13 +8,13 @@ impl Device {
     /// Messages that arrived before a matching receive was posted and still wait for
     /// one (all communicators; collective traffic included).
     pub fn unexpected_len(&self) -> usize {
-        self.matcher.unexpected_len()
+        self.proto.matcher.unexpected_len()
     }
 
     /// Receives posted and not yet matched by an arrived message (all communicators;
     /// collective traffic included).
     pub fn posted_len(&self) -> usize {
-        self.matcher.posted_len()
+        self.proto.matcher.posted_len()
     }
 }
 
