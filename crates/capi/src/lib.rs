@@ -29,3 +29,4 @@ pub mod session;
 pub mod status;
 pub mod topo;
 pub mod type_attr;
+pub mod win;

@@ -23,6 +23,7 @@ pub mod info;
 mod internal_coll;
 pub mod p2p;
 pub mod placement;
+pub mod rma;
 pub mod runtime;
 pub mod session;
 mod state_lock;
