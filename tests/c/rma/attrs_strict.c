@@ -3,6 +3,9 @@
  * MPI_WIN_DISP_UNIT, MPI_WIN_CREATE_FLAVOR, MPI_WIN_MODEL for each flavor;
  * MPI_Win_set_name / get_name; MPI_Win_get_group; the default handler
  * MPI_ERRORS_ARE_FATAL, a user handler called with the window and the code.
+ *
+ * MPICH 4.0.2 fails: on ranks above 0, MPI_WIN_BASE of an MPI_Win_allocate window is
+ * not the base address the call returned.
  */
 #include "mtest.h"
 #include <string.h>
