@@ -5,6 +5,7 @@
 use crate::convert::{self, comm};
 use crate::errhandler::{self as eh, HandlerFn};
 use crate::export::Target;
+use crate::handles::MPI_Request;
 use crate::handles::{
     self, KeyvalRef, MPI_Aint, MPI_Comm, MPI_Datatype, MPI_Errhandler, MPI_Group, MPI_Info, MPI_Op,
     MPI_Win, PredefinedKeyval,
@@ -58,7 +59,7 @@ fn origin(addr: *const c_void, n: c_int, ty: MPI_Datatype, what: &str) -> Result
 fn target_spec(rank: c_int, disp: MPI_Aint, n: c_int, ty: MPI_Datatype) -> Result<TargetSpec> {
     Ok(TargetSpec {
         rank,
-        disp: disp as i64,
+        disp,
         count: count(n, "target_count")?,
         ty: convert::datatype(ty)?,
     })
@@ -101,7 +102,7 @@ fn size_arg(size: MPI_Aint) -> Result<i64> {
             format!("size {size} is negative"),
         ));
     }
-    Ok(size as i64)
+    Ok(size)
 }
 
 mpi_fn! { MPI_Win_create / PMPI_Win_create (base: *mut c_void, size: MPI_Aint, disp_unit: c_int, info: MPI_Info, c: MPI_Comm, out: *mut MPI_Win) target(convert::target(c)) {
@@ -165,15 +166,13 @@ mpi_fn! { MPI_Win_get_attr / PMPI_Win_get_attr (w: MPI_Win, key: c_int, value: *
     let id = win(w)?;
     let value = convert::out(value as *mut usize, "attribute_val")?;
     let flag = convert::out(flag, "flag")?;
-    let (base, cells) = rma::attr_cells(id)?;
-    // The cells live in the window until MPI_Win_free (see `rma::attr_cells`).
+    let a = rma::attr_cells(id)?;
     let v: usize = match handles::keyval_from_handle(key) {
-        Some(KeyvalRef::Predefined(PredefinedKeyval::WinBase)) => base,
-        // SAFETY (all four): `cells` points into the live window (just looked up).
-        Some(KeyvalRef::Predefined(PredefinedKeyval::WinSize)) => unsafe { &(*cells).size as *const i64 as usize },
-        Some(KeyvalRef::Predefined(PredefinedKeyval::WinDispUnit)) => unsafe { &(*cells).disp_unit as *const i32 as usize },
-        Some(KeyvalRef::Predefined(PredefinedKeyval::WinCreateFlavor)) => unsafe { &(*cells).flavor as *const i32 as usize },
-        Some(KeyvalRef::Predefined(PredefinedKeyval::WinModel)) => unsafe { &(*cells).model as *const i32 as usize },
+        Some(KeyvalRef::Predefined(PredefinedKeyval::WinBase)) => a.base,
+        Some(KeyvalRef::Predefined(PredefinedKeyval::WinSize)) => a.size,
+        Some(KeyvalRef::Predefined(PredefinedKeyval::WinDispUnit)) => a.disp_unit,
+        Some(KeyvalRef::Predefined(PredefinedKeyval::WinCreateFlavor)) => a.flavor,
+        Some(KeyvalRef::Predefined(PredefinedKeyval::WinModel)) => a.model,
         _ => {
             return Err(Error::new(
                 ErrorClass::Keyval,
@@ -272,18 +271,40 @@ mpi_fn! { MPI_Accumulate / PMPI_Accumulate (oaddr: *const c_void, ocount: c_int,
     rma::accumulate(id, origin(oaddr, ocount, otype, "origin_count")?, target_spec(rank, disp, tcount, ttype)?, op)
 }}
 
-mpi_fn! { MPI_Get_accumulate / PMPI_Get_accumulate (oaddr: *const c_void, ocount: c_int, otype: MPI_Datatype, raddr: *mut c_void, rcount: c_int, rtype: MPI_Datatype, rank: c_int, disp: MPI_Aint, tcount: c_int, ttype: MPI_Datatype, op: MPI_Op, w: MPI_Win) target(target(w)) {
+/// The body of `MPI_Get_accumulate` (and `MPI_Rget_accumulate`).
+fn get_acc(
+    oaddr: *const c_void,
+    ocount: c_int,
+    otype: MPI_Datatype,
+    raddr: *mut c_void,
+    rcount: c_int,
+    rtype: MPI_Datatype,
+    rank: c_int,
+    disp: MPI_Aint,
+    tcount: c_int,
+    ttype: MPI_Datatype,
+    op: MPI_Op,
+    w: MPI_Win,
+) -> Result<()> {
     let id = win(w)?;
     let op = crate::op::op(op)?;
     let no_op = op == NO_OP_INDEX;
     // With MPI_NO_OP the origin arguments are ignored (MPI-4.1 12.3.4).
     let o = if no_op {
-        Origin { addr: 0, count: 0, ty: convert::datatype(rtype)? }
+        Origin {
+            addr: 0,
+            count: 0,
+            ty: convert::datatype(rtype)?,
+        }
     } else {
         origin(oaddr, ocount, otype, "origin_count")?
     };
     let r = origin(raddr, rcount, rtype, "result_count")?;
     rma::get_accumulate(id, o, r, target_spec(rank, disp, tcount, ttype)?, op)
+}
+
+mpi_fn! { MPI_Get_accumulate / PMPI_Get_accumulate (oaddr: *const c_void, ocount: c_int, otype: MPI_Datatype, raddr: *mut c_void, rcount: c_int, rtype: MPI_Datatype, rank: c_int, disp: MPI_Aint, tcount: c_int, ttype: MPI_Datatype, op: MPI_Op, w: MPI_Win) target(target(w)) {
+    get_acc(oaddr, ocount, otype, raddr, rcount, rtype, rank, disp, tcount, ttype, op, w)
 }}
 
 /// Table index of `MPI_NO_OP` (see `handles::FIRST_CREATED_OP`'s order).
@@ -295,7 +316,7 @@ mpi_fn! { MPI_Fetch_and_op / PMPI_Fetch_and_op (oaddr: *const c_void, raddr: *mu
     let t = convert::datatype(ty)?;
     let o = Origin { addr: oaddr as usize, count: (op != NO_OP_INDEX) as usize, ty: t };
     let r = Origin { addr: raddr as usize, count: 1, ty: t };
-    rma::get_accumulate(id, o, r, TargetSpec { rank, disp: disp as i64, count: 1, ty: t }, op)
+    rma::get_accumulate(id, o, r, TargetSpec { rank, disp, count: 1, ty: t }, op)
 }}
 
 mpi_fn! { MPI_Compare_and_swap / PMPI_Compare_and_swap (oaddr: *const c_void, caddr: *const c_void, raddr: *mut c_void, ty: MPI_Datatype, rank: c_int, disp: MPI_Aint, w: MPI_Win) target(target(w)) {
@@ -306,7 +327,7 @@ mpi_fn! { MPI_Compare_and_swap / PMPI_Compare_and_swap (oaddr: *const c_void, ca
             return Err(Error::new(ErrorClass::Buffer, format!("null pointer for {what}")));
         }
     }
-    rma::compare_and_swap(id, oaddr as usize, caddr as usize, raddr as usize, t, rank, disp as i64)
+    rma::compare_and_swap(id, oaddr as usize, caddr as usize, raddr as usize, t, rank, disp)
 }}
 
 // ----- synchronisation ---------------------------------------------------------------------
@@ -360,4 +381,86 @@ mpi_fn! { MPI_Win_flush_local_all / PMPI_Win_flush_local_all (w: MPI_Win) target
 
 mpi_fn! { MPI_Win_sync / PMPI_Win_sync (w: MPI_Win) target(target(w)) {
     rma::sync(win(w)?)
+}}
+
+// ----- general active target -------------------------------------------------------------
+
+mpi_fn! { MPI_Win_post / PMPI_Win_post (g: MPI_Group, assert: c_int, w: MPI_Win) target(target(w)) {
+    let id = win(w)?;
+    rma::post(id, &*crate::group::group_of(g)?, assert)
+}}
+
+mpi_fn! { MPI_Win_start / PMPI_Win_start (g: MPI_Group, assert: c_int, w: MPI_Win) target(target(w)) {
+    let id = win(w)?;
+    rma::start(id, &*crate::group::group_of(g)?, assert)
+}}
+
+mpi_fn! { MPI_Win_complete / PMPI_Win_complete (w: MPI_Win) target(target(w)) {
+    rma::complete(win(w)?)
+}}
+
+mpi_fn! { MPI_Win_wait / PMPI_Win_wait (w: MPI_Win) target(target(w)) {
+    rma::wait(win(w)?, true).map(|_| ())
+}}
+
+mpi_fn! { MPI_Win_test / PMPI_Win_test (w: MPI_Win, flag: *mut c_int) target(target(w)) {
+    let id = win(w)?;
+    let flag = convert::out(flag, "flag")?;
+    let done = rma::wait(id, false)?;
+    // SAFETY: checked non-null; the caller's writable int.
+    unsafe { *flag = done as c_int };
+    Ok(())
+}}
+
+// ----- request-based operations ------------------------------------------------------------
+
+/// Hands out the request of an operation that completed when issued: the shared
+/// request of completed sends, which every completion call finishes at once.
+///
+/// # Safety
+/// `out` was checked non-null and is the caller's writable request.
+unsafe fn done_request(out: *mut MPI_Request) {
+    // SAFETY: per the contract.
+    unsafe { *out = convert::request_handle(oxmpi_core::device::DONE_SEND) };
+}
+
+mpi_fn! { MPI_Rput / PMPI_Rput (oaddr: *const c_void, ocount: c_int, otype: MPI_Datatype, rank: c_int, disp: MPI_Aint, tcount: c_int, ttype: MPI_Datatype, w: MPI_Win, req: *mut MPI_Request) target(target(w)) {
+    let id = win(w)?;
+    let req = convert::out(req, "request")?;
+    rma::check_passive(id, rank)?;
+    rma::put(id, origin(oaddr, ocount, otype, "origin_count")?, target_spec(rank, disp, tcount, ttype)?)?;
+    // SAFETY: checked non-null.
+    unsafe { done_request(req) };
+    Ok(())
+}}
+
+mpi_fn! { MPI_Rget / PMPI_Rget (oaddr: *mut c_void, ocount: c_int, otype: MPI_Datatype, rank: c_int, disp: MPI_Aint, tcount: c_int, ttype: MPI_Datatype, w: MPI_Win, req: *mut MPI_Request) target(target(w)) {
+    let id = win(w)?;
+    let req = convert::out(req, "request")?;
+    rma::check_passive(id, rank)?;
+    rma::get(id, origin(oaddr, ocount, otype, "origin_count")?, target_spec(rank, disp, tcount, ttype)?)?;
+    // SAFETY: checked non-null.
+    unsafe { done_request(req) };
+    Ok(())
+}}
+
+mpi_fn! { MPI_Raccumulate / PMPI_Raccumulate (oaddr: *const c_void, ocount: c_int, otype: MPI_Datatype, rank: c_int, disp: MPI_Aint, tcount: c_int, ttype: MPI_Datatype, op: MPI_Op, w: MPI_Win, req: *mut MPI_Request) target(target(w)) {
+    let id = win(w)?;
+    let req = convert::out(req, "request")?;
+    let op = crate::op::op(op)?;
+    rma::check_passive(id, rank)?;
+    rma::accumulate(id, origin(oaddr, ocount, otype, "origin_count")?, target_spec(rank, disp, tcount, ttype)?, op)?;
+    // SAFETY: checked non-null.
+    unsafe { done_request(req) };
+    Ok(())
+}}
+
+mpi_fn! { MPI_Rget_accumulate / PMPI_Rget_accumulate (oaddr: *const c_void, ocount: c_int, otype: MPI_Datatype, raddr: *mut c_void, rcount: c_int, rtype: MPI_Datatype, rank: c_int, disp: MPI_Aint, tcount: c_int, ttype: MPI_Datatype, op: MPI_Op, w: MPI_Win, req: *mut MPI_Request) target(target(w)) {
+    let id = win(w)?;
+    let req = convert::out(req, "request")?;
+    rma::check_passive(id, rank)?;
+    get_acc(oaddr, ocount, otype, raddr, rcount, rtype, rank, disp, tcount, ttype, op, w)?;
+    // SAFETY: checked non-null.
+    unsafe { done_request(req) };
+    Ok(())
 }}

@@ -86,6 +86,14 @@ struct Epochs {
     lock_all: Option<bool>,
     /// Per target: the lock this process holds (and whether it took the lock word).
     locks: Vec<Option<(LockKind, bool)>>,
+    /// `MPI_Win_start`'s access group (window ranks), while its epoch is open.
+    access: Option<Vec<usize>>,
+    /// `MPI_Win_post`'s exposure group (window ranks), until `MPI_Win_wait`/`test`.
+    exposure: Option<Vec<usize>>,
+    /// Per target: post counts consumed by `MPI_Win_start` so far.
+    started: Vec<u32>,
+    /// Per origin: complete counts consumed by `MPI_Win_wait`/`test` so far.
+    waited: Vec<u32>,
 }
 
 struct Meta {
@@ -201,19 +209,38 @@ impl Win {
     pub(crate) fn check_epoch(&self, t: usize) -> Result<()> {
         let m = self.meta();
         let e = &m.epochs;
-        if e.fence || e.lock_all.is_some() || e.locks.get(t).is_some_and(|l| l.is_some()) {
+        if e.fence
+            || e.lock_all.is_some()
+            || e.locks.get(t).is_some_and(|l| l.is_some())
+            || e.access.as_ref().is_some_and(|a| a.contains(&t))
+        {
             return Ok(());
         }
         err(
             ErrorClass::RmaSync,
             format!(
-                "no access epoch to target rank {t} is open on the window (call MPI_Win_fence, MPI_Win_lock or MPI_Win_lock_all first)"
+                "no access epoch to target rank {t} is open on the window (call MPI_Win_fence, MPI_Win_lock, MPI_Win_lock_all or MPI_Win_start first)"
             ),
         )
     }
 
     pub(crate) fn part(&self, t: usize) -> Part {
         self.parts[t]
+    }
+
+    /// The PSCW counters: `post[t][o]` counts the exposure epochs target `t` opened to
+    /// origin `o` (`which` 0); `complete[t][o]` the access epochs `o` closed at `t`
+    /// (`which` 1).
+    fn pscw(&self, which: usize, t: usize, o: usize) -> &AtomicU32 {
+        let n = self.n();
+        debug_assert!(which < 2 && t < n && o < n);
+        let at = self
+            .map
+            .as_ptr()
+            .wrapping_add(2 * n * LINE + 4 * (which * n * n + t * n + o));
+        // SAFETY: the control area holds the 2 n x n matrices of zero-initialised,
+        // 4-byte aligned words after the lock lines, only ever accessed atomically.
+        unsafe { &*(at as *const AtomicU32) }
     }
 
     /// Runs `f` holding member `t`'s accumulate mutex.
@@ -391,7 +418,7 @@ fn setup(dup: CommId, c: &Create) -> Result<(WinId, usize)> {
             "the communicator's processes are on more than one node; windows across nodes are not implemented yet",
         );
     }
-    let ctrl = line_up(2 * n * LINE);
+    let ctrl = line_up(2 * n * LINE + 2 * n * n * 4);
     let with_data = c.flavor != Flavor::Create;
     let mut offsets = Vec::with_capacity(n);
     let mut total = ctrl;
@@ -508,6 +535,8 @@ fn setup(dup: CommId, c: &Create) -> Result<(WinId, usize)> {
             errhandler: Errhandler::Fatal,
             epochs: Epochs {
                 locks: vec![None; n],
+                started: vec![0; n],
+                waited: vec![0; n],
                 ..Default::default()
             },
         }),
@@ -524,6 +553,12 @@ pub fn free(id: WinId) -> Result<()> {
             return err(
                 ErrorClass::RmaSync,
                 "a passive-target epoch is still open on the window (unlock it first)",
+            );
+        }
+        if m.epochs.access.is_some() || m.epochs.exposure.is_some() {
+            return err(
+                ErrorClass::RmaSync,
+                "an MPI_Win_start or MPI_Win_post epoch is still open on the window (call MPI_Win_complete or MPI_Win_wait first)",
             );
         }
     }
@@ -547,11 +582,27 @@ pub fn attributes(id: WinId) -> Result<(usize, usize, usize, Flavor)> {
     Ok((p.addr, p.size, p.disp_unit, w.flavor))
 }
 
-/// This member's base address and attribute cells; the cells stay where they are
-/// until the window is freed (the C binding hands out pointers to them).
-pub fn attr_cells(id: WinId) -> Result<(usize, *const Cells)> {
+/// What `MPI_Win_get_attr` hands out: the base address, and the addresses of the
+/// other attribute values, which stay where they are until the window is freed.
+pub struct AttrAddrs {
+    pub base: usize,
+    pub size: usize,
+    pub disp_unit: usize,
+    pub flavor: usize,
+    pub model: usize,
+}
+
+/// The attribute values of this member of window `id` (see [`AttrAddrs`]).
+pub fn attr_cells(id: WinId) -> Result<AttrAddrs> {
     let w = win(id)?;
-    Ok((w.parts[w.rank].addr, &w.cells as *const Cells))
+    let c = &w.cells;
+    Ok(AttrAddrs {
+        base: w.parts[w.rank].addr,
+        size: &c.size as *const i64 as usize,
+        disp_unit: &c.disp_unit as *const i32 as usize,
+        flavor: &c.flavor as *const i32 as usize,
+        model: &c.model as *const i32 as usize,
+    })
 }
 
 /// `MPI_Win_shared_query`: (size, disp_unit, base) of member `rank`, or of the lowest
@@ -785,6 +836,147 @@ pub fn flush(id: WinId, rank: Option<i32>) -> Result<()> {
     }
     std::sync::atomic::fence(Ordering::SeqCst);
     Ok(())
+}
+
+// ----- general active target (post, start, complete, wait) ---------------------------------
+
+/// The window ranks of the members of `g` (world ranks), or `MPI_ERR_GROUP`.
+fn ranks_of(w: &Win, g: &Group) -> Result<Vec<usize>> {
+    g.members()
+        .iter()
+        .map(|&world| {
+            w.group
+                .rank_of_world(world)
+                .map(|r| r as usize)
+                .ok_or_else(|| {
+                    Error::new(
+                        ErrorClass::Group,
+                        format!("the group holds world rank {world}, which is not in the window's group"),
+                    )
+                })
+        })
+        .collect()
+}
+
+/// `MPI_Win_post`: opens an exposure epoch to the origins in `g`.
+pub fn post(id: WinId, g: &Group, assert: i32) -> Result<()> {
+    let w = win(id)?;
+    check_assert(assert, MODE_NOCHECK | MODE_NOSTORE | MODE_NOPUT)?;
+    let ranks = ranks_of(&w, g)?;
+    {
+        let mut m = w.meta();
+        if m.epochs.exposure.is_some() {
+            return err(
+                ErrorClass::RmaSync,
+                "an exposure epoch (MPI_Win_post) is already open on the window",
+            );
+        }
+        m.epochs.exposure = Some(ranks.clone());
+    }
+    std::sync::atomic::fence(Ordering::SeqCst);
+    for &o in &ranks {
+        w.pscw(0, w.rank, o).fetch_add(1, Ordering::Release);
+    }
+    Ok(())
+}
+
+/// `MPI_Win_start`: opens an access epoch to the targets in `g` once each has posted.
+pub fn start(id: WinId, g: &Group, assert: i32) -> Result<()> {
+    let w = win(id)?;
+    check_assert(assert, MODE_NOCHECK)?;
+    let ranks = ranks_of(&w, g)?;
+    let mut started = {
+        let m = w.meta();
+        if m.epochs.access.is_some() {
+            return err(
+                ErrorClass::RmaSync,
+                "an access epoch (MPI_Win_start) is already open on the window",
+            );
+        }
+        m.epochs.started.clone()
+    };
+    for &t in &ranks {
+        let c = w.pscw(0, t, w.rank);
+        let want = started[t].wrapping_add(1);
+        spin_until(|| c.load(Ordering::Acquire).wrapping_sub(want) as i32 >= 0);
+        started[t] = want;
+    }
+    let mut m = w.meta();
+    m.epochs.started = started;
+    m.epochs.access = Some(ranks);
+    m.epochs.fence = false;
+    Ok(())
+}
+
+/// `MPI_Win_complete`: closes the access epoch; every operation is already done.
+pub fn complete(id: WinId) -> Result<()> {
+    let w = win(id)?;
+    let ranks = w.meta().epochs.access.take().ok_or_else(|| {
+        Error::new(
+            ErrorClass::RmaSync,
+            "no access epoch (MPI_Win_start) is open on the window",
+        )
+    })?;
+    std::sync::atomic::fence(Ordering::SeqCst);
+    for &t in &ranks {
+        w.pscw(1, t, w.rank).fetch_add(1, Ordering::Release);
+    }
+    Ok(())
+}
+
+/// `MPI_Win_wait` (`block`) and `MPI_Win_test`: closes the exposure epoch once every
+/// origin of it has completed; `MPI_Win_test` answers false instead of waiting.
+pub fn wait(id: WinId, block: bool) -> Result<bool> {
+    let w = win(id)?;
+    let (ranks, waited) = {
+        let m = w.meta();
+        let Some(r) = m.epochs.exposure.clone() else {
+            return err(
+                ErrorClass::RmaSync,
+                "no exposure epoch (MPI_Win_post) is open on the window",
+            );
+        };
+        (r, m.epochs.waited.clone())
+    };
+    // An origin may appear once per group; count what each must have completed.
+    let done = |o: usize| {
+        let want = waited[o].wrapping_add(1);
+        w.pscw(1, w.rank, o)
+            .load(Ordering::Acquire)
+            .wrapping_sub(want) as i32
+            >= 0
+    };
+    if block {
+        for &o in &ranks {
+            spin_until(|| done(o));
+        }
+    } else if !ranks.iter().all(|&o| done(o)) {
+        return Ok(false);
+    }
+    std::sync::atomic::fence(Ordering::SeqCst);
+    let mut m = w.meta();
+    for &o in &ranks {
+        m.epochs.waited[o] = m.epochs.waited[o].wrapping_add(1);
+    }
+    m.epochs.exposure = None;
+    Ok(true)
+}
+
+/// The request-based operations (`MPI_Rput` ...) belong to passive-target epochs only:
+/// refuses a target this process holds no lock on.
+pub fn check_passive(id: WinId, rank: i32) -> Result<()> {
+    let w = win(id)?;
+    let Some(t) = w.target(rank, "target_rank")? else {
+        return Ok(());
+    };
+    let m = w.meta();
+    if m.epochs.lock_all.is_some() || m.epochs.locks[t].is_some() {
+        return Ok(());
+    }
+    err(
+        ErrorClass::RmaSync,
+        format!("request-based operations need a passive-target epoch (MPI_Win_lock or MPI_Win_lock_all) to target rank {t}"),
+    )
 }
 
 /// `MPI_Win_sync`: orders this process's loads and stores to the window memory.
