@@ -5,11 +5,11 @@
 use crate::convert::{self, comm};
 use crate::errhandler::{self as eh, HandlerFn};
 use crate::export::Target;
-use crate::handles::MPI_Request;
 use crate::handles::{
     self, KeyvalRef, MPI_Aint, MPI_Comm, MPI_Datatype, MPI_Errhandler, MPI_Group, MPI_Info, MPI_Op,
     MPI_Win, PredefinedKeyval,
 };
+use crate::handles::{MPI_Count, MPI_Request};
 use crate::mpi_fn;
 use oxmpi_core::errhandler::{self, ErrObject};
 use oxmpi_core::rma::{self, Flavor, LockKind, Origin, TargetSpec, WinId};
@@ -38,7 +38,7 @@ fn target(h: MPI_Win) -> Target {
     }
 }
 
-fn count(n: c_int, what: &str) -> Result<usize> {
+fn count(n: i64, what: &str) -> Result<usize> {
     if n < 0 {
         return Err(Error::new(
             ErrorClass::Count,
@@ -48,7 +48,7 @@ fn count(n: c_int, what: &str) -> Result<usize> {
     Ok(n as usize)
 }
 
-fn origin(addr: *const c_void, n: c_int, ty: MPI_Datatype, what: &str) -> Result<Origin> {
+fn origin(addr: *const c_void, n: i64, ty: MPI_Datatype, what: &str) -> Result<Origin> {
     Ok(Origin {
         addr: addr as usize,
         count: count(n, what)?,
@@ -56,7 +56,7 @@ fn origin(addr: *const c_void, n: c_int, ty: MPI_Datatype, what: &str) -> Result
     })
 }
 
-fn target_spec(rank: c_int, disp: MPI_Aint, n: c_int, ty: MPI_Datatype) -> Result<TargetSpec> {
+fn target_spec(rank: c_int, disp: MPI_Aint, n: i64, ty: MPI_Datatype) -> Result<TargetSpec> {
     Ok(TargetSpec {
         rank,
         disp,
@@ -106,19 +106,19 @@ fn size_arg(size: MPI_Aint) -> Result<i64> {
 }
 
 mpi_fn! { MPI_Win_create / PMPI_Win_create (base: *mut c_void, size: MPI_Aint, disp_unit: c_int, info: MPI_Info, c: MPI_Comm, out: *mut MPI_Win) target(convert::target(c)) {
-    let cr = rma::Create { flavor: Flavor::Create, size: size_arg(size)?, disp_unit, base: base as usize };
+    let cr = rma::Create { flavor: Flavor::Create, size: size_arg(size)?, disp_unit: i64::from(disp_unit), base: base as usize };
     // SAFETY: `out` is NULL or the caller's writable handle; `make` checks.
     unsafe { make(c, info, cr, out, None) }
 }}
 
 mpi_fn! { MPI_Win_allocate / PMPI_Win_allocate (size: MPI_Aint, disp_unit: c_int, info: MPI_Info, c: MPI_Comm, baseptr: *mut c_void, out: *mut MPI_Win) target(convert::target(c)) {
-    let cr = rma::Create { flavor: Flavor::Allocate, size: size_arg(size)?, disp_unit, base: 0 };
+    let cr = rma::Create { flavor: Flavor::Allocate, size: size_arg(size)?, disp_unit: i64::from(disp_unit), base: 0 };
     // SAFETY: `out` and `baseptr` are NULL or the caller's writable locations; `make` checks.
     unsafe { make(c, info, cr, out, Some(baseptr)) }
 }}
 
 mpi_fn! { MPI_Win_allocate_shared / PMPI_Win_allocate_shared (size: MPI_Aint, disp_unit: c_int, info: MPI_Info, c: MPI_Comm, baseptr: *mut c_void, out: *mut MPI_Win) target(convert::target(c)) {
-    let cr = rma::Create { flavor: Flavor::Shared, size: size_arg(size)?, disp_unit, base: 0 };
+    let cr = rma::Create { flavor: Flavor::Shared, size: size_arg(size)?, disp_unit: i64::from(disp_unit), base: 0 };
     // SAFETY: `out` and `baseptr` are NULL or the caller's writable locations; `make` checks.
     unsafe { make(c, info, cr, out, Some(baseptr)) }
 }}
@@ -257,31 +257,31 @@ mpi_fn! { MPI_Win_call_errhandler / PMPI_Win_call_errhandler (w: MPI_Win, code: 
 
 mpi_fn! { MPI_Put / PMPI_Put (oaddr: *const c_void, ocount: c_int, otype: MPI_Datatype, rank: c_int, disp: MPI_Aint, tcount: c_int, ttype: MPI_Datatype, w: MPI_Win) target(target(w)) {
     let id = win(w)?;
-    rma::put(id, origin(oaddr, ocount, otype, "origin_count")?, target_spec(rank, disp, tcount, ttype)?)
+    rma::put(id, origin(oaddr, i64::from(ocount), otype, "origin_count")?, target_spec(rank, disp, i64::from(tcount), ttype)?)
 }}
 
 mpi_fn! { MPI_Get / PMPI_Get (oaddr: *mut c_void, ocount: c_int, otype: MPI_Datatype, rank: c_int, disp: MPI_Aint, tcount: c_int, ttype: MPI_Datatype, w: MPI_Win) target(target(w)) {
     let id = win(w)?;
-    rma::get(id, origin(oaddr, ocount, otype, "origin_count")?, target_spec(rank, disp, tcount, ttype)?)
+    rma::get(id, origin(oaddr, i64::from(ocount), otype, "origin_count")?, target_spec(rank, disp, i64::from(tcount), ttype)?)
 }}
 
 mpi_fn! { MPI_Accumulate / PMPI_Accumulate (oaddr: *const c_void, ocount: c_int, otype: MPI_Datatype, rank: c_int, disp: MPI_Aint, tcount: c_int, ttype: MPI_Datatype, op: MPI_Op, w: MPI_Win) target(target(w)) {
     let id = win(w)?;
     let op = crate::op::op(op)?;
-    rma::accumulate(id, origin(oaddr, ocount, otype, "origin_count")?, target_spec(rank, disp, tcount, ttype)?, op)
+    rma::accumulate(id, origin(oaddr, i64::from(ocount), otype, "origin_count")?, target_spec(rank, disp, i64::from(tcount), ttype)?, op)
 }}
 
 /// The body of `MPI_Get_accumulate` (and `MPI_Rget_accumulate`).
 fn get_acc(
     oaddr: *const c_void,
-    ocount: c_int,
+    ocount: i64,
     otype: MPI_Datatype,
     raddr: *mut c_void,
-    rcount: c_int,
+    rcount: i64,
     rtype: MPI_Datatype,
     rank: c_int,
     disp: MPI_Aint,
-    tcount: c_int,
+    tcount: i64,
     ttype: MPI_Datatype,
     op: MPI_Op,
     w: MPI_Win,
@@ -304,7 +304,7 @@ fn get_acc(
 }
 
 mpi_fn! { MPI_Get_accumulate / PMPI_Get_accumulate (oaddr: *const c_void, ocount: c_int, otype: MPI_Datatype, raddr: *mut c_void, rcount: c_int, rtype: MPI_Datatype, rank: c_int, disp: MPI_Aint, tcount: c_int, ttype: MPI_Datatype, op: MPI_Op, w: MPI_Win) target(target(w)) {
-    get_acc(oaddr, ocount, otype, raddr, rcount, rtype, rank, disp, tcount, ttype, op, w)
+    get_acc(oaddr, i64::from(ocount), otype, raddr, i64::from(rcount), rtype, rank, disp, i64::from(tcount), ttype, op, w)
 }}
 
 /// Table index of `MPI_NO_OP` (see `handles::FIRST_CREATED_OP`'s order).
@@ -428,7 +428,7 @@ mpi_fn! { MPI_Rput / PMPI_Rput (oaddr: *const c_void, ocount: c_int, otype: MPI_
     let id = win(w)?;
     let req = convert::out(req, "request")?;
     rma::check_passive(id, rank)?;
-    rma::put(id, origin(oaddr, ocount, otype, "origin_count")?, target_spec(rank, disp, tcount, ttype)?)?;
+    rma::put(id, origin(oaddr, i64::from(ocount), otype, "origin_count")?, target_spec(rank, disp, i64::from(tcount), ttype)?)?;
     // SAFETY: checked non-null.
     unsafe { done_request(req) };
     Ok(())
@@ -438,7 +438,7 @@ mpi_fn! { MPI_Rget / PMPI_Rget (oaddr: *mut c_void, ocount: c_int, otype: MPI_Da
     let id = win(w)?;
     let req = convert::out(req, "request")?;
     rma::check_passive(id, rank)?;
-    rma::get(id, origin(oaddr, ocount, otype, "origin_count")?, target_spec(rank, disp, tcount, ttype)?)?;
+    rma::get(id, origin(oaddr, i64::from(ocount), otype, "origin_count")?, target_spec(rank, disp, i64::from(tcount), ttype)?)?;
     // SAFETY: checked non-null.
     unsafe { done_request(req) };
     Ok(())
@@ -449,13 +449,109 @@ mpi_fn! { MPI_Raccumulate / PMPI_Raccumulate (oaddr: *const c_void, ocount: c_in
     let req = convert::out(req, "request")?;
     let op = crate::op::op(op)?;
     rma::check_passive(id, rank)?;
-    rma::accumulate(id, origin(oaddr, ocount, otype, "origin_count")?, target_spec(rank, disp, tcount, ttype)?, op)?;
+    rma::accumulate(id, origin(oaddr, i64::from(ocount), otype, "origin_count")?, target_spec(rank, disp, i64::from(tcount), ttype)?, op)?;
     // SAFETY: checked non-null.
     unsafe { done_request(req) };
     Ok(())
 }}
 
 mpi_fn! { MPI_Rget_accumulate / PMPI_Rget_accumulate (oaddr: *const c_void, ocount: c_int, otype: MPI_Datatype, raddr: *mut c_void, rcount: c_int, rtype: MPI_Datatype, rank: c_int, disp: MPI_Aint, tcount: c_int, ttype: MPI_Datatype, op: MPI_Op, w: MPI_Win, req: *mut MPI_Request) target(target(w)) {
+    let id = win(w)?;
+    let req = convert::out(req, "request")?;
+    rma::check_passive(id, rank)?;
+    get_acc(oaddr, i64::from(ocount), otype, raddr, i64::from(rcount), rtype, rank, disp, i64::from(tcount), ttype, op, w)?;
+    // SAFETY: checked non-null.
+    unsafe { done_request(req) };
+    Ok(())
+}}
+
+// ----- large-count forms -------------------------------------------------------------------
+
+mpi_fn! { MPI_Win_create_c / PMPI_Win_create_c (base: *mut c_void, size: MPI_Aint, disp_unit: MPI_Aint, info: MPI_Info, c: MPI_Comm, out: *mut MPI_Win) target(convert::target(c)) {
+    let cr = rma::Create { flavor: Flavor::Create, size: size_arg(size)?, disp_unit, base: base as usize };
+    // SAFETY: `out` is NULL or the caller's writable handle; `make` checks.
+    unsafe { make(c, info, cr, out, None) }
+}}
+
+mpi_fn! { MPI_Win_allocate_c / PMPI_Win_allocate_c (size: MPI_Aint, disp_unit: MPI_Aint, info: MPI_Info, c: MPI_Comm, baseptr: *mut c_void, out: *mut MPI_Win) target(convert::target(c)) {
+    let cr = rma::Create { flavor: Flavor::Allocate, size: size_arg(size)?, disp_unit, base: 0 };
+    // SAFETY: `out` and `baseptr` are NULL or the caller's writable locations; `make` checks.
+    unsafe { make(c, info, cr, out, Some(baseptr)) }
+}}
+
+mpi_fn! { MPI_Win_allocate_shared_c / PMPI_Win_allocate_shared_c (size: MPI_Aint, disp_unit: MPI_Aint, info: MPI_Info, c: MPI_Comm, baseptr: *mut c_void, out: *mut MPI_Win) target(convert::target(c)) {
+    let cr = rma::Create { flavor: Flavor::Shared, size: size_arg(size)?, disp_unit, base: 0 };
+    // SAFETY: `out` and `baseptr` are NULL or the caller's writable locations; `make` checks.
+    unsafe { make(c, info, cr, out, Some(baseptr)) }
+}}
+
+mpi_fn! { MPI_Win_shared_query_c / PMPI_Win_shared_query_c (w: MPI_Win, rank: c_int, size: *mut MPI_Aint, disp_unit: *mut MPI_Aint, baseptr: *mut c_void) target(target(w)) {
+    let id = win(w)?;
+    let size = convert::out(size, "size")?;
+    let unit = convert::out(disp_unit, "disp_unit")?;
+    let base = convert::out(baseptr as *mut usize, "baseptr")?;
+    let (s, u, b) = rma::shared_query(id, rank)?;
+    // SAFETY: all three checked non-null; the caller's writable locations (MPI contract).
+    unsafe {
+        *size = s as MPI_Aint;
+        *unit = u as MPI_Aint;
+        *base = b;
+    }
+    Ok(())
+}}
+
+mpi_fn! { MPI_Put_c / PMPI_Put_c (oaddr: *const c_void, ocount: MPI_Count, otype: MPI_Datatype, rank: c_int, disp: MPI_Aint, tcount: MPI_Count, ttype: MPI_Datatype, w: MPI_Win) target(target(w)) {
+    let id = win(w)?;
+    rma::put(id, origin(oaddr, ocount, otype, "origin_count")?, target_spec(rank, disp, tcount, ttype)?)
+}}
+
+mpi_fn! { MPI_Get_c / PMPI_Get_c (oaddr: *mut c_void, ocount: MPI_Count, otype: MPI_Datatype, rank: c_int, disp: MPI_Aint, tcount: MPI_Count, ttype: MPI_Datatype, w: MPI_Win) target(target(w)) {
+    let id = win(w)?;
+    rma::get(id, origin(oaddr, ocount, otype, "origin_count")?, target_spec(rank, disp, tcount, ttype)?)
+}}
+
+mpi_fn! { MPI_Accumulate_c / PMPI_Accumulate_c (oaddr: *const c_void, ocount: MPI_Count, otype: MPI_Datatype, rank: c_int, disp: MPI_Aint, tcount: MPI_Count, ttype: MPI_Datatype, op: MPI_Op, w: MPI_Win) target(target(w)) {
+    let id = win(w)?;
+    let op = crate::op::op(op)?;
+    rma::accumulate(id, origin(oaddr, ocount, otype, "origin_count")?, target_spec(rank, disp, tcount, ttype)?, op)
+}}
+
+mpi_fn! { MPI_Get_accumulate_c / PMPI_Get_accumulate_c (oaddr: *const c_void, ocount: MPI_Count, otype: MPI_Datatype, raddr: *mut c_void, rcount: MPI_Count, rtype: MPI_Datatype, rank: c_int, disp: MPI_Aint, tcount: MPI_Count, ttype: MPI_Datatype, op: MPI_Op, w: MPI_Win) target(target(w)) {
+    get_acc(oaddr, ocount, otype, raddr, rcount, rtype, rank, disp, tcount, ttype, op, w)
+}}
+
+mpi_fn! { MPI_Rput_c / PMPI_Rput_c (oaddr: *const c_void, ocount: MPI_Count, otype: MPI_Datatype, rank: c_int, disp: MPI_Aint, tcount: MPI_Count, ttype: MPI_Datatype, w: MPI_Win, req: *mut MPI_Request) target(target(w)) {
+    let id = win(w)?;
+    let req = convert::out(req, "request")?;
+    rma::check_passive(id, rank)?;
+    rma::put(id, origin(oaddr, ocount, otype, "origin_count")?, target_spec(rank, disp, tcount, ttype)?)?;
+    // SAFETY: checked non-null.
+    unsafe { done_request(req) };
+    Ok(())
+}}
+
+mpi_fn! { MPI_Rget_c / PMPI_Rget_c (oaddr: *mut c_void, ocount: MPI_Count, otype: MPI_Datatype, rank: c_int, disp: MPI_Aint, tcount: MPI_Count, ttype: MPI_Datatype, w: MPI_Win, req: *mut MPI_Request) target(target(w)) {
+    let id = win(w)?;
+    let req = convert::out(req, "request")?;
+    rma::check_passive(id, rank)?;
+    rma::get(id, origin(oaddr, ocount, otype, "origin_count")?, target_spec(rank, disp, tcount, ttype)?)?;
+    // SAFETY: checked non-null.
+    unsafe { done_request(req) };
+    Ok(())
+}}
+
+mpi_fn! { MPI_Raccumulate_c / PMPI_Raccumulate_c (oaddr: *const c_void, ocount: MPI_Count, otype: MPI_Datatype, rank: c_int, disp: MPI_Aint, tcount: MPI_Count, ttype: MPI_Datatype, op: MPI_Op, w: MPI_Win, req: *mut MPI_Request) target(target(w)) {
+    let id = win(w)?;
+    let req = convert::out(req, "request")?;
+    let op = crate::op::op(op)?;
+    rma::check_passive(id, rank)?;
+    rma::accumulate(id, origin(oaddr, ocount, otype, "origin_count")?, target_spec(rank, disp, tcount, ttype)?, op)?;
+    // SAFETY: checked non-null.
+    unsafe { done_request(req) };
+    Ok(())
+}}
+
+mpi_fn! { MPI_Rget_accumulate_c / PMPI_Rget_accumulate_c (oaddr: *const c_void, ocount: MPI_Count, otype: MPI_Datatype, raddr: *mut c_void, rcount: MPI_Count, rtype: MPI_Datatype, rank: c_int, disp: MPI_Aint, tcount: MPI_Count, ttype: MPI_Datatype, op: MPI_Op, w: MPI_Win, req: *mut MPI_Request) target(target(w)) {
     let id = win(w)?;
     let req = convert::out(req, "request")?;
     rma::check_passive(id, rank)?;

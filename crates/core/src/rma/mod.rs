@@ -280,7 +280,7 @@ pub struct Create {
     pub flavor: Flavor,
     /// Size in bytes of this member's memory.
     pub size: i64,
-    pub disp_unit: i32,
+    pub disp_unit: i64,
     /// The memory for `Flavor::Create`.
     pub base: usize,
 }
@@ -388,7 +388,7 @@ fn setup(dup: CommId, c: &Create) -> Result<(WinId, usize)> {
     // Everyone's size, unit, base, pid and node, at everyone.
     let mut w = Writer::default();
     w.bytes(&u64_bytes(c.size as u64))
-        .i32(c.disp_unit)
+        .bytes(&u64_bytes(c.disp_unit as u64))
         .bytes(&u64_bytes(c.base as u64))
         .i32(std::process::id() as i32)
         .bytes(&node_id());
@@ -406,7 +406,7 @@ fn setup(dup: CommId, c: &Create) -> Result<(WinId, usize)> {
         let b = r.bytes()?;
         let mut q = Reader::new(b);
         let size = read_u64(&mut q)? as usize;
-        let unit = q.i32()? as usize;
+        let unit = read_u64(&mut q)? as usize;
         let base = read_u64(&mut q)? as usize;
         let pid = q.i32()?;
         let node = q.bytes()?.to_vec();
@@ -525,7 +525,9 @@ fn setup(dup: CommId, c: &Create) -> Result<(WinId, usize)> {
         map,
         cells: Cells {
             size: parts[me].size as i64,
-            disp_unit: parts[me].disp_unit as i32,
+            // The attribute is an int; a larger unit (only from the `_c` calls)
+            // shows as the largest int.
+            disp_unit: i32::try_from(parts[me].disp_unit).unwrap_or(i32::MAX),
             flavor: c.flavor as i32,
             model: WIN_UNIFIED,
         },
