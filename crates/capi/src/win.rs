@@ -123,6 +123,22 @@ mpi_fn! { MPI_Win_allocate_shared / PMPI_Win_allocate_shared (size: MPI_Aint, di
     unsafe { make(c, info, cr, out, Some(baseptr)) }
 }}
 
+mpi_fn! { MPI_Win_create_dynamic / PMPI_Win_create_dynamic (info: MPI_Info, c: MPI_Comm, out: *mut MPI_Win) target(convert::target(c)) {
+    let cr = rma::Create { flavor: Flavor::Dynamic, size: 0, disp_unit: 1, base: 0 };
+    // SAFETY: `out` is NULL or the caller's writable handle; `make` checks.
+    unsafe { make(c, info, cr, out, None) }
+}}
+
+mpi_fn! { MPI_Win_attach / PMPI_Win_attach (w: MPI_Win, base: *mut c_void, size: MPI_Aint) target(target(w)) {
+    let id = win(w)?;
+    let size = size_arg(size)?;
+    rma::attach(id, base as usize, size as usize)
+}}
+
+mpi_fn! { MPI_Win_detach / PMPI_Win_detach (w: MPI_Win, base: *const c_void) target(target(w)) {
+    rma::detach(win(w)?, base as usize)
+}}
+
 mpi_fn! { MPI_Win_shared_query / PMPI_Win_shared_query (w: MPI_Win, rank: c_int, size: *mut MPI_Aint, disp_unit: *mut c_int, baseptr: *mut c_void) target(target(w)) {
     let id = win(w)?;
     let size = convert::out(size, "size")?;

@@ -4,7 +4,9 @@
  * too large displacement, count past the window, operation outside an epoch, a user
  * operation or a mismatched datatype in an accumulate, an operation undefined on the
  * type, bad lock type and assertion, unlock without a lock, MPI_Win_free with a lock
- * held, MPI_Win_shared_query on a window not made shared, a null or freed window.
+ * held, MPI_Win_shared_query on a window not made shared, a null or freed window;
+ * attaching overlapping memory, detaching what is not attached, reaching past or
+ * outside attached memory of a dynamic window, attaching to a window of another flavor.
  */
 #include "mtest.h"
 
@@ -71,6 +73,30 @@ int main(int argc, char **argv)
     MTEST_CALL(MPI_Win_free(&win));
     MTEST_EXPECT_CLASS(MPI_ERR_WIN, MPI_Win_fence(0, MPI_WIN_NULL));
     MTEST_EXPECT_CLASS(MPI_ERR_WIN, MPI_Put(buf, 1, MPI_INT, 0, 0, 1, MPI_INT, MPI_WIN_NULL));
+
+    /* Dynamic windows: only attached memory is reachable. */
+    MTEST_CALL(MPI_Win_create_dynamic(MPI_INFO_NULL, MPI_COMM_WORLD, &win));
+    MTEST_CALL(MPI_Win_set_errhandler(win, MPI_ERRORS_RETURN));
+    int att[4] = {0, 0, 0, 0};
+    MPI_Aint addr;
+    MTEST_CALL(MPI_Get_address(att, &addr));
+    MTEST_CALL(MPI_Win_attach(win, att, sizeof att));
+    MTEST_EXPECT_CLASS(MPI_ERR_RMA_ATTACH, MPI_Win_attach(win, &att[1], sizeof(int)));
+    MTEST_EXPECT_CLASS(MPI_ERR_RMA_ATTACH, MPI_Win_detach(win, &att[2]));
+    MTEST_CALL(MPI_Win_lock(MPI_LOCK_SHARED, r, 0, win));
+    MTEST_EXPECT_CLASS(MPI_ERR_RMA_RANGE, MPI_Put(buf, 2, MPI_INT, r, addr + 3 * sizeof(int), 2, MPI_INT, win));
+    MTEST_CALL(MPI_Put(buf, 1, MPI_INT, r, addr + 3 * sizeof(int), 1, MPI_INT, win));
+    MTEST_CALL(MPI_Win_unlock(r, win));
+    MTEST_EQ("attached put", 1, att[3]);
+    MTEST_CALL(MPI_Win_detach(win, att));
+    MTEST_CALL(MPI_Win_lock(MPI_LOCK_SHARED, r, 0, win));
+    MTEST_EXPECT_CLASS(MPI_ERR_RMA_RANGE, MPI_Put(buf, 1, MPI_INT, r, addr, 1, MPI_INT, win));
+    MTEST_CALL(MPI_Win_unlock(r, win));
+    MTEST_CALL(MPI_Win_free(&win));
+    MTEST_CALL(MPI_Win_allocate(8, 1, MPI_INFO_NULL, MPI_COMM_WORLD, &p, &win));
+    MTEST_CALL(MPI_Win_set_errhandler(win, MPI_ERRORS_RETURN));
+    MTEST_EXPECT_CLASS(MPI_ERR_RMA_FLAVOR, MPI_Win_attach(win, att, sizeof att));
+    MTEST_CALL(MPI_Win_free(&win));
 
     /* Bad creation arguments. */
     MPI_Win w2;

@@ -55,6 +55,30 @@ fn resolve(w: &Win, tg: &TargetSpec) -> Result<Option<Resolved>> {
         );
     }
     let (lo, hi) = data_range(&info, tg.count);
+    if w.flavor() == super::Flavor::Dynamic {
+        // Displacements are addresses in the target; the data must lie in one region
+        // the target attached.
+        let a = tg.disp as i128 + lo as i128;
+        let b = tg.disp as i128 + hi as i128;
+        if hi > lo
+            && (a < 0 || b > usize::MAX as i128 || !w.region_covers(t, a as usize, b as usize))
+        {
+            return err(
+                ErrorClass::RmaRange,
+                format!(
+                    "target_disp {:#x} with target_count {} reaches addresses {a:#x}..{b:#x}, which no region attached by target rank {t} holds",
+                    tg.disp, tg.count
+                ),
+            );
+        }
+        return Ok(Some(Resolved {
+            t,
+            part,
+            offset: tg.disp as usize,
+            info,
+            count: tg.count,
+        }));
+    }
     let start = (tg.disp as i128) * part.disp_unit as i128;
     let bad = start + (lo as i128) < 0 || start + hi as i128 > part.size as i128;
     if bad && hi > lo {

@@ -40,6 +40,7 @@ pub type WinId = u32;
 pub enum Flavor {
     Create = 1,
     Allocate = 2,
+    Dynamic = 3,
     Shared = 4,
 }
 
@@ -61,6 +62,16 @@ const ALL_MODES: i32 = MODE_NOCHECK | MODE_NOSTORE | MODE_NOPUT | MODE_NOPRECEDE
 /// Tag of the window setup messages on the window's private communicator.
 const SETUP_TAG: i32 = 0x7D20_0001;
 const LINE: usize = 64;
+/// Regions one member may have attached to a dynamic window at once.
+pub const MAX_REGIONS: usize = 64;
+/// Bytes of one member's region table: a count, then (address, length) pairs.
+const REGION_TABLE: usize = 8 + MAX_REGIONS * 16;
+
+/// Offset of the region tables in the segment: after the lock lines and the PSCW
+/// counter matrices.
+fn regions_at(n: usize) -> usize {
+    (2 * n * LINE + 2 * n * n * 4).div_ceil(8) * 8
+}
 /// The exclusive bit of a lock word; the bits below count shared holders.
 const EXCL: u32 = 1 << 31;
 
@@ -224,6 +235,10 @@ impl Win {
         )
     }
 
+    pub(crate) fn flavor(&self) -> Flavor {
+        self.flavor
+    }
+
     pub(crate) fn part(&self, t: usize) -> Part {
         self.parts[t]
     }
@@ -241,6 +256,34 @@ impl Win {
         // SAFETY: the control area holds the 2 n x n matrices of zero-initialised,
         // 4-byte aligned words after the lock lines, only ever accessed atomically.
         unsafe { &*(at as *const AtomicU32) }
+    }
+
+    /// Member `t`'s table of attached regions (dynamic windows): word 0 the count,
+    /// then address and length of each region. Read and written only under `t`'s
+    /// accumulate mutex.
+    fn regions(&self, t: usize) -> *mut u64 {
+        self.map
+            .as_ptr()
+            .wrapping_add(regions_at(self.n()) + t * REGION_TABLE) as *mut u64
+    }
+
+    /// The attached region of member `t` holding bytes `lo..hi` (absolute addresses
+    /// in `t`'s memory), if any.
+    pub(crate) fn region_covers(&self, t: usize, lo: usize, hi: usize) -> bool {
+        let p = self.regions(t);
+        self.with_acc_lock(t, || {
+            // SAFETY: the table lies inside the mapping (`regions_at`, `REGION_TABLE`),
+            // 8-byte aligned, and is only touched under the member's accumulate mutex,
+            // which we hold; the count never exceeds MAX_REGIONS.
+            unsafe {
+                let k = (*p as usize).min(MAX_REGIONS);
+                (0..k).any(|i| {
+                    let a = *p.add(1 + 2 * i) as usize;
+                    let l = *p.add(2 + 2 * i) as usize;
+                    lo >= a && hi <= a + l
+                })
+            }
+        })
     }
 
     /// Runs `f` holding member `t`'s accumulate mutex.
@@ -418,8 +461,8 @@ fn setup(dup: CommId, c: &Create) -> Result<(WinId, usize)> {
             "the communicator's processes are on more than one node; windows across nodes are not implemented yet",
         );
     }
-    let ctrl = line_up(2 * n * LINE + 2 * n * n * 4);
-    let with_data = c.flavor != Flavor::Create;
+    let ctrl = line_up(regions_at(n) + n * REGION_TABLE);
+    let with_data = matches!(c.flavor, Flavor::Allocate | Flavor::Shared);
     let mut offsets = Vec::with_capacity(n);
     let mut total = ctrl;
     for i in &infos {
@@ -544,6 +587,77 @@ fn setup(dup: CommId, c: &Create) -> Result<(WinId, usize)> {
         }),
     };
     Ok((install(win), my_base))
+}
+
+/// `MPI_Win_attach`: exposes `size` bytes at `base` of this process in dynamic window
+/// `id` (target displacements are then absolute addresses).
+pub fn attach(id: WinId, base: usize, size: usize) -> Result<()> {
+    let w = win(id)?;
+    if w.flavor != Flavor::Dynamic {
+        return err(
+            ErrorClass::RmaFlavor,
+            "memory can only be attached to a window made by MPI_Win_create_dynamic",
+        );
+    }
+    if size > 0 && base == 0 {
+        return err(ErrorClass::RmaAttach, "base is NULL but size is positive");
+    }
+    let p = w.regions(w.rank);
+    w.with_acc_lock(w.rank, || {
+        // SAFETY: as in `Win::region_covers`; we hold our own accumulate mutex.
+        unsafe {
+            let k = *p as usize;
+            for i in 0..k.min(MAX_REGIONS) {
+                let a = *p.add(1 + 2 * i) as usize;
+                let l = *p.add(2 + 2 * i) as usize;
+                if base < a + l && a < base + size {
+                    return err(
+                        ErrorClass::RmaAttach,
+                        format!("{size} bytes at {base:#x} overlap the attached region of {l} bytes at {a:#x}"),
+                    );
+                }
+            }
+            if k >= MAX_REGIONS {
+                return err(
+                    ErrorClass::RmaAttach,
+                    format!("this process already has {MAX_REGIONS} regions attached to the window, the most a window takes"),
+                );
+            }
+            *p.add(1 + 2 * k) = base as u64;
+            *p.add(2 + 2 * k) = size as u64;
+            *p = (k + 1) as u64;
+        }
+        Ok(())
+    })
+}
+
+/// `MPI_Win_detach`: removes the region attached at `base`.
+pub fn detach(id: WinId, base: usize) -> Result<()> {
+    let w = win(id)?;
+    if w.flavor != Flavor::Dynamic {
+        return err(
+            ErrorClass::RmaFlavor,
+            "memory can only be detached from a window made by MPI_Win_create_dynamic",
+        );
+    }
+    let p = w.regions(w.rank);
+    w.with_acc_lock(w.rank, || {
+        // SAFETY: as in `Win::region_covers`; we hold our own accumulate mutex.
+        unsafe {
+            let k = (*p as usize).min(MAX_REGIONS);
+            let Some(i) = (0..k).find(|&i| *p.add(1 + 2 * i) as usize == base) else {
+                return err(
+                    ErrorClass::RmaAttach,
+                    format!("no region is attached to the window at {base:#x}"),
+                );
+            };
+            // Move the last region into the hole.
+            *p.add(1 + 2 * i) = *p.add(1 + 2 * (k - 1));
+            *p.add(2 + 2 * i) = *p.add(2 + 2 * (k - 1));
+            *p = (k - 1) as u64;
+        }
+        Ok(())
+    })
 }
 
 /// `MPI_Win_free`: collective; refused while this process has an epoch open.
