@@ -81,7 +81,8 @@ unsafe fn make(
         Some(p) => Some(convert::out(p as *mut usize, "baseptr")?),
         None => None,
     };
-    crate::info::optional_info(info)?;
+    let mut c = c;
+    c.info = crate::info::optional_info(info)?;
     let id = comm(comm_h)?;
     let (w, base) = rma::create(id, c)?;
     // SAFETY: both checked non-null; the C caller's writable handle and pointer
@@ -106,25 +107,25 @@ fn size_arg(size: MPI_Aint) -> Result<i64> {
 }
 
 mpi_fn! { MPI_Win_create / PMPI_Win_create (base: *mut c_void, size: MPI_Aint, disp_unit: c_int, info: MPI_Info, c: MPI_Comm, out: *mut MPI_Win) target(convert::target(c)) {
-    let cr = rma::Create { flavor: Flavor::Create, size: size_arg(size)?, disp_unit: i64::from(disp_unit), base: base as usize };
+    let cr = rma::Create { flavor: Flavor::Create, size: size_arg(size)?, disp_unit: i64::from(disp_unit), base: base as usize, info: None };
     // SAFETY: `out` is NULL or the caller's writable handle; `make` checks.
     unsafe { make(c, info, cr, out, None) }
 }}
 
 mpi_fn! { MPI_Win_allocate / PMPI_Win_allocate (size: MPI_Aint, disp_unit: c_int, info: MPI_Info, c: MPI_Comm, baseptr: *mut c_void, out: *mut MPI_Win) target(convert::target(c)) {
-    let cr = rma::Create { flavor: Flavor::Allocate, size: size_arg(size)?, disp_unit: i64::from(disp_unit), base: 0 };
+    let cr = rma::Create { flavor: Flavor::Allocate, size: size_arg(size)?, disp_unit: i64::from(disp_unit), base: 0, info: None };
     // SAFETY: `out` and `baseptr` are NULL or the caller's writable locations; `make` checks.
     unsafe { make(c, info, cr, out, Some(baseptr)) }
 }}
 
 mpi_fn! { MPI_Win_allocate_shared / PMPI_Win_allocate_shared (size: MPI_Aint, disp_unit: c_int, info: MPI_Info, c: MPI_Comm, baseptr: *mut c_void, out: *mut MPI_Win) target(convert::target(c)) {
-    let cr = rma::Create { flavor: Flavor::Shared, size: size_arg(size)?, disp_unit: i64::from(disp_unit), base: 0 };
+    let cr = rma::Create { flavor: Flavor::Shared, size: size_arg(size)?, disp_unit: i64::from(disp_unit), base: 0, info: None };
     // SAFETY: `out` and `baseptr` are NULL or the caller's writable locations; `make` checks.
     unsafe { make(c, info, cr, out, Some(baseptr)) }
 }}
 
 mpi_fn! { MPI_Win_create_dynamic / PMPI_Win_create_dynamic (info: MPI_Info, c: MPI_Comm, out: *mut MPI_Win) target(convert::target(c)) {
-    let cr = rma::Create { flavor: Flavor::Dynamic, size: 0, disp_unit: 1, base: 0 };
+    let cr = rma::Create { flavor: Flavor::Dynamic, size: 0, disp_unit: 1, base: 0, info: None };
     // SAFETY: `out` is NULL or the caller's writable handle; `make` checks.
     unsafe { make(c, info, cr, out, None) }
 }}
@@ -137,6 +138,20 @@ mpi_fn! { MPI_Win_attach / PMPI_Win_attach (w: MPI_Win, base: *mut c_void, size:
 
 mpi_fn! { MPI_Win_detach / PMPI_Win_detach (w: MPI_Win, base: *const c_void) target(target(w)) {
     rma::detach(win(w)?, base as usize)
+}}
+
+mpi_fn! { MPI_Win_set_info / PMPI_Win_set_info (w: MPI_Win, info: MPI_Info) target(target(w)) {
+    let id = win(w)?;
+    rma::set_info(id, crate::info::info(info)?)
+}}
+
+mpi_fn! { MPI_Win_get_info / PMPI_Win_get_info (w: MPI_Win, out: *mut MPI_Info) target(target(w)) {
+    let id = win(w)?;
+    let out = convert::out(out, "info_used")?;
+    let i = rma::get_info(id)?;
+    // SAFETY: checked non-null; the caller's writable handle.
+    unsafe { *out = handles::info_handle(i) };
+    Ok(())
 }}
 
 mpi_fn! { MPI_Win_shared_query / PMPI_Win_shared_query (w: MPI_Win, rank: c_int, size: *mut MPI_Aint, disp_unit: *mut c_int, baseptr: *mut c_void) target(target(w)) {
@@ -484,19 +499,19 @@ mpi_fn! { MPI_Rget_accumulate / PMPI_Rget_accumulate (oaddr: *const c_void, ocou
 // ----- large-count forms -------------------------------------------------------------------
 
 mpi_fn! { MPI_Win_create_c / PMPI_Win_create_c (base: *mut c_void, size: MPI_Aint, disp_unit: MPI_Aint, info: MPI_Info, c: MPI_Comm, out: *mut MPI_Win) target(convert::target(c)) {
-    let cr = rma::Create { flavor: Flavor::Create, size: size_arg(size)?, disp_unit, base: base as usize };
+    let cr = rma::Create { flavor: Flavor::Create, size: size_arg(size)?, disp_unit, base: base as usize, info: None };
     // SAFETY: `out` is NULL or the caller's writable handle; `make` checks.
     unsafe { make(c, info, cr, out, None) }
 }}
 
 mpi_fn! { MPI_Win_allocate_c / PMPI_Win_allocate_c (size: MPI_Aint, disp_unit: MPI_Aint, info: MPI_Info, c: MPI_Comm, baseptr: *mut c_void, out: *mut MPI_Win) target(convert::target(c)) {
-    let cr = rma::Create { flavor: Flavor::Allocate, size: size_arg(size)?, disp_unit, base: 0 };
+    let cr = rma::Create { flavor: Flavor::Allocate, size: size_arg(size)?, disp_unit, base: 0, info: None };
     // SAFETY: `out` and `baseptr` are NULL or the caller's writable locations; `make` checks.
     unsafe { make(c, info, cr, out, Some(baseptr)) }
 }}
 
 mpi_fn! { MPI_Win_allocate_shared_c / PMPI_Win_allocate_shared_c (size: MPI_Aint, disp_unit: MPI_Aint, info: MPI_Info, c: MPI_Comm, baseptr: *mut c_void, out: *mut MPI_Win) target(convert::target(c)) {
-    let cr = rma::Create { flavor: Flavor::Shared, size: size_arg(size)?, disp_unit, base: 0 };
+    let cr = rma::Create { flavor: Flavor::Shared, size: size_arg(size)?, disp_unit, base: 0, info: None };
     // SAFETY: `out` and `baseptr` are NULL or the caller's writable locations; `make` checks.
     unsafe { make(c, info, cr, out, Some(baseptr)) }
 }}

@@ -6,7 +6,8 @@
  * type, bad lock type and assertion, unlock without a lock, MPI_Win_free with a lock
  * held, MPI_Win_shared_query on a window not made shared, a null or freed window;
  * attaching overlapping memory, detaching what is not attached, reaching past or
- * outside attached memory of a dynamic window, attaching to a window of another flavor.
+ * outside attached memory of a dynamic window, attaching to a window of another flavor,
+ * locking a window made with the no_locks hint.
  */
 #include "mtest.h"
 
@@ -96,6 +97,17 @@ int main(int argc, char **argv)
     MTEST_CALL(MPI_Win_allocate(8, 1, MPI_INFO_NULL, MPI_COMM_WORLD, &p, &win));
     MTEST_CALL(MPI_Win_set_errhandler(win, MPI_ERRORS_RETURN));
     MTEST_EXPECT_CLASS(MPI_ERR_RMA_FLAVOR, MPI_Win_attach(win, att, sizeof att));
+    MTEST_CALL(MPI_Win_free(&win));
+
+    /* No locks on a window made with no_locks=true. */
+    MPI_Info nl;
+    MTEST_CALL(MPI_Info_create(&nl));
+    MTEST_CALL(MPI_Info_set(nl, "no_locks", "true"));
+    MTEST_CALL(MPI_Win_allocate(8, 1, nl, MPI_COMM_WORLD, &p, &win));
+    MTEST_CALL(MPI_Info_free(&nl));
+    MTEST_CALL(MPI_Win_set_errhandler(win, MPI_ERRORS_RETURN));
+    MTEST_EXPECT_CLASS(MPI_ERR_RMA_SYNC, MPI_Win_lock(MPI_LOCK_SHARED, 0, 0, win));
+    MTEST_EXPECT_CLASS(MPI_ERR_RMA_SYNC, MPI_Win_lock_all(0, win));
     MTEST_CALL(MPI_Win_free(&win));
 
     /* Bad creation arguments. */

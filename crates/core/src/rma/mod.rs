@@ -111,6 +111,85 @@ struct Meta {
     name: String,
     errhandler: Errhandler,
     epochs: Epochs,
+    hints: Hints,
+}
+
+/// The window info hints (`MPI_Win_get_info`). Only `no_locks` changes behaviour: the
+/// others allow optimisations this implementation does not make, and what it does
+/// (every accumulate ordered and atomic) satisfies any of their values.
+#[derive(Clone, Debug)]
+struct Hints {
+    no_locks: bool,
+    accumulate_ordering: String,
+    accumulate_ops: String,
+    same_size: bool,
+    same_disp_unit: bool,
+}
+
+impl Default for Hints {
+    fn default() -> Hints {
+        Hints {
+            no_locks: false,
+            accumulate_ordering: "rar,raw,war,waw".into(),
+            accumulate_ops: "same_op_no_op".into(),
+            same_size: false,
+            same_disp_unit: false,
+        }
+    }
+}
+
+impl Hints {
+    /// Takes the keys of info object `info` that are set with valid values.
+    fn update(&mut self, info: crate::info::InfoId) -> Result<()> {
+        let get = |k: &str| -> Result<Option<String>> {
+            Ok(crate::info::get(info, k.as_bytes())?
+                .map(|v| String::from_utf8_lossy(&v).trim().to_string()))
+        };
+        let flag = |v: &str| match v {
+            "true" => Some(true),
+            "false" => Some(false),
+            _ => None,
+        };
+        if let Some(b) = get("no_locks")?.as_deref().and_then(flag) {
+            self.no_locks = b;
+        }
+        if let Some(b) = get("same_size")?.as_deref().and_then(flag) {
+            self.same_size = b;
+        }
+        if let Some(b) = get("same_disp_unit")?.as_deref().and_then(flag) {
+            self.same_disp_unit = b;
+        }
+        if let Some(v) = get("accumulate_ordering")? {
+            let ok = v == "none"
+                || v.split(',')
+                    .all(|p| matches!(p.trim(), "rar" | "raw" | "war" | "waw"));
+            if ok {
+                self.accumulate_ordering = v;
+            }
+        }
+        if let Some(v) = get("accumulate_ops")? {
+            if v == "same_op" || v == "same_op_no_op" {
+                self.accumulate_ops = v;
+            }
+        }
+        Ok(())
+    }
+
+    fn entries(&self, shared: bool) -> Vec<(&'static str, String)> {
+        let b = |v: bool| if v { "true" } else { "false" }.to_string();
+        let mut v = vec![
+            ("no_locks", b(self.no_locks)),
+            ("accumulate_ordering", self.accumulate_ordering.clone()),
+            ("accumulate_ops", self.accumulate_ops.clone()),
+            ("same_size", b(self.same_size)),
+            ("same_disp_unit", b(self.same_disp_unit)),
+        ];
+        if shared {
+            // The members' memory is always contiguous.
+            v.push(("alloc_shared_noncontig", b(false)));
+        }
+        v
+    }
 }
 
 /// A window.
@@ -326,6 +405,8 @@ pub struct Create {
     pub disp_unit: i64,
     /// The memory for `Flavor::Create`.
     pub base: usize,
+    /// The info argument (hints).
+    pub info: Option<crate::info::InfoId>,
 }
 
 fn node_id() -> Vec<u8> {
@@ -560,6 +641,10 @@ fn setup(dup: CommId, c: &Create) -> Result<(WinId, usize)> {
         })
         .collect();
     let my_base = parts[me].addr;
+    let mut hints = Hints::default();
+    if let Some(i) = c.info {
+        hints.update(i)?;
+    }
     let win = Win {
         comm: dup,
         group: snap.group.clone(),
@@ -578,6 +663,7 @@ fn setup(dup: CommId, c: &Create) -> Result<(WinId, usize)> {
         meta: Mutex::new(Meta {
             name: String::new(),
             errhandler: Errhandler::Fatal,
+            hints,
             epochs: Epochs {
                 locks: vec![None; n],
                 started: vec![0; n],
@@ -808,10 +894,41 @@ pub fn fence(id: WinId, assert: i32) -> Result<()> {
     Ok(())
 }
 
+fn check_locks_allowed(w: &Win) -> Result<()> {
+    if w.meta().hints.no_locks {
+        return err(
+            ErrorClass::RmaSync,
+            "the window has the info hint no_locks=true: passive-target locks are not allowed on it",
+        );
+    }
+    Ok(())
+}
+
+/// `MPI_Win_set_info`: takes the hints of `info` that are set with valid values.
+pub fn set_info(id: WinId, info: crate::info::InfoId) -> Result<()> {
+    let w = win(id)?;
+    let mut h = w.meta().hints.clone();
+    h.update(info)?;
+    w.meta().hints = h;
+    Ok(())
+}
+
+/// `MPI_Win_get_info`: a new info object with the hints in use.
+pub fn get_info(id: WinId) -> Result<crate::info::InfoId> {
+    let w = win(id)?;
+    let entries = w.meta().hints.entries(w.flavor == Flavor::Shared);
+    let i = crate::info::create();
+    for (k, v) in entries {
+        crate::info::set(i, k.as_bytes(), v.as_bytes())?;
+    }
+    Ok(i)
+}
+
 /// `MPI_Win_lock`.
 pub fn lock(id: WinId, kind: LockKind, rank: i32, assert: i32) -> Result<()> {
     let w = win(id)?;
     check_assert(assert, MODE_NOCHECK)?;
+    check_locks_allowed(&w)?;
     let Some(t) = w.target(rank, "rank")? else {
         return Ok(());
     };
@@ -884,6 +1001,7 @@ pub fn unlock(id: WinId, rank: i32) -> Result<()> {
 pub fn lock_all(id: WinId, assert: i32) -> Result<()> {
     let w = win(id)?;
     check_assert(assert, MODE_NOCHECK)?;
+    check_locks_allowed(&w)?;
     {
         let m = w.meta();
         if m.epochs.lock_all.is_some() || m.epochs.locks.iter().any(|l| l.is_some()) {
