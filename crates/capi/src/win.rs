@@ -9,13 +9,16 @@ use crate::handles::{
     self, KeyvalRef, MPI_Aint, MPI_Comm, MPI_Datatype, MPI_Errhandler, MPI_Group, MPI_Info, MPI_Op,
     MPI_Win, PredefinedKeyval,
 };
-use crate::handles::{MPI_Count, MPI_Request};
+use crate::handles::{KeyvalObject, MPI_Count, MPI_Request};
 use crate::mpi_fn;
+use oxmpi_core::attr::{AttrHooks, AttrKind, AttrObject, KeyvalId};
+use oxmpi_core::commops;
 use oxmpi_core::errhandler::{self, ErrObject};
 use oxmpi_core::rma::{self, Flavor, LockKind, Origin, TargetSpec, WinId};
 use oxmpi_core::{Error, ErrorClass, Result};
 use std::ffi::{c_char, c_void, CStr};
 use std::os::raw::c_int;
+use std::sync::Arc;
 
 /// `MPI_LOCK_EXCLUSIVE` and `MPI_LOCK_SHARED` (MPICH's values).
 const LOCK_EXCLUSIVE: c_int = 234;
@@ -204,12 +207,14 @@ mpi_fn! { MPI_Win_get_attr / PMPI_Win_get_attr (w: MPI_Win, key: c_int, value: *
         Some(KeyvalRef::Predefined(PredefinedKeyval::WinDispUnit)) => a.disp_unit,
         Some(KeyvalRef::Predefined(PredefinedKeyval::WinCreateFlavor)) => a.flavor,
         Some(KeyvalRef::Predefined(PredefinedKeyval::WinModel)) => a.model,
-        _ => {
-            return Err(Error::new(
-                ErrorClass::Keyval,
-                format!("win_keyval {key:#x} is not a window attribute key"),
-            ))
-        }
+        _ => match rma::attr_get(id, win_key(key)?)? {
+            Some(v) => v,
+            None => {
+                // SAFETY: checked non-null.
+                unsafe { *flag = 0 };
+                return Ok(());
+            }
+        },
     };
     // SAFETY: both checked non-null; the caller's writable `void *` and int.
     unsafe {
@@ -590,4 +595,123 @@ mpi_fn! { MPI_Rget_accumulate_c / PMPI_Rget_accumulate_c (oaddr: *const c_void, 
     // SAFETY: checked non-null.
     unsafe { done_request(req) };
     Ok(())
+}}
+
+// ----- user attributes -----------------------------------------------------------------------
+
+/// `MPI_Win_copy_attr_function` (never called: windows are not duplicated).
+pub type WinCopyFn = unsafe extern "C" fn(
+    MPI_Win,
+    c_int,
+    *mut c_void,
+    *mut c_void,
+    *mut c_void,
+    *mut c_int,
+) -> c_int;
+/// `MPI_Win_delete_attr_function`.
+pub type WinDeleteFn = unsafe extern "C" fn(MPI_Win, c_int, *mut c_void, *mut c_void) -> c_int;
+
+struct WinHooks {
+    delete: Option<WinDeleteFn>,
+    extra_state: usize,
+}
+
+impl AttrHooks for WinHooks {
+    fn copy(&self, _: AttrObject, _: KeyvalId, _: usize) -> Result<Option<usize>> {
+        // Windows are never duplicated, so nothing is ever copied.
+        Ok(None)
+    }
+
+    fn delete(&self, obj: AttrObject, key: KeyvalId, value: usize) -> Result<()> {
+        let Some(f) = self.delete else {
+            return Ok(());
+        };
+        let w = match obj {
+            AttrObject::Win(id) => handles::win_handle(id),
+            _ => handles::MPI_WIN_NULL,
+        };
+        // SAFETY: a user callback with the standard's signature; no engine lock held.
+        let rc = unsafe {
+            f(
+                w,
+                handles::keyval_handle(KeyvalObject::Win, key),
+                value as *mut c_void,
+                self.extra_state as *mut c_void,
+            )
+        };
+        if rc != 0 {
+            let class = crate::errors::class_of(rc)
+                .and_then(ErrorClass::from_code)
+                .filter(|c| *c != ErrorClass::Success)
+                .unwrap_or(ErrorClass::Other);
+            return Err(Error::new(
+                class,
+                format!(
+                    "the attribute delete function of window keyval {:#x} returned error code {rc}",
+                    handles::keyval_handle(KeyvalObject::Win, key)
+                ),
+            ));
+        }
+        Ok(())
+    }
+}
+
+/// A window attribute key created by `MPI_Win_create_keyval`.
+fn win_key(h: c_int) -> Result<KeyvalId> {
+    if h == handles::MPI_KEYVAL_INVALID {
+        return Err(Error::new(
+            ErrorClass::Keyval,
+            "invalid attribute key MPI_KEYVAL_INVALID",
+        ));
+    }
+    match handles::keyval_from_handle(h) {
+        Some(KeyvalRef::Created {
+            object: KeyvalObject::Win,
+            index,
+        }) => Ok(index),
+        Some(_) => Err(Error::new(
+            ErrorClass::Keyval,
+            format!("attribute key {h:#x} was not created for windows"),
+        )),
+        None => Err(Error::new(
+            ErrorClass::Keyval,
+            format!("invalid attribute key {h:#x}"),
+        )),
+    }
+}
+
+mpi_fn! { MPI_Win_create_keyval / PMPI_Win_create_keyval (copy: Option<WinCopyFn>, delete: Option<WinDeleteFn>, keyval: *mut c_int, extra: *mut c_void) target(Target::None) {
+    let keyval = convert::out(keyval, "win_keyval")?;
+    // The copy function is kept by the standard's signature only: windows are never
+    // duplicated.
+    let _ = copy;
+    let hooks = Arc::new(WinHooks { delete, extra_state: extra as usize });
+    let id = commops::create_keyval(AttrKind::Win, hooks)?;
+    if id > handles::MAX_KEYVAL_INDEX {
+        let _ = commops::free_keyval(id, AttrKind::Win);
+        return Err(Error::new(ErrorClass::Other, "too many attribute keys"));
+    }
+    // SAFETY: checked non-null.
+    unsafe { *keyval = handles::keyval_handle(KeyvalObject::Win, id) };
+    Ok(())
+}}
+
+mpi_fn! { MPI_Win_free_keyval / PMPI_Win_free_keyval (keyval: *mut c_int) target(Target::None) {
+    let keyval = convert::out(keyval, "win_keyval")?;
+    // SAFETY: checked non-null.
+    let id = win_key(unsafe { *keyval })?;
+    commops::free_keyval(id, AttrKind::Win)?;
+    // SAFETY: checked non-null.
+    unsafe { *keyval = handles::MPI_KEYVAL_INVALID };
+    Ok(())
+}}
+
+mpi_fn! { MPI_Win_set_attr / PMPI_Win_set_attr (w: MPI_Win, k: c_int, val: *mut c_void) target(target(w)) {
+    let id = win(w)?;
+    rma::attr_set(id, win_key(k)?, val as usize)
+}}
+
+mpi_fn! { MPI_Win_delete_attr / PMPI_Win_delete_attr (w: MPI_Win, k: c_int) target(target(w)) {
+    let id = win(w)?;
+    rma::attr_delete(id, win_key(k)?)
 }}

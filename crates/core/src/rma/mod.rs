@@ -112,6 +112,8 @@ struct Meta {
     errhandler: Errhandler,
     epochs: Epochs,
     hints: Hints,
+    /// Cached attributes (user keys; the predefined ones are the cells).
+    attrs: crate::attr::AttrList,
 }
 
 /// The window info hints (`MPI_Win_get_info`). Only `no_locks` changes behaviour: the
@@ -542,6 +544,17 @@ fn setup(dup: CommId, c: &Create) -> Result<(WinId, usize)> {
             "the communicator's processes are on more than one node; windows across nodes are not implemented yet",
         );
     }
+    // Other members reach memory given to MPI_Win_create (or attached to a dynamic
+    // window) with process_vm_readv/writev, which Yama may forbid between siblings.
+    if matches!(c.flavor, Flavor::Create | Flavor::Dynamic)
+        && n > 1
+        && !crate::sys::cma::yama_permits_siblings()
+    {
+        return err(
+            ErrorClass::UnsupportedOperation,
+            "windows on memory the program provides (MPI_Win_create, MPI_Win_create_dynamic) need cross-memory attach between ranks, which /proc/sys/kernel/yama/ptrace_scope forbids here; use MPI_Win_allocate",
+        );
+    }
     let ctrl = line_up(regions_at(n) + n * REGION_TABLE);
     let with_data = matches!(c.flavor, Flavor::Allocate | Flavor::Shared);
     let mut offsets = Vec::with_capacity(n);
@@ -664,6 +677,7 @@ fn setup(dup: CommId, c: &Create) -> Result<(WinId, usize)> {
             name: String::new(),
             errhandler: Errhandler::Fatal,
             hints,
+            attrs: Default::default(),
             epochs: Epochs {
                 locks: vec![None; n],
                 started: vec![0; n],
@@ -764,6 +778,7 @@ pub fn free(id: WinId) -> Result<()> {
             );
         }
     }
+    delete_all_attrs(id, &w)?;
     // Nobody may still be reading or writing our memory: all members arrive first.
     crate::coll::movement::barrier(w.comm)?;
     let h = {
@@ -773,6 +788,82 @@ pub fn free(id: WinId) -> Result<()> {
     };
     crate::errhandler::release(h);
     crate::commops::comm_free(w.comm)
+}
+
+// ----- attributes ----------------------------------------------------------------------
+
+use crate::attr::{AttrKind, AttrObject, KeyvalId};
+
+/// `MPI_Win_get_attr` of a user key: `None` when no value is cached with it.
+pub fn attr_get(id: WinId, key: KeyvalId) -> Result<Option<usize>> {
+    let w = win(id)?;
+    runtime::with(|rt| rt.keyvals.check_use(key, AttrKind::Win))?;
+    let v = w.meta().attrs.get(key);
+    Ok(v)
+}
+
+/// `MPI_Win_set_attr`: a value already cached with the key is deleted first (its
+/// delete callback runs; if that fails the old value stays).
+pub fn attr_set(id: WinId, key: KeyvalId, value: usize) -> Result<()> {
+    let w = win(id)?;
+    let hooks = runtime::with(|rt| {
+        rt.keyvals.check_use(key, AttrKind::Win)?;
+        Ok(rt.keyvals.hooks(key))
+    })?;
+    let old = w.meta().attrs.get(key);
+    if let (Some(v), Some(h)) = (old, hooks) {
+        h.delete(AttrObject::Win(id), key, v)?;
+    }
+    let fresh = w.meta().attrs.set(key, value).is_none();
+    if fresh {
+        runtime::with(|rt| {
+            rt.keyvals.add_use(key);
+            Ok(())
+        })?;
+    }
+    Ok(())
+}
+
+/// `MPI_Win_delete_attr`: runs the delete callback and removes the value (it stays if
+/// the callback fails). Deleting a key with no value cached does nothing.
+pub fn attr_delete(id: WinId, key: KeyvalId) -> Result<()> {
+    let w = win(id)?;
+    let hooks = runtime::with(|rt| {
+        rt.keyvals.check_use(key, AttrKind::Win)?;
+        Ok(rt.keyvals.hooks(key))
+    })?;
+    let Some(v) = w.meta().attrs.get(key) else {
+        return Ok(());
+    };
+    if let Some(h) = hooks {
+        h.delete(AttrObject::Win(id), key, v)?;
+    }
+    drop_attr(&w, key)
+}
+
+fn drop_attr(w: &Win, key: KeyvalId) -> Result<()> {
+    let gone = w.meta().attrs.remove(key).is_some();
+    if gone {
+        runtime::with(|rt| {
+            rt.keyvals.drop_use(key);
+            Ok(())
+        })?;
+    }
+    Ok(())
+}
+
+/// Deletes every cached attribute (callbacks in caching order), as `MPI_Win_free` does.
+fn delete_all_attrs(id: WinId, w: &Win) -> Result<()> {
+    loop {
+        let next = w.meta().attrs.entries().first().copied();
+        let Some((key, val)) = next else {
+            return Ok(());
+        };
+        if let Some(h) = runtime::with(|rt| Ok(rt.keyvals.hooks(key)))? {
+            h.delete(AttrObject::Win(id), key, val)?;
+        }
+        drop_attr(w, key)?;
+    }
 }
 
 // ----- queries -------------------------------------------------------------------------
