@@ -1310,3 +1310,40 @@ pub fn sync(id: WinId) -> Result<()> {
     std::sync::atomic::fence(Ordering::SeqCst);
     Ok(())
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn hints_take_valid_values_only() {
+        let i = crate::info::create();
+        crate::info::set(i, b"no_locks", b"true").unwrap();
+        crate::info::set(i, b"accumulate_ordering", b"rar, waw").unwrap();
+        crate::info::set(i, b"accumulate_ops", b"sometimes").unwrap();
+        crate::info::set(i, b"same_size", b"maybe").unwrap();
+        let mut h = Hints::default();
+        h.update(i).unwrap();
+        crate::info::free(i).unwrap();
+        assert!(h.no_locks);
+        assert_eq!(h.accumulate_ordering, "rar, waw");
+        assert_eq!(h.accumulate_ops, "same_op_no_op");
+        assert!(!h.same_size);
+        let e = h.entries(true);
+        assert!(e.contains(&("no_locks", "true".to_string())));
+        assert!(e.contains(&("alloc_shared_noncontig", "false".to_string())));
+        assert!(!h
+            .entries(false)
+            .iter()
+            .any(|(k, _)| *k == "alloc_shared_noncontig"));
+    }
+
+    #[test]
+    fn segment_layout_keeps_regions_aligned_and_apart() {
+        for n in 1..40 {
+            let at = regions_at(n);
+            assert_eq!(at % 8, 0);
+            assert!(at >= 2 * n * LINE + 2 * n * n * 4);
+        }
+    }
+}
