@@ -3002,6 +3002,8 @@ int PMPI_T_source_get_num(int *num_sources);
 int PMPI_T_source_get_timestamp(int source_index, MPI_Count *timestamp);
 
 /* ---- end of the MPI tool information interface ---- */
+
+/* ======================================================================
  * MPI-4.1 point-to-point additions: request statuses read without freeing
  * the requests, the status field accessors, buffers attached to
  * communicators, flushing buffered messages and automatic buffering.

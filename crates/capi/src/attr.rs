@@ -6,9 +6,7 @@
 //! functions to the engine's `AttrHooks`. Predefined attributes are returned as
 //! pointers to ints that live as long as the library.
 //!
-//! Datatype and window attributes (`MPI_Type_*_attr`, `MPI_Win_*_attr`) are not bound
-//! yet: they need the datatype and window tables to cache values and call the engine
-//! on duplication and free.
+//! Datatype attributes are bound in `type_attr.rs`, window attributes in `win.rs`.
 
 use crate::convert::{self, comm};
 use crate::export::Target;

@@ -38,6 +38,14 @@ impl UserHandler for CHandler {
         // SAFETY: as in `call`; the session's handle is an `int` like a communicator's.
         unsafe { (self.0)(&mut h, &mut c) };
     }
+
+    fn call_win(&self, win: u32, code: i32) {
+        // `MPI_Win_errhandler_function` has the same shape: a handle and a code.
+        let mut h = handles::win_handle(win);
+        let mut c = code;
+        // SAFETY: as in `call`; the window's handle is an `int` like a communicator's.
+        unsafe { (self.0)(&mut h, &mut c) };
+    }
 }
 
 pub(crate) fn from_handle(h: MPI_Errhandler) -> Result<Errhandler> {

@@ -24,6 +24,8 @@ pub enum Target {
     Comm(CommId),
     /// A session's handler (`session.rs`).
     Session(u32),
+    /// A window's handler (`win.rs`).
+    Win(u32),
     /// The handler passed to the call (`MPI_Comm_create_from_group` and friends).
     Handler(Errhandler),
     /// No object: the engine picks the handler (`errhandler::handler_for`).
@@ -35,6 +37,7 @@ impl From<Target> for ErrObject {
         match t {
             Target::Comm(c) => ErrObject::Comm(c),
             Target::Session(s) => ErrObject::Session(s),
+            Target::Win(w) => ErrObject::Win(w),
             Target::Handler(h) => ErrObject::Handler(h),
             Target::None => ErrObject::None,
         }

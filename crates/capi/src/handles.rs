@@ -751,6 +751,20 @@ pub fn request_index(handle: MPI_Request) -> Option<u32> {
 }
 
 // ----------------------------------------------------------------------------
+// Windows: no predefined objects
+// ----------------------------------------------------------------------------
+
+/// The handle of window table entry `index` (`0xa0000000 | index`, as MPICH's).
+pub fn win_handle(index: u32) -> MPI_Win {
+    direct(HandleClass::Win, index)
+}
+
+/// The window table index a handle names (`MPI_WIN_NULL` gives `None`).
+pub fn win_index(handle: MPI_Win) -> Option<u32> {
+    direct_index(handle, HandleClass::Win)
+}
+
+// ----------------------------------------------------------------------------
 // Sessions: no predefined objects
 // ----------------------------------------------------------------------------
 

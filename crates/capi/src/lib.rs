@@ -35,3 +35,4 @@ pub mod session;
 pub mod status;
 pub mod topo;
 pub mod type_attr;
+pub mod win;

@@ -33,6 +33,14 @@ pub trait UserHandler: Send + Sync {
         let _ = session;
         self.call(crate::comm::NO_COMM, code);
     }
+
+    /// Called for an error with `code` on window `win` (an index of [`crate::rma`]'s
+    /// table), whose handler this is. By default the handler runs as for no
+    /// communicator.
+    fn call_win(&self, win: u32, code: i32) {
+        let _ = win;
+        self.call(crate::comm::NO_COMM, code);
+    }
 }
 
 /// The object an error is reported on.
@@ -41,6 +49,8 @@ pub enum ErrObject {
     Comm(CommId),
     /// A session (`MPI_Session_*` calls, `MPI_Group_from_session_pset`): its handler.
     Session(u32),
+    /// A window (`MPI_Win_*` and RMA calls): its handler.
+    Win(u32),
     /// A handler given to the call itself (`MPI_Comm_create_from_group`,
     /// `MPI_Intercomm_create_from_groups`, which have no object yet when they fail); a
     /// user handler gets `MPI_COMM_NULL`.
@@ -213,6 +223,13 @@ pub fn dispatch(call: &str, obj: ErrObject, e: &Error, code: i32) -> i32 {
                 (To::Comm(c), h)
             }
         },
+        ErrObject::Win(w) => match crate::rma::errhandler_of(w) {
+            Some(h) => (To::Win(w), h),
+            None => {
+                let (c, h) = handler_for(ErrObject::None);
+                (To::Comm(c), h)
+            }
+        },
         ErrObject::Handler(h) => (To::Comm(crate::comm::NO_COMM), h),
         obj => {
             let (c, h) = handler_for(obj);
@@ -225,6 +242,11 @@ pub fn dispatch(call: &str, obj: ErrObject, e: &Error, code: i32) -> i32 {
             match to {
                 To::Comm(comm) => invoke(i, comm, code),
                 To::Session(s) => invoke_session(i, s, code),
+                To::Win(w) => {
+                    if let Some(h) = user(i) {
+                        h.call_win(w, code);
+                    }
+                }
             }
             code
         }
@@ -244,6 +266,7 @@ pub fn call_comm(id: CommId, e: &Error, code: i32) -> Result<()> {
 enum To {
     Comm(CommId),
     Session(u32),
+    Win(u32),
 }
 
 fn user(index: u32) -> Option<Arc<dyn UserHandler>> {

@@ -1,0 +1,402 @@
+//! The RMA operations, carried out by the origin: checks (target rank, epoch, datatypes,
+//! range), the origin's data packed or unpacked locally, and the target's memory read or
+//! written piece by piece along the target datatype — directly where it is mapped here,
+//! with `process_vm_readv`/`writev` where it is another process's own memory.
+
+use super::{win, Part, Win, WinId};
+use crate::coll::op::{data_range, Op, Reducer};
+use crate::error::{err, ErrorClass, Result};
+use crate::runtime;
+use crate::types::{TypeId, TypeInfo};
+use oxmpi_coll::ops::PredefinedOp;
+
+/// The origin side of an operation: `count` elements of `ty` at `addr`.
+#[derive(Clone, Copy, Debug)]
+pub struct Origin {
+    pub addr: usize,
+    pub count: usize,
+    pub ty: TypeId,
+}
+
+/// The target side: `count` elements of `ty` at displacement `disp` of rank `rank`.
+#[derive(Clone, Copy, Debug)]
+pub struct TargetSpec {
+    pub rank: i32,
+    pub disp: i64,
+    pub count: usize,
+    pub ty: TypeId,
+}
+
+/// A checked target: its part, the byte offset of the target buffer in it, its type.
+struct Resolved {
+    t: usize,
+    part: Part,
+    offset: usize,
+    info: TypeInfo,
+    count: usize,
+}
+
+fn type_info(ty: TypeId) -> Result<TypeInfo> {
+    runtime::with(|rt| Ok(rt.types.for_comm(ty)?.clone()))
+}
+
+/// Checks the target of an operation; `None` for `MPI_PROC_NULL`.
+fn resolve(w: &Win, tg: &TargetSpec) -> Result<Option<Resolved>> {
+    let Some(t) = w.target(tg.rank, "target_rank")? else {
+        return Ok(None);
+    };
+    w.check_epoch(t)?;
+    let info = type_info(tg.ty)?;
+    let part = w.part(t);
+    if tg.disp < 0 {
+        return err(
+            ErrorClass::Disp,
+            format!("target_disp {} is negative", tg.disp),
+        );
+    }
+    let (lo, hi) = data_range(&info, tg.count);
+    if w.flavor() == super::Flavor::Dynamic {
+        // Displacements are addresses in the target; the data must lie in one region
+        // the target attached.
+        let a = tg.disp as i128 + lo as i128;
+        let b = tg.disp as i128 + hi as i128;
+        if hi > lo
+            && (a < 0 || b > usize::MAX as i128 || !w.region_covers(t, a as usize, b as usize))
+        {
+            return err(
+                ErrorClass::RmaRange,
+                format!(
+                    "target_disp {:#x} with target_count {} reaches addresses {a:#x}..{b:#x}, which no region attached by target rank {t} holds",
+                    tg.disp, tg.count
+                ),
+            );
+        }
+        return Ok(Some(Resolved {
+            t,
+            part,
+            offset: tg.disp as usize,
+            info,
+            count: tg.count,
+        }));
+    }
+    let start = (tg.disp as i128) * part.disp_unit as i128;
+    let bad = start + (lo as i128) < 0 || start + hi as i128 > part.size as i128;
+    if bad && hi > lo {
+        return err(
+            ErrorClass::RmaRange,
+            format!(
+                "target_disp {} (disp_unit {}) with target_count {} reaches bytes {}..{} of target rank {t}'s window of {} bytes",
+                tg.disp,
+                part.disp_unit,
+                tg.count,
+                start + lo as i128,
+                start + hi as i128,
+                part.size
+            ),
+        );
+    }
+    Ok(Some(Resolved {
+        t,
+        part,
+        offset: start as usize,
+        info,
+        count: tg.count,
+    }))
+}
+
+fn same_size(o: &TypeInfo, ocount: usize, r: &Resolved, what: &str) -> Result<usize> {
+    let ob = o.size * ocount;
+    let tb = r.info.size * r.count;
+    if ob != tb {
+        return err(
+            ErrorClass::Type,
+            format!("the {what} data ({ob} bytes) and the target data ({tb} bytes) differ in size"),
+        );
+    }
+    Ok(ob)
+}
+
+/// Packs the origin's elements.
+fn pack(info: &TypeInfo, o: &Origin) -> Vec<u8> {
+    let mut v = vec![0u8; info.size * o.count];
+    if !v.is_empty() {
+        // SAFETY: the program passed `count` elements of the type at `addr` (MPI's
+        // contract for the origin buffer); `v` is a fresh buffer of their packed size.
+        unsafe { info.pack(o.addr as *const u8, o.count, &mut v) };
+    }
+    v
+}
+
+/// Unpacks into the origin's (or result) buffer.
+fn unpack(info: &TypeInfo, addr: usize, data: &[u8]) {
+    if !data.is_empty() {
+        // SAFETY: the program passed a buffer for these elements (MPI's contract for
+        // the origin and result buffers); `data` is our own.
+        unsafe { info.unpack(addr as *mut u8, data) };
+    }
+}
+
+/// Moves the packed target data between `buf` and the target's memory.
+fn transfer(r: &Resolved, buf: &mut [u8], write: bool) -> Result<()> {
+    let mut pos = 0usize;
+    for (d, len) in r.info.blocks(r.count, 0, buf.len()) {
+        // In the window: the range was checked against the target's size.
+        let at = (r.part.addr as isize + r.offset as isize + d) as usize;
+        let piece = &mut buf[pos..pos + len];
+        if r.part.direct {
+            // SAFETY: `at..at + len` lies inside the target's window memory, which is
+            // mapped in this process (segment or own memory) for the window's life;
+            // `piece` is our own buffer.
+            unsafe {
+                if write {
+                    std::ptr::copy_nonoverlapping(piece.as_ptr(), at as *mut u8, len);
+                } else {
+                    std::ptr::copy_nonoverlapping(at as *const u8, piece.as_mut_ptr(), len);
+                }
+            }
+        } else {
+            cma(r.part.pid, at, piece, write)?;
+        }
+        pos += len;
+    }
+    Ok(())
+}
+
+/// One copy between our `local` buffer and `remote` in process `pid`.
+fn cma(pid: i32, remote: usize, local: &mut [u8], write: bool) -> Result<()> {
+    let mut done = 0usize;
+    while done < local.len() {
+        let liov = libc::iovec {
+            iov_base: local[done..].as_mut_ptr() as *mut libc::c_void,
+            iov_len: local.len() - done,
+        };
+        let riov = libc::iovec {
+            iov_base: (remote + done) as *mut libc::c_void,
+            iov_len: local.len() - done,
+        };
+        // SAFETY: `liov` describes our own live buffer; the remote range is checked by
+        // the kernel (a bad address is an error, never corruption here).
+        let n = unsafe {
+            if write {
+                libc::process_vm_writev(pid, &liov, 1, &riov, 1, 0)
+            } else {
+                libc::process_vm_readv(pid, &liov, 1, &riov, 1, 0)
+            }
+        };
+        if n <= 0 {
+            let e = std::io::Error::last_os_error();
+            if n < 0 && e.kind() == std::io::ErrorKind::Interrupted {
+                continue;
+            }
+            return err(
+                ErrorClass::Other,
+                format!(
+                    "cannot {} the memory of process {pid} (the window's target): {e}",
+                    if write { "write" } else { "read" }
+                ),
+            );
+        }
+        done += n as usize;
+    }
+    Ok(())
+}
+
+/// `MPI_Put`.
+pub fn put(id: WinId, o: Origin, tg: TargetSpec) -> Result<()> {
+    let w = win(id)?;
+    let Some(r) = resolve(&w, &tg)? else {
+        return Ok(());
+    };
+    let oi = type_info(o.ty)?;
+    same_size(&oi, o.count, &r, "origin")?;
+    let mut data = pack(&oi, &o);
+    transfer(&r, &mut data, true)
+}
+
+/// `MPI_Get`.
+pub fn get(id: WinId, o: Origin, tg: TargetSpec) -> Result<()> {
+    let w = win(id)?;
+    let Some(r) = resolve(&w, &tg)? else {
+        return Ok(());
+    };
+    let oi = type_info(o.ty)?;
+    let n = same_size(&oi, o.count, &r, "origin")?;
+    let mut data = vec![0u8; n];
+    transfer(&r, &mut data, false)?;
+    unpack(&oi, o.addr, &data);
+    Ok(())
+}
+
+/// How an accumulate combines: replace, leave, or a reduction kernel.
+enum Combine {
+    Replace,
+    NoOp,
+    Reduce(Reducer),
+}
+
+fn combiner(
+    op: u32,
+    origin: Option<&TypeInfo>,
+    target: &TypeInfo,
+    target_ty: TypeId,
+) -> Result<Combine> {
+    let o = runtime::with(|rt| rt.coll.ops.get(op))?;
+    let p = match o {
+        Op::Predefined(p) => p,
+        Op::User(_) => {
+            return err(
+                ErrorClass::Op,
+                "user-defined operations cannot be used in one-sided accumulates (only predefined operations, MPI_REPLACE and MPI_NO_OP)",
+            )
+        }
+    };
+    let basic = |t: &TypeInfo| t.predefined.or(t.basic);
+    if let Some(oi) = origin {
+        if target.size > 0 && basic(oi) != basic(target) {
+            return err(
+                ErrorClass::Type,
+                "the origin and target datatypes of an accumulate must be made of the same predefined type",
+            );
+        }
+    }
+    if target.size > 0 && basic(target).is_none() {
+        return err(
+            ErrorClass::Type,
+            "an accumulate's target datatype must be made of one predefined type",
+        );
+    }
+    Ok(match p {
+        PredefinedOp::Replace => Combine::Replace,
+        PredefinedOp::NoOp => Combine::NoOp,
+        _ => Combine::Reduce(Reducer::new(&Op::Predefined(p), target_ty, target)?),
+    })
+}
+
+/// Read, combine, write at the target under its accumulate mutex; returns the old data.
+fn read_modify_write(
+    w: &Win,
+    r: &Resolved,
+    input: &[u8],
+    combine: &Combine,
+    want_old: bool,
+) -> Result<Vec<u8>> {
+    let n = r.info.size * r.count;
+    w.with_acc_lock(r.t, || {
+        let mut cur = vec![0u8; n];
+        if !matches!(combine, Combine::Replace) || want_old {
+            transfer(r, &mut cur, false)?;
+        }
+        let old = if want_old { cur.clone() } else { Vec::new() };
+        match combine {
+            Combine::NoOp => {}
+            Combine::Replace => {
+                let mut v = input.to_vec();
+                transfer(r, &mut v, true)?;
+            }
+            Combine::Reduce(red) => {
+                red.apply(input, &mut cur)?;
+                transfer(r, &mut cur, true)?;
+            }
+        }
+        Ok(old)
+    })
+}
+
+/// `MPI_Accumulate`.
+pub fn accumulate(id: WinId, o: Origin, tg: TargetSpec, op: u32) -> Result<()> {
+    let w = win(id)?;
+    let Some(r) = resolve(&w, &tg)? else {
+        return Ok(());
+    };
+    let oi = type_info(o.ty)?;
+    let c = combiner(op, Some(&oi), &r.info, tg.ty)?;
+    if matches!(c, Combine::NoOp) {
+        return err(
+            ErrorClass::Op,
+            "MPI_NO_OP is not an operation of MPI_Accumulate",
+        );
+    }
+    same_size(&oi, o.count, &r, "origin")?;
+    let data = pack(&oi, &o);
+    read_modify_write(&w, &r, &data, &c, false)?;
+    Ok(())
+}
+
+/// `MPI_Get_accumulate` (and `MPI_Fetch_and_op`): `result` gets the target's data
+/// before the operation.
+pub fn get_accumulate(id: WinId, o: Origin, result: Origin, tg: TargetSpec, op: u32) -> Result<()> {
+    let w = win(id)?;
+    let Some(r) = resolve(&w, &tg)? else {
+        return Ok(());
+    };
+    let ri = type_info(result.ty)?;
+    let (c, data) = if is_no_op(op)? {
+        (Combine::NoOp, Vec::new())
+    } else {
+        let oi = type_info(o.ty)?;
+        let c = combiner(op, Some(&oi), &r.info, tg.ty)?;
+        same_size(&oi, o.count, &r, "origin")?;
+        (c, pack(&oi, &o))
+    };
+    combiner(op, Some(&ri), &r.info, tg.ty)?;
+    same_size(&ri, result.count, &r, "result")?;
+    let old = read_modify_write(&w, &r, &data, &c, true)?;
+    unpack(&ri, result.addr, &old);
+    Ok(())
+}
+
+fn is_no_op(op: u32) -> Result<bool> {
+    Ok(matches!(
+        runtime::with(|rt| rt.coll.ops.get(op))?,
+        Op::Predefined(PredefinedOp::NoOp)
+    ))
+}
+
+/// `MPI_Compare_and_swap`: one element of a predefined integer-like type; the target's
+/// element becomes `origin` if it equals `compare`; `result` gets the old one.
+pub fn compare_and_swap(
+    id: WinId,
+    origin: usize,
+    compare: usize,
+    result: usize,
+    ty: TypeId,
+    rank: i32,
+    disp: i64,
+) -> Result<()> {
+    let w = win(id)?;
+    let tg = TargetSpec {
+        rank,
+        disp,
+        count: 1,
+        ty,
+    };
+    let Some(r) = resolve(&w, &tg)? else {
+        return Ok(());
+    };
+    if r.info.predefined.is_none() {
+        return err(
+            ErrorClass::Type,
+            "MPI_Compare_and_swap needs a predefined datatype",
+        );
+    }
+    let n = r.info.size;
+    // SAFETY: the program passed one element of `ty` in each buffer (MPI's contract).
+    let (new, cmp) = unsafe {
+        (
+            std::slice::from_raw_parts(origin as *const u8, n).to_vec(),
+            std::slice::from_raw_parts(compare as *const u8, n).to_vec(),
+        )
+    };
+    let old = w.with_acc_lock(r.t, || -> Result<Vec<u8>> {
+        let mut cur = vec![0u8; n];
+        transfer(&r, &mut cur, false)?;
+        if cur == cmp {
+            let mut v = new.clone();
+            transfer(&r, &mut v, true)?;
+        }
+        Ok(cur)
+    })?;
+    // SAFETY: `result` holds one element of `ty` (MPI's contract); `old` is ours.
+    unsafe { std::ptr::copy_nonoverlapping(old.as_ptr(), result as *mut u8, n) };
+    Ok(())
+}
