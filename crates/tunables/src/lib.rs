@@ -470,6 +470,18 @@ pub const INTERNAL: &[(&str, &str)] = &[
         "set by mpiexec for each rank: the secret TCP connections prove",
     ),
     (
+        "OXMPI_SPAWN_KVSNAME",
+        "set by mpiexec for the mpiexec it starts for a spawned job: that job's name",
+    ),
+    (
+        "OXMPI_SPAWN_SECRET",
+        "set by mpiexec for the mpiexec it starts for a spawned job: the parent job's secret",
+    ),
+    (
+        "OXMPI_SPAWN_PREPUT",
+        "set by mpiexec for the mpiexec it starts for a spawned job: the parent's preput keys",
+    ),
+    (
         "OXMPI_WRAPPER_ACTIVE",
         "set by mpicc/mpicxx/mpifort while they run, to detect a wrapper calling itself",
     ),

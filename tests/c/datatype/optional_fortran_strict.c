@@ -1,4 +1,5 @@
 /*
+ * mtest-abi: oxmpi-header (MPICH 4.0.2's mpi.h lacks what it calls)
  * The optional Fortran types of MPI-4.1 that MPICH 4.0.2 lacks: MPI_LOGICAL1/2/4/8/16,
  * MPI_REAL2 (IEEE binary16) and MPI_COMPLEX4 (two binary16).
  *  - sizes, extents, names, MPI_Type_match_size;

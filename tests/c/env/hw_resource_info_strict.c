@@ -1,4 +1,5 @@
 /*
+ * mtest-abi: oxmpi-header (MPICH 4.0.2's mpi.h lacks what it calls)
  * MPI_Get_hw_resource_info (MPI-4.1): a new info object describing the hardware the
  * calling process runs on, which the program frees. oxmpi gives the hardware level it
  * knows (mpi_hw_resource_type = mpi_shared_memory) and the CPU set of the process

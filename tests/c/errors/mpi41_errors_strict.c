@@ -1,4 +1,5 @@
 /*
+ * mtest-abi: oxmpi-header (MPICH 4.0.2's mpi.h lacks what it calls)
  * MPI-4.1's error classes and error-code calls:
  *  - every error class of MPI-4.1 is its own class for MPI_Error_class, and
  *    MPI_Error_string names it;

@@ -1,4 +1,5 @@
 /*
+ * mtest-abi: oxmpi-header (MPICH 4.0.2's mpi.h lacks what it calls)
  * Buffered-send buffers of MPI 4.1 (section 3.6): a buffer attached to a communicator
  * serves the buffered sends on that communicator (and only those) before the buffer of
  * the process; its space is accounted as the process buffer's (MPI_BSEND_OVERHEAD per

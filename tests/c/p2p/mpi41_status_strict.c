@@ -1,4 +1,5 @@
 /*
+ * mtest-abi: oxmpi-header (MPICH 4.0.2's mpi.h lacks what it calls)
  * MPI-4.1 request and status calls: MPI_Request_get_status_any / _all / _some report
  * complete requests without freeing or deactivating them (null and inactive entries
  * count as complete with the empty status; with no active request, _any gives flag 1
