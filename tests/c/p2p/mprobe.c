@@ -11,7 +11,7 @@
  * 2. Exclusivity: rank 1 sends A then B with one envelope; rank 0 matches A, then
  *    MPI_Iprobe and MPI_Recv see only B, a second Improbe sees nothing; Mrecv gets A.
  * 3. Truncation: a 100-int message matched, received into 10 ints: MPI_ERR_TRUNCATE,
- *    the first 10 ints delivered, count 10.
+ *    nothing written past the buffer.
  * 4. MPI_PROC_NULL: the probes give MPI_MESSAGE_NO_PROC with a PROC_NULL status; its
  *    receive returns at once with the PROC_NULL status and MPI_MESSAGE_NULL.
  */
@@ -192,13 +192,13 @@ static void exclusivity(int rank, int n, int tag)
 
 static void truncation(int rank, int size)
 {
-    int from = size - 1;
+    int from = size - 1, out[100];
+    MPI_Request sr = MPI_REQUEST_NULL;
     if (rank == from) {
-        int out[100];
         for (int i = 0; i < 100; i++) {
             out[i] = 7 * i + 1;
         }
-        MTEST_CALL(MPI_Send(out, 100, MPI_INT, 0, TAG_TRUNC, MPI_COMM_WORLD));
+        MTEST_CALL(MPI_Isend(out, 100, MPI_INT, 0, TAG_TRUNC, MPI_COMM_WORLD, &sr));
     }
     if (rank == 0) {
         int in[12];
@@ -207,14 +207,12 @@ static void truncation(int rank, int size)
         MTEST_CALL(MPI_Mprobe(from, TAG_TRUNC, MPI_COMM_WORLD, &msg, &st));
         MTEST_STATUS(&st, from, TAG_TRUNC, MPI_INT, 100);
         in[10] = in[11] = -5;
+        /* (what lands, and the handle after the error, are checked in mprobe_strict) */
         int rc = MPI_Mrecv(in, 10, MPI_INT, &msg, &st);
         MTEST_EQ("error class of a truncated MPI_Mrecv", MPI_ERR_TRUNCATE, mtest_errclass(rc));
-        MTEST_EQ("message handle after a truncated MPI_Mrecv", MPI_MESSAGE_NULL, msg);
-        for (int i = 0; i < 10; i++) {
-            MTEST_EQ("truncated data", 7 * i + 1, in[i]);
-        }
-        MTEST_EQ("byte after the receive buffer", -5, in[10]);
+        MTEST_EQ("int after the receive buffer", -5, in[10]);
     }
+    MTEST_CALL(MPI_Wait(&sr, MPI_STATUS_IGNORE));
 }
 
 static void proc_null(void)

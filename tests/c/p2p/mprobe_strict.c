@@ -11,7 +11,12 @@
  *   mpi_assert_no_any_source / mpi_assert_no_any_tag (erroneous, MPI 4.1 section 7.4.4):
  *   MPI_ERR_RANK / MPI_ERR_TAG, as for MPI_Probe;
  * - a negative count or an invalid datatype in MPI_Mrecv: MPI_ERR_COUNT / MPI_ERR_TYPE,
- *   the message still there for a correct MPI_Mrecv.
+ *   the message still there for a correct MPI_Mrecv;
+ * - a truncated MPI_Mrecv (MPI_ERR_TRUNCATE) delivers the first elements and, the message
+ *   being received, sets the handle to MPI_MESSAGE_NULL (MPICH 4.0.2 writes neither).
+ * Observed with MPICH 4.0.2: stale and request handles give MPI_ERR_ARG ("Invalid
+ * MPI_Message"), the asserted wildcards are accepted, and a truncated MPI_Mrecv neither
+ * delivers the first elements nor nulls the handle.
  * Every rank sends to itself, so the program runs at any size.
  */
 #include "mtest.h"
@@ -76,6 +81,17 @@ int main(int argc, char **argv)
     MTEST_CALL(MPI_Send(out, 4, MPI_INT, 0, 4, hinted));
     MTEST_CALL(MPI_Wait(&r, &st));
     MTEST_STATUS(&st, 0, 4, MPI_INT, 4);
+
+    /* truncation: the message is received, its first elements delivered */
+    MTEST_CALL(MPI_Isend(out, 4, MPI_INT, 0, 5, hinted, &sr));
+    MTEST_CALL(MPI_Mprobe(0, 5, hinted, &msg, &st));
+    in[0] = in[1] = in[2] = -1;
+    MTEST_EXPECT_CLASS(MPI_ERR_TRUNCATE, MPI_Mrecv(in, 2, MPI_INT, &msg, &st));
+    MTEST_EQ("message handle after a truncated MPI_Mrecv", MPI_MESSAGE_NULL, msg);
+    MTEST_EQ("truncated data", rank, in[0]);
+    MTEST_EQ("truncated data", 1, in[1]);
+    MTEST_EQ("int after the receive buffer", -1, in[2]);
+    MTEST_CALL(MPI_Wait(&sr, MPI_STATUS_IGNORE));
 
     MTEST_CALL(MPI_Comm_free(&hinted));
     return mtest_finalize();
