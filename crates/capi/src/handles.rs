@@ -562,7 +562,6 @@ pub enum HandleClass {
     /// Created messages (`MPI_Mprobe`). MPICH has no class of its own for them;
     /// oxmpi uses MPICH's otherwise internal "attribute" number so that a message
     /// can never be mistaken for a request.
-    #[allow(dead_code)]
     Message = 0xa,
     Request = 0xb,
     #[allow(dead_code)]
@@ -748,6 +747,24 @@ pub fn request_handle(index: u32) -> MPI_Request {
 /// The request table index a handle names (`MPI_REQUEST_NULL` gives `None`).
 pub fn request_index(handle: MPI_Request) -> Option<u32> {
     direct_index(handle, HandleClass::Request)
+}
+
+// ----------------------------------------------------------------------------
+// Messages (MPI_Mprobe): no predefined objects besides MPI_MESSAGE_NO_PROC
+// ----------------------------------------------------------------------------
+
+// Every matched message must have a handle.
+const _: () = assert!(oxmpi_core::device::MAX_MESSAGES as u32 <= MAX_INDEX);
+
+/// The handle of matched message `index` (`0xa8000000 | index`).
+pub fn message_handle(index: u32) -> MPI_Message {
+    direct(HandleClass::Message, index)
+}
+
+/// The matched message a handle names (None for anything else, the null and no-proc
+/// messages included).
+pub fn message_index(handle: MPI_Message) -> Option<u32> {
+    direct_index(handle, HandleClass::Message)
 }
 
 // ----------------------------------------------------------------------------

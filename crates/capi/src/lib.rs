@@ -25,6 +25,7 @@ pub(crate) mod handles;
 pub mod info;
 pub mod mem;
 pub mod mpit;
+pub mod mprobe;
 pub(crate) mod nbc;
 pub mod neighbor;
 pub mod op;

@@ -22,6 +22,7 @@ pub mod group;
 pub mod info;
 mod internal_coll;
 pub mod mpit;
+pub mod mprobe;
 pub mod namepub;
 pub mod p2p;
 pub mod p2p_mpi4;

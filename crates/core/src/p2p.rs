@@ -301,7 +301,7 @@ fn start_plan_request(rt: &mut Runtime, p: SendPlan, mode: Mode, comm: CommId) -
     Ok(id)
 }
 
-fn set_owner(rt: &mut Runtime, id: ReqId, comm: CommId) {
+pub(crate) fn set_owner(rt: &mut Runtime, id: ReqId, comm: CommId) {
     if let Some(r) = rt.device.request_mut(id) {
         r.owner = comm;
     }
@@ -722,7 +722,7 @@ fn finish_counted(rt: &mut Runtime, id: ReqId) -> Finish {
 }
 
 /// Finishes `id` if complete; an inactive persistent request reports the empty status.
-fn try_finish(rt: &mut Runtime, id: ReqId) -> Option<Completion> {
+pub(crate) fn try_finish(rt: &mut Runtime, id: ReqId) -> Option<Completion> {
     crate::p2p_mpi4::advance(rt);
     match finish_counted(rt, id) {
         Finish::Inactive => Some(Completion {
@@ -1040,7 +1040,7 @@ pub fn request_comm(id: ReqId) -> Option<CommId> {
 
 // ----- probe -----------------------------------------------------------------------------
 
-fn probe_spec(rt: &Runtime, src: i32, tag: i32, comm: CommId) -> Result<Option<Spec>> {
+pub(crate) fn probe_spec(rt: &Runtime, src: i32, tag: i32, comm: CommId) -> Result<Option<Spec>> {
     let c = rt.comms.get(comm)?;
     check_recv_tag_on(c, tag)?;
     check_source(c, src)?;

@@ -12,7 +12,9 @@ use oxmpi_core::p2p::{self, Buf, Mode};
 use std::mem::MaybeUninit;
 
 mod exchange;
+mod matched;
 pub use exchange::{immediate_send_receive_into, immediate_send_receive_replace_into};
+pub use matched::Message;
 
 /// A message tag.
 pub type Tag = i32;
@@ -414,30 +416,10 @@ fn receive_vec_raw<T: Equivalence>(
     tag: Tag,
     comm: u32,
 ) -> Result<(Vec<T>, Status)> {
-    let probed = p2p::probe(src, tag, comm).map_err(engine(method))?;
-    let unit = T::equivalent_datatype().value_size();
-    let bytes = probed.bytes as usize;
-    let n = if unit == 0 { 0 } else { bytes.div_ceil(unit) };
-    let mut v = zeroed_vec::<T>(n);
-    // Receive exactly the probed message: same source and tag; messages between a pair
-    // of processes do not overtake each other.
-    let s = receive_into_raw(method, &mut v[..], probed.source, probed.tag, comm)?;
-    if unit != 0 && s.byte_count() % unit != 0 {
-        return Err(Error::new(
-            method,
-            ErrorClass::Type,
-            format_args!(
-                "message from rank {} with tag {} has {} bytes, not a whole number of {} ({} bytes each)",
-                s.source_rank(),
-                s.tag(),
-                s.byte_count(),
-                std::any::type_name::<T>(),
-                unit
-            ),
-        ));
-    }
-    v.truncate(s.byte_count().checked_div(unit).unwrap_or(0));
-    Ok((v, s))
+    // A matched probe: the message sized is the one received, whatever other threads
+    // receive meanwhile.
+    let (m, _) = matched::matched_probe(method, src, tag, comm)?;
+    m.receive_vec_as(method)
 }
 
 /// A process (or any process) that messages can be received from.
@@ -526,6 +508,47 @@ pub trait Source: AsCommId {
         p2p::probe(self.source_rank(), tag, self.comm_id())
             .map(Status::from_core)
             .map_err(engine("probe_with_tag"))
+    }
+
+    /// Blocks until a message with any tag can be received and takes it (`MPI_Mprobe`):
+    /// only the returned [`Message`]'s receive can get it.
+    fn matched_probe(&self) -> Result<(Message, Status)> {
+        matched::matched_probe(
+            "matched_probe",
+            self.source_rank(),
+            crate::ANY_TAG,
+            self.comm_id(),
+        )
+    }
+
+    /// Blocks until a message with tag `tag` can be received and takes it (`MPI_Mprobe`).
+    fn matched_probe_with_tag(&self, tag: Tag) -> Result<(Message, Status)> {
+        matched::matched_probe(
+            "matched_probe_with_tag",
+            self.source_rank(),
+            tag,
+            self.comm_id(),
+        )
+    }
+
+    /// Takes a message with any tag if one can be received now (`MPI_Improbe`).
+    fn immediate_matched_probe(&self) -> Result<Option<(Message, Status)>> {
+        matched::immediate_matched_probe(
+            "immediate_matched_probe",
+            self.source_rank(),
+            crate::ANY_TAG,
+            self.comm_id(),
+        )
+    }
+
+    /// Takes a message with tag `tag` if one can be received now (`MPI_Improbe`).
+    fn immediate_matched_probe_with_tag(&self, tag: Tag) -> Result<Option<(Message, Status)>> {
+        matched::immediate_matched_probe(
+            "immediate_matched_probe_with_tag",
+            self.source_rank(),
+            tag,
+            self.comm_id(),
+        )
     }
 
     /// Checks whether a message with any tag can be received now (`MPI_Iprobe`).

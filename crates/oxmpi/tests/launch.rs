@@ -219,6 +219,11 @@ fn probe_then_receive_vec() {
 }
 
 #[test]
+fn matched_probe_takes_the_message() {
+    check_program("check_matched_probe");
+}
+
+#[test]
 fn scoped_immediates_and_persistent_requests() {
     check_program("check_immediate");
 }

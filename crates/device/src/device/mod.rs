@@ -63,6 +63,7 @@ use bsend::BsendPool;
 use matching::Spec;
 use packet::{Header, HEADER_BYTES};
 use protocol::{eager_header, Protocol, NO_REQUEST};
+pub use protocol::{MsgId, TooManyMessages, MAX_MESSAGES};
 use request::Op;
 pub use request::{
     BufRef, Direction, Finish, InvalidRequest, Layout, Outcome, Persistent, RecvArgs, ReqId,
@@ -434,6 +435,42 @@ impl Device {
     /// can no longer be cancelled by its sender (the receive that follows must get it).
     pub fn probe_seen(&mut self, spec: Spec) -> Option<Status> {
         self.proto.probe_seen(spec)
+    }
+
+    /// `MPI_Improbe`: takes the earliest unexpected message `spec` accepts out of the
+    /// queue (call [`Device::progress`] first) and keeps it under a message id for
+    /// [`Device::mrecv`]; no other receive or probe can match it. `owner` is the
+    /// caller's tag (its communicator), read back by [`Device::message_owner`].
+    pub fn mprobe(
+        &mut self,
+        spec: Spec,
+        owner: u32,
+    ) -> Result<Option<(MsgId, Status)>, TooManyMessages> {
+        self.proto.mprobe(spec, owner)
+    }
+
+    /// The owner tag of matched message `id`; None when it names no message waiting
+    /// for its receive.
+    pub fn message_owner(&self, id: MsgId) -> Option<u32> {
+        self.proto.message_owner(id)
+    }
+
+    /// Matched messages waiting for their receive.
+    pub fn matched_len(&self) -> usize {
+        self.proto.matched_len()
+    }
+
+    /// `MPI_Imrecv`: starts the receive of matched message `msg` into `a`'s buffer
+    /// (`a.spec` is ignored; the buffer described by `layout` when it is not
+    /// contiguous). `Err` when `msg` names no matched message.
+    pub fn mrecv(
+        &mut self,
+        msg: MsgId,
+        a: RecvArgs,
+        layout: Option<Layout>,
+    ) -> Result<ReqId, InvalidRequest> {
+        let (p, io) = split!(self);
+        p.mrecv(msg, a, layout, io)
     }
 
     /// `MPI_Cancel`. Receives still posted are cancelled at once; sends not yet matched

@@ -9,7 +9,7 @@
 use super::matching::{Spec, ANY_SOURCE, ANY_TAG};
 use super::packet::{Header, Kind};
 use super::pieces;
-use super::protocol::{Io, Protocol, Stream};
+use super::protocol::{Io, MsgId, Protocol, Stream};
 use super::request::{Finish, Layout, Outcome, RecvArgs, ReqId, SendArgs, SendMode, Status};
 use super::stream_stores::Policy;
 use super::{DeviceConfig, Peer};
@@ -783,6 +783,167 @@ fn cancel_of_a_send_the_receiver_has_seen_or_matched_fails() {
     sim.cancel(0, s);
     assert_eq!(sim.kinds(0, 1), [Kind::Eager]);
     assert_eq!(sim.wait(0, s), sent());
+}
+
+// ----- matched probe ---------------------------------------------------------------------
+
+impl Sim {
+    fn mprobe(&mut self, r: usize, spec: Spec) -> Option<(MsgId, Status)> {
+        self.ranks[r]
+            .proto
+            .mprobe(spec, 3)
+            .expect("room for messages")
+    }
+
+    fn mrecv(&mut self, r: usize, msg: MsgId, a: RecvArgs) -> ReqId {
+        self.with(r, |p, io| p.mrecv(msg, a, None, io))
+            .expect("a matched message")
+    }
+}
+
+fn spec(src: i32, tag: i32) -> Spec {
+    Spec { ctx: 7, src, tag }
+}
+
+#[test]
+fn a_matched_message_is_out_of_reach_of_other_receives_and_probes() {
+    // Eager, streamed rendezvous, pulled rendezvous: the first of two messages with the
+    // same envelope is matched; a receive and a probe then see only the second.
+    for (n, cma) in [(40, false), (300, false), (300, true)] {
+        let mut sim = Sim::new(2, cma);
+        let (a, b) = (pattern(n, 1), pattern(n, 2));
+        let sa = sim.isend(0, send(0, 1, 5, &a, SendMode::Standard));
+        let sb = sim.isend(0, send(0, 1, 5, &b, SendMode::Standard));
+        sim.settle();
+        let (msg, st) = sim.mprobe(1, spec(ANY_SOURCE, ANY_TAG)).expect("a message");
+        assert_eq!(st, ok(0, 5, n));
+        assert_eq!(sim.ranks[1].proto.message_owner(msg), Some(3));
+        assert_eq!(sim.ranks[1].proto.probe(spec(0, 5)), Some(ok(0, 5, n)));
+        let mut got_b = vec![0u8; n];
+        let rb = sim.irecv(1, recv(0, 5, &mut got_b));
+        assert_eq!(sim.wait(1, rb), ok(0, 5, n));
+        assert_eq!(got_b, b, "{n} bytes, cma {cma}: the receive got the second");
+        assert!(sim.ranks[1].proto.probe(spec(0, 5)).is_none());
+        assert!(sim.mprobe(1, spec(0, ANY_TAG)).is_none());
+        let mut got_a = vec![0u8; n];
+        let ra = sim.mrecv(1, msg, recv(0, 5, &mut got_a));
+        assert_eq!(sim.wait(1, ra), ok(0, 5, n));
+        assert_eq!(got_a, a);
+        assert_eq!(sim.wait(0, sa), sent());
+        assert_eq!(sim.wait(0, sb), sent());
+        assert_eq!(sim.ranks[1].proto.matched_len(), 0);
+        assert_eq!(sim.ranks[1].io.pulls, usize::from(cma && n > EAGER) * 2);
+    }
+}
+
+#[test]
+fn a_matched_message_is_received_once() {
+    let mut sim = Sim::new(2, false);
+    let data = pattern(8, 3);
+    sim.isend(0, send(0, 1, 1, &data, SendMode::Standard));
+    sim.settle();
+    let (msg, _) = sim.mprobe(1, spec(0, 1)).expect("a message");
+    let mut buf = [0u8; 8];
+    let r = sim.mrecv(1, msg, recv(0, 1, &mut buf));
+    assert_eq!(sim.wait(1, r), ok(0, 1, 8));
+    let again = sim.with(1, |p, io| p.mrecv(msg, recv(0, 1, &mut buf), None, io));
+    assert!(again.is_err(), "the id names no message any more");
+    assert!(sim
+        .with(1, |p, io| p.mrecv(999, recv(0, 1, &mut buf), None, io))
+        .is_err());
+}
+
+#[test]
+fn matched_messages_to_self_over_tcp_truncated_and_synchronous() {
+    // To itself, over TCP, longer than the buffer, and in synchronous mode: each
+    // completes as a receive of an unexpected message would.
+    for (ranks, tcp, n, cap, mode) in [
+        (1, false, 200, 200, SendMode::Standard),
+        (2, true, 130, 130, SendMode::Standard),
+        (2, true, 30, 30, SendMode::Standard),
+        (2, false, 300, 24, SendMode::Standard),
+        (2, false, 40, 24, SendMode::Standard),
+        (2, false, 8, 8, SendMode::Synchronous),
+        (2, false, 200, 200, SendMode::Synchronous),
+    ] {
+        let mut sim = Sim::with_routes(ranks, false, |_, _| tcp);
+        let to = ranks - 1;
+        let data = pattern(n, 4);
+        let s = sim.isend(0, send(0, to as u32, 9, &data, mode));
+        sim.settle();
+        if mode == SendMode::Synchronous {
+            assert!(!sim.is_complete(0, s), "not matched yet");
+        }
+        let (msg, st) = sim.mprobe(to, spec(0, 9)).expect("a message");
+        assert_eq!(st, ok(0, 9, n), "the probe reports the whole message");
+        sim.settle();
+        if mode == SendMode::Synchronous && n <= EAGER {
+            assert!(!sim.is_complete(0, s), "a probe is not a receive");
+        }
+        let mut buf = vec![0u8; cap];
+        let r = sim.mrecv(to, msg, recv(0, 9, &mut buf));
+        let st = sim.wait(to, r);
+        assert_eq!(st.bytes as usize, cap);
+        let want = if cap < n {
+            Outcome::Truncated
+        } else {
+            Outcome::Success
+        };
+        assert_eq!(st.error, want);
+        assert_eq!(buf[..], data[..cap]);
+        assert_eq!(sim.wait(0, s), sent());
+    }
+}
+
+#[test]
+fn a_matched_message_cannot_be_cancelled_and_a_lost_sender_fails_its_receive() {
+    let mut sim = Sim::new(3, false);
+    let data = pattern(200, 5);
+    let s = sim.isend(0, send(0, 1, 1, &data, SendMode::Standard));
+    sim.settle();
+    let (msg, _) = sim.mprobe(1, spec(0, 1)).expect("a message");
+    sim.cancel(0, s);
+    sim.settle();
+    assert!(
+        !sim.is_complete(0, s),
+        "the receiver keeps the matched message"
+    );
+    let mut buf = vec![0u8; 200];
+    let r = sim.mrecv(1, msg, recv(0, 1, &mut buf));
+    assert_eq!(sim.wait(1, r), ok(0, 1, 200));
+    assert_eq!(sim.wait(0, s), sent());
+    assert_eq!(buf, data);
+    // Rank 2 announces a message, which rank 1 matches; rank 2 is lost before the
+    // receive: the receive fails rather than wait.
+    sim.isend(2, send(2, 1, 2, &data, SendMode::Standard));
+    sim.settle();
+    let (msg, st) = sim.mprobe(1, spec(ANY_SOURCE, 2)).expect("a message");
+    assert_eq!(st.source, 2);
+    sim.kill(2);
+    let r = sim.mrecv(1, msg, recv(2, 2, &mut buf));
+    assert_eq!(sim.wait(1, r).error, Outcome::PeerLost);
+}
+
+#[test]
+fn a_matched_message_lands_in_a_non_contiguous_buffer() {
+    for n in [20usize, 150] {
+        let mut sim = Sim::new(2, false);
+        let data = pattern(n, 6);
+        let s = sim.isend(0, send(0, 1, 4, &data, SendMode::Standard));
+        sim.settle();
+        let (msg, _) = sim.mprobe(1, spec(0, 4)).expect("a message");
+        let mut spread = vec![0u8; 2 * n];
+        let l = strided(&spread, n);
+        let mut a = recv(0, 4, &mut spread);
+        a.cap = n;
+        let r = sim
+            .with(1, |p, io| p.mrecv(msg, a, Some(l), io))
+            .expect("a matched message");
+        assert_eq!(sim.wait(1, r), ok(0, 4, n));
+        assert_eq!(sim.wait(0, s), sent());
+        let got: Vec<u8> = spread.iter().step_by(2).copied().collect();
+        assert_eq!(got, data, "{n} bytes");
+    }
 }
 
 // ----- truncation, lost peers ------------------------------------------------------------

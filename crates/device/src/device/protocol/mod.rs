@@ -16,10 +16,14 @@
 //!
 //! This file holds the state, the starts of operations, the queues and the dispatch of
 //! arriving packets (eager delivery and the synchronous ack); `rendezvous.rs` the
-//! large-message protocol (pull or stream) and `cancel.rs` cancel and lost peers.
+//! large-message protocol (pull or stream), `cancel.rs` probe, cancel and lost peers,
+//! and `mprobe.rs` matched probe and the receive of a matched message.
 
 mod cancel;
+mod mprobe;
 mod rendezvous;
+
+pub use mprobe::{MsgId, TooManyMessages, MAX_MESSAGES};
 
 #[cfg(test)]
 pub(crate) use rendezvous::stream_piece;
@@ -237,6 +241,8 @@ pub(crate) struct Protocol {
     payloads: PayloadStore,
     /// Peers that were lost ([`Protocol::peer_lost`]); almost always empty.
     lost: Vec<u32>,
+    /// Messages taken by a matched probe, waiting for their receive.
+    messages: mprobe::Messages,
 }
 
 impl Protocol {
@@ -260,6 +266,7 @@ impl Protocol {
             oversubscribed,
             payloads: PayloadStore::default(),
             lost: Vec::new(),
+            messages: mprobe::Messages::default(),
         }
     }
 
