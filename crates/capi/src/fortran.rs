@@ -14,13 +14,7 @@
 
 use crate::abi::{MPI_UNWEIGHTED, MPI_WEIGHTS_EMPTY};
 use crate::handles::{MPI_Aint, MPI_Fint, MPI_BOTTOM, MPI_IN_PLACE, MPI_STATUS_IGNORE};
-#[allow(unused_imports)]
-use crate::{
-    attr::*, coll::*, comm::*, comm_info::*, datatype::*, env::*, errhandler::*, errors::*,
-    group::*, info::*, mem::*, neighbor::*, op::*, p2p::*, p2p_mpi4::*, pack::*, status::*,
-    topo::*, type_attr::*,
-};
-use std::cell::UnsafeCell;
+use std::cell::{Cell, UnsafeCell};
 use std::ffi::{c_char, c_void, CString};
 use std::os::raw::c_int;
 use std::sync::Mutex;
@@ -71,6 +65,35 @@ pub static mpifcmb5_: Common<1> = Common::new();
 /// `COMMON /MPIFCMB9/ MPI_WEIGHTS_EMPTY`.
 #[no_mangle]
 pub static mpifcmb9_: Common<1> = Common::new();
+
+thread_local! {
+    /// The Fortran call this thread is in (`MPI_SEND`), so that errors name it.
+    static FORTRAN_CALL: Cell<Option<&'static str>> = const { Cell::new(None) };
+}
+
+/// Marks the thread as inside a Fortran call for its lifetime (restoring the outer one:
+/// a Fortran callback may make calls of its own).
+pub(crate) struct FortranCall(Option<&'static str>);
+
+impl FortranCall {
+    #[inline(always)]
+    fn enter(name: &'static str) -> FortranCall {
+        FortranCall(FORTRAN_CALL.with(|c| c.replace(Some(name))))
+    }
+}
+
+impl Drop for FortranCall {
+    #[inline(always)]
+    fn drop(&mut self) {
+        FORTRAN_CALL.with(|c| c.set(self.0));
+    }
+}
+
+/// The name an error raised in `c_call` is reported under: the Fortran call's
+/// (`MPI_SEND`) when the C function runs for a Fortran entry point.
+pub(crate) fn call_name(c_call: &str) -> &str {
+    FORTRAN_CALL.with(|c| c.get()).unwrap_or(c_call)
+}
 
 /// A choice buffer: Fortran's `MPI_BOTTOM` and `MPI_IN_PLACE` become C's.
 #[inline(always)]
@@ -213,6 +236,26 @@ unsafe fn fattr_value(keyval: MPI_Fint, v: *mut c_void) -> MPI_Aint {
         MPI_Aint::from(unsafe { *(v as *const c_int) })
     } else {
         v as MPI_Aint
+    }
+}
+
+/// The value Fortran gets for a window attribute: the C binding hands out the base
+/// address itself for `MPI_WIN_BASE`, a pointer to the `MPI_Aint` for `MPI_WIN_SIZE`, a
+/// pointer to an int for the other predefined keys, and the stored word for user keys.
+///
+/// # Safety
+/// For a predefined key `v` is what the library's `MPI_Win_get_attr` returned for it.
+unsafe fn fwin_attr_value(keyval: c_int, v: *mut c_void) -> MPI_Aint {
+    const WIN_BASE: c_int = 0x6600_0001;
+    const WIN_SIZE: c_int = 0x6600_0003;
+    if (keyval as u32) >> 30 != 1 || keyval == WIN_BASE || v.is_null() {
+        v as MPI_Aint
+    } else if keyval == WIN_SIZE {
+        // SAFETY: see above.
+        unsafe { *(v as *const MPI_Aint) }
+    } else {
+        // SAFETY: see above.
+        MPI_Aint::from(unsafe { *(v as *const c_int) })
     }
 }
 

@@ -8,7 +8,7 @@
 //! recognises their addresses, so programs compiled with MPICH's `mpif.h` or `mpi` module
 //! pass the same sentinels to oxmpi.
 
-use crate::api::{Arg, Base, Func, Mode};
+use crate::api::{Arg, Base, Func, Mode, Ret};
 use crate::header::{lookup, Const};
 use std::fmt::Write;
 
@@ -86,7 +86,11 @@ pub fn mpif_h(consts: &[Const]) -> String {
     s.push_str(
         "      DOUBLE PRECISION MPI_WTIME, MPI_WTICK\n\
          \x20     DOUBLE PRECISION PMPI_WTIME, PMPI_WTICK\n\
-         \x20     EXTERNAL MPI_WTIME, MPI_WTICK, PMPI_WTIME, PMPI_WTICK\n",
+         \x20     EXTERNAL MPI_WTIME, MPI_WTICK, PMPI_WTIME, PMPI_WTICK\n\
+         \x20     INTEGER*8 MPI_AINT_ADD, MPI_AINT_DIFF\n\
+         \x20     INTEGER*8 PMPI_AINT_ADD, PMPI_AINT_DIFF\n\
+         \x20     EXTERNAL MPI_AINT_ADD, MPI_AINT_DIFF\n\
+         \x20     EXTERNAL PMPI_AINT_ADD, PMPI_AINT_DIFF\n",
     );
     debug_assert!(s.lines().all(|l| l.len() <= 72));
     s
@@ -151,35 +155,62 @@ fn dummy(a: &Arg) -> String {
         Base::Int | Base::Handle(_) | Base::Index | Base::Attr4 | Base::Keyval | Base::Aint4 => {
             format!("      integer{intent} :: {n}{dims}")
         }
-        Base::Null => String::new(),
+        // A C_PTR or an INTEGER(KIND=MPI_ADDRESS_KIND): both are the 8 bytes C writes.
+        Base::BasePtr => format!(
+            "      !GCC$ ATTRIBUTES NO_ARG_CHECK :: {n}\n      type(*), dimension(*) :: {n}"
+        ),
+        Base::Null | Base::Zero => String::new(),
+    }
+}
+
+/// The first line of a procedure `name` of `f` (one dummy per line, so that no line
+/// passes the 132 columns of free form). Returns `function` or `subroutine`, for its
+/// `end`; a function's result is declared by [`result_decl`] among the dummies.
+fn heading(s: &mut String, f: &Func, name: &str, indent: &str) -> &'static str {
+    let mut list: Vec<String> = f.fortran_args().map(|a| a.name.clone()).collect();
+    if f.has_ierror() {
+        list.push("ierror".into());
+    }
+    let what = if f.is_function() {
+        "function"
+    } else {
+        "subroutine"
+    };
+    writeln!(
+        s,
+        "{indent}{what} {name}({})",
+        list.join(&format!(", &\n{indent}    "))
+    )
+    .unwrap();
+    what
+}
+
+/// The declaration of a function's result (none for a subroutine).
+fn result_decl(f: &Func, name: &str, indent: &str) -> String {
+    match f.ret {
+        Ret::Double => format!("{indent}double precision :: {name}\n"),
+        Ret::Aint => format!("{indent}integer(kind=MPI_ADDRESS_KIND) :: {name}\n"),
+        Ret::Ierror | Ret::None => String::new(),
     }
 }
 
 fn interface(s: &mut String, f: &Func, prefix: &str) {
-    let args: Vec<&str> = f.fortran_args().map(|a| a.name.as_str()).collect();
     let name = format!("{prefix}_{}", f.name);
-    if f.returns_double {
-        writeln!(s, "    double precision function {name}()").unwrap();
-        writeln!(s, "    end function {name}").unwrap();
-        return;
-    }
-    // One dummy per line, so that no line passes the 132 columns of free form.
-    write!(s, "    subroutine {name}(").unwrap();
-    for a in &args {
-        write!(s, "{a}, &\n        ").unwrap();
-    }
-    writeln!(s, "ierror)").unwrap();
+    let end = heading(s, f, &name, "    ");
     writeln!(
         s,
         "      import :: MPI_STATUS_SIZE, MPI_ADDRESS_KIND, MPI_COUNT_KIND"
     )
     .unwrap();
     writeln!(s, "      implicit none").unwrap();
+    s.push_str(&result_decl(f, &name, "      "));
     for a in f.fortran_args() {
         writeln!(s, "{}", dummy(a)).unwrap();
     }
-    writeln!(s, "      integer, intent(out) :: ierror").unwrap();
-    writeln!(s, "    end subroutine {name}").unwrap();
+    if f.has_ierror() {
+        writeln!(s, "      integer, intent(out) :: ierror").unwrap();
+    }
+    writeln!(s, "    end {end} {name}").unwrap();
 }
 
 /// The source of the `mpi` module (free form).
@@ -272,6 +303,7 @@ fn dummy_f08(a: &Arg, nonblocking: bool) -> String {
         Base::Buf if nonblocking => format!(
             "      !GCC$ ATTRIBUTES NO_ARG_CHECK :: {n}\n      type(*), dimension(*), asynchronous :: {n}"
         ),
+        Base::BasePtr => format!("      type(c_ptr) :: {n}"),
         _ => dummy(a),
     }
 }
@@ -279,10 +311,30 @@ fn dummy_f08(a: &Arg, nonblocking: bool) -> String {
 /// Whether the call starts an operation that uses its buffers after it returns (its
 /// choice buffers are ASYNCHRONOUS in `mpi_f08`).
 fn is_nonblocking(name: &str) -> bool {
-    matches!(
-        name,
-        "Isend" | "Ibsend" | "Issend" | "Irsend" | "Irecv" | "Buffer_attach"
-    ) || name.ends_with("_init")
+    let b = name.as_bytes();
+    // Isend, Ibcast, Ineighbor_..., Isendrecv, Imrecv (no other call with a buffer starts
+    // with I and a lower-case letter).
+    (b.len() > 1 && b[0] == b'I' && b[1].is_ascii_lowercase())
+        || name.ends_with("_init")
+        || matches!(
+            name,
+            "Buffer_attach"
+                | "Comm_attach_buffer"
+                | "Session_attach_buffer"
+                | "Put"
+                | "Get"
+                | "Accumulate"
+                | "Get_accumulate"
+                | "Fetch_and_op"
+                | "Compare_and_swap"
+                | "Rput"
+                | "Rget"
+                | "Raccumulate"
+                | "Rget_accumulate"
+                | "Win_create"
+                | "Win_attach"
+                | "Win_detach"
+        )
 }
 
 /// The source of the `mpi_f08` module (free form): handle types with `==` and `/=`,
@@ -293,7 +345,7 @@ pub fn mpi_f08_module(consts: &[Const], funcs: &[Func]) -> String {
     s.push_str(
         "! The `mpi_f08` module of oxmpi. Generated by oxmpi-fortran-gen from mpi.h and\n\
          ! crates/fortran/api/mpi.api; do not edit.\n\
-         module mpi_f08\n  implicit none\n  private :: f08_eq_int\n\n",
+         module mpi_f08\n  use, intrinsic :: iso_c_binding, only: c_ptr\n  implicit none\n  private :: f08_eq_int\n\n",
     );
     for (t, _) in F08_HANDLES {
         writeln!(
@@ -355,26 +407,17 @@ pub fn mpi_f08_module(consts: &[Const], funcs: &[Func]) -> String {
     s.push_str("\n  interface\n");
     for f in &f08 {
         let name = format!("pmpi_{}", f.name.to_ascii_lowercase());
-        if f.returns_double {
-            writeln!(
-                s,
-                "    double precision function {name}()\n    end function {name}"
-            )
-            .unwrap();
-            continue;
-        }
-        write!(s, "    subroutine {name}(").unwrap();
-        for a in f.fortran_args() {
-            write!(s, "{}, &\n        ", a.name).unwrap();
-        }
-        writeln!(s, "ierror)").unwrap();
+        let end = heading(&mut s, f, &name, "    ");
         writeln!(s, "      import").unwrap();
         writeln!(s, "      implicit none").unwrap();
+        s.push_str(&result_decl(f, &name, "      "));
         for a in f.fortran_args() {
             writeln!(s, "{}", dummy_f08(a, false)).unwrap();
         }
-        writeln!(s, "      integer, intent(out) :: ierror").unwrap();
-        writeln!(s, "    end subroutine {name}").unwrap();
+        if f.has_ierror() {
+            writeln!(s, "      integer, intent(out) :: ierror").unwrap();
+        }
+        writeln!(s, "    end {end} {name}").unwrap();
     }
     s.push_str("  end interface\n");
     s.push_str("  private :: ");
@@ -399,15 +442,29 @@ pub fn mpi_f08_module(consts: &[Const], funcs: &[Func]) -> String {
     for f in &f08 {
         let lower = f.name.to_ascii_lowercase();
         let name = format!("MPI_{}", f.name);
-        if f.returns_double {
-            writeln!(
-                s,
-                "\n  double precision function {name}()\n    {name} = pmpi_{lower}()\n  end function {name}"
-            )
-            .unwrap();
+        let args: Vec<&str> = f.fortran_args().map(|a| a.name.as_str()).collect();
+        if !f.has_ierror() {
+            s.push('\n');
+            let end = heading(&mut s, f, &name, "  ");
+            s.push_str(&result_decl(f, &name, "    "));
+            for a in f.fortran_args() {
+                writeln!(
+                    s,
+                    "{}",
+                    dummy_f08(a, false)
+                        .replace("\n      ", "\n    ")
+                        .replacen("      ", "    ", 1)
+                )
+                .unwrap();
+            }
+            if f.is_function() {
+                writeln!(s, "    {name} = pmpi_{lower}({})", args.join(", ")).unwrap();
+            } else {
+                writeln!(s, "    call pmpi_{lower}({})", args.join(", ")).unwrap();
+            }
+            writeln!(s, "  end {end} {name}").unwrap();
             continue;
         }
-        let args: Vec<&str> = f.fortran_args().map(|a| a.name.as_str()).collect();
         write!(s, "\n  subroutine {name}(").unwrap();
         for a in &args {
             write!(s, "{a}, &\n      ").unwrap();
