@@ -421,6 +421,105 @@ unsafe extern "C" fn delete_trampoline(
     ierr
 }
 
+// ---- generalized requests with callbacks written in Fortran -------------------------
+
+/// The Fortran callbacks and extra state of one generalized request, boxed; the library
+/// gets the box as C's extra state and calls the trampolines below, which call the
+/// Fortran procedures by reference. The free callback runs last and drops the box.
+struct FortranGrequest {
+    query: usize,
+    free: usize,
+    cancel: usize,
+    extra: MPI_Aint,
+}
+
+/// `(extra_state, status, ierror)`.
+type GrqQueryF = unsafe extern "C" fn(*const MPI_Aint, *mut c_void, *mut MPI_Fint);
+/// `(extra_state, ierror)`.
+type GrqFreeF = unsafe extern "C" fn(*const MPI_Aint, *mut MPI_Fint);
+/// `(extra_state, complete, ierror)`, `complete` a LOGICAL.
+type GrqCancelF = unsafe extern "C" fn(*const MPI_Aint, *const MPI_Fint, *mut MPI_Fint);
+
+/// Boxes the Fortran callbacks of a request `MPI_GREQUEST_START` is about to start.
+fn fgrq_state(
+    query: *const c_void,
+    free: *const c_void,
+    cancel: *const c_void,
+    extra: MPI_Aint,
+) -> *mut c_void {
+    Box::into_raw(Box::new(FortranGrequest {
+        query: query as usize,
+        free: free as usize,
+        cancel: cancel as usize,
+        extra,
+    }))
+    .cast()
+}
+
+/// Drops the box of a request that did not start.
+///
+/// # Safety
+/// `p` came from [`fgrq_state`] and the library holds no copy.
+unsafe fn fgrq_drop(p: *mut c_void) {
+    // SAFETY: see above.
+    drop(unsafe { Box::from_raw(p.cast::<FortranGrequest>()) });
+}
+
+fn fgrq_query(_f: *const c_void) -> Option<crate::grequest::QueryFn> {
+    Some(grq_query_trampoline)
+}
+
+fn fgrq_free(_f: *const c_void) -> Option<crate::grequest::FreeFn> {
+    Some(grq_free_trampoline)
+}
+
+fn fgrq_cancel(_f: *const c_void) -> Option<crate::grequest::CancelFn> {
+    Some(grq_cancel_trampoline)
+}
+
+/// Calls the request's Fortran query callback.
+unsafe extern "C" fn grq_query_trampoline(
+    extra: *mut c_void,
+    status: *mut crate::handles::MPI_Status,
+) -> c_int {
+    let mut ierr: MPI_Fint = 0;
+    // SAFETY: `extra` is the live box of this request (the free callback, which drops it,
+    // runs last); `query` is the address of a Fortran procedure with the interface
+    // `GrqQueryF` (MPI_GREQUEST_START's contract); the status is MPI_Status's 5 INTEGERs.
+    unsafe {
+        let g = &*extra.cast::<FortranGrequest>();
+        let f = std::mem::transmute::<usize, GrqQueryF>(g.query);
+        f(&g.extra, status.cast(), &mut ierr);
+    }
+    ierr
+}
+
+/// Calls the request's Fortran free callback, then drops the box.
+unsafe extern "C" fn grq_free_trampoline(extra: *mut c_void) -> c_int {
+    let mut ierr: MPI_Fint = 0;
+    // SAFETY: as for the query trampoline; the library calls free once, last, so the box
+    // is not used after it.
+    unsafe {
+        let g = Box::from_raw(extra.cast::<FortranGrequest>());
+        let f = std::mem::transmute::<usize, GrqFreeF>(g.free);
+        f(&g.extra, &mut ierr);
+    }
+    ierr
+}
+
+/// Calls the request's Fortran cancel callback (`complete` as a LOGICAL).
+unsafe extern "C" fn grq_cancel_trampoline(extra: *mut c_void, complete: c_int) -> c_int {
+    let mut ierr: MPI_Fint = 0;
+    let complete = MPI_Fint::from(complete != 0);
+    // SAFETY: as for the query trampoline.
+    unsafe {
+        let g = &*extra.cast::<FortranGrequest>();
+        let f = std::mem::transmute::<usize, GrqCancelF>(g.cancel);
+        f(&g.extra, &complete, &mut ierr);
+    }
+    ierr
+}
+
 /// Defines a predefined Fortran attribute callback under the names gfortran and other
 /// compilers use (`mpi_comm_dup_fn_`, `mpi_comm_dup_fn__`, `mpi_comm_dup_fn`,
 /// `MPI_COMM_DUP_FN`), as MPICH's Fortran library does.
@@ -518,6 +617,23 @@ fortran_callback!(
     (_o: *const c_int, _k: *const c_int, _v: *const c_void, _e: *const c_void, ierr: *mut MPI_Fint) {
         *ierr = 0;
     }
+);
+
+fortran_callback!(
+    "`MPI_F_SYNC_REG(buf)` (Fortran only): does nothing, but as a call to an external \
+     procedure that might read or write `buf` it makes the compiler store the buffer's \
+     registers before it and reload them after (MPI-4.1 section 19.1.17).",
+    [
+        mpi_f_sync_reg_,
+        mpi_f_sync_reg__,
+        mpi_f_sync_reg,
+        MPI_F_SYNC_REG,
+        pmpi_f_sync_reg_,
+        pmpi_f_sync_reg__,
+        pmpi_f_sync_reg,
+        PMPI_F_SYNC_REG
+    ],
+    (_buf: *mut c_void) {}
 );
 
 include!(concat!(env!("OUT_DIR"), "/fortran_entry_points.rs"));

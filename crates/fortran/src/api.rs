@@ -34,6 +34,12 @@ pub enum Base {
     },
     Detach,
     Null,
+    /// A callback of `MPI_Grequest_start` written in Fortran (`query`, `free` or
+    /// `cancel`): called through a trampoline with Fortran's conventions.
+    GrqFn(&'static str),
+    /// `MPI_Grequest_start`'s extra state: INTEGER(KIND=MPI_ADDRESS_KIND) in Fortran, kept
+    /// by the library with the Fortran callbacks.
+    GrqExtra,
     /// A C `int` Fortran does not have (passed as 0: `MPI_Info_create_env`'s argc).
     Zero,
     /// A base address the call returns (`MPI_Alloc_mem`, `MPI_Win_allocate`): C writes a
@@ -165,6 +171,10 @@ fn parse_base(s: &str) -> Option<Base> {
         "detach" => Base::Detach,
         "null" => Base::Null,
         "zero" => Base::Zero,
+        "grqquery" => Base::GrqFn("query"),
+        "grqfree" => Base::GrqFn("free"),
+        "grqcancel" => Base::GrqFn("cancel"),
+        "grqextra" => Base::GrqExtra,
         "baseptr" => Base::BasePtr,
         h => Base::Handle(HANDLES.iter().find(|&&n| n == h)?),
     })

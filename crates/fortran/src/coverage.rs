@@ -26,9 +26,6 @@ pub fn exclusion(name: &str) -> Option<&'static str> {
         return Some("handle and status conversions are C-only (MPI-4.1 section 19.3.4)");
     }
     Some(match name {
-        // Not done yet: these need trampolines that call Fortran callbacks by reference
-        // with INTEGER(KIND=MPI_ADDRESS_KIND) extra state (as the attribute callbacks do).
-        "Grequest_start" => "Fortran callbacks of generalized requests are not bound yet",
         "Register_datarep" => "no MPI-IO in oxmpi",
         _ => return None,
     })

@@ -144,11 +144,11 @@ fn dummy(a: &Arg) -> String {
         }
         Base::Status => format!("      integer{intent} :: {n}(MPI_STATUS_SIZE)"),
         Base::Str => format!("      character(len=*){intent} :: {n}"),
-        Base::Fn | Base::CopyFn { .. } | Base::DeleteFn { .. } => {
+        Base::Fn | Base::CopyFn { .. } | Base::DeleteFn { .. } | Base::GrqFn(_) => {
             format!("      external :: {n}")
         }
         Base::Log => format!("      logical{intent} :: {n}{dims}"),
-        Base::Aint | Base::Attr => {
+        Base::Aint | Base::Attr | Base::GrqExtra => {
             format!("      integer(kind=MPI_ADDRESS_KIND){intent} :: {n}{dims}")
         }
         Base::Count => format!("      integer(kind=MPI_COUNT_KIND){intent} :: {n}{dims}"),
@@ -213,6 +213,15 @@ fn interface(s: &mut String, f: &Func, prefix: &str) {
     writeln!(s, "    end {end} {name}").unwrap();
 }
 
+/// `MPI_F_SYNC_REG`, which only Fortran has: an external procedure the library defines
+/// (doing nothing), so that a call to it is a point where the buffer is in memory.
+const F_SYNC_REG: &str = "    subroutine MPI_F_sync_reg(buf)
+      implicit none
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+      type(*), dimension(*) :: buf
+    end subroutine MPI_F_sync_reg
+";
+
 /// The source of the `mpi` module (free form).
 pub fn mpi_module(consts: &[Const], funcs: &[Func]) -> String {
     let mut s = String::new();
@@ -239,6 +248,7 @@ pub fn mpi_module(consts: &[Const], funcs: &[Func]) -> String {
     for f in funcs {
         interface(&mut s, f, "MPI");
     }
+    s.push_str(F_SYNC_REG);
     s.push_str("    double precision function PMPI_Wtime()\n    end function PMPI_Wtime\n");
     s.push_str("    double precision function PMPI_Wtick()\n    end function PMPI_Wtick\n");
     s.push_str("  end interface\nend module mpi\n");
@@ -299,7 +309,13 @@ fn dummy_f08(a: &Arg, nonblocking: bool) -> String {
     };
     match a.kind.base {
         Base::Handle(h) => format!("      type(MPI_{h}){intent} :: {n}{dims}"),
-        Base::Status => format!("      type(MPI_Status){intent} :: {n}{dims}"),
+        // One status is a scalar TYPE(MPI_Status) (`status[]` in the table is the C
+        // array view of the mpi module's INTEGER(MPI_STATUS_SIZE)); arrays of statuses
+        // are outputs.
+        Base::Status if matches!(a.kind.mode, Mode::OutArray(_)) => {
+            format!("      type(MPI_Status) :: {n}(*)")
+        }
+        Base::Status => format!("      type(MPI_Status){intent} :: {n}"),
         Base::Buf if nonblocking => format!(
             "      !GCC$ ATTRIBUTES NO_ARG_CHECK :: {n}\n      type(*), dimension(*), asynchronous :: {n}"
         ),
@@ -405,6 +421,7 @@ pub fn mpi_f08_module(consts: &[Const], funcs: &[Func]) -> String {
     // The library's entry points, with this module's types (private).
     let f08: Vec<&Func> = funcs.iter().filter(|f| !removed_in_mpi3(&f.name)).collect();
     s.push_str("\n  interface\n");
+    s.push_str(F_SYNC_REG);
     for f in &f08 {
         let name = format!("pmpi_{}", f.name.to_ascii_lowercase());
         let end = heading(&mut s, f, &name, "    ");

@@ -17,7 +17,10 @@ use std::fmt::Write;
 fn param_type(a: &Arg) -> &'static str {
     match (a.kind.base, &a.kind.mode) {
         (Base::Buf | Base::Detach | Base::BasePtr, _) => "*mut c_void",
-        (Base::Fn | Base::CopyFn { .. } | Base::DeleteFn { .. }, _) => "*const c_void",
+        (Base::Fn | Base::CopyFn { .. } | Base::DeleteFn { .. } | Base::GrqFn(_), _) => {
+            "*const c_void"
+        }
+        (Base::GrqExtra, _) => "*const MPI_Aint",
         (Base::Str, Mode::In) => "*const c_char",
         (Base::Str, _) => "*mut c_char",
         (Base::Aint | Base::Count | Base::Attr, Mode::In) => "*const MPI_Aint",
@@ -127,6 +130,30 @@ fn entry(s: &mut String, f: &Func, consts: &[Const], module: &str) -> Result<(),
                 format!("std::ptr::addr_of_mut!(t_{n}) as _")
             }
             (Base::Fn, _) => format!("fproc({n})"),
+            (Base::GrqFn(which), _) => format!("fgrq_{which}({n})"),
+            (Base::GrqExtra, _) => {
+                let by = |w: &str| {
+                    f.args
+                        .iter()
+                        .find(|b| b.kind.base == Base::GrqFn(match w {
+                            "query" => "query",
+                            "free" => "free",
+                            _ => "cancel",
+                        }))
+                        .map(|b| b.name.clone())
+                        .ok_or_else(|| format!("MPI_{}: no {w} callback", f.name))
+                };
+                writeln!(
+                    pre,
+                    "        let t_{n} = fgrq_state({}, {}, {}, *{n});",
+                    by("query")?,
+                    by("free")?,
+                    by("cancel")?
+                )
+                .unwrap();
+                writeln!(post, "        if rc != 0 {{ fgrq_drop(t_{n}); }}").unwrap();
+                format!("t_{n}")
+            }
             (Base::Status, Mode::Out) => format!("fstatus({n}) as _"),
             (Base::Status, Mode::OutArray(_)) => format!("fstatuses({n}) as _"),
             (Base::Weights, _) => format!("fweights({n}) as _"),
