@@ -259,6 +259,119 @@ unsafe fn fwin_attr_value(keyval: c_int, v: *mut c_void) -> MPI_Aint {
     }
 }
 
+/// A C argument vector built from Fortran CHARACTER arrays (`MPI_COMM_SPAWN`'s argv):
+/// the strings and the NULL-terminated array of pointers to them.
+// The spawn helpers are used by the entry points of MPI_Comm_spawn(_multiple), which are
+// generated once oxmpi-capi defines those functions (pending lines of the table).
+#[allow(dead_code)]
+struct FArgv {
+    /// Owns the strings `ptrs` points to.
+    strings: Vec<CString>,
+    ptrs: Vec<*const c_char>,
+}
+
+#[allow(dead_code)]
+impl FArgv {
+    fn new(strings: Vec<CString>) -> FArgv {
+        let mut ptrs: Vec<*const c_char> = strings.iter().map(|s| s.as_ptr()).collect();
+        ptrs.push(std::ptr::null());
+        FArgv { strings, ptrs }
+    }
+}
+
+#[allow(dead_code)]
+/// Fortran's argument list `argv(*)` of elements `len` long: the entries up to the first
+/// blank one (the standard's terminator); `MPI_ARGV_NULL` (the second byte of `MPIPRIVC`)
+/// gives `None`, C's `MPI_ARGV_NULL`.
+///
+/// # Safety
+/// `p` is `MPI_ARGV_NULL` or a CHARACTER array of `len`-byte elements ending in a blank
+/// one (MPI-4.1 section 11.8.2).
+unsafe fn fargv(p: *const c_char, len: usize) -> Option<FArgv> {
+    if std::ptr::eq(p.cast::<u8>(), (mpiprivc_.addr(0) as *const u8).wrapping_add(1)) {
+        return None;
+    }
+    // SAFETY: see above.
+    Some(FArgv::new(unsafe { fargv_row(p, len, 1) }))
+}
+
+#[allow(dead_code)]
+/// The entries of one argument list whose elements are `stride` elements apart (a row of
+/// `array_of_argv(count, *)`), up to the first blank one.
+///
+/// # Safety
+/// As for [`fargv`], along the stride.
+unsafe fn fargv_row(p: *const c_char, len: usize, stride: usize) -> Vec<CString> {
+    let mut out = Vec::new();
+    if len == 0 {
+        return out;
+    }
+    loop {
+        // SAFETY: the list ends with a blank entry (see # Safety), so entry `out.len()`
+        // exists while none seen was blank.
+        let s = unsafe { fstr_in(p.add(out.len() * stride * len), len) };
+        if s.as_bytes().is_empty() {
+            return out;
+        }
+        out.push(s);
+    }
+}
+
+#[allow(dead_code)]
+/// `argv` as C's argument: `MPI_ARGV_NULL` (NULL) or the NULL-terminated array.
+fn fargv_ptr(a: &Option<FArgv>) -> *const *const c_char {
+    a.as_ref()
+        .map_or(std::ptr::null(), |a| a.ptrs.as_ptr())
+}
+
+#[allow(dead_code)]
+/// `MPI_COMM_SPAWN_MULTIPLE`'s `array_of_argv(count, *)`: `count` lists, list `i` the row
+/// `array_of_argv(i, :)`; `MPI_ARGVS_NULL` (the first byte of `MPIPRIVC`) gives `None`.
+///
+/// # Safety
+/// `p` is `MPI_ARGVS_NULL` or a CHARACTER array of `len`-byte elements, `count` rows,
+/// each ending in a blank entry.
+unsafe fn fargvs(p: *const c_char, len: usize, count: MPI_Fint) -> Option<(Vec<FArgv>, Vec<*const *const c_char>)> {
+    if std::ptr::eq(p.cast::<c_void>(), mpiprivc_.addr(0)) {
+        return None;
+    }
+    let n = count.max(0) as usize;
+    // SAFETY: see above; row i starts at element i.
+    let lists: Vec<FArgv> = (0..n)
+        .map(|i| FArgv::new(unsafe { fargv_row(p.add(i * len), len, n) }))
+        .collect();
+    let ptrs = lists.iter().map(|a| a.ptrs.as_ptr()).collect();
+    Some((lists, ptrs))
+}
+
+#[allow(dead_code)]
+/// `array_of_argv` as C's argument: `MPI_ARGVS_NULL` (NULL) or one list per command.
+fn fargvs_ptr(a: &Option<(Vec<FArgv>, Vec<*const *const c_char>)>) -> *const *const *const c_char {
+    a.as_ref().map_or(std::ptr::null(), |(_, p)| p.as_ptr())
+}
+
+#[allow(dead_code)]
+/// A CHARACTER array of `count` elements `len` long (`array_of_commands`) as C strings,
+/// trailing blanks dropped.
+///
+/// # Safety
+/// `p` holds `count` elements of `len` bytes.
+unsafe fn fstrs(p: *const c_char, len: usize, count: MPI_Fint) -> FArgv {
+    let n = count.max(0) as usize;
+    // SAFETY: see above.
+    FArgv::new((0..n).map(|i| unsafe { fstr_in(p.add(i * len), len) }).collect())
+}
+
+#[allow(dead_code)]
+/// An error-code array: Fortran's `MPI_ERRCODES_IGNORE` (in `MPIPRIV2`) becomes C's.
+fn ferrcodes(p: *mut MPI_Fint) -> *mut c_int {
+    if mpipriv2_.is(p, 5) {
+        std::ptr::null_mut()
+    } else {
+        p
+    }
+}
+
 /// MPI-1's INTEGER displacements as the `MPI_Aint`s the C call takes.
 ///
 /// # Safety
@@ -543,7 +656,7 @@ macro_rules! fortran_callback {
 }
 
 fortran_callback!(
-    "`MPI_COMM_NULL_COPY_FN` / `MPI_TYPE_NULL_COPY_FN`: the copy gets no attribute.",
+    "`MPI_COMM_NULL_COPY_FN` / `MPI_TYPE_NULL_COPY_FN` / `MPI_WIN_NULL_COPY_FN`: the copy gets no attribute.",
     [
         mpi_comm_null_copy_fn_,
         mpi_comm_null_copy_fn__,
@@ -552,7 +665,11 @@ fortran_callback!(
         mpi_type_null_copy_fn_,
         mpi_type_null_copy_fn__,
         mpi_type_null_copy_fn,
-        MPI_TYPE_NULL_COPY_FN
+        MPI_TYPE_NULL_COPY_FN,
+        mpi_win_null_copy_fn_,
+        mpi_win_null_copy_fn__,
+        mpi_win_null_copy_fn,
+        MPI_WIN_NULL_COPY_FN
     ],
     (_o: *const c_int, _k: *const c_int, _e: *const MPI_Aint, _i: *const MPI_Aint, _out: *mut MPI_Aint, flag: *mut MPI_Fint, ierr: *mut MPI_Fint) {
         *flag = 0;
@@ -561,7 +678,7 @@ fortran_callback!(
 );
 
 fortran_callback!(
-    "`MPI_COMM_DUP_FN` / `MPI_TYPE_DUP_FN`: the copy gets the same value.",
+    "`MPI_COMM_DUP_FN` / `MPI_TYPE_DUP_FN` / `MPI_WIN_DUP_FN`: the copy gets the same value.",
     [
         mpi_comm_dup_fn_,
         mpi_comm_dup_fn__,
@@ -570,7 +687,11 @@ fortran_callback!(
         mpi_type_dup_fn_,
         mpi_type_dup_fn__,
         mpi_type_dup_fn,
-        MPI_TYPE_DUP_FN
+        MPI_TYPE_DUP_FN,
+        mpi_win_dup_fn_,
+        mpi_win_dup_fn__,
+        mpi_win_dup_fn,
+        MPI_WIN_DUP_FN
     ],
     (_o: *const c_int, _k: *const c_int, _e: *const MPI_Aint, i: *const MPI_Aint, out: *mut MPI_Aint, flag: *mut MPI_Fint, ierr: *mut MPI_Fint) {
         *out = *i;
@@ -599,7 +720,7 @@ fortran_callback!(
 );
 
 fortran_callback!(
-    "`MPI_NULL_DELETE_FN`, `MPI_COMM_NULL_DELETE_FN`, `MPI_TYPE_NULL_DELETE_FN`: nothing to do.",
+    "`MPI_NULL_DELETE_FN`, `MPI_COMM_NULL_DELETE_FN`, `MPI_TYPE_NULL_DELETE_FN`, `MPI_WIN_NULL_DELETE_FN`: nothing to do.",
     [
         mpi_null_delete_fn_,
         mpi_null_delete_fn__,
@@ -612,28 +733,37 @@ fortran_callback!(
         mpi_type_null_delete_fn_,
         mpi_type_null_delete_fn__,
         mpi_type_null_delete_fn,
-        MPI_TYPE_NULL_DELETE_FN
+        MPI_TYPE_NULL_DELETE_FN,
+        mpi_win_null_delete_fn_,
+        mpi_win_null_delete_fn__,
+        mpi_win_null_delete_fn,
+        MPI_WIN_NULL_DELETE_FN
     ],
     (_o: *const c_int, _k: *const c_int, _v: *const c_void, _e: *const c_void, ierr: *mut MPI_Fint) {
         *ierr = 0;
     }
 );
 
-fortran_callback!(
-    "`MPI_F_SYNC_REG(buf)` (Fortran only): does nothing, but as a call to an external \
-     procedure that might read or write `buf` it makes the compiler store the buffer's \
-     registers before it and reload them after (MPI-4.1 section 19.1.17).",
-    [
-        mpi_f_sync_reg_,
-        mpi_f_sync_reg__,
-        mpi_f_sync_reg,
-        MPI_F_SYNC_REG,
-        pmpi_f_sync_reg_,
-        pmpi_f_sync_reg__,
-        pmpi_f_sync_reg,
-        PMPI_F_SYNC_REG
-    ],
-    (_buf: *mut c_void) {}
+/// Defines `MPI_F_SYNC_REG` under the names of the other entry points.
+macro_rules! f_sync_reg {
+    ($($name:ident),*) => {$(
+        /// `MPI_F_SYNC_REG(buf)` (Fortran only): does nothing, but as a call to an external
+        /// procedure that might read or write `buf` it makes the compiler store the
+        /// buffer's registers before it and reload them after (MPI-4.1 section 19.1.17).
+        #[no_mangle]
+        pub extern "C" fn $name(_buf: *mut c_void) {}
+    )*};
+}
+
+f_sync_reg!(
+    mpi_f_sync_reg_,
+    mpi_f_sync_reg__,
+    mpi_f_sync_reg,
+    MPI_F_SYNC_REG,
+    pmpi_f_sync_reg_,
+    pmpi_f_sync_reg__,
+    pmpi_f_sync_reg,
+    PMPI_F_SYNC_REG
 );
 
 include!(concat!(env!("OUT_DIR"), "/fortran_entry_points.rs"));

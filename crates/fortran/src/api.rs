@@ -40,6 +40,15 @@ pub enum Base {
     /// `MPI_Grequest_start`'s extra state: INTEGER(KIND=MPI_ADDRESS_KIND) in Fortran, kept
     /// by the library with the Fortran callbacks.
     GrqExtra,
+    /// `MPI_COMM_SPAWN`'s argv: a CHARACTER array ending in a blank entry, or
+    /// `MPI_ARGV_NULL`.
+    Argv,
+    /// `MPI_COMM_SPAWN_MULTIPLE`'s `array_of_argv(count, *)`, or `MPI_ARGVS_NULL`.
+    Argvs,
+    /// A CHARACTER array of `count` strings (`array_of_commands`).
+    Strs,
+    /// An output array of error codes that may be `MPI_ERRCODES_IGNORE`.
+    Errcodes,
     /// A C `int` Fortran does not have (passed as 0: `MPI_Info_create_env`'s argc).
     Zero,
     /// A base address the call returns (`MPI_Alloc_mem`, `MPI_Win_allocate`): C writes a
@@ -171,6 +180,10 @@ fn parse_base(s: &str) -> Option<Base> {
         "detach" => Base::Detach,
         "null" => Base::Null,
         "zero" => Base::Zero,
+        "argv" => Base::Argv,
+        "argvs" => Base::Argvs,
+        "strs" => Base::Strs,
+        "errcodes" => Base::Errcodes,
         "grqquery" => Base::GrqFn("query"),
         "grqfree" => Base::GrqFn("free"),
         "grqcancel" => Base::GrqFn("cancel"),

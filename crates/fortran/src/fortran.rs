@@ -117,6 +117,8 @@ const CALLBACKS_F77: &str = "      EXTERNAL MPI_NULL_COPY_FN, MPI_NULL_DELETE_FN
       EXTERNAL MPI_COMM_DUP_FN
       EXTERNAL MPI_TYPE_NULL_COPY_FN, MPI_TYPE_NULL_DELETE_FN
       EXTERNAL MPI_TYPE_DUP_FN
+      EXTERNAL MPI_WIN_NULL_COPY_FN, MPI_WIN_NULL_DELETE_FN
+      EXTERNAL MPI_WIN_DUP_FN
 ";
 
 /// The declaration of one dummy argument inside an interface body.
@@ -144,6 +146,14 @@ fn dummy(a: &Arg) -> String {
         }
         Base::Status => format!("      integer{intent} :: {n}(MPI_STATUS_SIZE)"),
         Base::Str => format!("      character(len=*){intent} :: {n}"),
+        Base::Argv | Base::Strs => format!("      character(len=*), intent(in) :: {n}(*)"),
+        Base::Argvs => match &a.kind.mode {
+            Mode::InArray(Some(count)) => {
+                format!("      character(len=*), intent(in) :: {n}({count}, *)")
+            }
+            _ => format!("      character(len=*), intent(in) :: {n}(1, *)"),
+        },
+        Base::Errcodes => format!("      integer :: {n}(*)"),
         Base::Fn | Base::CopyFn { .. } | Base::DeleteFn { .. } | Base::GrqFn(_) => {
             format!("      external :: {n}")
         }

@@ -21,7 +21,8 @@ fn param_type(a: &Arg) -> &'static str {
             "*const c_void"
         }
         (Base::GrqExtra, _) => "*const MPI_Aint",
-        (Base::Str, Mode::In) => "*const c_char",
+        (Base::Str, Mode::In) | (Base::Argv | Base::Argvs | Base::Strs, _) => "*const c_char",
+        (Base::Errcodes, _) => "*mut MPI_Fint",
         (Base::Str, _) => "*mut c_char",
         (Base::Aint | Base::Count | Base::Attr, Mode::In) => "*const MPI_Aint",
         (Base::Aint | Base::Count | Base::Attr, _) => "*mut MPI_Aint",
@@ -31,7 +32,10 @@ fn param_type(a: &Arg) -> &'static str {
 }
 
 fn has_len(a: &Arg) -> bool {
-    a.kind.base == Base::Str
+    matches!(
+        a.kind.base,
+        Base::Str | Base::Argv | Base::Argvs | Base::Strs
+    )
 }
 
 /// The Fortran-side parameter list (with IERROR where the binding has it, and hidden
@@ -130,6 +134,22 @@ fn entry(s: &mut String, f: &Func, consts: &[Const], module: &str) -> Result<(),
                 format!("std::ptr::addr_of_mut!(t_{n}) as _")
             }
             (Base::Fn, _) => format!("fproc({n})"),
+            (Base::Argv, _) => {
+                writeln!(pre, "        let t_{n} = fargv({n}, {n}_len);").unwrap();
+                format!("fargv_ptr(&t_{n}) as _")
+            }
+            (Base::Argvs, Mode::InArray(Some(count))) => {
+                writeln!(pre, "        let t_{n} = fargvs({n}, {n}_len, *{count});").unwrap();
+                format!("fargvs_ptr(&t_{n}) as _")
+            }
+            (Base::Strs, Mode::InArray(Some(count))) => {
+                writeln!(pre, "        let t_{n} = fstrs({n}, {n}_len, *{count});").unwrap();
+                format!("t_{n}.ptrs.as_ptr() as _")
+            }
+            (Base::Argvs | Base::Strs, _) => {
+                return Err(format!("MPI_{}: {n} needs its count ([count])", f.name))
+            }
+            (Base::Errcodes, _) => format!("ferrcodes({n}) as _"),
             (Base::GrqFn(which), _) => format!("fgrq_{which}({n})"),
             (Base::GrqExtra, _) => {
                 let by = |w: &str| {
