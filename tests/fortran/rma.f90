@@ -2,7 +2,8 @@
 ! fence epochs (MPI_Put, MPI_Get, MPI_Accumulate), passive target with MPI_Win_lock
 ! (MPI_Fetch_and_op, MPI_Compare_and_swap, MPI_Rget), a window that MPI_Win_allocate
 ! allocates (its base as a TYPE(C_PTR)), the predefined window attributes as
-! INTEGER(KIND=MPI_ADDRESS_KIND) values, and window names.
+! INTEGER(KIND=MPI_ADDRESS_KIND) values, window names, and MPI_Aint_add / MPI_Aint_diff
+! on displacements.
 program rma
   use mpi
   use, intrinsic :: iso_c_binding, only: c_ptr, c_f_pointer, c_loc, c_associated
@@ -11,7 +12,7 @@ program rma
   ! Window memory and the buffers of one-sided calls (MPI-4.1 section 19.1.17).
   integer, target, asynchronous :: buf(4)
   integer, asynchronous :: got(4), one, old, cmp, res, src(2), newv
-  integer(kind=MPI_ADDRESS_KIND) :: winsize, attr, disp
+  integer(kind=MPI_ADDRESS_KIND) :: winsize, attr, disp, a1, a2
   logical :: flag
   type(c_ptr) :: base
   integer, pointer :: mem(:)
@@ -34,6 +35,10 @@ program rma
   call check(flag .and. attr == isz, 'MPI_WIN_DISP_UNIT')
   call MPI_Win_get_attr(win, MPI_WIN_CREATE_FLAVOR, attr, flag, ierr)
   call check(flag .and. attr == MPI_WIN_FLAVOR_CREATE, 'MPI_WIN_CREATE_FLAVOR')
+  call MPI_Get_address(buf(1), a1, ierr)
+  call MPI_Get_address(buf(3), a2, ierr)
+  call check(MPI_Aint_diff(a2, a1) == 2 * isz, 'MPI_Aint_diff')
+  call check(MPI_Aint_add(a1, int(2 * isz, MPI_ADDRESS_KIND)) == a2, 'MPI_Aint_add')
   call MPI_Win_set_name(win, 'ring window', ierr)
   call MPI_Win_get_name(win, name, len, ierr)
   call check(name == 'ring window' .and. len == 11, 'MPI_Win_get_name')
