@@ -1,7 +1,9 @@
 ! MPI-4 point-to-point through mpi_f08: MPI_Isendrecv and MPI_Isendrecv_replace around
 ! a ring, MPI_Request_get_status_any/all/some (which leave requests alone), the status
-! accessors, and a communicator's own buffer for buffered sends.
-program p2p4_f08
+! accessors, and a communicator's own buffer for buffered sends. _strict: MPICH 4.0.2
+! lacks the MPI-4.1 calls (MPI_Request_get_status_any/all/some, MPI_Status_get_*/set_*,
+! MPI_Comm_attach_buffer and the rest).
+program p2p41_f08_strict
   use mpi_f08
   implicit none
   integer :: rank, nprocs, next, prev, errs, total, v, w, idx, outcount, i, src, tag, err, sz
@@ -94,4 +96,4 @@ contains
       print *, 'rank ', rank, ': ', what, ' failed'
     end if
   end subroutine check
-end program p2p4_f08
+end program p2p41_f08_strict
