@@ -16,8 +16,8 @@ fn main() {
     // of the table are bound once a module defines their function.
     let src = dir.join("src");
     println!("cargo:rerun-if-changed={}", src.display());
-    let sources = oxmpi_fortran::defined::sources(&src)
-        .unwrap_or_else(|e| panic!("{}: {e}", src.display()));
+    let sources =
+        oxmpi_fortran::defined::sources(&src).unwrap_or_else(|e| panic!("{}: {e}", src.display()));
     let code = oxmpi_fortran::entry_points(&read(&table), &read(&header), &sources)
         .unwrap_or_else(|e| panic!("generating the Fortran bindings: {e}"));
     let out = std::path::PathBuf::from(std::env::var("OUT_DIR").unwrap());

@@ -288,7 +288,10 @@ impl FArgv {
 /// `p` is `MPI_ARGV_NULL` or a CHARACTER array of `len`-byte elements ending in a blank
 /// one (MPI-4.1 section 11.8.2).
 unsafe fn fargv(p: *const c_char, len: usize) -> Option<FArgv> {
-    if std::ptr::eq(p.cast::<u8>(), (mpiprivc_.addr(0) as *const u8).wrapping_add(1)) {
+    if std::ptr::eq(
+        p.cast::<u8>(),
+        (mpiprivc_.addr(0) as *const u8).wrapping_add(1),
+    ) {
         return None;
     }
     // SAFETY: see above.
@@ -320,8 +323,7 @@ unsafe fn fargv_row(p: *const c_char, len: usize, stride: usize) -> Vec<CString>
 #[allow(dead_code)]
 /// `argv` as C's argument: `MPI_ARGV_NULL` (NULL) or the NULL-terminated array.
 fn fargv_ptr(a: &Option<FArgv>) -> *const *const c_char {
-    a.as_ref()
-        .map_or(std::ptr::null(), |a| a.ptrs.as_ptr())
+    a.as_ref().map_or(std::ptr::null(), |a| a.ptrs.as_ptr())
 }
 
 #[allow(dead_code)]
@@ -331,7 +333,11 @@ fn fargv_ptr(a: &Option<FArgv>) -> *const *const c_char {
 /// # Safety
 /// `p` is `MPI_ARGVS_NULL` or a CHARACTER array of `len`-byte elements, `count` rows,
 /// each ending in a blank entry.
-unsafe fn fargvs(p: *const c_char, len: usize, count: MPI_Fint) -> Option<(Vec<FArgv>, Vec<*const *const c_char>)> {
+unsafe fn fargvs(
+    p: *const c_char,
+    len: usize,
+    count: MPI_Fint,
+) -> Option<(Vec<FArgv>, Vec<*const *const c_char>)> {
     if std::ptr::eq(p.cast::<c_void>(), mpiprivc_.addr(0)) {
         return None;
     }
@@ -359,7 +365,11 @@ fn fargvs_ptr(a: &Option<(Vec<FArgv>, Vec<*const *const c_char>)>) -> *const *co
 unsafe fn fstrs(p: *const c_char, len: usize, count: MPI_Fint) -> FArgv {
     let n = count.max(0) as usize;
     // SAFETY: see above.
-    FArgv::new((0..n).map(|i| unsafe { fstr_in(p.add(i * len), len) }).collect())
+    FArgv::new(
+        (0..n)
+            .map(|i| unsafe { fstr_in(p.add(i * len), len) })
+            .collect(),
+    )
 }
 
 #[allow(dead_code)]

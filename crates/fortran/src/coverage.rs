@@ -41,7 +41,10 @@ mod tests {
     fn every_c_function_is_bound() {
         let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../capi/src");
         let defined = defined::scan(&defined::sources(&dir).unwrap());
-        assert!(defined.contains_key("Send"), "no PMPI_Send found in {dir:?}");
+        assert!(
+            defined.contains_key("Send"),
+            "no PMPI_Send found in {dir:?}"
+        );
         let table = api::parse(crate::API_TABLE).unwrap();
         let missing: Vec<String> = defined
             .keys()

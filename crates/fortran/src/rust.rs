@@ -155,11 +155,14 @@ fn entry(s: &mut String, f: &Func, consts: &[Const], module: &str) -> Result<(),
                 let by = |w: &str| {
                     f.args
                         .iter()
-                        .find(|b| b.kind.base == Base::GrqFn(match w {
-                            "query" => "query",
-                            "free" => "free",
-                            _ => "cancel",
-                        }))
+                        .find(|b| {
+                            b.kind.base
+                                == Base::GrqFn(match w {
+                                    "query" => "query",
+                                    "free" => "free",
+                                    _ => "cancel",
+                                })
+                        })
                         .map(|b| b.name.clone())
                         .ok_or_else(|| format!("MPI_{}: no {w} callback", f.name))
                 };
