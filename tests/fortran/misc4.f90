@@ -1,7 +1,8 @@
 ! MPI-3/4 calls of the mpi module outside communication: MPI_Comm_dup_with_info and
 ! MPI_Comm_get_info, MPI_Comm_get_parent (no parent), MPI_Comm_disconnect,
 ! MPI_Info_create_env, MPI_Alloc_mem returning a TYPE(C_PTR), MPI_Type_create_f90_integer
-! and MPI_Type_create_f90_complex, user error classes and codes.
+! and MPI_Type_create_f90_complex, user error classes and codes, and name publishing
+! (the port name read back through a CHARACTER longer than it, blank-padded).
 program misc4
   use mpi
   use, intrinsic :: iso_c_binding, only: c_ptr, c_f_pointer, c_associated
@@ -13,6 +14,8 @@ program misc4
   integer, pointer :: mem(:)
   character(len=MPI_MAX_INFO_VAL) :: value
   character(len=MPI_MAX_ERROR_STRING) :: msg
+  character(len=MPI_MAX_PORT_NAME) :: port
+  character(len=32) :: svc
   logical :: flag
 
   errs = 0
@@ -63,6 +66,15 @@ program misc4
   call MPI_Error_class(ecode, rlen, ierr)
   call check(rlen == eclass, 'user error class')
 
+
+  write (svc, '(a, i0)') 'oxmpi-fortran-svc-', rank
+  call MPI_Publish_name(svc, MPI_INFO_NULL, 'port-of-' // svc, ierr)
+  call check(ierr == MPI_SUCCESS, 'MPI_Publish_name')
+  port = '?'
+  call MPI_Lookup_name(svc, MPI_INFO_NULL, port, ierr)
+  call check(ierr == MPI_SUCCESS .and. port == 'port-of-' // svc, 'MPI_Lookup_name')
+  call MPI_Unpublish_name(svc, MPI_INFO_NULL, 'port-of-' // svc, ierr)
+  call check(ierr == MPI_SUCCESS, 'MPI_Unpublish_name')
 
   call MPI_Allreduce(errs, total, 1, MPI_INTEGER, MPI_SUM, MPI_COMM_WORLD, ierr)
   if (rank == 0) then
