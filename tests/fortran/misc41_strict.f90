@@ -1,6 +1,7 @@
 ! MPI-4.1 calls of the mpi module: removing user error strings, codes and classes,
 ! MPI_Get_hw_resource_info and MPI_Type_get_value_index; and MPI_F_SYNC_REG (MPI-3).
 ! _strict: MPICH 4.0.2 lacks the MPI-4.1 calls, and its MPI_F_SYNC_REG crashes.
+! mtest-abi: oxmpi-header (MPICH's Fortran library cannot link it)
 program misc41_strict
   use mpi
   implicit none
