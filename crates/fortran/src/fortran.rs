@@ -455,14 +455,14 @@ pub fn mpi_f08_module(consts: &[Const], funcs: &[Func]) -> String {
     s.push_str(&names.join(", &\n    "));
     s.push_str("\n\ncontains\n\n");
     s.push_str(
-        "  logical function f08_eq_int(a, b)\n    integer, intent(in) :: a, b\n    f08_eq_int = a == b\n  end function f08_eq_int\n",
+        "  elemental logical function f08_eq_int(a, b)\n    integer, intent(in) :: a, b\n    f08_eq_int = a == b\n  end function f08_eq_int\n",
     );
     for (t, _) in F08_HANDLES {
         let short = &t[4..];
         writeln!(
             s,
-            "  logical function f08_eq_{short}(a, b)\n    type({t}), intent(in) :: a, b\n    f08_eq_{short} = f08_eq_int(a%MPI_VAL, b%MPI_VAL)\n  end function f08_eq_{short}\n\
-             \x20 logical function f08_ne_{short}(a, b)\n    type({t}), intent(in) :: a, b\n    f08_ne_{short} = .not. f08_eq_int(a%MPI_VAL, b%MPI_VAL)\n  end function f08_ne_{short}"
+            "  elemental logical function f08_eq_{short}(a, b)\n    type({t}), intent(in) :: a, b\n    f08_eq_{short} = f08_eq_int(a%MPI_VAL, b%MPI_VAL)\n  end function f08_eq_{short}\n\
+             \x20 elemental logical function f08_ne_{short}(a, b)\n    type({t}), intent(in) :: a, b\n    f08_ne_{short} = .not. f08_eq_int(a%MPI_VAL, b%MPI_VAL)\n  end function f08_ne_{short}"
         )
         .unwrap();
     }
