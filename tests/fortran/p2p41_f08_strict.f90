@@ -1,6 +1,6 @@
 ! MPI-4 point-to-point through mpi_f08: MPI_Isendrecv and MPI_Isendrecv_replace around
 ! a ring, MPI_Request_get_status_any/all/some (which leave requests alone), the status
-! accessors, and a communicator's own buffer for buffered sends. _strict: MPICH 4.0.2
+! accessors and conversions, and a communicator's own buffer for buffered sends. _strict: MPICH 4.0.2
 ! lacks the MPI-4.1 calls (MPI_Request_get_status_any/all/some, MPI_Status_get_*/set_*,
 ! MPI_Comm_attach_buffer and the rest).
 program p2p41_f08_strict
@@ -11,7 +11,8 @@ program p2p41_f08_strict
   integer :: sbuf(3), rbuf(3)
   integer, allocatable :: bbuf(:)
   type(MPI_Request) :: reqs(2)
-  type(MPI_Status) :: st, sts(2)
+  type(MPI_Status) :: st, sts(2), st2
+  integer :: fst(MPI_STATUS_SIZE)
   logical :: flag
 
   errs = 0
@@ -62,6 +63,14 @@ program p2p41_f08_strict
   call MPI_Status_set_error(st, MPI_ERR_TAG)
   call MPI_Status_get_error(st, err)
   call check(st%MPI_SOURCE == 5 .and. st%MPI_TAG == 6 .and. err == MPI_ERR_TAG, 'MPI_Status_set_*')
+
+  ! The two Fortran forms of a status.
+  call MPI_Status_f082f(st, fst)
+  call check(fst(MPI_SOURCE) == 5 .and. fst(MPI_TAG) == 6 .and. fst(MPI_ERROR) == MPI_ERR_TAG, &
+             'MPI_Status_f082f')
+  fst(MPI_TAG) = 60
+  call MPI_Status_f2f08(fst, st2)
+  call check(st2%MPI_SOURCE == 5 .and. st2%MPI_TAG == 60, 'MPI_Status_f2f08')
 
   ! A buffer for this communicator only.
   sz = 4 * (MPI_BSEND_OVERHEAD + 16)

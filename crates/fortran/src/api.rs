@@ -49,6 +49,11 @@ pub enum Base {
     Strs,
     /// An output array of error codes that may be `MPI_ERRCODES_IGNORE`.
     Errcodes,
+    /// A `TYPE(MPI_Status)` in both modules (INTEGER(MPI_STATUS_SIZE) with `mpif.h`):
+    /// `MPI_STATUS_F082F`'s input, `MPI_STATUS_F2F08`'s output. No sentinel.
+    Status08,
+    /// An INTEGER(MPI_STATUS_SIZE) in every interface (`mpi_f08` included). No sentinel.
+    FStatus,
     /// A C `int` Fortran does not have (passed as 0: `MPI_Info_create_env`'s argc).
     Zero,
     /// A base address the call returns (`MPI_Alloc_mem`, `MPI_Win_allocate`): C writes a
@@ -180,6 +185,8 @@ fn parse_base(s: &str) -> Option<Base> {
         "detach" => Base::Detach,
         "null" => Base::Null,
         "zero" => Base::Zero,
+        "status08" => Base::Status08,
+        "fstatus" => Base::FStatus,
         "argv" => Base::Argv,
         "argvs" => Base::Argvs,
         "strs" => Base::Strs,

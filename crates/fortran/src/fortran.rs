@@ -146,6 +146,8 @@ fn dummy(a: &Arg) -> String {
         }
         Base::Status => format!("      integer{intent} :: {n}(MPI_STATUS_SIZE)"),
         Base::Str => format!("      character(len=*){intent} :: {n}"),
+        Base::Status08 => format!("      type(MPI_Status){intent} :: {n}"),
+        Base::FStatus => format!("      integer{intent} :: {n}(MPI_STATUS_SIZE)"),
         Base::Argv | Base::Strs => format!("      character(len=*), intent(in) :: {n}(*)"),
         Base::Argvs => match &a.kind.mode {
             Mode::InArray(Some(count)) => {
@@ -209,7 +211,7 @@ fn interface(s: &mut String, f: &Func, prefix: &str) {
     let end = heading(s, f, &name, "    ");
     writeln!(
         s,
-        "      import :: MPI_STATUS_SIZE, MPI_ADDRESS_KIND, MPI_COUNT_KIND"
+        "      import :: MPI_STATUS_SIZE, MPI_ADDRESS_KIND, MPI_COUNT_KIND, MPI_Status"
     )
     .unwrap();
     writeln!(s, "      implicit none").unwrap();
@@ -232,6 +234,12 @@ const F_SYNC_REG: &str = "    subroutine MPI_F_sync_reg(buf)
     end subroutine MPI_F_sync_reg
 ";
 
+/// `TYPE(MPI_Status)`: C's `MPI_Status` (MPICH's layout, 5 INTEGERs).
+const MPI_STATUS_TYPE: &str = "  type, bind(C) :: MPI_Status
+    integer :: count_lo, count_hi_and_cancelled, MPI_SOURCE, MPI_TAG, MPI_ERROR
+  end type MPI_Status
+";
+
 /// The source of the `mpi` module (free form).
 pub fn mpi_module(consts: &[Const], funcs: &[Func]) -> String {
     let mut s = String::new();
@@ -251,6 +259,9 @@ pub fn mpi_module(consts: &[Const], funcs: &[Func]) -> String {
         "  logical, parameter :: MPI_SUBARRAYS_SUPPORTED = .false.\n\
          \x20 logical, parameter :: MPI_ASYNC_PROTECTS_NONBLOCKING = .false.\n",
     );
+    // The mpi module defines TYPE(MPI_Status) too (MPI-4.1 section 19.3.5), laid out as
+    // INTEGER(MPI_STATUS_SIZE) and mpi_f08's.
+    s.push_str(MPI_STATUS_TYPE);
     for l in SENTINELS_F77.lines().chain(CALLBACKS_F77.lines()) {
         writeln!(s, "  {}", l.trim_start()).unwrap();
     }
@@ -380,11 +391,8 @@ pub fn mpi_f08_module(consts: &[Const], funcs: &[Func]) -> String {
         )
         .unwrap();
     }
-    s.push_str(
-        "  type, bind(C) :: MPI_Status\n\
-         \x20   integer :: count_lo, count_hi_and_cancelled, MPI_SOURCE, MPI_TAG, MPI_ERROR\n\
-         \x20 end type MPI_Status\n\n",
-    );
+    s.push_str(MPI_STATUS_TYPE);
+    s.push('\n');
     for c in consts.iter().filter(|c| !c_only(&c.name)) {
         let v = fortran_value(&c.name, c.value);
         match c
