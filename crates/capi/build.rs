@@ -12,7 +12,13 @@ fn main() {
     let read = |p: &std::path::Path| {
         std::fs::read_to_string(p).unwrap_or_else(|e| panic!("{}: {e}", p.display()))
     };
-    let code = oxmpi_fortran::entry_points(&read(&table), &read(&header))
+    // The entry points call each C function by the module that defines it; pending lines
+    // of the table are bound once a module defines their function.
+    let src = dir.join("src");
+    println!("cargo:rerun-if-changed={}", src.display());
+    let sources =
+        oxmpi_fortran::defined::sources(&src).unwrap_or_else(|e| panic!("{}: {e}", src.display()));
+    let code = oxmpi_fortran::entry_points(&read(&table), &read(&header), &sources)
         .unwrap_or_else(|e| panic!("generating the Fortran bindings: {e}"));
     let out = std::path::PathBuf::from(std::env::var("OUT_DIR").unwrap());
     std::fs::write(out.join("fortran_entry_points.rs"), code).unwrap();

@@ -49,6 +49,8 @@ impl From<Target> for ErrObject {
 #[cold]
 #[inline(never)]
 pub fn raise(call: &str, target: Target, e: &Error) -> c_int {
+    // A C function run for a Fortran entry point reports the Fortran call (`MPI_SEND`).
+    let call = crate::fortran::call_name(call);
     let code = errors::code_for(call, e);
     let obj = match e.comm {
         Some(c) => ErrObject::Comm(c),

@@ -14,13 +14,7 @@
 
 use crate::abi::{MPI_UNWEIGHTED, MPI_WEIGHTS_EMPTY};
 use crate::handles::{MPI_Aint, MPI_Fint, MPI_BOTTOM, MPI_IN_PLACE, MPI_STATUS_IGNORE};
-#[allow(unused_imports)]
-use crate::{
-    attr::*, coll::*, comm::*, comm_info::*, datatype::*, env::*, errhandler::*, errors::*,
-    group::*, info::*, mem::*, neighbor::*, op::*, p2p::*, p2p_mpi4::*, pack::*, status::*,
-    topo::*, type_attr::*,
-};
-use std::cell::UnsafeCell;
+use std::cell::{Cell, UnsafeCell};
 use std::ffi::{c_char, c_void, CString};
 use std::os::raw::c_int;
 use std::sync::Mutex;
@@ -71,6 +65,35 @@ pub static mpifcmb5_: Common<1> = Common::new();
 /// `COMMON /MPIFCMB9/ MPI_WEIGHTS_EMPTY`.
 #[no_mangle]
 pub static mpifcmb9_: Common<1> = Common::new();
+
+thread_local! {
+    /// The Fortran call this thread is in (`MPI_SEND`), so that errors name it.
+    static FORTRAN_CALL: Cell<Option<&'static str>> = const { Cell::new(None) };
+}
+
+/// Marks the thread as inside a Fortran call for its lifetime (restoring the outer one:
+/// a Fortran callback may make calls of its own).
+pub(crate) struct FortranCall(Option<&'static str>);
+
+impl FortranCall {
+    #[inline(always)]
+    fn enter(name: &'static str) -> FortranCall {
+        FortranCall(FORTRAN_CALL.with(|c| c.replace(Some(name))))
+    }
+}
+
+impl Drop for FortranCall {
+    #[inline(always)]
+    fn drop(&mut self) {
+        FORTRAN_CALL.with(|c| c.set(self.0));
+    }
+}
+
+/// The name an error raised in `c_call` is reported under: the Fortran call's
+/// (`MPI_SEND`) when the C function runs for a Fortran entry point.
+pub(crate) fn call_name(c_call: &str) -> &str {
+    FORTRAN_CALL.with(|c| c.get()).unwrap_or(c_call)
+}
 
 /// A choice buffer: Fortran's `MPI_BOTTOM` and `MPI_IN_PLACE` become C's.
 #[inline(always)]
@@ -213,6 +236,149 @@ unsafe fn fattr_value(keyval: MPI_Fint, v: *mut c_void) -> MPI_Aint {
         MPI_Aint::from(unsafe { *(v as *const c_int) })
     } else {
         v as MPI_Aint
+    }
+}
+
+/// The value Fortran gets for a window attribute: the C binding hands out the base
+/// address itself for `MPI_WIN_BASE`, a pointer to the `MPI_Aint` for `MPI_WIN_SIZE`, a
+/// pointer to an int for the other predefined keys, and the stored word for user keys.
+///
+/// # Safety
+/// For a predefined key `v` is what the library's `MPI_Win_get_attr` returned for it.
+unsafe fn fwin_attr_value(keyval: c_int, v: *mut c_void) -> MPI_Aint {
+    const WIN_BASE: c_int = 0x6600_0001;
+    const WIN_SIZE: c_int = 0x6600_0003;
+    if (keyval as u32) >> 30 != 1 || keyval == WIN_BASE || v.is_null() {
+        v as MPI_Aint
+    } else if keyval == WIN_SIZE {
+        // SAFETY: see above.
+        unsafe { *(v as *const MPI_Aint) }
+    } else {
+        // SAFETY: see above.
+        MPI_Aint::from(unsafe { *(v as *const c_int) })
+    }
+}
+
+/// A C argument vector built from Fortran CHARACTER arrays (`MPI_COMM_SPAWN`'s argv):
+/// the strings and the NULL-terminated array of pointers to them.
+// The spawn helpers are used by the entry points of MPI_Comm_spawn(_multiple), which are
+// generated once oxmpi-capi defines those functions (pending lines of the table).
+#[allow(dead_code)]
+struct FArgv {
+    /// Owns the strings `ptrs` points to.
+    strings: Vec<CString>,
+    ptrs: Vec<*const c_char>,
+}
+
+#[allow(dead_code)]
+impl FArgv {
+    fn new(strings: Vec<CString>) -> FArgv {
+        let mut ptrs: Vec<*const c_char> = strings.iter().map(|s| s.as_ptr()).collect();
+        ptrs.push(std::ptr::null());
+        FArgv { strings, ptrs }
+    }
+}
+
+#[allow(dead_code)]
+/// Fortran's argument list `argv(*)` of elements `len` long: the entries up to the first
+/// blank one (the standard's terminator); `MPI_ARGV_NULL` (the second byte of `MPIPRIVC`)
+/// gives `None`, C's `MPI_ARGV_NULL`.
+///
+/// # Safety
+/// `p` is `MPI_ARGV_NULL` or a CHARACTER array of `len`-byte elements ending in a blank
+/// one (MPI-4.1 section 11.8.2).
+unsafe fn fargv(p: *const c_char, len: usize) -> Option<FArgv> {
+    if std::ptr::eq(
+        p.cast::<u8>(),
+        (mpiprivc_.addr(0) as *const u8).wrapping_add(1),
+    ) {
+        return None;
+    }
+    // SAFETY: see above.
+    Some(FArgv::new(unsafe { fargv_row(p, len, 1) }))
+}
+
+#[allow(dead_code)]
+/// The entries of one argument list whose elements are `stride` elements apart (a row of
+/// `array_of_argv(count, *)`), up to the first blank one.
+///
+/// # Safety
+/// As for [`fargv`], along the stride.
+unsafe fn fargv_row(p: *const c_char, len: usize, stride: usize) -> Vec<CString> {
+    let mut out = Vec::new();
+    if len == 0 {
+        return out;
+    }
+    loop {
+        // SAFETY: the list ends with a blank entry (see # Safety), so entry `out.len()`
+        // exists while none seen was blank.
+        let s = unsafe { fstr_in(p.add(out.len() * stride * len), len) };
+        if s.as_bytes().is_empty() {
+            return out;
+        }
+        out.push(s);
+    }
+}
+
+#[allow(dead_code)]
+/// `argv` as C's argument: `MPI_ARGV_NULL` (NULL) or the NULL-terminated array.
+fn fargv_ptr(a: &Option<FArgv>) -> *const *const c_char {
+    a.as_ref().map_or(std::ptr::null(), |a| a.ptrs.as_ptr())
+}
+
+#[allow(dead_code)]
+/// `MPI_COMM_SPAWN_MULTIPLE`'s `array_of_argv(count, *)`: `count` lists, list `i` the row
+/// `array_of_argv(i, :)`; `MPI_ARGVS_NULL` (the first byte of `MPIPRIVC`) gives `None`.
+///
+/// # Safety
+/// `p` is `MPI_ARGVS_NULL` or a CHARACTER array of `len`-byte elements, `count` rows,
+/// each ending in a blank entry.
+unsafe fn fargvs(
+    p: *const c_char,
+    len: usize,
+    count: MPI_Fint,
+) -> Option<(Vec<FArgv>, Vec<*const *const c_char>)> {
+    if std::ptr::eq(p.cast::<c_void>(), mpiprivc_.addr(0)) {
+        return None;
+    }
+    let n = count.max(0) as usize;
+    // SAFETY: see above; row i starts at element i.
+    let lists: Vec<FArgv> = (0..n)
+        .map(|i| FArgv::new(unsafe { fargv_row(p.add(i * len), len, n) }))
+        .collect();
+    let ptrs = lists.iter().map(|a| a.ptrs.as_ptr()).collect();
+    Some((lists, ptrs))
+}
+
+#[allow(dead_code)]
+/// `array_of_argv` as C's argument: `MPI_ARGVS_NULL` (NULL) or one list per command.
+fn fargvs_ptr(a: &Option<(Vec<FArgv>, Vec<*const *const c_char>)>) -> *const *const *const c_char {
+    a.as_ref().map_or(std::ptr::null(), |(_, p)| p.as_ptr())
+}
+
+#[allow(dead_code)]
+/// A CHARACTER array of `count` elements `len` long (`array_of_commands`) as C strings,
+/// trailing blanks dropped.
+///
+/// # Safety
+/// `p` holds `count` elements of `len` bytes.
+unsafe fn fstrs(p: *const c_char, len: usize, count: MPI_Fint) -> FArgv {
+    let n = count.max(0) as usize;
+    // SAFETY: see above.
+    FArgv::new(
+        (0..n)
+            .map(|i| unsafe { fstr_in(p.add(i * len), len) })
+            .collect(),
+    )
+}
+
+#[allow(dead_code)]
+/// An error-code array: Fortran's `MPI_ERRCODES_IGNORE` (in `MPIPRIV2`) becomes C's.
+fn ferrcodes(p: *mut MPI_Fint) -> *mut c_int {
+    if mpipriv2_.is(p, 5) {
+        std::ptr::null_mut()
+    } else {
+        p
     }
 }
 
@@ -378,6 +544,105 @@ unsafe extern "C" fn delete_trampoline(
     ierr
 }
 
+// ---- generalized requests with callbacks written in Fortran -------------------------
+
+/// The Fortran callbacks and extra state of one generalized request, boxed; the library
+/// gets the box as C's extra state and calls the trampolines below, which call the
+/// Fortran procedures by reference. The free callback runs last and drops the box.
+struct FortranGrequest {
+    query: usize,
+    free: usize,
+    cancel: usize,
+    extra: MPI_Aint,
+}
+
+/// `(extra_state, status, ierror)`.
+type GrqQueryF = unsafe extern "C" fn(*const MPI_Aint, *mut c_void, *mut MPI_Fint);
+/// `(extra_state, ierror)`.
+type GrqFreeF = unsafe extern "C" fn(*const MPI_Aint, *mut MPI_Fint);
+/// `(extra_state, complete, ierror)`, `complete` a LOGICAL.
+type GrqCancelF = unsafe extern "C" fn(*const MPI_Aint, *const MPI_Fint, *mut MPI_Fint);
+
+/// Boxes the Fortran callbacks of a request `MPI_GREQUEST_START` is about to start.
+fn fgrq_state(
+    query: *const c_void,
+    free: *const c_void,
+    cancel: *const c_void,
+    extra: MPI_Aint,
+) -> *mut c_void {
+    Box::into_raw(Box::new(FortranGrequest {
+        query: query as usize,
+        free: free as usize,
+        cancel: cancel as usize,
+        extra,
+    }))
+    .cast()
+}
+
+/// Drops the box of a request that did not start.
+///
+/// # Safety
+/// `p` came from [`fgrq_state`] and the library holds no copy.
+unsafe fn fgrq_drop(p: *mut c_void) {
+    // SAFETY: see above.
+    drop(unsafe { Box::from_raw(p.cast::<FortranGrequest>()) });
+}
+
+fn fgrq_query(_f: *const c_void) -> Option<crate::grequest::QueryFn> {
+    Some(grq_query_trampoline)
+}
+
+fn fgrq_free(_f: *const c_void) -> Option<crate::grequest::FreeFn> {
+    Some(grq_free_trampoline)
+}
+
+fn fgrq_cancel(_f: *const c_void) -> Option<crate::grequest::CancelFn> {
+    Some(grq_cancel_trampoline)
+}
+
+/// Calls the request's Fortran query callback.
+unsafe extern "C" fn grq_query_trampoline(
+    extra: *mut c_void,
+    status: *mut crate::handles::MPI_Status,
+) -> c_int {
+    let mut ierr: MPI_Fint = 0;
+    // SAFETY: `extra` is the live box of this request (the free callback, which drops it,
+    // runs last); `query` is the address of a Fortran procedure with the interface
+    // `GrqQueryF` (MPI_GREQUEST_START's contract); the status is MPI_Status's 5 INTEGERs.
+    unsafe {
+        let g = &*extra.cast::<FortranGrequest>();
+        let f = std::mem::transmute::<usize, GrqQueryF>(g.query);
+        f(&g.extra, status.cast(), &mut ierr);
+    }
+    ierr
+}
+
+/// Calls the request's Fortran free callback, then drops the box.
+unsafe extern "C" fn grq_free_trampoline(extra: *mut c_void) -> c_int {
+    let mut ierr: MPI_Fint = 0;
+    // SAFETY: as for the query trampoline; the library calls free once, last, so the box
+    // is not used after it.
+    unsafe {
+        let g = Box::from_raw(extra.cast::<FortranGrequest>());
+        let f = std::mem::transmute::<usize, GrqFreeF>(g.free);
+        f(&g.extra, &mut ierr);
+    }
+    ierr
+}
+
+/// Calls the request's Fortran cancel callback (`complete` as a LOGICAL).
+unsafe extern "C" fn grq_cancel_trampoline(extra: *mut c_void, complete: c_int) -> c_int {
+    let mut ierr: MPI_Fint = 0;
+    let complete = MPI_Fint::from(complete != 0);
+    // SAFETY: as for the query trampoline.
+    unsafe {
+        let g = &*extra.cast::<FortranGrequest>();
+        let f = std::mem::transmute::<usize, GrqCancelF>(g.cancel);
+        f(&g.extra, &complete, &mut ierr);
+    }
+    ierr
+}
+
 /// Defines a predefined Fortran attribute callback under the names gfortran and other
 /// compilers use (`mpi_comm_dup_fn_`, `mpi_comm_dup_fn__`, `mpi_comm_dup_fn`,
 /// `MPI_COMM_DUP_FN`), as MPICH's Fortran library does.
@@ -401,7 +666,7 @@ macro_rules! fortran_callback {
 }
 
 fortran_callback!(
-    "`MPI_COMM_NULL_COPY_FN` / `MPI_TYPE_NULL_COPY_FN`: the copy gets no attribute.",
+    "`MPI_COMM_NULL_COPY_FN` / `MPI_TYPE_NULL_COPY_FN` / `MPI_WIN_NULL_COPY_FN`: the copy gets no attribute.",
     [
         mpi_comm_null_copy_fn_,
         mpi_comm_null_copy_fn__,
@@ -410,7 +675,11 @@ fortran_callback!(
         mpi_type_null_copy_fn_,
         mpi_type_null_copy_fn__,
         mpi_type_null_copy_fn,
-        MPI_TYPE_NULL_COPY_FN
+        MPI_TYPE_NULL_COPY_FN,
+        mpi_win_null_copy_fn_,
+        mpi_win_null_copy_fn__,
+        mpi_win_null_copy_fn,
+        MPI_WIN_NULL_COPY_FN
     ],
     (_o: *const c_int, _k: *const c_int, _e: *const MPI_Aint, _i: *const MPI_Aint, _out: *mut MPI_Aint, flag: *mut MPI_Fint, ierr: *mut MPI_Fint) {
         *flag = 0;
@@ -419,7 +688,7 @@ fortran_callback!(
 );
 
 fortran_callback!(
-    "`MPI_COMM_DUP_FN` / `MPI_TYPE_DUP_FN`: the copy gets the same value.",
+    "`MPI_COMM_DUP_FN` / `MPI_TYPE_DUP_FN` / `MPI_WIN_DUP_FN`: the copy gets the same value.",
     [
         mpi_comm_dup_fn_,
         mpi_comm_dup_fn__,
@@ -428,7 +697,11 @@ fortran_callback!(
         mpi_type_dup_fn_,
         mpi_type_dup_fn__,
         mpi_type_dup_fn,
-        MPI_TYPE_DUP_FN
+        MPI_TYPE_DUP_FN,
+        mpi_win_dup_fn_,
+        mpi_win_dup_fn__,
+        mpi_win_dup_fn,
+        MPI_WIN_DUP_FN
     ],
     (_o: *const c_int, _k: *const c_int, _e: *const MPI_Aint, i: *const MPI_Aint, out: *mut MPI_Aint, flag: *mut MPI_Fint, ierr: *mut MPI_Fint) {
         *out = *i;
@@ -457,7 +730,7 @@ fortran_callback!(
 );
 
 fortran_callback!(
-    "`MPI_NULL_DELETE_FN`, `MPI_COMM_NULL_DELETE_FN`, `MPI_TYPE_NULL_DELETE_FN`: nothing to do.",
+    "`MPI_NULL_DELETE_FN`, `MPI_COMM_NULL_DELETE_FN`, `MPI_TYPE_NULL_DELETE_FN`, `MPI_WIN_NULL_DELETE_FN`: nothing to do.",
     [
         mpi_null_delete_fn_,
         mpi_null_delete_fn__,
@@ -470,11 +743,37 @@ fortran_callback!(
         mpi_type_null_delete_fn_,
         mpi_type_null_delete_fn__,
         mpi_type_null_delete_fn,
-        MPI_TYPE_NULL_DELETE_FN
+        MPI_TYPE_NULL_DELETE_FN,
+        mpi_win_null_delete_fn_,
+        mpi_win_null_delete_fn__,
+        mpi_win_null_delete_fn,
+        MPI_WIN_NULL_DELETE_FN
     ],
     (_o: *const c_int, _k: *const c_int, _v: *const c_void, _e: *const c_void, ierr: *mut MPI_Fint) {
         *ierr = 0;
     }
+);
+
+/// Defines `MPI_F_SYNC_REG` under the names of the other entry points.
+macro_rules! f_sync_reg {
+    ($($name:ident),*) => {$(
+        /// `MPI_F_SYNC_REG(buf)` (Fortran only): does nothing, but as a call to an external
+        /// procedure that might read or write `buf` it makes the compiler store the
+        /// buffer's registers before it and reload them after (MPI-4.1 section 19.1.17).
+        #[no_mangle]
+        pub extern "C" fn $name(_buf: *mut c_void) {}
+    )*};
+}
+
+f_sync_reg!(
+    mpi_f_sync_reg_,
+    mpi_f_sync_reg__,
+    mpi_f_sync_reg,
+    MPI_F_SYNC_REG,
+    pmpi_f_sync_reg_,
+    pmpi_f_sync_reg__,
+    pmpi_f_sync_reg,
+    PMPI_F_SYNC_REG
 );
 
 include!(concat!(env!("OUT_DIR"), "/fortran_entry_points.rs"));

@@ -34,6 +34,32 @@ pub enum Base {
     },
     Detach,
     Null,
+    /// A callback of `MPI_Grequest_start` written in Fortran (`query`, `free` or
+    /// `cancel`): called through a trampoline with Fortran's conventions.
+    GrqFn(&'static str),
+    /// `MPI_Grequest_start`'s extra state: INTEGER(KIND=MPI_ADDRESS_KIND) in Fortran, kept
+    /// by the library with the Fortran callbacks.
+    GrqExtra,
+    /// `MPI_COMM_SPAWN`'s argv: a CHARACTER array ending in a blank entry, or
+    /// `MPI_ARGV_NULL`.
+    Argv,
+    /// `MPI_COMM_SPAWN_MULTIPLE`'s `array_of_argv(count, *)`, or `MPI_ARGVS_NULL`.
+    Argvs,
+    /// A CHARACTER array of `count` strings (`array_of_commands`).
+    Strs,
+    /// An output array of error codes that may be `MPI_ERRCODES_IGNORE`.
+    Errcodes,
+    /// A `TYPE(MPI_Status)` in both modules (INTEGER(MPI_STATUS_SIZE) with `mpif.h`):
+    /// `MPI_STATUS_F082F`'s input, `MPI_STATUS_F2F08`'s output. No sentinel.
+    Status08,
+    /// An INTEGER(MPI_STATUS_SIZE) in every interface (`mpi_f08` included). No sentinel.
+    FStatus,
+    /// A C `int` Fortran does not have (passed as 0: `MPI_Info_create_env`'s argc).
+    Zero,
+    /// A base address the call returns (`MPI_Alloc_mem`, `MPI_Win_allocate`): C writes a
+    /// pointer where the argument points; INTEGER(KIND=MPI_ADDRESS_KIND) in `mpif.h`,
+    /// either that or `TYPE(C_PTR)` with the `mpi` module, `TYPE(C_PTR)` in `mpi_f08`.
+    BasePtr,
 }
 
 /// How the argument moves.
@@ -65,19 +91,47 @@ pub struct Arg {
     pub kind: Kind,
 }
 
+/// What the Fortran procedure returns.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Ret {
+    /// A subroutine with IERROR last (almost every call).
+    Ierror,
+    /// `-> double` (`MPI_Wtime`, `MPI_Wtick`): a DOUBLE PRECISION function, no IERROR.
+    Double,
+    /// `-> aint` (`MPI_Aint_add`, `MPI_Aint_diff`): an INTEGER(KIND=MPI_ADDRESS_KIND)
+    /// function, no IERROR.
+    Aint,
+    /// `-> none` (`MPI_Pcontrol`): a subroutine without IERROR.
+    None,
+}
+
 /// One MPI function: `name` without the `MPI_` prefix (`Comm_rank`).
 #[derive(Clone, Debug)]
 pub struct Func {
     pub name: String,
     pub args: Vec<Arg>,
-    /// `-> double` (`MPI_Wtime`, `MPI_Wtick`): a Fortran function with no IERROR.
-    pub returns_double: bool,
+    pub ret: Ret,
+    /// Marked `?` in the table: bindings for a C function another change is adding; they
+    /// are generated once `libmpi.so.12` defines `PMPI_Name`, left out until then.
+    pub pending: bool,
 }
 
 impl Func {
+    /// Whether the Fortran procedure is a function (no IERROR, a result).
+    pub fn is_function(&self) -> bool {
+        matches!(self.ret, Ret::Double | Ret::Aint)
+    }
+
+    /// Whether the Fortran procedure has IERROR.
+    pub fn has_ierror(&self) -> bool {
+        self.ret == Ret::Ierror
+    }
+
     /// The arguments the Fortran binding has (not the `null` ones), in order.
     pub fn fortran_args(&self) -> impl Iterator<Item = &Arg> {
-        self.args.iter().filter(|a| a.kind.base != Base::Null)
+        self.args
+            .iter()
+            .filter(|a| !matches!(a.kind.base, Base::Null | Base::Zero))
     }
 }
 
@@ -104,6 +158,8 @@ const HANDLES: &[&str] = &[
     "Errhandler",
     "Info",
     "Message",
+    "Win",
+    "Session",
 ];
 
 fn parse_base(s: &str) -> Option<Base> {
@@ -128,6 +184,18 @@ fn parse_base(s: &str) -> Option<Base> {
         "deletefn4" => Base::DeleteFn { wide: false },
         "detach" => Base::Detach,
         "null" => Base::Null,
+        "zero" => Base::Zero,
+        "status08" => Base::Status08,
+        "fstatus" => Base::FStatus,
+        "argv" => Base::Argv,
+        "argvs" => Base::Argvs,
+        "strs" => Base::Strs,
+        "errcodes" => Base::Errcodes,
+        "grqquery" => Base::GrqFn("query"),
+        "grqfree" => Base::GrqFn("free"),
+        "grqcancel" => Base::GrqFn("cancel"),
+        "grqextra" => Base::GrqExtra,
+        "baseptr" => Base::BasePtr,
         h => Base::Handle(HANDLES.iter().find(|&&n| n == h)?),
     })
 }
@@ -170,14 +238,20 @@ pub fn parse(text: &str) -> Result<Vec<Func>, ParseError> {
         let err = |msg: String| ParseError { line: i + 1, msg };
         let open = line.find('(').ok_or_else(|| err("missing `(`".into()))?;
         let close = line.rfind(')').ok_or_else(|| err("missing `)`".into()))?;
-        let name = line[..open].trim().to_string();
+        let (pending, head) = match line[..open].trim().strip_prefix('?') {
+            Some(h) => (true, h.trim()),
+            None => (false, line[..open].trim()),
+        };
+        let name = head.to_string();
         if name.is_empty() || !name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_') {
             return Err(err(format!("bad function name `{name}`")));
         }
         let tail = line[close + 1..].trim();
-        let returns_double = match tail {
-            "" => false,
-            "-> double" => true,
+        let ret = match tail {
+            "" => Ret::Ierror,
+            "-> double" => Ret::Double,
+            "-> aint" => Ret::Aint,
+            "-> none" => Ret::None,
             t => return Err(err(format!("unexpected `{t}` after the arguments"))),
         };
         let mut args = Vec::new();
@@ -211,7 +285,8 @@ pub fn parse(text: &str) -> Result<Vec<Func>, ParseError> {
         out.push(Func {
             name,
             args,
-            returns_double,
+            ret,
+            pending,
         });
     }
     Ok(out)
@@ -231,7 +306,7 @@ mod tests {
             f[0].args[3].kind.mode,
             Mode::OutArray(Some("outcount".into()))
         );
-        assert!(f[1].returns_double);
+        assert_eq!(f[1].ret, Ret::Double);
         assert_eq!(
             f[2].args[0].kind.cap.as_deref(),
             Some("MPI_MAX_PROCESSOR_NAME")

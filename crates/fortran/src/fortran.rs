@@ -8,7 +8,7 @@
 //! recognises their addresses, so programs compiled with MPICH's `mpif.h` or `mpi` module
 //! pass the same sentinels to oxmpi.
 
-use crate::api::{Arg, Base, Func, Mode};
+use crate::api::{Arg, Base, Func, Mode, Ret};
 use crate::header::{lookup, Const};
 use std::fmt::Write;
 
@@ -86,7 +86,11 @@ pub fn mpif_h(consts: &[Const]) -> String {
     s.push_str(
         "      DOUBLE PRECISION MPI_WTIME, MPI_WTICK\n\
          \x20     DOUBLE PRECISION PMPI_WTIME, PMPI_WTICK\n\
-         \x20     EXTERNAL MPI_WTIME, MPI_WTICK, PMPI_WTIME, PMPI_WTICK\n",
+         \x20     EXTERNAL MPI_WTIME, MPI_WTICK, PMPI_WTIME, PMPI_WTICK\n\
+         \x20     INTEGER*8 MPI_AINT_ADD, MPI_AINT_DIFF\n\
+         \x20     INTEGER*8 PMPI_AINT_ADD, PMPI_AINT_DIFF\n\
+         \x20     EXTERNAL MPI_AINT_ADD, MPI_AINT_DIFF\n\
+         \x20     EXTERNAL PMPI_AINT_ADD, PMPI_AINT_DIFF\n",
     );
     debug_assert!(s.lines().all(|l| l.len() <= 72));
     s
@@ -113,6 +117,8 @@ const CALLBACKS_F77: &str = "      EXTERNAL MPI_NULL_COPY_FN, MPI_NULL_DELETE_FN
       EXTERNAL MPI_COMM_DUP_FN
       EXTERNAL MPI_TYPE_NULL_COPY_FN, MPI_TYPE_NULL_DELETE_FN
       EXTERNAL MPI_TYPE_DUP_FN
+      EXTERNAL MPI_WIN_NULL_COPY_FN, MPI_WIN_NULL_DELETE_FN
+      EXTERNAL MPI_WIN_DUP_FN
 ";
 
 /// The declaration of one dummy argument inside an interface body.
@@ -140,47 +146,99 @@ fn dummy(a: &Arg) -> String {
         }
         Base::Status => format!("      integer{intent} :: {n}(MPI_STATUS_SIZE)"),
         Base::Str => format!("      character(len=*){intent} :: {n}"),
-        Base::Fn | Base::CopyFn { .. } | Base::DeleteFn { .. } => {
+        Base::Status08 => format!("      type(MPI_Status){intent} :: {n}"),
+        Base::FStatus => format!("      integer{intent} :: {n}(MPI_STATUS_SIZE)"),
+        Base::Argv | Base::Strs => format!("      character(len=*), intent(in) :: {n}(*)"),
+        Base::Argvs => match &a.kind.mode {
+            Mode::InArray(Some(count)) => {
+                format!("      character(len=*), intent(in) :: {n}({count}, *)")
+            }
+            _ => format!("      character(len=*), intent(in) :: {n}(1, *)"),
+        },
+        Base::Errcodes => format!("      integer :: {n}(*)"),
+        Base::Fn | Base::CopyFn { .. } | Base::DeleteFn { .. } | Base::GrqFn(_) => {
             format!("      external :: {n}")
         }
         Base::Log => format!("      logical{intent} :: {n}{dims}"),
-        Base::Aint | Base::Attr => {
+        Base::Aint | Base::Attr | Base::GrqExtra => {
             format!("      integer(kind=MPI_ADDRESS_KIND){intent} :: {n}{dims}")
         }
         Base::Count => format!("      integer(kind=MPI_COUNT_KIND){intent} :: {n}{dims}"),
         Base::Int | Base::Handle(_) | Base::Index | Base::Attr4 | Base::Keyval | Base::Aint4 => {
             format!("      integer{intent} :: {n}{dims}")
         }
-        Base::Null => String::new(),
+        // A C_PTR or an INTEGER(KIND=MPI_ADDRESS_KIND): both are the 8 bytes C writes.
+        Base::BasePtr => format!(
+            "      !GCC$ ATTRIBUTES NO_ARG_CHECK :: {n}\n      type(*), dimension(*) :: {n}"
+        ),
+        Base::Null | Base::Zero => String::new(),
+    }
+}
+
+/// The first line of a procedure `name` of `f` (one dummy per line, so that no line
+/// passes the 132 columns of free form). Returns `function` or `subroutine`, for its
+/// `end`; a function's result is declared by [`result_decl`] among the dummies.
+fn heading(s: &mut String, f: &Func, name: &str, indent: &str) -> &'static str {
+    let mut list: Vec<String> = f.fortran_args().map(|a| a.name.clone()).collect();
+    if f.has_ierror() {
+        list.push("ierror".into());
+    }
+    let what = if f.is_function() {
+        "function"
+    } else {
+        "subroutine"
+    };
+    writeln!(
+        s,
+        "{indent}{what} {name}({})",
+        list.join(&format!(", &\n{indent}    "))
+    )
+    .unwrap();
+    what
+}
+
+/// The declaration of a function's result (none for a subroutine).
+fn result_decl(f: &Func, name: &str, indent: &str) -> String {
+    match f.ret {
+        Ret::Double => format!("{indent}double precision :: {name}\n"),
+        Ret::Aint => format!("{indent}integer(kind=MPI_ADDRESS_KIND) :: {name}\n"),
+        Ret::Ierror | Ret::None => String::new(),
     }
 }
 
 fn interface(s: &mut String, f: &Func, prefix: &str) {
-    let args: Vec<&str> = f.fortran_args().map(|a| a.name.as_str()).collect();
     let name = format!("{prefix}_{}", f.name);
-    if f.returns_double {
-        writeln!(s, "    double precision function {name}()").unwrap();
-        writeln!(s, "    end function {name}").unwrap();
-        return;
-    }
-    // One dummy per line, so that no line passes the 132 columns of free form.
-    write!(s, "    subroutine {name}(").unwrap();
-    for a in &args {
-        write!(s, "{a}, &\n        ").unwrap();
-    }
-    writeln!(s, "ierror)").unwrap();
+    let end = heading(s, f, &name, "    ");
     writeln!(
         s,
-        "      import :: MPI_STATUS_SIZE, MPI_ADDRESS_KIND, MPI_COUNT_KIND"
+        "      import :: MPI_STATUS_SIZE, MPI_ADDRESS_KIND, MPI_COUNT_KIND, MPI_Status"
     )
     .unwrap();
     writeln!(s, "      implicit none").unwrap();
+    s.push_str(&result_decl(f, &name, "      "));
     for a in f.fortran_args() {
         writeln!(s, "{}", dummy(a)).unwrap();
     }
-    writeln!(s, "      integer, intent(out) :: ierror").unwrap();
-    writeln!(s, "    end subroutine {name}").unwrap();
+    if f.has_ierror() {
+        writeln!(s, "      integer, intent(out) :: ierror").unwrap();
+    }
+    writeln!(s, "    end {end} {name}").unwrap();
 }
+
+/// `MPI_F_SYNC_REG`, which only Fortran has: an external procedure the library defines
+/// (doing nothing), so that a call to it is a point where the buffer is in memory.
+const F_SYNC_REG: &str = "    subroutine MPI_F_sync_reg(buf)
+      implicit none
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+      type(*), dimension(*) :: buf
+    end subroutine MPI_F_sync_reg
+";
+
+/// `TYPE(MPI_Status)`: C's `MPI_Status` (MPICH's layout, 5 INTEGERs).
+const MPI_STATUS_TYPE: &str = "  type, bind(C) :: MPI_Status
+    integer :: count_lo, count_hi_and_cancelled, MPI_SOURCE, MPI_TAG, MPI_ERROR
+  end type MPI_Status
+";
 
 /// The source of the `mpi` module (free form).
 pub fn mpi_module(consts: &[Const], funcs: &[Func]) -> String {
@@ -201,6 +259,9 @@ pub fn mpi_module(consts: &[Const], funcs: &[Func]) -> String {
         "  logical, parameter :: MPI_SUBARRAYS_SUPPORTED = .false.\n\
          \x20 logical, parameter :: MPI_ASYNC_PROTECTS_NONBLOCKING = .false.\n",
     );
+    // The mpi module defines TYPE(MPI_Status) too (MPI-4.1 section 19.3.5), laid out as
+    // INTEGER(MPI_STATUS_SIZE) and mpi_f08's.
+    s.push_str(MPI_STATUS_TYPE);
     for l in SENTINELS_F77.lines().chain(CALLBACKS_F77.lines()) {
         writeln!(s, "  {}", l.trim_start()).unwrap();
     }
@@ -208,6 +269,7 @@ pub fn mpi_module(consts: &[Const], funcs: &[Func]) -> String {
     for f in funcs {
         interface(&mut s, f, "MPI");
     }
+    s.push_str(F_SYNC_REG);
     s.push_str("    double precision function PMPI_Wtime()\n    end function PMPI_Wtime\n");
     s.push_str("    double precision function PMPI_Wtick()\n    end function PMPI_Wtick\n");
     s.push_str("  end interface\nend module mpi\n");
@@ -268,10 +330,17 @@ fn dummy_f08(a: &Arg, nonblocking: bool) -> String {
     };
     match a.kind.base {
         Base::Handle(h) => format!("      type(MPI_{h}){intent} :: {n}{dims}"),
-        Base::Status => format!("      type(MPI_Status){intent} :: {n}{dims}"),
+        // One status is a scalar TYPE(MPI_Status) (`status[]` in the table is the C
+        // array view of the mpi module's INTEGER(MPI_STATUS_SIZE)); arrays of statuses
+        // are outputs.
+        Base::Status if matches!(a.kind.mode, Mode::OutArray(_)) => {
+            format!("      type(MPI_Status) :: {n}(*)")
+        }
+        Base::Status => format!("      type(MPI_Status){intent} :: {n}"),
         Base::Buf if nonblocking => format!(
             "      !GCC$ ATTRIBUTES NO_ARG_CHECK :: {n}\n      type(*), dimension(*), asynchronous :: {n}"
         ),
+        Base::BasePtr => format!("      type(c_ptr) :: {n}"),
         _ => dummy(a),
     }
 }
@@ -279,10 +348,30 @@ fn dummy_f08(a: &Arg, nonblocking: bool) -> String {
 /// Whether the call starts an operation that uses its buffers after it returns (its
 /// choice buffers are ASYNCHRONOUS in `mpi_f08`).
 fn is_nonblocking(name: &str) -> bool {
-    matches!(
-        name,
-        "Isend" | "Ibsend" | "Issend" | "Irsend" | "Irecv" | "Buffer_attach"
-    ) || name.ends_with("_init")
+    let b = name.as_bytes();
+    // Isend, Ibcast, Ineighbor_..., Isendrecv, Imrecv (no other call with a buffer starts
+    // with I and a lower-case letter).
+    (b.len() > 1 && b[0] == b'I' && b[1].is_ascii_lowercase())
+        || name.ends_with("_init")
+        || matches!(
+            name,
+            "Buffer_attach"
+                | "Comm_attach_buffer"
+                | "Session_attach_buffer"
+                | "Put"
+                | "Get"
+                | "Accumulate"
+                | "Get_accumulate"
+                | "Fetch_and_op"
+                | "Compare_and_swap"
+                | "Rput"
+                | "Rget"
+                | "Raccumulate"
+                | "Rget_accumulate"
+                | "Win_create"
+                | "Win_attach"
+                | "Win_detach"
+        )
 }
 
 /// The source of the `mpi_f08` module (free form): handle types with `==` and `/=`,
@@ -293,7 +382,7 @@ pub fn mpi_f08_module(consts: &[Const], funcs: &[Func]) -> String {
     s.push_str(
         "! The `mpi_f08` module of oxmpi. Generated by oxmpi-fortran-gen from mpi.h and\n\
          ! crates/fortran/api/mpi.api; do not edit.\n\
-         module mpi_f08\n  implicit none\n  private :: f08_eq_int\n\n",
+         module mpi_f08\n  use, intrinsic :: iso_c_binding, only: c_ptr\n  implicit none\n  private :: f08_eq_int\n\n",
     );
     for (t, _) in F08_HANDLES {
         writeln!(
@@ -302,11 +391,8 @@ pub fn mpi_f08_module(consts: &[Const], funcs: &[Func]) -> String {
         )
         .unwrap();
     }
-    s.push_str(
-        "  type, bind(C) :: MPI_Status\n\
-         \x20   integer :: count_lo, count_hi_and_cancelled, MPI_SOURCE, MPI_TAG, MPI_ERROR\n\
-         \x20 end type MPI_Status\n\n",
-    );
+    s.push_str(MPI_STATUS_TYPE);
+    s.push('\n');
     for c in consts.iter().filter(|c| !c_only(&c.name)) {
         let v = fortran_value(&c.name, c.value);
         match c
@@ -353,28 +439,20 @@ pub fn mpi_f08_module(consts: &[Const], funcs: &[Func]) -> String {
     // The library's entry points, with this module's types (private).
     let f08: Vec<&Func> = funcs.iter().filter(|f| !removed_in_mpi3(&f.name)).collect();
     s.push_str("\n  interface\n");
+    s.push_str(F_SYNC_REG);
     for f in &f08 {
         let name = format!("pmpi_{}", f.name.to_ascii_lowercase());
-        if f.returns_double {
-            writeln!(
-                s,
-                "    double precision function {name}()\n    end function {name}"
-            )
-            .unwrap();
-            continue;
-        }
-        write!(s, "    subroutine {name}(").unwrap();
-        for a in f.fortran_args() {
-            write!(s, "{}, &\n        ", a.name).unwrap();
-        }
-        writeln!(s, "ierror)").unwrap();
+        let end = heading(&mut s, f, &name, "    ");
         writeln!(s, "      import").unwrap();
         writeln!(s, "      implicit none").unwrap();
+        s.push_str(&result_decl(f, &name, "      "));
         for a in f.fortran_args() {
             writeln!(s, "{}", dummy_f08(a, false)).unwrap();
         }
-        writeln!(s, "      integer, intent(out) :: ierror").unwrap();
-        writeln!(s, "    end subroutine {name}").unwrap();
+        if f.has_ierror() {
+            writeln!(s, "      integer, intent(out) :: ierror").unwrap();
+        }
+        writeln!(s, "    end {end} {name}").unwrap();
     }
     s.push_str("  end interface\n");
     s.push_str("  private :: ");
@@ -385,29 +463,43 @@ pub fn mpi_f08_module(consts: &[Const], funcs: &[Func]) -> String {
     s.push_str(&names.join(", &\n    "));
     s.push_str("\n\ncontains\n\n");
     s.push_str(
-        "  logical function f08_eq_int(a, b)\n    integer, intent(in) :: a, b\n    f08_eq_int = a == b\n  end function f08_eq_int\n",
+        "  elemental logical function f08_eq_int(a, b)\n    integer, intent(in) :: a, b\n    f08_eq_int = a == b\n  end function f08_eq_int\n",
     );
     for (t, _) in F08_HANDLES {
         let short = &t[4..];
         writeln!(
             s,
-            "  logical function f08_eq_{short}(a, b)\n    type({t}), intent(in) :: a, b\n    f08_eq_{short} = f08_eq_int(a%MPI_VAL, b%MPI_VAL)\n  end function f08_eq_{short}\n\
-             \x20 logical function f08_ne_{short}(a, b)\n    type({t}), intent(in) :: a, b\n    f08_ne_{short} = .not. f08_eq_int(a%MPI_VAL, b%MPI_VAL)\n  end function f08_ne_{short}"
+            "  elemental logical function f08_eq_{short}(a, b)\n    type({t}), intent(in) :: a, b\n    f08_eq_{short} = f08_eq_int(a%MPI_VAL, b%MPI_VAL)\n  end function f08_eq_{short}\n\
+             \x20 elemental logical function f08_ne_{short}(a, b)\n    type({t}), intent(in) :: a, b\n    f08_ne_{short} = .not. f08_eq_int(a%MPI_VAL, b%MPI_VAL)\n  end function f08_ne_{short}"
         )
         .unwrap();
     }
     for f in &f08 {
         let lower = f.name.to_ascii_lowercase();
         let name = format!("MPI_{}", f.name);
-        if f.returns_double {
-            writeln!(
-                s,
-                "\n  double precision function {name}()\n    {name} = pmpi_{lower}()\n  end function {name}"
-            )
-            .unwrap();
+        let args: Vec<&str> = f.fortran_args().map(|a| a.name.as_str()).collect();
+        if !f.has_ierror() {
+            s.push('\n');
+            let end = heading(&mut s, f, &name, "  ");
+            s.push_str(&result_decl(f, &name, "    "));
+            for a in f.fortran_args() {
+                writeln!(
+                    s,
+                    "{}",
+                    dummy_f08(a, false)
+                        .replace("\n      ", "\n    ")
+                        .replacen("      ", "    ", 1)
+                )
+                .unwrap();
+            }
+            if f.is_function() {
+                writeln!(s, "    {name} = pmpi_{lower}({})", args.join(", ")).unwrap();
+            } else {
+                writeln!(s, "    call pmpi_{lower}({})", args.join(", ")).unwrap();
+            }
+            writeln!(s, "  end {end} {name}").unwrap();
             continue;
         }
-        let args: Vec<&str> = f.fortran_args().map(|a| a.name.as_str()).collect();
         write!(s, "\n  subroutine {name}(").unwrap();
         for a in &args {
             write!(s, "{a}, &\n      ").unwrap();

@@ -5,6 +5,8 @@
 //! source (by the `oxmpi-fortran-gen` tool at staging).
 
 pub mod api;
+pub mod coverage;
+pub mod defined;
 pub mod fortran;
 pub mod header;
 pub mod rust;
@@ -12,9 +14,16 @@ pub mod rust;
 /// The table's text, as compiled into this crate.
 pub const API_TABLE: &str = include_str!("../api/mpi.api");
 
-/// The Rust source of the Fortran entry points, from the table and the text of mpi.h.
-pub fn entry_points(table: &str, mpi_h: &str) -> Result<String, String> {
+/// The Rust source of the Fortran entry points, from the table, the text of mpi.h and
+/// `oxmpi-capi`'s sources (module path, text; see [`defined`]).
+pub fn entry_points(
+    table: &str,
+    mpi_h: &str,
+    capi_sources: &[(String, String)],
+) -> Result<String, String> {
     let funcs = api::parse(table).map_err(|e| e.to_string())?;
     let consts = header::constants(mpi_h);
-    rust::generate(&funcs, &consts)
+    let defined = defined::scan(capi_sources);
+    let funcs = defined::select(&funcs, &defined)?;
+    rust::generate(&funcs, &consts, &defined)
 }

@@ -1,0 +1,61 @@
+! mpif.h (fixed form) with the calls of MPI-3 and MPI-4: nonblocking
+! and persistent collectives, MPI_Isendrecv, MPI_Type_create_f90_real, MPI_Type_match_size and MPI_Pcontrol.
+      PROGRAM MPI4
+      IMPLICIT NONE
+      INCLUDE 'mpif.h'
+      INTEGER IERR, RANK, NPROCS, ERRS, TOTAL, NEXT, PREV
+      INTEGER REQ, V, R, T1, T2, SZ
+! Changed by operations that complete in later calls.
+      VOLATILE R
+
+      ERRS = 0
+      CALL MPI_INIT(IERR)
+      CALL MPI_COMM_RANK(MPI_COMM_WORLD, RANK, IERR)
+      CALL MPI_COMM_SIZE(MPI_COMM_WORLD, NPROCS, IERR)
+      NEXT = MOD(RANK + 1, NPROCS)
+      PREV = MOD(RANK + NPROCS - 1, NPROCS)
+      CALL MPI_PCONTROL(1)
+
+      V = RANK + 1
+      CALL MPI_IALLREDUCE(V, R, 1, MPI_INTEGER, MPI_SUM,
+     &     MPI_COMM_WORLD, REQ, IERR)
+      CALL MPI_WAIT(REQ, MPI_STATUS_IGNORE, IERR)
+      IF (R .NE. NPROCS * (NPROCS + 1) / 2) CALL FAIL('IALLREDUCE')
+
+      CALL MPI_ALLREDUCE_INIT(V, R, 1, MPI_INTEGER, MPI_MAX,
+     &     MPI_COMM_WORLD, MPI_INFO_NULL, REQ, IERR)
+      CALL MPI_START(REQ, IERR)
+      CALL MPI_WAIT(REQ, MPI_STATUS_IGNORE, IERR)
+      IF (R .NE. NPROCS) CALL FAIL('ALLREDUCE_INIT')
+      CALL MPI_REQUEST_FREE(REQ, IERR)
+
+      V = RANK * 7
+      CALL MPI_ISENDRECV(V, 1, MPI_INTEGER, NEXT, 3, R, 1,
+     &     MPI_INTEGER, PREV, 3, MPI_COMM_WORLD, REQ, IERR)
+      CALL MPI_WAIT(REQ, MPI_STATUS_IGNORE, IERR)
+      IF (R .NE. PREV * 7) CALL FAIL('ISENDRECV')
+
+      CALL MPI_TYPE_CREATE_F90_REAL(15, 300, T1, IERR)
+      CALL MPI_TYPE_SIZE(T1, SZ, IERR)
+      IF (IERR .NE. MPI_SUCCESS .OR. SZ .NE. 8) CALL FAIL('F90_REAL')
+      CALL MPI_TYPE_MATCH_SIZE(MPI_TYPECLASS_INTEGER, 8, T2, IERR)
+      CALL MPI_TYPE_SIZE(T2, SZ, IERR)
+      IF (IERR .NE. MPI_SUCCESS .OR. SZ .NE. 8) CALL FAIL('MATCH_SIZE')
+
+      CALL MPI_ALLREDUCE(ERRS, TOTAL, 1, MPI_INTEGER, MPI_SUM,
+     &     MPI_COMM_WORLD, IERR)
+      IF (RANK .EQ. 0) THEN
+         IF (TOTAL .EQ. 0) THEN
+            PRINT '(A)', ' No Errors'
+         ELSE
+            PRINT *, 'Found ', TOTAL, ' errors'
+         END IF
+      END IF
+      CALL MPI_FINALIZE(IERR)
+      CONTAINS
+      SUBROUTINE FAIL(WHAT)
+      CHARACTER*(*) WHAT
+      ERRS = ERRS + 1
+      PRINT *, 'rank ', RANK, ': ', WHAT, ' failed'
+      END SUBROUTINE FAIL
+      END PROGRAM MPI4
