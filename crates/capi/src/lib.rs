@@ -30,6 +30,7 @@ pub mod neighbor;
 pub mod op;
 pub mod p2p;
 pub mod p2p_mpi4;
+pub mod partitioned;
 pub mod pack;
 pub mod session;
 pub mod status;

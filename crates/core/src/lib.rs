@@ -25,6 +25,7 @@ pub mod mpit;
 pub mod namepub;
 pub mod p2p;
 pub mod p2p_mpi4;
+pub mod partitioned;
 pub mod placement;
 pub mod rma;
 pub mod runtime;
