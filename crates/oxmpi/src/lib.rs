@@ -60,6 +60,7 @@ pub mod datatype;
 pub mod environment;
 pub mod error;
 pub mod info;
+pub mod partitioned;
 pub mod point_to_point;
 mod raw;
 pub mod request;
