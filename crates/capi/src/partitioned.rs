@@ -87,7 +87,11 @@ mpi_fn! { MPI_Pready_list / PMPI_Pready_list (n: c_int, list: *const c_int, r: M
 
 mpi_fn! { MPI_Parrived / PMPI_Parrived (r: MPI_Request, partition: c_int, flag: *mut c_int) target(req_target(r)) {
     let flag = convert::out(flag, "flag")?;
-    let arrived = partitioned::parrived(part_request(r)?, partition)?;
+    // MPI 4.1 section 4.2.3: on a null or inactive request the flag is true.
+    let arrived = match request(r)? {
+        None => true,
+        Some(id) => partitioned::parrived(id, partition)?,
+    };
     // SAFETY: flag checked non-null.
     unsafe { *flag = c_int::from(arrived) };
     Ok(())

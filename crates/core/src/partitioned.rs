@@ -507,7 +507,7 @@ fn bad_partition(partition: i32, partitions: usize) -> Error {
 }
 
 /// The send entry of `id`, checked for `MPI_Pready`.
-fn send_entry(rt: &mut Runtime, id: ReqId) -> Result<usize> {
+fn send_entry(rt: &Runtime, id: ReqId) -> Result<usize> {
     let t = &rt.p2p4.part;
     let Some(i) = t.find(id) else {
         if rt.device.request(id).is_none() {

@@ -11,7 +11,8 @@
 
 static void run(int rank, int count)
 {
-    int *buf = mtest_malloc(sizeof(int) * 2 * (size_t)count);
+    int *buf = calloc(2 * (size_t)count, sizeof(int));
+    MTEST_CHECK(buf != NULL, "out of memory");
     MPI_Request req;
     if (rank == 0) {
         MTEST_CALL(MPI_Psend_init(buf, 2, count, MPI_INT, 1, 5, MPI_COMM_WORLD, MPI_INFO_NULL,
