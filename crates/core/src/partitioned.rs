@@ -615,13 +615,19 @@ pub fn pready_range(id: ReqId, low: i32, high: i32) -> Result<()> {
     if low < 0 || low as usize >= n {
         return err(
             ErrorClass::Arg,
-            format!("invalid partition_low {low} (the request has {n} partitions: 0 to {})", n - 1),
+            format!(
+                "invalid partition_low {low} (the request has {n} partitions: 0 to {})",
+                n - 1
+            ),
         );
     }
     if high < low || high as usize >= n {
         return Err(Error::new(
             ErrorClass::Arg,
-            format!("invalid partition_high {high} (must be from partition_low {low} to {})", n - 1),
+            format!(
+                "invalid partition_high {high} (must be from partition_low {low} to {})",
+                n - 1
+            ),
         ));
     }
     let list: Vec<i32> = (low..=high).collect();
@@ -768,11 +774,10 @@ fn match_waiting(device: &mut Device, t: &mut Table) {
         w += 1;
     }
     // A listener may have completed at once (its setup had arrived).
-    if t.listeners.iter().any(|l| {
-        device
-            .request(l.req)
-            .is_none_or(|r| r.is_complete())
-    }) {
+    if t.listeners
+        .iter()
+        .any(|l| device.request(l.req).is_none_or(|r| r.is_complete()))
+    {
         take_setups(device, t);
         match_waiting(device, t);
     }

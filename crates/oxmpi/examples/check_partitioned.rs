@@ -34,12 +34,21 @@ fn main() -> Result<(), oxmpi::Error> {
                 *v = value(rank, run, p * 5 + j);
             }
             send.ready(p)?;
-            check!(rank, send.partition_mut(p).is_none(), "partition {p} lent out after ready");
+            check!(
+                rank,
+                send.partition_mut(p).is_none(),
+                "partition {p} lent out after ready"
+            );
             for (q, s) in seen.iter_mut().enumerate() {
                 if !*s && recv.arrived(q)? {
                     let got = recv.partition(q).expect("arrived");
                     for (j, v) in got.iter().enumerate() {
-                        check_eq!(rank, *v, value(prev.rank(), run, q * 10 + j), "run {run} partition {q}");
+                        check_eq!(
+                            rank,
+                            *v,
+                            value(prev.rank(), run, q * 10 + j),
+                            "run {run} partition {q}"
+                        );
                     }
                     *s = true;
                 }
@@ -52,7 +61,12 @@ fn main() -> Result<(), oxmpi::Error> {
         check_eq!(rank, status.count_of::<u64>(), 30, "count");
         let all = recv.buffer().expect("inactive");
         for (k, v) in all.iter().enumerate() {
-            check_eq!(rank, *v, value(prev.rank(), run, k), "run {run} element {k}");
+            check_eq!(
+                rank,
+                *v,
+                value(prev.rank(), run, k),
+                "run {run} element {k}"
+            );
         }
     }
     drop(send);

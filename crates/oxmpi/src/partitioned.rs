@@ -32,7 +32,11 @@ fn per_partition(method: &'static str, len: usize, partitions: usize) -> Result<
 
 fn engine_partitions(method: &'static str, partitions: usize) -> Result<i32> {
     i32::try_from(partitions).map_err(|_| {
-        Error::new(method, ErrorClass::Arg, format!("{partitions} partitions are too many"))
+        Error::new(
+            method,
+            ErrorClass::Arg,
+            format!("{partitions} partitions are too many"),
+        )
     })
 }
 
@@ -73,7 +77,15 @@ impl<'a, T: Equivalence> PartitionedSend<'a, T> {
         // SAFETY: the buffer stays borrowed by the request until it is freed (Drop), and
         // the request only lends out partitions the engine does not read.
         let id = unsafe {
-            partitioned::psend_init(b.addr, parts, per as i64, b.ty, dest.destination_rank(), tag, dest.comm_id())
+            partitioned::psend_init(
+                b.addr,
+                parts,
+                per as i64,
+                b.ty,
+                dest.destination_rank(),
+                tag,
+                dest.comm_id(),
+            )
         }
         .map_err(engine(M))?;
         Ok(PartitionedSend {
@@ -196,7 +208,15 @@ impl<'a, T: Equivalence> PartitionedReceive<'a, T> {
         // SAFETY: the buffer stays borrowed by the request until it is freed (Drop), and
         // the request lends out only partitions that have arrived.
         let id = unsafe {
-            partitioned::precv_init(r.buf.addr, parts, per as i64, r.buf.ty, source.source_rank(), tag, source.comm_id())
+            partitioned::precv_init(
+                r.buf.addr,
+                parts,
+                per as i64,
+                r.buf.ty,
+                source.source_rank(),
+                tag,
+                source.comm_id(),
+            )
         }
         .map_err(engine(M))?;
         Ok(PartitionedReceive {

@@ -31,7 +31,10 @@ fn partitioned_to_self() {
         send.ready(2).unwrap();
         // Receive partition 1 is send partitions 2 and 3.
         while !recv.arrived(1).unwrap() {}
-        assert_eq!(recv.partition(1).unwrap(), &[100 * run + 4, 100 * run + 5, 100 * run + 6, 100 * run + 7]);
+        assert_eq!(
+            recv.partition(1).unwrap(),
+            &[100 * run + 4, 100 * run + 5, 100 * run + 6, 100 * run + 7]
+        );
         assert!(!recv.arrived(0).unwrap());
         assert!(recv.partition(0).is_none());
         assert!(send.partition_mut(3).is_none());
@@ -45,7 +48,10 @@ fn partitioned_to_self() {
         assert_eq!((s.source_rank(), s.tag(), s.count_of::<i32>()), (0, 11, 8));
         let want: Vec<i32> = (0..8).map(|k| 100 * run + k).collect();
         assert_eq!(recv.buffer().unwrap(), &want[..]);
-        assert!(recv.arrived(0).unwrap(), "an inactive request's partitions have arrived");
+        assert!(
+            recv.arrived(0).unwrap(),
+            "an inactive request's partitions have arrived"
+        );
     }
     drop(send);
     drop(recv);
@@ -53,12 +59,18 @@ fn partitioned_to_self() {
     // Bad shapes and wildcards.
     let mut b = [0u8; 10];
     assert_eq!(
-        PartitionedSend::new(&me, &mut b[..], 3, 0).err().unwrap().class(),
+        PartitionedSend::new(&me, &mut b[..], 3, 0)
+            .err()
+            .unwrap()
+            .class(),
         ErrorClass::Arg
     );
     let any = world.any_process();
     assert_eq!(
-        PartitionedReceive::new(&any, &mut b[..], 2, 0).err().unwrap().class(),
+        PartitionedReceive::new(&any, &mut b[..], 2, 0)
+            .err()
+            .unwrap()
+            .class(),
         ErrorClass::Rank
     );
 }
