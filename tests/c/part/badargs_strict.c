@@ -5,8 +5,9 @@
  * indices out of range in MPI_Pready/_range/_list and MPI_Parrived (MPI_ERR_ARG); MPI_Pready on
  * an inactive request, on a partition already ready, on a receive request or on a request that
  * is not partitioned, MPI_Parrived on a send request (on MPI_REQUEST_NULL it gives true), MPI_Start of an active request,
- * MPI_Request_free of an active one, MPI_Cancel (MPI_ERR_REQUEST).  The requests still work
- * afterwards.
+ * MPI_Request_free of an active one, MPI_Cancel (MPI_ERR_REQUEST), sizes that overflow
+ * (MPI_ERR_COUNT).  The requests still work afterwards; requests with MPI_PROC_NULL complete
+ * as point-to-point ones do.
  *
  * Strict: MPICH 4.0.2 does not check most of these (it crashes or hangs on several). */
 #include "mtest.h"
@@ -123,5 +124,28 @@ int main(int argc, char **argv)
     MTEST_EQ("MPI_Parrived on an inactive request", 1, flag);
     MTEST_CALL(MPI_Request_free(&s));
     MTEST_CALL(MPI_Request_free(&r));
+
+    /* MPI_PROC_NULL: the send completes once every partition is ready, the receive at once
+     * with the status of MPI_PROC_NULL. */
+    MTEST_CALL(MPI_Psend_init(buf, 2, 3, MPI_INT, MPI_PROC_NULL, 0, MPI_COMM_WORLD,
+                              MPI_INFO_NULL, &s));
+    MTEST_CALL(MPI_Precv_init(rbuf, 2, 3, MPI_INT, MPI_PROC_NULL, 0, MPI_COMM_WORLD,
+                              MPI_INFO_NULL, &r));
+    for (int round = 0; round < 2; round++) {
+        MTEST_CALL(MPI_Start(&s));
+        MTEST_CALL(MPI_Start(&r));
+        MTEST_CALL(MPI_Wait(&r, &st));
+        MTEST_PROC_NULL_STATUS(&st);
+        MTEST_CALL(MPI_Test(&s, &flag, MPI_STATUS_IGNORE));
+        MTEST_EQ("send to MPI_PROC_NULL complete before its partitions are ready", 0, flag);
+        MTEST_CALL(MPI_Pready_range(0, 1, s));
+        MTEST_CALL(MPI_Wait(&s, MPI_STATUS_IGNORE));
+    }
+    MTEST_CALL(MPI_Request_free(&s));
+    MTEST_CALL(MPI_Request_free(&r));
+
+    /* partitions * count * size beyond what a process can address. */
+    MTEST_EXPECT_CLASS(MPI_ERR_COUNT, MPI_Psend_init(buf, 1 << 30, (MPI_Count)1 << 40, MPI_INT,
+                                                     rank, 0, MPI_COMM_WORLD, MPI_INFO_NULL, &s));
     return mtest_finalize();
 }
