@@ -32,6 +32,7 @@ pub mod op;
 pub mod p2p;
 pub mod p2p_mpi4;
 pub mod pack;
+pub mod partitioned;
 pub mod session;
 pub mod status;
 pub mod topo;

@@ -26,6 +26,7 @@ pub mod mprobe;
 pub mod namepub;
 pub mod p2p;
 pub mod p2p_mpi4;
+pub mod partitioned;
 pub mod placement;
 pub mod rma;
 pub mod runtime;

@@ -599,7 +599,7 @@ pub unsafe fn recv_init(b: Buf, src: i32, tag: i32, comm: CommId) -> Result<ReqI
 }
 
 fn start_one(rt: &mut Runtime, id: ReqId) -> Result<()> {
-    if crate::coll::nbc::start(rt, id)? {
+    if crate::coll::nbc::start(rt, id)? || crate::partitioned::start(rt, id)? {
         return Ok(());
     }
     let Some(r) = rt.device.request(id) else {
@@ -998,7 +998,7 @@ pub fn request_status(id: ReqId) -> Result<Option<Status>> {
 pub fn request_free(id: ReqId) -> Result<()> {
     runtime::with(|rt| {
         check_request(rt, id)?;
-        if crate::coll::nbc::free(rt, id)? {
+        if crate::coll::nbc::free(rt, id)? || crate::partitioned::free(rt, id)? {
             return Ok(());
         }
         let held = rt
@@ -1023,6 +1023,9 @@ pub fn cancel(id: ReqId) -> Result<()> {
                 ErrorClass::Request,
                 "the request of a nonblocking or persistent collective cannot be cancelled",
             );
+        }
+        if crate::partitioned::owns(rt, id) {
+            return Err(crate::partitioned::cancel_refused());
         }
         if !crate::p2p_mpi4::cancel_parts(rt, id) {
             rt.device.cancel(id);

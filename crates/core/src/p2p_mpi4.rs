@@ -59,6 +59,8 @@ pub struct State {
     /// Entries added to the three lists since [`advance`] last counted them: zero
     /// means nothing is pending, which is all the completion calls check.
     work: usize,
+    /// The partitioned requests (`crate::partitioned`), moved forward by [`advance`].
+    pub(crate) part: crate::partitioned::Table,
 }
 
 impl State {
@@ -74,12 +76,14 @@ impl State {
 }
 
 /// Completes every compound request whose parts are all complete, reclaims the
-/// buffered copies that have left, and completes the flushes they end.
+/// buffered copies that have left, completes the flushes they end, and moves the
+/// partitioned requests forward.
 #[inline(always)]
 pub(crate) fn advance(rt: &mut Runtime) {
     if !rt.p2p4.idle() {
         advance_pending(rt);
     }
+    crate::partitioned::advance(rt);
 }
 
 fn advance_pending(rt: &mut Runtime) {

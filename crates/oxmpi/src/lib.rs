@@ -40,6 +40,8 @@
 //! - [`collective`]: barrier, broadcast, gather, scatter, all-to-all, reductions and
 //!   scans, with predefined and user [`Operation`](collective::Operation)s;
 //! - [`request`]: nonblocking operations in scopes, persistent requests;
+//! - [`partitioned`]: MPI-4 partitioned sends and receives (partitions marked ready one
+//!   by one, read as they arrive);
 //! - [`buffer`]: the attached buffer of buffered-mode sends;
 //! - [`attribute`]: typed attributes cached on communicators;
 //! - [`info`]: [`Info`](info::Info) objects (key-value hints, `MPI_INFO_ENV`);
@@ -60,6 +62,7 @@ pub mod datatype;
 pub mod environment;
 pub mod error;
 pub mod info;
+pub mod partitioned;
 pub mod point_to_point;
 mod raw;
 pub mod request;

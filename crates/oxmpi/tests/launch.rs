@@ -244,6 +244,11 @@ fn errors_have_classes_and_messages() {
 }
 
 #[test]
+fn partitioned_send_and_receive() {
+    check_program("check_partitioned");
+}
+
+#[test]
 fn buffered_sends_with_an_attachment() {
     check_program("check_buffered");
 }
