@@ -16,6 +16,10 @@
 //! granted in order); post and complete of general active target synchronisation are
 //! messages counted by the receiver.
 //!
+//! On a dynamic window only the target knows the regions attached to it, so an
+//! operation waits for its answer there and a displacement outside them fails in the
+//! call itself (request-based forms: at the next completion call of the window).
+//!
 //! A target serves requests only inside MPI calls that progress (any blocking or
 //! testing call, a blocking receive or a barrier included), or from a progress thread
 //! where one runs; a target busy computing delays its origins until its next MPI call.
@@ -292,7 +296,7 @@ pub(crate) fn issue(
     deliver: Deliver,
     user: bool,
 ) -> Result<Option<ReqId>> {
-    runtime::with(|rt| {
+    let greq = runtime::with(|rt| {
         let mut a = lock(w);
         let tag = a.next_tag();
         let msg = encode(tag, d);
@@ -300,7 +304,17 @@ pub(crate) fn issue(
         post_reply(rt, &mut a, t, tag, reply_len, deliver, greq);
         a.send(rt, t, REQ_TAG, msg);
         Ok(greq)
-    })
+    })?;
+    if a_dynamic(w) && !user {
+        // Only the target knows its attached regions: the call waits for its answer,
+        // so that a displacement outside them fails here (MPI_ERR_RMA_RANGE).
+        wait_replies(w, Some(&[t]))?;
+    }
+    Ok(greq)
+}
+
+fn a_dynamic(w: &Win) -> bool {
+    w.flavor() == super::Flavor::Dynamic
 }
 
 fn post_reply(
