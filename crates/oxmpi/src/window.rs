@@ -344,7 +344,8 @@ enum Close {
 pub struct Epoch<'w, 'b, T: Equivalence> {
     win: &'w mut Window<T>,
     close: Close,
-    _b: PhantomData<&'b mut [T]>,
+    /// Invariant in `'b`: an epoch cannot be narrowed to accept shorter-lived buffers.
+    _b: PhantomData<fn(&'b ()) -> &'b ()>,
 }
 
 impl<T: Equivalence> Epoch<'_, '_, T> {
