@@ -31,7 +31,11 @@ fn main() -> Result<(), oxmpi::Error> {
             }),
             "fetch_and_op epoch",
         );
-        check!(rank, mine.last().is_none_or(|&l| ticket > l), "tickets grow: {ticket} after {mine:?}");
+        check!(
+            rank,
+            mine.last().is_none_or(|&l| ticket > l),
+            "tickets grow: {ticket} after {mine:?}"
+        );
         mine.push(ticket);
     }
     // Rank 0 gathers every ticket and checks they are 0..size*ITERS, each once.
@@ -54,7 +58,9 @@ fn main() -> Result<(), oxmpi::Error> {
     let mut before = -1i64;
     ok(
         rank,
-        win.lock_epoch(last, LockType::Exclusive, |e| e.compare_and_swap(&new, &zero, &mut before, last, 1)),
+        win.lock_epoch(last, LockType::Exclusive, |e| {
+            e.compare_and_swap(&new, &zero, &mut before, last, 1)
+        }),
         "compare_and_swap epoch",
     );
     let won = i32::from(before == 0);

@@ -26,7 +26,13 @@ fn main() -> Result<(), oxmpi::Error> {
     let (rank, size) = (world.rank(), world.size());
     let init = |g: usize| ((g * 37) % 11) as f64;
     let start: Vec<f64> = (0..CELLS + 2)
-        .map(|i| if (1..=CELLS).contains(&i) { init(rank as usize * CELLS + i - 1) } else { 0.0 })
+        .map(|i| {
+            if (1..=CELLS).contains(&i) {
+                init(rank as usize * CELLS + i - 1)
+            } else {
+                0.0
+            }
+        })
         .collect();
     let mut win = ok(rank, Window::create(&world, start), "create");
     let left = (rank + size - 1) % size;
@@ -54,7 +60,11 @@ fn main() -> Result<(), oxmpi::Error> {
             *v = (old[(g + n - 1) % n] + 2.0 * old[g] + old[(g + 1) % n]) / 4.0;
         }
     }
-    let mine = ok(rank, win.with_local(|s| s[1..=CELLS].to_vec()), "with_local");
+    let mine = ok(
+        rank,
+        win.with_local(|s| s[1..=CELLS].to_vec()),
+        "with_local",
+    );
     let want = &grid[rank as usize * CELLS..(rank as usize + 1) * CELLS];
     check_eq!(rank, mine.as_slice(), want, "strip after {STEPS} steps");
     world.barrier()?;

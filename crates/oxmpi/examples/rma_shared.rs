@@ -15,7 +15,11 @@ fn main() -> Result<(), oxmpi::Error> {
     let universe = oxmpi::initialize()?;
     let world = universe.world();
     let (rank, size) = (world.rank(), world.size());
-    let mut win = ok(rank, Window::<u32>::allocate_shared(&world, PART), "allocate_shared");
+    let mut win = ok(
+        rank,
+        Window::<u32>::allocate_shared(&world, PART),
+        "allocate_shared",
+    );
     ok(
         rank,
         win.with_local(|v| {
@@ -37,7 +41,9 @@ fn main() -> Result<(), oxmpi::Error> {
         for r in 0..size {
             ok(
                 rank,
-                win.lock_epoch(r, LockType::Exclusive, |e| e.accumulate(&ones, r, 0, &SystemOperation::sum())),
+                win.lock_epoch(r, LockType::Exclusive, |e| {
+                    e.accumulate(&ones, r, 0, &SystemOperation::sum())
+                }),
                 "accumulate epoch",
             );
         }

@@ -69,7 +69,12 @@ fn count_of<T: Equivalence>(n: usize) -> (usize, oxmpi_core::types::TypeId) {
 }
 
 impl<T: Equivalence> Window<T> {
-    fn make(comm: &impl AsCommId, flavor: Flavor, len: usize, base: usize) -> Result<(WinId, usize)> {
+    fn make(
+        comm: &impl AsCommId,
+        flavor: Flavor,
+        len: usize,
+        base: usize,
+    ) -> Result<(WinId, usize)> {
         let bytes = len
             .checked_mul(std::mem::size_of::<T>())
             .ok_or_else(|| Error::new("Window", ErrorClass::Size, "window size overflows"))?;
@@ -302,7 +307,10 @@ impl<T: Equivalence> Window<T> {
 
     /// A passive-target epoch at every member: `MPI_Win_lock_all` before `f`,
     /// `MPI_Win_unlock_all` after it.
-    pub fn lock_all_epoch<'b, R>(&mut self, f: impl FnOnce(&Epoch<'_, 'b, T>) -> Result<R>) -> Result<R> {
+    pub fn lock_all_epoch<'b, R>(
+        &mut self,
+        f: impl FnOnce(&Epoch<'_, 'b, T>) -> Result<R>,
+    ) -> Result<R> {
         rma::lock_all(self.id, 0).map_err(engine("Window::lock_all_epoch"))?;
         let e = Epoch {
             win: self,
@@ -396,22 +404,41 @@ impl<'b, T: Equivalence> Epoch<'_, 'b, T> {
     /// `MPI_Put` of `src` to `rank` at displacement `disp` (in `T`s; bytes on a
     /// dynamic window).
     pub fn put(&self, src: &'b [T], rank: i32, disp: usize) -> Result<()> {
-        rma::put(self.win.id, origin(src.as_ptr(), src.len()), target::<T>(rank, disp, src.len()))
-            .map_err(engine("Epoch::put"))
+        rma::put(
+            self.win.id,
+            origin(src.as_ptr(), src.len()),
+            target::<T>(rank, disp, src.len()),
+        )
+        .map_err(engine("Epoch::put"))
     }
 
     /// `MPI_Get` from `rank` at `disp` into `dst` (filled when the epoch closes).
     pub fn get(&self, dst: &'b mut [T], rank: i32, disp: usize) -> Result<()> {
         let n = dst.len();
-        rma::get(self.win.id, origin(dst.as_mut_ptr(), n), target::<T>(rank, disp, n))
-            .map_err(engine("Epoch::get"))
+        rma::get(
+            self.win.id,
+            origin(dst.as_mut_ptr(), n),
+            target::<T>(rank, disp, n),
+        )
+        .map_err(engine("Epoch::get"))
     }
 
     /// `MPI_Accumulate` of `src` into `rank`'s values at `disp` with `op`.
-    pub fn accumulate(&self, src: &'b [T], rank: i32, disp: usize, op: &SystemOperation) -> Result<()> {
+    pub fn accumulate(
+        &self,
+        src: &'b [T],
+        rank: i32,
+        disp: usize,
+        op: &SystemOperation,
+    ) -> Result<()> {
         let o = <SystemOperation as crate::collective::Operation<T>>::op_id(op);
-        rma::accumulate(self.win.id, origin(src.as_ptr(), src.len()), target::<T>(rank, disp, src.len()), o)
-            .map_err(engine("Epoch::accumulate"))
+        rma::accumulate(
+            self.win.id,
+            origin(src.as_ptr(), src.len()),
+            target::<T>(rank, disp, src.len()),
+            o,
+        )
+        .map_err(engine("Epoch::accumulate"))
     }
 
     /// `MPI_Get_accumulate`: `result` gets `rank`'s values before `op` combines `src`

@@ -9,8 +9,8 @@
 use super::am::{self, DataOp, Deliver, Kind};
 use super::atomic::{self, Int};
 use super::{win, Flavor, Part, Win, WinId};
-use crate::device::ReqId;
 use crate::coll::op::{data_range, Op, Reducer};
+use crate::device::ReqId;
 use crate::error::{err, ErrorClass, Result};
 use crate::runtime;
 use crate::types::{TypeId, TypeInfo};
@@ -69,8 +69,7 @@ fn resolve(w: &Win, tg: &TargetSpec) -> Result<Option<Resolved>> {
         let outside = a < 0
             || b > usize::MAX as i128
             || (!w.is_am() && !w.region_covers(t, a as usize, b as usize));
-        if hi > lo && outside
-        {
+        if hi > lo && outside {
             return err(
                 ErrorClass::RmaRange,
                 format!(
@@ -127,7 +126,10 @@ fn same_size(o: &TypeInfo, ocount: usize, r: &Resolved, what: &str) -> Result<us
 /// Packs the origin's elements.
 fn pack(info: &TypeInfo, o: &Origin) -> Vec<u8> {
     let mut v = vec![0u8; info.size * o.count];
-    if !v.is_empty() {
+    if info.contiguous && !v.is_empty() {
+        // SAFETY: as below; the elements are exactly these bytes.
+        unsafe { std::ptr::copy_nonoverlapping(o.addr as *const u8, v.as_mut_ptr(), v.len()) };
+    } else if !v.is_empty() {
         // SAFETY: the program passed `count` elements of the type at `addr` (MPI's
         // contract for the origin buffer); `v` is a fresh buffer of their packed size.
         unsafe { info.pack(o.addr as *const u8, o.count, &mut v) };
@@ -137,17 +139,28 @@ fn pack(info: &TypeInfo, o: &Origin) -> Vec<u8> {
 
 /// Unpacks into the origin's (or result) buffer.
 fn unpack(info: &TypeInfo, addr: usize, data: &[u8]) {
-    if !data.is_empty() {
+    if info.contiguous && !data.is_empty() {
+        // SAFETY: as below; the elements are exactly these bytes.
+        unsafe { std::ptr::copy_nonoverlapping(data.as_ptr(), addr as *mut u8, data.len()) };
+    } else if !data.is_empty() {
         // SAFETY: the program passed a buffer for these elements (MPI's contract for
         // the origin and result buffers); `data` is our own.
         unsafe { info.unpack(addr as *mut u8, data) };
     }
 }
 
+/// The target's pieces of `r` (offset from the target buffer, length) for `n` bytes.
+fn target_blocks(r: &Resolved, n: usize) -> Vec<(isize, usize)> {
+    if r.info.contiguous {
+        return if n == 0 { Vec::new() } else { vec![(0, n)] };
+    }
+    r.info.blocks(r.count, 0, n).collect()
+}
+
 /// Moves the packed target data between `buf` and the target's memory.
 fn transfer(r: &Resolved, buf: &mut [u8], write: bool) -> Result<()> {
     let mut pos = 0usize;
-    for (d, len) in r.info.blocks(r.count, 0, buf.len()) {
+    for (d, len) in target_blocks(r, buf.len()) {
         // In the window: the range was checked against the target's size.
         let at = (r.part.addr as isize + r.offset as isize + d) as usize;
         let piece = &mut buf[pos..pos + len];
@@ -213,8 +226,8 @@ fn cma(pid: i32, remote: usize, local: &mut [u8], write: bool) -> Result<()> {
 /// or address on a dynamic window; length).
 fn pieces(r: &Resolved) -> Vec<(u64, u64)> {
     let n = r.info.size * r.count;
-    r.info
-        .blocks(r.count, 0, n)
+    target_blocks(r, n)
+        .into_iter()
         .map(|(d, len)| ((r.offset as i64 + d as i64) as u64, len as u64))
         .collect()
 }
@@ -381,7 +394,7 @@ fn atomic_plan(w: &Win, r: &Resolved, op: Option<PredefinedOp>) -> Option<(Int, 
     let t = atomic::int_of(r.info.predefined.or(r.info.basic)?)?;
     let n = r.info.size * r.count;
     let mut at = Vec::with_capacity(n / t.size);
-    for (d, len) in r.info.blocks(r.count, 0, n) {
+    for (d, len) in target_blocks(r, n) {
         let base = (r.part.addr as isize + r.offset as isize + d) as usize;
         if base % t.size != 0 || len % t.size != 0 {
             return None;

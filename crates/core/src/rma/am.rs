@@ -208,8 +208,7 @@ pub(crate) fn unserve(w: &Win) {
 }
 
 fn lock(w: &Win) -> MutexGuard<'_, Am> {
-    w.am
-        .as_ref()
+    w.am.as_ref()
         .expect("message-transport window")
         .lock()
         .unwrap_or_else(|p| p.into_inner())
@@ -240,7 +239,9 @@ impl Cursor<'_> {
         Ok(self.take(1)?[0])
     }
     fn u64(&mut self) -> Result<u64> {
-        Ok(u64::from_le_bytes(self.take(8)?.try_into().expect("8 bytes")))
+        Ok(u64::from_le_bytes(
+            self.take(8)?.try_into().expect("8 bytes"),
+        ))
     }
 }
 
@@ -274,10 +275,7 @@ fn encode(tag: i32, d: &DataOp) -> Vec<u8> {
 
 /// The portable indices of an operation and a predefined type.
 pub(crate) fn op_index(p: PredefinedOp) -> u8 {
-    PredefinedOp::ALL
-        .iter()
-        .position(|x| *x == p)
-        .unwrap_or(0) as u8
+    PredefinedOp::ALL.iter().position(|x| *x == p).unwrap_or(0) as u8
 }
 
 pub(crate) fn type_index(p: Predefined) -> u8 {
@@ -376,7 +374,11 @@ pub(crate) fn wait_replies(w: &Win, targets: Option<&[usize]>) -> Result<()> {
 pub(crate) fn lock_targets(w: &Win, targets: &[usize], excl: bool) -> Result<()> {
     runtime::with(|rt| {
         let mut a = lock(w);
-        let kind = if excl { Kind::LockExcl } else { Kind::LockShared };
+        let kind = if excl {
+            Kind::LockExcl
+        } else {
+            Kind::LockShared
+        };
         for &t in targets {
             control(rt, &mut a, t, kind, Some(Deliver::Grant));
         }

@@ -140,7 +140,10 @@ mod tests {
         unsafe {
             assert_eq!(rmw(t, PredefinedOp::Sum, at, 7) as u32 as i32, -5);
             assert_eq!(x.load(SeqCst), 2);
-            assert_eq!(rmw(t, PredefinedOp::Min, at, (-9i32) as u32 as u64) as u32, 2);
+            assert_eq!(
+                rmw(t, PredefinedOp::Min, at, (-9i32) as u32 as u64) as u32,
+                2
+            );
             assert_eq!(x.load(SeqCst), -9);
             assert_eq!(rmw(t, PredefinedOp::Max, at, 3), (-9i32) as u32 as u64);
             assert_eq!(x.load(SeqCst), 3);

@@ -747,7 +747,12 @@ type MemberInfo = (usize, usize, usize, i32, Vec<u8>, bool);
 
 /// Window creation on the message transport: no shared segment; this member's memory
 /// is its own (allocated here for `MPI_Win_allocate`).
-fn setup_am(dup: CommId, snap: &crate::comm::Comm, c: &Create, infos: &[MemberInfo]) -> Result<(WinId, usize)> {
+fn setup_am(
+    dup: CommId,
+    snap: &crate::comm::Comm,
+    c: &Create,
+    infos: &[MemberInfo],
+) -> Result<(WinId, usize)> {
     let me = snap.rank as usize;
     let own = match c.flavor {
         Flavor::Allocate => Some(OwnMem::new(infos[me].0)?),
