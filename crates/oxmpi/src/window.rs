@@ -9,6 +9,30 @@
 //! until the epoch has closed and the operations are complete. The scope closes the
 //! epoch (unlock or fence) also when the closure fails or panics.
 //!
+//! The borrow checker refuses a result read before the epoch closes:
+//!
+//! ```compile_fail
+//! # fn f(win: &mut oxmpi::window::Window<i32>) -> oxmpi::Result<()> {
+//! let mut got = [0i32; 4];
+//! win.lock_all_epoch(|e| {
+//!     e.get(&mut got, 0, 0)?;
+//!     println!("{}", got[0]); // still borrowed by the get
+//!     Ok(())
+//! })?;
+//! # Ok(()) }
+//! ```
+//!
+//! and an origin buffer that does not outlive the epoch:
+//!
+//! ```compile_fail
+//! # fn f(win: &mut oxmpi::window::Window<i32>) -> oxmpi::Result<()> {
+//! win.lock_all_epoch(|e| {
+//!     let local = [1i32; 4];
+//!     e.put(&local, 0, 0) // `local` is dropped while the put may still read it
+//! })?;
+//! # Ok(()) }
+//! ```
+//!
 //! This process's own part of the window is reached with [`Window::with_local`], which
 //! holds an exclusive lock on it meanwhile, so no passive-target access of another
 //! process touches it at the same time; fence epochs are collective and closed when
