@@ -480,21 +480,10 @@ pub struct Create {
     pub info: Option<crate::info::InfoId>,
 }
 
+/// This process's node, as the device sees it (`OXMPI_NODE_ID`, or host, boot and
+/// network namespace): members on other nodes make a window use messages.
 fn node_id() -> Vec<u8> {
-    let boot = std::fs::read_to_string("/proc/sys/kernel/random/boot_id").unwrap_or_default();
-    let mut host = [0u8; 256];
-    // SAFETY: gethostname writes at most the given length into the buffer.
-    let rc = unsafe { libc::gethostname(host.as_mut_ptr() as *mut libc::c_char, host.len()) };
-    let host = if rc == 0 {
-        let end = host.iter().position(|&b| b == 0).unwrap_or(host.len());
-        host[..end].to_vec()
-    } else {
-        Vec::new()
-    };
-    let mut v = boot.trim().as_bytes().to_vec();
-    v.push(b'/');
-    v.extend_from_slice(&host);
-    v
+    crate::bootstrap::node_key().into_bytes()
 }
 
 fn u64_bytes(v: u64) -> [u8; 8] {
