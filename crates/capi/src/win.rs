@@ -321,7 +321,8 @@ fn get_acc(
     ttype: MPI_Datatype,
     op: MPI_Op,
     w: MPI_Win,
-) -> Result<()> {
+    user: bool,
+) -> Result<Option<oxmpi_core::device::ReqId>> {
     let id = win(w)?;
     let op = crate::op::op(op)?;
     let no_op = op == NO_OP_INDEX;
@@ -336,11 +337,11 @@ fn get_acc(
         origin(oaddr, ocount, otype, "origin_count")?
     };
     let r = origin(raddr, rcount, rtype, "result_count")?;
-    rma::get_accumulate(id, o, r, target_spec(rank, disp, tcount, ttype)?, op)
+    rma::get_accumulate_req(id, o, r, target_spec(rank, disp, tcount, ttype)?, op, user)
 }
 
 mpi_fn! { MPI_Get_accumulate / PMPI_Get_accumulate (oaddr: *const c_void, ocount: c_int, otype: MPI_Datatype, raddr: *mut c_void, rcount: c_int, rtype: MPI_Datatype, rank: c_int, disp: MPI_Aint, tcount: c_int, ttype: MPI_Datatype, op: MPI_Op, w: MPI_Win) target(target(w)) {
-    get_acc(oaddr, i64::from(ocount), otype, raddr, i64::from(rcount), rtype, rank, disp, i64::from(tcount), ttype, op, w)
+    get_acc(oaddr, i64::from(ocount), otype, raddr, i64::from(rcount), rtype, rank, disp, i64::from(tcount), ttype, op, w, false).map(drop)
 }}
 
 /// Table index of `MPI_NO_OP` (see `handles::FIRST_CREATED_OP`'s order).
@@ -460,13 +461,27 @@ unsafe fn done_request(out: *mut MPI_Request) {
     unsafe { *out = convert::request_handle(oxmpi_core::device::DONE_SEND) };
 }
 
+/// Hands out the request of an operation: its own (message transport), or the shared
+/// completed one.
+///
+/// # Safety
+/// As for [`done_request`].
+unsafe fn give_request(out: *mut MPI_Request, r: Option<oxmpi_core::device::ReqId>) {
+    match r {
+        // SAFETY: per the contract.
+        Some(id) => unsafe { *out = convert::request_handle(id) },
+        // SAFETY: per the contract.
+        None => unsafe { done_request(out) },
+    }
+}
+
 mpi_fn! { MPI_Rput / PMPI_Rput (oaddr: *const c_void, ocount: c_int, otype: MPI_Datatype, rank: c_int, disp: MPI_Aint, tcount: c_int, ttype: MPI_Datatype, w: MPI_Win, req: *mut MPI_Request) target(target(w)) {
     let id = win(w)?;
     let req = convert::out(req, "request")?;
     rma::check_passive(id, rank)?;
-    rma::put(id, origin(oaddr, i64::from(ocount), otype, "origin_count")?, target_spec(rank, disp, i64::from(tcount), ttype)?)?;
+    let r = rma::put_req(id, origin(oaddr, i64::from(ocount), otype, "origin_count")?, target_spec(rank, disp, i64::from(tcount), ttype)?, true)?;
     // SAFETY: checked non-null.
-    unsafe { done_request(req) };
+    unsafe { give_request(req, r) };
     Ok(())
 }}
 
@@ -474,9 +489,9 @@ mpi_fn! { MPI_Rget / PMPI_Rget (oaddr: *mut c_void, ocount: c_int, otype: MPI_Da
     let id = win(w)?;
     let req = convert::out(req, "request")?;
     rma::check_passive(id, rank)?;
-    rma::get(id, origin(oaddr, i64::from(ocount), otype, "origin_count")?, target_spec(rank, disp, i64::from(tcount), ttype)?)?;
+    let r = rma::get_req(id, origin(oaddr, i64::from(ocount), otype, "origin_count")?, target_spec(rank, disp, i64::from(tcount), ttype)?, true)?;
     // SAFETY: checked non-null.
-    unsafe { done_request(req) };
+    unsafe { give_request(req, r) };
     Ok(())
 }}
 
@@ -485,9 +500,9 @@ mpi_fn! { MPI_Raccumulate / PMPI_Raccumulate (oaddr: *const c_void, ocount: c_in
     let req = convert::out(req, "request")?;
     let op = crate::op::op(op)?;
     rma::check_passive(id, rank)?;
-    rma::accumulate(id, origin(oaddr, i64::from(ocount), otype, "origin_count")?, target_spec(rank, disp, i64::from(tcount), ttype)?, op)?;
+    let r = rma::accumulate_req(id, origin(oaddr, i64::from(ocount), otype, "origin_count")?, target_spec(rank, disp, i64::from(tcount), ttype)?, op, true)?;
     // SAFETY: checked non-null.
-    unsafe { done_request(req) };
+    unsafe { give_request(req, r) };
     Ok(())
 }}
 
@@ -495,9 +510,9 @@ mpi_fn! { MPI_Rget_accumulate / PMPI_Rget_accumulate (oaddr: *const c_void, ocou
     let id = win(w)?;
     let req = convert::out(req, "request")?;
     rma::check_passive(id, rank)?;
-    get_acc(oaddr, i64::from(ocount), otype, raddr, i64::from(rcount), rtype, rank, disp, i64::from(tcount), ttype, op, w)?;
+    let r = get_acc(oaddr, i64::from(ocount), otype, raddr, i64::from(rcount), rtype, rank, disp, i64::from(tcount), ttype, op, w, true)?;
     // SAFETY: checked non-null.
-    unsafe { done_request(req) };
+    unsafe { give_request(req, r) };
     Ok(())
 }}
 
@@ -553,16 +568,16 @@ mpi_fn! { MPI_Accumulate_c / PMPI_Accumulate_c (oaddr: *const c_void, ocount: MP
 }}
 
 mpi_fn! { MPI_Get_accumulate_c / PMPI_Get_accumulate_c (oaddr: *const c_void, ocount: MPI_Count, otype: MPI_Datatype, raddr: *mut c_void, rcount: MPI_Count, rtype: MPI_Datatype, rank: c_int, disp: MPI_Aint, tcount: MPI_Count, ttype: MPI_Datatype, op: MPI_Op, w: MPI_Win) target(target(w)) {
-    get_acc(oaddr, ocount, otype, raddr, rcount, rtype, rank, disp, tcount, ttype, op, w)
+    get_acc(oaddr, ocount, otype, raddr, rcount, rtype, rank, disp, tcount, ttype, op, w, false).map(drop)
 }}
 
 mpi_fn! { MPI_Rput_c / PMPI_Rput_c (oaddr: *const c_void, ocount: MPI_Count, otype: MPI_Datatype, rank: c_int, disp: MPI_Aint, tcount: MPI_Count, ttype: MPI_Datatype, w: MPI_Win, req: *mut MPI_Request) target(target(w)) {
     let id = win(w)?;
     let req = convert::out(req, "request")?;
     rma::check_passive(id, rank)?;
-    rma::put(id, origin(oaddr, ocount, otype, "origin_count")?, target_spec(rank, disp, tcount, ttype)?)?;
+    let r = rma::put_req(id, origin(oaddr, ocount, otype, "origin_count")?, target_spec(rank, disp, tcount, ttype)?, true)?;
     // SAFETY: checked non-null.
-    unsafe { done_request(req) };
+    unsafe { give_request(req, r) };
     Ok(())
 }}
 
@@ -570,9 +585,9 @@ mpi_fn! { MPI_Rget_c / PMPI_Rget_c (oaddr: *mut c_void, ocount: MPI_Count, otype
     let id = win(w)?;
     let req = convert::out(req, "request")?;
     rma::check_passive(id, rank)?;
-    rma::get(id, origin(oaddr, ocount, otype, "origin_count")?, target_spec(rank, disp, tcount, ttype)?)?;
+    let r = rma::get_req(id, origin(oaddr, ocount, otype, "origin_count")?, target_spec(rank, disp, tcount, ttype)?, true)?;
     // SAFETY: checked non-null.
-    unsafe { done_request(req) };
+    unsafe { give_request(req, r) };
     Ok(())
 }}
 
@@ -581,9 +596,9 @@ mpi_fn! { MPI_Raccumulate_c / PMPI_Raccumulate_c (oaddr: *const c_void, ocount: 
     let req = convert::out(req, "request")?;
     let op = crate::op::op(op)?;
     rma::check_passive(id, rank)?;
-    rma::accumulate(id, origin(oaddr, ocount, otype, "origin_count")?, target_spec(rank, disp, tcount, ttype)?, op)?;
+    let r = rma::accumulate_req(id, origin(oaddr, ocount, otype, "origin_count")?, target_spec(rank, disp, tcount, ttype)?, op, true)?;
     // SAFETY: checked non-null.
-    unsafe { done_request(req) };
+    unsafe { give_request(req, r) };
     Ok(())
 }}
 
@@ -591,9 +606,9 @@ mpi_fn! { MPI_Rget_accumulate_c / PMPI_Rget_accumulate_c (oaddr: *const c_void, 
     let id = win(w)?;
     let req = convert::out(req, "request")?;
     rma::check_passive(id, rank)?;
-    get_acc(oaddr, ocount, otype, raddr, rcount, rtype, rank, disp, tcount, ttype, op, w)?;
+    let r = get_acc(oaddr, ocount, otype, raddr, rcount, rtype, rank, disp, tcount, ttype, op, w, true)?;
     // SAFETY: checked non-null.
-    unsafe { done_request(req) };
+    unsafe { give_request(req, r) };
     Ok(())
 }}
 

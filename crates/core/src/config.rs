@@ -36,6 +36,8 @@ pub struct Config {
     pub bind: Bind,
     /// `OXMPI_NETMOD=tcp`: every peer (even on this node) is reached over TCP.
     pub netmod_tcp: bool,
+    /// `OXMPI_RMA_TRANSPORT=am`: windows use active messages even on one node.
+    pub rma_transport_am: bool,
     /// Messages up to this many bytes travel eagerly over TCP.
     pub tcp_eager_limit: usize,
     /// Piece size of a rendezvous message streamed over TCP.
@@ -124,6 +126,7 @@ impl Config {
                 .and_then(|v| Bind::parse(&v))
                 .unwrap_or(Bind::Block),
             netmod_tcp: s.text(Id::Netmod).is_some_and(|v| v == "tcp"),
+            rma_transport_am: s.text(Id::RmaTransport).is_some_and(|v| v == "am"),
             tcp_eager_limit: s
                 .size(Id::TcpEagerLimit)
                 .unwrap_or_default()

@@ -347,6 +347,8 @@ pub fn progress_all(rt: &mut Runtime) -> bool {
     let did = progress(&mut rt.device);
     // Requests the MPI layer completes itself (Isendrecv, buffer flushes).
     crate::p2p_mpi4::advance(rt);
+    // One-sided requests to serve and replies to take (windows across nodes).
+    let did = crate::rma::progress(rt) | did;
     if rt.coll.nbc.is_idle() {
         return did;
     }

@@ -49,6 +49,8 @@
 //!   from groups (a library's own MPI, next to the world model or without it);
 //! - [`tools`]: the tool information interface (`MPI_T`): control and performance
 //!   variables;
+//! - [`window`]: one-sided communication: [`Window`](window::Window)s and their
+//!   epochs (fence, lock, lock-all) as scopes;
 //! - [`error`]: the [`Error`] type.
 //!
 //! `use oxmpi::traits::*;` brings the traits whose methods the examples call.
@@ -69,6 +71,7 @@ pub mod request;
 pub mod session;
 pub mod tools;
 pub mod topology;
+pub mod window;
 
 pub use environment::{
     initialize, initialize_with_threading, is_finalized, is_initialized, library_version,

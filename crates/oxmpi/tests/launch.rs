@@ -224,6 +224,13 @@ fn matched_probe_takes_the_message() {
 }
 
 #[test]
+fn one_sided_counter_halo_and_shared_array() {
+    check_program("rma_counter");
+    check_program("rma_halo");
+    check_program("rma_shared");
+}
+
+#[test]
 fn scoped_immediates_and_persistent_requests() {
     check_program("check_immediate");
 }

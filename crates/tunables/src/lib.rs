@@ -373,6 +373,12 @@ registry! {
         rule: "PMI-2 with PMI_VERSION=2 or under Slurm's PMI2 variables, else PMI-1",
         doc: "1 or 2 forces the PMI wire protocol",
     };
+    RmaTransport = Tunable {
+        name: "OXMPI_RMA_TRANSPORT", category: C::Shm, reader: R::Library,
+        kind: K::Choice(&["am"]), auto: true, default: I::Auto,
+        rule: "one-sided operations through shared memory when every member of a window is on this node, else active messages",
+        doc: "am: one-sided operations of every window travel as messages served by the target's progress, even on one node (any member asking for it decides)",
+    };
     CollShm = Tunable {
         name: "OXMPI_COLL_SHM", category: C::Coll, reader: R::Library,
         kind: K::Bool, auto: false, default: I::Bool(true), rule: "",

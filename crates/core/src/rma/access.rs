@@ -1,10 +1,16 @@
 //! The RMA operations, carried out by the origin: checks (target rank, epoch, datatypes,
 //! range), the origin's data packed or unpacked locally, and the target's memory read or
 //! written piece by piece along the target datatype — directly where it is mapped here,
-//! with `process_vm_readv`/`writev` where it is another process's own memory.
+//! with `process_vm_readv`/`writev` where it is another process's own memory. On the
+//! message transport the same checks run here and the target's pieces travel with the
+//! request (`am.rs`); such operations complete when the target answers, and the
+//! request forms (`MPI_Rput` ...) get a request of their own that completes then.
 
-use super::{win, Part, Win, WinId};
+use super::am::{self, DataOp, Deliver, Kind};
+use super::atomic::{self, Int};
+use super::{win, Flavor, Part, Win, WinId};
 use crate::coll::op::{data_range, Op, Reducer};
+use crate::device::ReqId;
 use crate::error::{err, ErrorClass, Result};
 use crate::runtime;
 use crate::types::{TypeId, TypeInfo};
@@ -57,12 +63,13 @@ fn resolve(w: &Win, tg: &TargetSpec) -> Result<Option<Resolved>> {
     let (lo, hi) = data_range(&info, tg.count);
     if w.flavor() == super::Flavor::Dynamic {
         // Displacements are addresses in the target; the data must lie in one region
-        // the target attached.
+        // the target attached (checked by the target on the message transport).
         let a = tg.disp as i128 + lo as i128;
         let b = tg.disp as i128 + hi as i128;
-        if hi > lo
-            && (a < 0 || b > usize::MAX as i128 || !w.region_covers(t, a as usize, b as usize))
-        {
+        let outside = a < 0
+            || b > usize::MAX as i128
+            || (!w.is_am() && !w.region_covers(t, a as usize, b as usize));
+        if hi > lo && outside {
             return err(
                 ErrorClass::RmaRange,
                 format!(
@@ -119,7 +126,10 @@ fn same_size(o: &TypeInfo, ocount: usize, r: &Resolved, what: &str) -> Result<us
 /// Packs the origin's elements.
 fn pack(info: &TypeInfo, o: &Origin) -> Vec<u8> {
     let mut v = vec![0u8; info.size * o.count];
-    if !v.is_empty() {
+    if info.contiguous && !v.is_empty() {
+        // SAFETY: as below; the elements are exactly these bytes.
+        unsafe { std::ptr::copy_nonoverlapping(o.addr as *const u8, v.as_mut_ptr(), v.len()) };
+    } else if !v.is_empty() {
         // SAFETY: the program passed `count` elements of the type at `addr` (MPI's
         // contract for the origin buffer); `v` is a fresh buffer of their packed size.
         unsafe { info.pack(o.addr as *const u8, o.count, &mut v) };
@@ -129,17 +139,28 @@ fn pack(info: &TypeInfo, o: &Origin) -> Vec<u8> {
 
 /// Unpacks into the origin's (or result) buffer.
 fn unpack(info: &TypeInfo, addr: usize, data: &[u8]) {
-    if !data.is_empty() {
+    if info.contiguous && !data.is_empty() {
+        // SAFETY: as below; the elements are exactly these bytes.
+        unsafe { std::ptr::copy_nonoverlapping(data.as_ptr(), addr as *mut u8, data.len()) };
+    } else if !data.is_empty() {
         // SAFETY: the program passed a buffer for these elements (MPI's contract for
         // the origin and result buffers); `data` is our own.
         unsafe { info.unpack(addr as *mut u8, data) };
     }
 }
 
+/// The target's pieces of `r` (offset from the target buffer, length) for `n` bytes.
+fn target_blocks(r: &Resolved, n: usize) -> Vec<(isize, usize)> {
+    if r.info.contiguous {
+        return if n == 0 { Vec::new() } else { vec![(0, n)] };
+    }
+    r.info.blocks(r.count, 0, n).collect()
+}
+
 /// Moves the packed target data between `buf` and the target's memory.
 fn transfer(r: &Resolved, buf: &mut [u8], write: bool) -> Result<()> {
     let mut pos = 0usize;
-    for (d, len) in r.info.blocks(r.count, 0, buf.len()) {
+    for (d, len) in target_blocks(r, buf.len()) {
         // In the window: the range was checked against the target's size.
         let at = (r.part.addr as isize + r.offset as isize + d) as usize;
         let piece = &mut buf[pos..pos + len];
@@ -201,33 +222,80 @@ fn cma(pid: i32, remote: usize, local: &mut [u8], write: bool) -> Result<()> {
     Ok(())
 }
 
+/// The target's pieces of `r` as a request carries them: (offset from the window base,
+/// or address on a dynamic window; length).
+fn pieces(r: &Resolved) -> Vec<(u64, u64)> {
+    let n = r.info.size * r.count;
+    target_blocks(r, n)
+        .into_iter()
+        .map(|(d, len)| ((r.offset as i64 + d as i64) as u64, len as u64))
+        .collect()
+}
+
 /// `MPI_Put`.
 pub fn put(id: WinId, o: Origin, tg: TargetSpec) -> Result<()> {
+    put_req(id, o, tg, false).map(drop)
+}
+
+/// `MPI_Put`, or `MPI_Rput` (`user`): the request of an operation that completes
+/// later, or `None` when it is complete already.
+pub fn put_req(id: WinId, o: Origin, tg: TargetSpec, user: bool) -> Result<Option<ReqId>> {
     let w = win(id)?;
     let Some(r) = resolve(&w, &tg)? else {
-        return Ok(());
+        return Ok(None);
     };
     let oi = type_info(o.ty)?;
     same_size(&oi, o.count, &r, "origin")?;
     let mut data = pack(&oi, &o);
-    transfer(&r, &mut data, true)
+    if w.is_am() {
+        let d = DataOp {
+            kind: Kind::Put,
+            pieces: pieces(&r),
+            op: 0,
+            basic: 0,
+            data: &data,
+        };
+        return am::issue(&w, r.t, &d, 0, Deliver::Ack, user);
+    }
+    transfer(&r, &mut data, true)?;
+    Ok(None)
 }
 
 /// `MPI_Get`.
 pub fn get(id: WinId, o: Origin, tg: TargetSpec) -> Result<()> {
+    get_req(id, o, tg, false).map(drop)
+}
+
+/// `MPI_Get`, or `MPI_Rget` (`user`; see [`put_req`]).
+pub fn get_req(id: WinId, o: Origin, tg: TargetSpec, user: bool) -> Result<Option<ReqId>> {
     let w = win(id)?;
     let Some(r) = resolve(&w, &tg)? else {
-        return Ok(());
+        return Ok(None);
     };
     let oi = type_info(o.ty)?;
     let n = same_size(&oi, o.count, &r, "origin")?;
+    if w.is_am() {
+        let d = DataOp {
+            kind: Kind::Get,
+            pieces: pieces(&r),
+            op: 0,
+            basic: 0,
+            data: &[],
+        };
+        let to = Deliver::Unpack {
+            info: oi,
+            addr: o.addr,
+        };
+        return am::issue(&w, r.t, &d, n, to, user);
+    }
     let mut data = vec![0u8; n];
     transfer(&r, &mut data, false)?;
     unpack(&oi, o.addr, &data);
-    Ok(())
+    Ok(None)
 }
 
 /// How an accumulate combines: replace, leave, or a reduction kernel.
+#[allow(clippy::large_enum_variant)]
 enum Combine {
     Replace,
     NoOp,
@@ -240,6 +308,16 @@ fn combiner(
     target: &TypeInfo,
     target_ty: TypeId,
 ) -> Result<Combine> {
+    Ok(combiner_op(op, origin, target, target_ty)?.0)
+}
+
+/// [`combiner`], with the predefined operation.
+fn combiner_op(
+    op: u32,
+    origin: Option<&TypeInfo>,
+    target: &TypeInfo,
+    target_ty: TypeId,
+) -> Result<(Combine, PredefinedOp)> {
     let o = runtime::with(|rt| rt.coll.ops.get(op))?;
     let p = match o {
         Op::Predefined(p) => p,
@@ -265,22 +343,93 @@ fn combiner(
             "an accumulate's target datatype must be made of one predefined type",
         );
     }
-    Ok(match p {
+    let c = match p {
         PredefinedOp::Replace => Combine::Replace,
         PredefinedOp::NoOp => Combine::NoOp,
         _ => Combine::Reduce(Reducer::new(&Op::Predefined(p), target_ty, target)?),
-    })
+    };
+    Ok((c, p))
 }
 
-/// Read, combine, write at the target under its accumulate mutex; returns the old data.
+/// Sends an accumulate (`want_old`: a get-accumulate) on the message transport.
+fn am_accumulate(
+    w: &Win,
+    r: &Resolved,
+    p: PredefinedOp,
+    data: &[u8],
+    result: Option<(TypeInfo, usize)>,
+    user: bool,
+) -> Result<Option<ReqId>> {
+    let n = r.info.size * r.count;
+    let Some(basic) = r.info.predefined.or(r.info.basic) else {
+        // No data at all.
+        return Ok(None);
+    };
+    let d = DataOp {
+        kind: if result.is_some() {
+            Kind::GetAcc
+        } else {
+            Kind::Acc
+        },
+        pieces: pieces(r),
+        op: am::op_index(p),
+        basic: am::type_index(basic),
+        data,
+    };
+    match result {
+        Some((info, addr)) => am::issue(w, r.t, &d, n, Deliver::Unpack { info, addr }, user),
+        None => am::issue(w, r.t, &d, 0, Deliver::Ack, user),
+    }
+}
+
+/// The integer element type when an accumulate with `op` on `r` runs with CPU atomics
+/// (the rule is in `atomic.rs`), and the address of every target element.
+fn atomic_plan(w: &Win, r: &Resolved, op: Option<PredefinedOp>) -> Option<(Int, Vec<usize>)> {
+    if !matches!(w.flavor(), Flavor::Allocate | Flavor::Shared) || !r.part.direct || w.is_am() {
+        return None;
+    }
+    if op.is_some_and(|p| !atomic::op_ok(p)) {
+        return None;
+    }
+    let t = atomic::int_of(r.info.predefined.or(r.info.basic)?)?;
+    let n = r.info.size * r.count;
+    let mut at = Vec::with_capacity(n / t.size);
+    for (d, len) in target_blocks(r, n) {
+        let base = (r.part.addr as isize + r.offset as isize + d) as usize;
+        if base % t.size != 0 || len % t.size != 0 {
+            return None;
+        }
+        at.extend((0..len / t.size).map(|k| base + k * t.size));
+    }
+    Some((t, at))
+}
+
+/// Read, combine, write at the target: with CPU atomics element by element where the
+/// rule allows, else under its accumulate mutex; returns the old data.
 fn read_modify_write(
     w: &Win,
     r: &Resolved,
     input: &[u8],
     combine: &Combine,
+    op: PredefinedOp,
     want_old: bool,
 ) -> Result<Vec<u8>> {
     let n = r.info.size * r.count;
+    if let Some((t, at)) = atomic_plan(w, r, Some(op)) {
+        let mut old = Vec::with_capacity(if want_old { n } else { 0 });
+        for (i, &a) in at.iter().enumerate() {
+            let v = input
+                .get(i * t.size..(i + 1) * t.size)
+                .map_or(0, atomic::bits);
+            // SAFETY: `atomic_plan` checked the alignment; the address is in segment
+            // memory inside the target's checked range.
+            let o = unsafe { atomic::rmw(t, op, a, v) };
+            if want_old {
+                old.extend_from_slice(&o.to_le_bytes()[..t.size]);
+            }
+        }
+        return Ok(old);
+    }
     w.with_acc_lock(r.t, || {
         let mut cur = vec![0u8; n];
         if !matches!(combine, Combine::Replace) || want_old {
@@ -304,12 +453,23 @@ fn read_modify_write(
 
 /// `MPI_Accumulate`.
 pub fn accumulate(id: WinId, o: Origin, tg: TargetSpec, op: u32) -> Result<()> {
+    accumulate_req(id, o, tg, op, false).map(drop)
+}
+
+/// `MPI_Accumulate`, or `MPI_Raccumulate` (`user`; see [`put_req`]).
+pub fn accumulate_req(
+    id: WinId,
+    o: Origin,
+    tg: TargetSpec,
+    op: u32,
+    user: bool,
+) -> Result<Option<ReqId>> {
     let w = win(id)?;
     let Some(r) = resolve(&w, &tg)? else {
-        return Ok(());
+        return Ok(None);
     };
     let oi = type_info(o.ty)?;
-    let c = combiner(op, Some(&oi), &r.info, tg.ty)?;
+    let (c, p) = combiner_op(op, Some(&oi), &r.info, tg.ty)?;
     if matches!(c, Combine::NoOp) {
         return err(
             ErrorClass::Op,
@@ -318,16 +478,31 @@ pub fn accumulate(id: WinId, o: Origin, tg: TargetSpec, op: u32) -> Result<()> {
     }
     same_size(&oi, o.count, &r, "origin")?;
     let data = pack(&oi, &o);
-    read_modify_write(&w, &r, &data, &c, false)?;
-    Ok(())
+    if w.is_am() {
+        return am_accumulate(&w, &r, p, &data, None, user);
+    }
+    read_modify_write(&w, &r, &data, &c, p, false)?;
+    Ok(None)
 }
 
 /// `MPI_Get_accumulate` (and `MPI_Fetch_and_op`): `result` gets the target's data
 /// before the operation.
 pub fn get_accumulate(id: WinId, o: Origin, result: Origin, tg: TargetSpec, op: u32) -> Result<()> {
+    get_accumulate_req(id, o, result, tg, op, false).map(drop)
+}
+
+/// `MPI_Get_accumulate`, or `MPI_Rget_accumulate` (`user`; see [`put_req`]).
+pub fn get_accumulate_req(
+    id: WinId,
+    o: Origin,
+    result: Origin,
+    tg: TargetSpec,
+    op: u32,
+    user: bool,
+) -> Result<Option<ReqId>> {
     let w = win(id)?;
     let Some(r) = resolve(&w, &tg)? else {
-        return Ok(());
+        return Ok(None);
     };
     let ri = type_info(result.ty)?;
     let (c, data) = if is_no_op(op)? {
@@ -338,11 +513,14 @@ pub fn get_accumulate(id: WinId, o: Origin, result: Origin, tg: TargetSpec, op: 
         same_size(&oi, o.count, &r, "origin")?;
         (c, pack(&oi, &o))
     };
-    combiner(op, Some(&ri), &r.info, tg.ty)?;
+    let (_, p) = combiner_op(op, Some(&ri), &r.info, tg.ty)?;
     same_size(&ri, result.count, &r, "result")?;
-    let old = read_modify_write(&w, &r, &data, &c, true)?;
+    if w.is_am() {
+        return am_accumulate(&w, &r, p, &data, Some((ri, result.addr)), user);
+    }
+    let old = read_modify_write(&w, &r, &data, &c, p, true)?;
     unpack(&ri, result.addr, &old);
-    Ok(())
+    Ok(None)
 }
 
 fn is_no_op(op: u32) -> Result<bool> {
@@ -387,6 +565,30 @@ pub fn compare_and_swap(
             std::slice::from_raw_parts(compare as *const u8, n).to_vec(),
         )
     };
+    if w.is_am() {
+        let mut data = new;
+        data.extend_from_slice(&cmp);
+        let d = DataOp {
+            kind: Kind::Cas,
+            pieces: pieces(&r),
+            op: 0,
+            basic: 0,
+            data: &data,
+        };
+        let to = Deliver::Unpack {
+            info: r.info.clone(),
+            addr: result,
+        };
+        am::issue(&w, r.t, &d, n, to, false)?;
+        return Ok(());
+    }
+    if let Some((t, at)) = atomic_plan(&w, &r, None) {
+        // SAFETY: as in `read_modify_write`.
+        let o = unsafe { atomic::cas(t, at[0], atomic::bits(&cmp), atomic::bits(&new)) };
+        // SAFETY: `result` holds one element of `ty` (MPI's contract).
+        unsafe { std::ptr::copy_nonoverlapping(o.to_le_bytes().as_ptr(), result as *mut u8, n) };
+        return Ok(());
+    }
     let old = w.with_acc_lock(r.t, || -> Result<Vec<u8>> {
         let mut cur = vec![0u8; n];
         transfer(&r, &mut cur, false)?;

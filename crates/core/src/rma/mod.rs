@@ -3,7 +3,14 @@
 //! `MPI_Compare_and_swap`) and the synchronisation calls (fence, lock/unlock, lock_all,
 //! flush, `MPI_Win_sync`).
 //!
-//! Transport (this first version): every member of a window lives on this node. Each
+//! Two transports. Windows whose members all live on this node use shared memory
+//! (below). Windows with a member on another node, and every window when
+//! `OXMPI_RMA_TRANSPORT=am` (any member asking decides), use active messages for all
+//! of their members, this process included (`am.rs`): operations become requests that
+//! the target serves from its progress engine, so a passive target progresses at its
+//! next MPI call, or through the progress thread where one runs.
+//!
+//! Shared memory: each
 //! window has a shared segment that all members map, holding one cache line per member
 //! for its passive-target lock word and one for its accumulate mutex, followed, for
 //! windows the library allocates (`MPI_Win_allocate`, `MPI_Win_allocate_shared`), by
@@ -13,14 +20,15 @@
 //! `MPI_Win_create`. So passive-target epochs need nothing from the target process
 //! (it need not call MPI), and fence is a barrier. Accumulates take the target's
 //! accumulate mutex around read, combine, write, which gives the standard's per-element
-//! atomicity between accumulates of all origins (same-op atomics are not yet CPU
-//! atomics). Windows whose members span nodes are refused with
-//! `MPI_ERR_UNSUPPORTED_OPERATION` until the active-message path exists.
+//! atomicity between accumulates of all origins; accumulates on integers with the
+//! common operations use CPU atomic instructions instead (`atomic.rs` states the rule).
 //!
 //! The segment is named under the job's `oxmpi.<kvsname>` prefix and unlinked as soon
 //! as every member has mapped it (or failed to), so nothing is left in `/dev/shm`.
 
 mod access;
+mod am;
+mod atomic;
 
 use crate::comm::{CommId, Errhandler, Group};
 use crate::error::{err, Error, ErrorClass, Result};
@@ -30,7 +38,11 @@ use crate::sys::shm::{self, Mapping};
 use std::sync::atomic::{AtomicU32, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard};
 
-pub use access::{accumulate, compare_and_swap, get, get_accumulate, put, Origin, TargetSpec};
+pub use access::{
+    accumulate, accumulate_req, compare_and_swap, get, get_accumulate, get_accumulate_req, get_req,
+    put, put_req, Origin, TargetSpec,
+};
+pub use am::progress;
 
 /// Index of a window in the table.
 pub type WinId = u32;
@@ -201,7 +213,15 @@ pub struct Win {
     group: Arc<Group>,
     rank: usize,
     flavor: Flavor,
-    map: Mapping,
+    /// The shared segment: control words and, for the allocating flavors, memory.
+    /// Absent for windows on the message transport (but for `MPI_Win_allocate_shared`,
+    /// whose memory it holds).
+    map: Option<Mapping>,
+    /// This member's memory of `MPI_Win_allocate` on the message transport.
+    #[allow(dead_code)]
+    own: Option<OwnMem>,
+    /// The message transport's state; `None` for the shared-memory transport.
+    am: Option<Mutex<am::Am>>,
     parts: Vec<Part>,
     meta: Mutex<Meta>,
     /// The values `MPI_Win_get_attr` points to, for the window's life.
@@ -220,6 +240,40 @@ pub struct Cells {
 
 /// `MPI_WIN_UNIFIED`: the public and private copies of window memory are one.
 pub const WIN_UNIFIED: i32 = 2;
+
+/// Memory the library allocated for this member (64-byte aligned), freed with the window.
+struct OwnMem {
+    ptr: *mut u8,
+    layout: std::alloc::Layout,
+}
+
+impl OwnMem {
+    fn new(size: usize) -> Result<OwnMem> {
+        let layout = std::alloc::Layout::from_size_align(size.max(1), LINE)
+            .map_err(|_| Error::new(ErrorClass::Size, format!("size {size} is too large")))?;
+        // SAFETY: the layout has a non-zero size.
+        let ptr = unsafe { std::alloc::alloc_zeroed(layout) };
+        if ptr.is_null() {
+            return err(
+                ErrorClass::NoMem,
+                format!("cannot allocate {size} bytes of window memory"),
+            );
+        }
+        Ok(OwnMem { ptr, layout })
+    }
+}
+
+impl Drop for OwnMem {
+    fn drop(&mut self) {
+        // SAFETY: allocated in `OwnMem::new` with this layout, freed once.
+        unsafe { std::alloc::dealloc(self.ptr, self.layout) };
+    }
+}
+
+// SAFETY: the memory is owned by the window; the pointer is only an address to it.
+unsafe impl Send for OwnMem {}
+// SAFETY: as above; accesses to the memory follow MPI's rules, not Rust references.
+unsafe impl Sync for OwnMem {}
 
 static WINS: Mutex<Vec<Option<Arc<Win>>>> = Mutex::new(Vec::new());
 
@@ -248,8 +302,12 @@ pub fn errhandler_of(id: WinId) -> Option<Errhandler> {
 }
 
 fn install(w: Win) -> WinId {
+    let w = Arc::new(w);
+    if w.am.is_some() {
+        am::serve(w.clone());
+    }
     let mut t = table();
-    let w = Some(Arc::new(w));
+    let w = Some(w);
     match t.iter().position(|s| s.is_none()) {
         Some(i) => {
             t[i] = w;
@@ -271,10 +329,22 @@ impl Win {
         self.parts.len()
     }
 
+    /// True on the message transport.
+    pub(crate) fn is_am(&self) -> bool {
+        self.am.is_some()
+    }
+
+    /// The segment's address (shared-memory transport only).
+    fn seg(&self) -> *mut u8 {
+        self.map
+            .as_ref()
+            .map_or(std::ptr::null_mut(), |m| m.as_ptr())
+    }
+
     /// Lock word (`which` 0) or accumulate mutex (`which` 1) of member `r`.
     fn word(&self, r: usize, which: usize) -> &AtomicU32 {
-        debug_assert!(r < self.n() && which < 2);
-        let at = self.map.as_ptr().wrapping_add((2 * r + which) * LINE);
+        assert!(r < self.n() && which < 2 && self.map.is_some());
+        let at = self.seg().wrapping_add((2 * r + which) * LINE);
         // SAFETY: the control area holds 2n zero-initialised, 64-byte aligned lines
         // inside the mapping, only ever accessed atomically by the members.
         unsafe { &*(at as *const AtomicU32) }
@@ -329,10 +399,9 @@ impl Win {
     /// (`which` 1).
     fn pscw(&self, which: usize, t: usize, o: usize) -> &AtomicU32 {
         let n = self.n();
-        debug_assert!(which < 2 && t < n && o < n);
+        assert!(which < 2 && t < n && o < n && self.map.is_some());
         let at = self
-            .map
-            .as_ptr()
+            .seg()
             .wrapping_add(2 * n * LINE + 4 * (which * n * n + t * n + o));
         // SAFETY: the control area holds the 2 n x n matrices of zero-initialised,
         // 4-byte aligned words after the lock lines, only ever accessed atomically.
@@ -343,8 +412,8 @@ impl Win {
     /// then address and length of each region. Read and written only under `t`'s
     /// accumulate mutex.
     fn regions(&self, t: usize) -> *mut u64 {
-        self.map
-            .as_ptr()
+        assert!(self.map.is_some());
+        self.seg()
             .wrapping_add(regions_at(self.n()) + t * REGION_TABLE) as *mut u64
     }
 
@@ -411,21 +480,10 @@ pub struct Create {
     pub info: Option<crate::info::InfoId>,
 }
 
+/// This process's node, as the device sees it (`OXMPI_NODE_ID`, or host, boot and
+/// network namespace): members on other nodes make a window use messages.
 fn node_id() -> Vec<u8> {
-    let boot = std::fs::read_to_string("/proc/sys/kernel/random/boot_id").unwrap_or_default();
-    let mut host = [0u8; 256];
-    // SAFETY: gethostname writes at most the given length into the buffer.
-    let rc = unsafe { libc::gethostname(host.as_mut_ptr() as *mut libc::c_char, host.len()) };
-    let host = if rc == 0 {
-        let end = host.iter().position(|&b| b == 0).unwrap_or(host.len());
-        host[..end].to_vec()
-    } else {
-        Vec::new()
-    };
-    let mut v = boot.trim().as_bytes().to_vec();
-    v.push(b'/');
-    v.extend_from_slice(&host);
-    v
+    crate::bootstrap::node_key().into_bytes()
 }
 
 fn u64_bytes(v: u64) -> [u8; 8] {
@@ -511,13 +569,15 @@ fn setup(dup: CommId, c: &Create) -> Result<(WinId, usize)> {
         me,
         root: 0,
     };
-    // Everyone's size, unit, base, pid and node, at everyone.
+    // Everyone's size, unit, base, pid, node and transport wish, at everyone.
+    let want_am = runtime::with(|rt| Ok(rt.config.rma_transport_am))?;
     let mut w = Writer::default();
     w.bytes(&u64_bytes(c.size as u64))
         .bytes(&u64_bytes(c.disp_unit as u64))
         .bytes(&u64_bytes(c.base as u64))
         .i32(std::process::id() as i32)
-        .bytes(&node_id());
+        .bytes(&node_id())
+        .bytes(&[want_am as u8]);
     let all = team.gather(w.finish())?;
     let all = team.bcast(all.map(|v| {
         let mut w = Writer::default();
@@ -536,13 +596,19 @@ fn setup(dup: CommId, c: &Create) -> Result<(WinId, usize)> {
         let base = read_u64(&mut q)? as usize;
         let pid = q.i32()?;
         let node = q.bytes()?.to_vec();
-        infos.push((size, unit, base, pid, node));
+        let am = q.bytes()? == [1];
+        infos.push((size, unit, base, pid, node, am));
     }
-    if infos.iter().any(|i| i.4 != infos[0].4) {
+    let spans_nodes = infos.iter().any(|i| i.4 != infos[0].4);
+    if spans_nodes && c.flavor == Flavor::Shared {
         return err(
-            ErrorClass::UnsupportedOperation,
-            "the communicator's processes are on more than one node; windows across nodes are not implemented yet",
+            ErrorClass::RmaShared,
+            "the communicator's processes are on more than one node: MPI_Win_allocate_shared needs every member on one node",
         );
+    }
+    let am = spans_nodes || infos.iter().any(|i| i.5);
+    if am && c.flavor != Flavor::Shared {
+        return setup_am(dup, &snap, c, &infos);
     }
     // Other members reach memory given to MPI_Win_create (or attached to a dynamic
     // window) with process_vm_readv/writev, which Yama may forbid between siblings.
@@ -653,6 +719,69 @@ fn setup(dup: CommId, c: &Create) -> Result<(WinId, usize)> {
             }
         })
         .collect();
+    let am = am.then(|| {
+        Mutex::new(am::Am::new(
+            snap.ctx,
+            me,
+            snap.group.members().to_vec(),
+            parts[me],
+            false,
+        ))
+    });
+    finish(dup, &snap, c, parts, Some(map), None, am)
+}
+
+/// Member info exchanged at creation: size, unit, base, pid, node, wants messages.
+type MemberInfo = (usize, usize, usize, i32, Vec<u8>, bool);
+
+/// Window creation on the message transport: no shared segment; this member's memory
+/// is its own (allocated here for `MPI_Win_allocate`).
+fn setup_am(
+    dup: CommId,
+    snap: &crate::comm::Comm,
+    c: &Create,
+    infos: &[MemberInfo],
+) -> Result<(WinId, usize)> {
+    let me = snap.rank as usize;
+    let own = match c.flavor {
+        Flavor::Allocate => Some(OwnMem::new(infos[me].0)?),
+        _ => None,
+    };
+    let parts: Vec<Part> = infos
+        .iter()
+        .enumerate()
+        .map(|(k, i)| Part {
+            addr: match (&own, k == me) {
+                (Some(o), true) => o.ptr as usize,
+                _ => i.2,
+            },
+            size: i.0,
+            disp_unit: i.1,
+            direct: k == me,
+            pid: i.3,
+        })
+        .collect();
+    let am = am::Am::new(
+        snap.ctx,
+        me,
+        snap.group.members().to_vec(),
+        parts[me],
+        c.flavor == Flavor::Dynamic,
+    );
+    finish(dup, snap, c, parts, None, own, Some(Mutex::new(am)))
+}
+
+fn finish(
+    dup: CommId,
+    snap: &crate::comm::Comm,
+    c: &Create,
+    parts: Vec<Part>,
+    map: Option<Mapping>,
+    own: Option<OwnMem>,
+    am: Option<Mutex<am::Am>>,
+) -> Result<(WinId, usize)> {
+    let me = snap.rank as usize;
+    let n = parts.len();
     let my_base = parts[me].addr;
     let mut hints = Hints::default();
     if let Some(i) = c.info {
@@ -664,6 +793,8 @@ fn setup(dup: CommId, c: &Create) -> Result<(WinId, usize)> {
         rank: me,
         flavor: c.flavor,
         map,
+        own,
+        am,
         cells: Cells {
             size: parts[me].size as i64,
             // The attribute is an int; a larger unit (only from the `_c` calls)
@@ -702,6 +833,9 @@ pub fn attach(id: WinId, base: usize, size: usize) -> Result<()> {
     if size > 0 && base == 0 {
         return err(ErrorClass::RmaAttach, "base is NULL but size is positive");
     }
+    if w.is_am() {
+        return am::attach(&w, base, size);
+    }
     let p = w.regions(w.rank);
     w.with_acc_lock(w.rank, || {
         // SAFETY: as in `Win::region_covers`; we hold our own accumulate mutex.
@@ -739,6 +873,9 @@ pub fn detach(id: WinId, base: usize) -> Result<()> {
             ErrorClass::RmaFlavor,
             "memory can only be detached from a window made by MPI_Win_create_dynamic",
         );
+    }
+    if w.is_am() {
+        return am::detach(&w, base);
     }
     let p = w.regions(w.rank);
     w.with_acc_lock(w.rank, || {
@@ -779,8 +916,12 @@ pub fn free(id: WinId) -> Result<()> {
         }
     }
     delete_all_attrs(id, &w)?;
-    // Nobody may still be reading or writing our memory: all members arrive first.
+    // Nobody may still be reading or writing our memory: all members arrive first
+    // (their operations on it all answered: they closed their epochs).
     crate::coll::movement::barrier(w.comm)?;
+    if w.is_am() {
+        am::unserve(&w);
+    }
     let h = {
         let mut t = table();
         t[id as usize] = None;
@@ -921,6 +1062,16 @@ pub fn shared_query(id: WinId, rank: i32) -> Result<(usize, usize, usize)> {
     Ok((p.size, p.disp_unit, p.addr))
 }
 
+/// This process's rank in window `id`'s group.
+pub fn rank(id: WinId) -> Result<i32> {
+    Ok(win(id)?.rank as i32)
+}
+
+/// The number of members of window `id`.
+pub fn size(id: WinId) -> Result<i32> {
+    Ok(win(id)?.n() as i32)
+}
+
 /// `MPI_Win_get_group`: a new group handle for the window's group.
 pub fn group(id: WinId) -> Result<crate::group::GroupId> {
     let g = win(id)?.group.clone();
@@ -976,13 +1127,20 @@ pub fn fence(id: WinId, assert: i32) -> Result<()> {
             );
         }
     }
+    // On the message transport, this process's operations are done at their targets
+    // once answered; the barrier then covers everyone's.
+    let done = if w.is_am() {
+        am::wait_replies(&w, None)
+    } else {
+        Ok(())
+    };
     std::sync::atomic::fence(Ordering::SeqCst);
     if assert & MODE_NOPRECEDE == 0 || assert & MODE_NOSUCCEED == 0 {
         crate::coll::movement::barrier(w.comm)?;
     }
     std::sync::atomic::fence(Ordering::SeqCst);
     w.meta().epochs.fence = assert & MODE_NOSUCCEED == 0;
-    Ok(())
+    done
 }
 
 fn check_locks_allowed(w: &Win) -> Result<()> {
@@ -1034,7 +1192,11 @@ pub fn lock(id: WinId, kind: LockKind, rank: i32, assert: i32) -> Result<()> {
     }
     let take = assert & MODE_NOCHECK == 0;
     if take {
-        acquire(&w, t, kind);
+        if w.is_am() {
+            am::lock_targets(&w, &[t], kind == LockKind::Exclusive)?;
+        } else {
+            acquire(&w, t, kind);
+        }
     }
     let mut m = w.meta();
     m.epochs.locks[t] = Some((kind, take));
@@ -1081,6 +1243,13 @@ pub fn unlock(id: WinId, rank: i32) -> Result<()> {
             format!("this process holds no lock on target rank {t} of the window"),
         )
     })?;
+    if w.is_am() {
+        return if taken {
+            am::unlock_targets(&w, &[t], kind == LockKind::Exclusive)
+        } else {
+            am::wait_replies(&w, Some(&[t]))
+        };
+    }
     std::sync::atomic::fence(Ordering::SeqCst);
     if taken {
         release(&w, t, kind);
@@ -1103,7 +1272,10 @@ pub fn lock_all(id: WinId, assert: i32) -> Result<()> {
         }
     }
     let take = assert & MODE_NOCHECK == 0;
-    if take {
+    if take && w.is_am() {
+        let all: Vec<usize> = (0..w.n()).collect();
+        am::lock_targets(&w, &all, false)?;
+    } else if take {
         for t in 0..w.n() {
             acquire(&w, t, LockKind::Shared);
         }
@@ -1123,6 +1295,14 @@ pub fn unlock_all(id: WinId) -> Result<()> {
             "this process holds no MPI_Win_lock_all epoch on the window",
         );
     };
+    if w.is_am() {
+        let all: Vec<usize> = (0..w.n()).collect();
+        return if taken {
+            am::unlock_targets(&w, &all, false)
+        } else {
+            am::wait_replies(&w, None)
+        };
+    }
     std::sync::atomic::fence(Ordering::SeqCst);
     if taken {
         for t in 0..w.n() {
@@ -1149,8 +1329,15 @@ pub fn flush(id: WinId, rank: Option<i32>) -> Result<()> {
                         format!("no passive-target epoch to target rank {t} is open on the window"),
                     );
                 }
+                drop(m);
+                if w.is_am() {
+                    return am::wait_replies(&w, Some(&[t]));
+                }
+            } else {
+                return Ok(());
             }
         }
+        None if open && w.is_am() => return am::wait_replies(&w, None),
         None if !open => {
             return err(
                 ErrorClass::RmaSync,
@@ -1199,6 +1386,9 @@ pub fn post(id: WinId, g: &Group, assert: i32) -> Result<()> {
         m.epochs.exposure = Some(ranks.clone());
     }
     std::sync::atomic::fence(Ordering::SeqCst);
+    if w.is_am() {
+        return am::notify(&w, &ranks, true);
+    }
     for &o in &ranks {
         w.pscw(0, w.rank, o).fetch_add(1, Ordering::Release);
     }
@@ -1220,7 +1410,17 @@ pub fn start(id: WinId, g: &Group, assert: i32) -> Result<()> {
         }
         m.epochs.started.clone()
     };
-    for &t in &ranks {
+    if w.is_am() {
+        am::wait_for(&w, true, |a| {
+            ranks
+                .iter()
+                .all(|&t| a.posts[t].wrapping_sub(started[t].wrapping_add(1)) as i32 >= 0)
+        })?;
+        for &t in &ranks {
+            started[t] = started[t].wrapping_add(1);
+        }
+    }
+    for &t in ranks.iter().filter(|_| !w.is_am()) {
         let c = w.pscw(0, t, w.rank);
         let want = started[t].wrapping_add(1);
         spin_until(|| c.load(Ordering::Acquire).wrapping_sub(want) as i32 >= 0);
@@ -1242,6 +1442,11 @@ pub fn complete(id: WinId) -> Result<()> {
             "no access epoch (MPI_Win_start) is open on the window",
         )
     })?;
+    if w.is_am() {
+        let done = am::wait_replies(&w, Some(&ranks));
+        am::notify(&w, &ranks, false)?;
+        return done;
+    }
     std::sync::atomic::fence(Ordering::SeqCst);
     for &t in &ranks {
         w.pscw(1, t, w.rank).fetch_add(1, Ordering::Release);
@@ -1271,7 +1476,16 @@ pub fn wait(id: WinId, block: bool) -> Result<bool> {
             .wrapping_sub(want) as i32
             >= 0
     };
-    if block {
+    if w.is_am() {
+        let ready = am::wait_for(&w, block, |a| {
+            ranks
+                .iter()
+                .all(|&o| a.completes[o].wrapping_sub(waited[o].wrapping_add(1)) as i32 >= 0)
+        })?;
+        if !ready {
+            return Ok(false);
+        }
+    } else if block {
         for &o in &ranks {
             spin_until(|| done(o));
         }
