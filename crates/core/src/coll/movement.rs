@@ -27,8 +27,8 @@ use oxmpi_coll::schedule::Spec;
 #[derive(Clone, Copy, Debug)]
 pub struct VBuf<'a> {
     pub addr: usize,
-    pub counts: &'a [i32],
-    pub displs: &'a [i32],
+    pub counts: &'a [i64],
+    pub displs: &'a [i64],
     pub ty: TypeId,
 }
 
@@ -37,8 +37,8 @@ pub struct VBuf<'a> {
 #[derive(Clone, Copy, Debug)]
 pub struct WBuf<'a> {
     pub addr: usize,
-    pub counts: &'a [i32],
-    pub displs: &'a [i32],
+    pub counts: &'a [i64],
+    pub displs: &'a [i64],
     pub types: &'a [TypeId],
 }
 
@@ -64,11 +64,11 @@ enum Which {
 }
 
 /// The byte displacement of a v-variant block at element displacement `d` of `t`.
-fn vdisp(d: i32, t: &TypeInfo) -> isize {
+fn vdisp(d: i64, t: &TypeInfo) -> isize {
     (d as isize).wrapping_mul(t.signed_extent)
 }
 
-fn displs_len(d: &[i32], n: usize, what: &str) -> Result<()> {
+fn displs_len(d: &[i64], n: usize, what: &str) -> Result<()> {
     if d.len() < n {
         return err(
             ErrorClass::Arg,

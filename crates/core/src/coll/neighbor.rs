@@ -41,7 +41,7 @@ use std::sync::Arc;
 #[derive(Clone, Copy, Debug)]
 pub struct WBuf<'a> {
     pub addr: usize,
-    pub counts: &'a [i32],
+    pub counts: &'a [i64],
     pub displs: &'a [isize],
     pub types: &'a [TypeId],
 }
