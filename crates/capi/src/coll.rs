@@ -6,8 +6,8 @@
 //! converted or read, since programs commonly pass `NULL` or `MPI_DATATYPE_NULL` there.
 
 use crate::coll_fns;
-use crate::count::{counts, CountWidth};
 use crate::convert::{self, buf, comm, datatype};
+use crate::count::{counts, CountWidth};
 use crate::handles::{MPI_Comm, MPI_Datatype, MPI_Op, MPI_IN_PLACE};
 use crate::op::op;
 use oxmpi_core::coll::{self, Input, VBuf, WBuf};

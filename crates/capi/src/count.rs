@@ -72,7 +72,11 @@ impl CountWidth for MPI_Count {
 /// # Safety
 /// A non-null `p` must point to at least `n` initialised values that the caller does
 /// not write during the MPI call.
-pub unsafe fn counts<'a, T: CountWidth>(p: *const T, n: usize, what: &str) -> Result<Cow<'a, [i64]>> {
+pub unsafe fn counts<'a, T: CountWidth>(
+    p: *const T,
+    n: usize,
+    what: &str,
+) -> Result<Cow<'a, [i64]>> {
     if n == 0 {
         return Ok(Cow::Borrowed(&[]));
     }

@@ -7,8 +7,8 @@
 //! `MPI_IN_PLACE` is not an option for these calls (MPI 4.1 section 8.6).
 
 use crate::coll_fns;
-use crate::count::counts;
 use crate::convert::{self, buf, comm, datatype};
+use crate::count::counts;
 use crate::handles::{MPI_Aint, MPI_Comm, MPI_Datatype, MPI_IN_PLACE};
 use oxmpi_core::coll::movement::VBuf;
 use oxmpi_core::coll::neighbor::{self, WBuf};

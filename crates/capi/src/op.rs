@@ -5,9 +5,9 @@
 //! closure hands the C function the buffers, the element count and the datatype
 //! handle, in chunks of at most `INT_MAX` elements for the `int`-count signature.
 
+use crate::count::CountWidth;
 use crate::export::Target;
 use crate::handles::{self, DatatypeRef, MPI_Count, MPI_Datatype, MPI_Op, MPI_OP_NULL};
-use crate::count::CountWidth;
 use crate::{count_fns, mpi_fn};
 use oxmpi_core::coll::{self, OpId, UserFn};
 use oxmpi_core::types::TypeId;

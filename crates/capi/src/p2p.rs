@@ -6,9 +6,9 @@
 use crate::convert::{
     self, buf, comm, request, request_handle, status_ptr, write_status, STATUS_IGNORE,
 };
+use crate::count::CountWidth;
 use crate::export::Target;
 use crate::handles::{MPI_Comm, MPI_Datatype, MPI_Request, MPI_Status};
-use crate::count::CountWidth;
 use crate::{count_fns, mpi_fn};
 use oxmpi_core::device::ReqId;
 use oxmpi_core::p2p::{self, Completion, Mode};

@@ -10,12 +10,12 @@
 //! writers the completion calls on generalized requests use (`crate::grequest`).
 
 use crate::convert::{self, buf, comm, request, request_handle, status_ptr, STATUS_IGNORE};
+use crate::count::CountWidth;
 use crate::export::Target;
 use crate::grequest::{any_done, deliver, error_of, report_all, some_done};
 use crate::handles::{MPI_Comm, MPI_Datatype, MPI_Request, MPI_Status};
-use crate::count::CountWidth;
-use crate::{count_fns, mpi_fn};
 use crate::p2p::{read_requests, statuses_ptr};
+use crate::{count_fns, mpi_fn};
 use oxmpi_core::grequest::Outcome;
 use oxmpi_core::p2p_mpi4::{self, Attached, Scope};
 use oxmpi_core::{Error, ErrorClass, Result, UNDEFINED};

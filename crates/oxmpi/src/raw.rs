@@ -31,7 +31,11 @@ pub(crate) fn send_buf<B: Buffer + ?Sized>(method: &'static str, b: &B) -> Resul
     }
     let count = engine_count::<B::Element>(method, b.count())?;
     let d = B::Element::equivalent_datatype();
-    Ok(Buf::new(b.pointer().cast::<u8>(), count.into(), d.type_id()))
+    Ok(Buf::new(
+        b.pointer().cast::<u8>(),
+        count.into(),
+        d.type_id(),
+    ))
 }
 
 /// A receive buffer for the engine, with what must happen to it after a receive.
