@@ -3050,6 +3050,15 @@ int PMPI_Status_set_tag(MPI_Status *status, int tag);
 int PMPI_Status_get_error(MPI_Status *status, int *error);
 int PMPI_Status_set_error(MPI_Status *status, int error);
 
+/* ======================================================================
+ * Large counts (MPI-4.1): the _c twins of the MPI-4.1 communicator
+ * buffers (the other _c functions are declared beside their bases above).
+ * ====================================================================== */
+int MPI_Comm_attach_buffer_c(MPI_Comm comm, void *buffer, MPI_Count size);
+int MPI_Comm_detach_buffer_c(MPI_Comm comm, void *buffer_addr, MPI_Count *size);
+int PMPI_Comm_attach_buffer_c(MPI_Comm comm, void *buffer, MPI_Count size);
+int PMPI_Comm_detach_buffer_c(MPI_Comm comm, void *buffer_addr, MPI_Count *size);
+
 #if defined(__cplusplus)
 }
 #endif

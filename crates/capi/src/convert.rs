@@ -89,12 +89,17 @@ fn in_place_refused(what: &str) -> Error {
     )
 }
 
+/// A (buffer, count, datatype) argument, the count `int` or `MPI_Count`.
 #[inline]
-pub fn buf(ptr: *const std::ffi::c_void, count: i32, dt: MPI_Datatype) -> Result<Buf> {
+pub fn buf(
+    ptr: *const std::ffi::c_void,
+    count: impl crate::count::CountWidth,
+    dt: MPI_Datatype,
+) -> Result<Buf> {
     not_in_place(ptr, "buffer")?;
     Ok(Buf {
         addr: ptr as usize,
-        count,
+        count: count.get(),
         ty: datatype(dt)?,
     })
 }

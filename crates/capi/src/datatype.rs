@@ -7,6 +7,7 @@
 //! checks the C arguments, translates handles and calls `oxmpi_core::types`.
 
 use crate::convert::{self, datatype, out};
+use crate::count::CountWidth;
 use crate::export::Target;
 use crate::handles::{self, DatatypeRef, MPI_Aint, MPI_Count, MPI_Datatype, MPI_Status};
 use crate::mpi_fn;
@@ -642,41 +643,16 @@ mpi_fn! { MPI_Type_ub / PMPI_Type_ub (dt: MPI_Datatype, disp: *mut MPI_Aint) tar
 
 // ----- decoding ---------------------------------------------------------------------------
 
-/// A count that a decoding call returns: `int` in the MPI-2 forms, `MPI_Count` in
-/// the `_c` forms, which share one implementation over this trait.
-trait CountOut: Copy {
-    /// `v`, or an error naming `what` when it does not fit.
-    fn from_count(v: i64, what: &str) -> Result<Self>;
-    /// A count of a status query: `MPI_UNDEFINED` for `None` and for a count the type
-    /// cannot hold (MPI-4.1 section 4.2.5: a 32-bit query of a count beyond `int`).
-    fn or_undefined(n: Option<u64>) -> Self;
-}
-
-impl CountOut for c_int {
-    fn from_count(v: i64, what: &str) -> Result<Self> {
-        to_int(v, what)
-    }
-    fn or_undefined(n: Option<u64>) -> Self {
-        n.and_then(|n| c_int::try_from(n).ok()).unwrap_or(UNDEFINED)
-    }
-}
-
-impl CountOut for MPI_Count {
-    fn from_count(v: i64, _what: &str) -> Result<Self> {
-        Ok(v)
-    }
-    fn or_undefined(n: Option<u64>) -> Self {
-        n.and_then(|n| MPI_Count::try_from(n).ok())
-            .unwrap_or(UNDEFINED.into())
-    }
-}
+// The counts a decoding call returns are `int` in the MPI-2 forms and `MPI_Count` in the
+// `_c` forms, written through `crate::count::CountWidth` (shared with the _c calls that
+// take counts).
 
 /// `MPI_Type_get_envelope` (`nl` is `None`: a type made by a large-count constructor
 /// cannot be described without large counts) and `MPI_Type_get_envelope_c`.
 ///
 /// # Safety
 /// Each pointer must be null (refused) or point to writable storage.
-unsafe fn envelope<T: CountOut>(
+unsafe fn envelope<T: CountWidth>(
     dt: MPI_Datatype,
     ni: *mut T,
     na: *mut T,
@@ -897,7 +873,7 @@ unsafe fn status_in(st: *const MPI_Status) -> Result<&'static MPI_Status> {
 ///
 /// # Safety
 /// `st` as for [`status_in`]; `count` must be null (refused) or point to a writable `T`.
-unsafe fn status_count<T: CountOut>(
+unsafe fn status_count<T: CountWidth>(
     st: *const MPI_Status,
     dt: MPI_Datatype,
     count: *mut T,

@@ -12,6 +12,7 @@ pub mod coll;
 pub mod comm;
 pub mod comm_info;
 pub mod convert;
+pub mod count;
 pub mod datatype;
 pub mod dpm;
 pub mod env;

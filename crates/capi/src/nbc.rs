@@ -43,8 +43,40 @@ pub(crate) unsafe fn put(r: *mut MPI_Request, id: Option<ReqId>) -> Result<()> {
 /// that evaluates to the engine call made `how` (`Result<Option<ReqId>>`). The
 /// nonblocking form takes a trailing `MPI_Request *`, the persistent one an `MPI_Info`
 /// and an `MPI_Request *`.
+///
+/// With a second list of three names after a `;` (`MPI_X_c`, `MPI_IX_c`,
+/// `MPI_X_init_c`) it also defines the large-count twins from the same body, as
+/// [`count_fns!`](crate::count_fns) does for single calls: the argument list names the
+/// types `Count` and `Disp`, `int` in the first three and `MPI_Count` / `MPI_Aint` in
+/// the twins. Each set is defined in a module named after its `PMPI_` blocking name
+/// (modules and functions have separate namespaces), which defines the two aliases and
+/// sees the enclosing module's names; the functions are re-exported from there.
 #[macro_export]
 macro_rules! coll_fns {
+    ($b:ident / $pb:ident, $i:ident / $pi:ident, $p:ident / $pp:ident ; $bc:ident / $pbc:ident, $ic:ident / $pic:ident, $pc:ident / $ppc:ident ( $($arg:ident : $ty:ty),* ) comm($c:ident) how($how:ident) $body:block) => {
+        #[doc(hidden)]
+        mod $pb {
+            #[allow(unused_imports)]
+            use super::*;
+            #[allow(dead_code)]
+            type Count = ::std::os::raw::c_int;
+            #[allow(dead_code)]
+            type Disp = ::std::os::raw::c_int;
+            $crate::coll_fns! { $b / $pb, $i / $pi, $p / $pp ( $($arg : $ty),* ) comm($c) how($how) $body }
+        }
+        pub use self::$pb::{$b, $pb, $i, $pi, $p, $pp};
+        #[doc(hidden)]
+        mod $pbc {
+            #[allow(unused_imports)]
+            use super::*;
+            #[allow(dead_code)]
+            type Count = $crate::handles::MPI_Count;
+            #[allow(dead_code)]
+            type Disp = $crate::handles::MPI_Aint;
+            $crate::coll_fns! { $bc / $pbc, $ic / $pic, $pc / $ppc ( $($arg : $ty),* ) comm($c) how($how) $body }
+        }
+        pub use self::$pbc::{$bc, $pbc, $ic, $pic, $pc, $ppc};
+    };
     ($b:ident / $pb:ident, $i:ident / $pi:ident, $p:ident / $pp:ident ( $($arg:ident : $ty:ty),* ) comm($c:ident) how($how:ident) $body:block) => {
         $crate::mpi_fn! { $b / $pb ( $($arg : $ty),* ) target(convert::target($c)) {
             let $how = oxmpi_core::coll::How::Block;

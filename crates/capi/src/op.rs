@@ -1,13 +1,14 @@
 //! Reduction-operation entry points: `MPI_Op_create`, `MPI_Op_free`,
-//! `MPI_Op_commutative`, `MPI_Reduce_local`, and the translation of `MPI_Op` handles.
+//! `MPI_Op_commutative`, `MPI_Reduce_local` (and `_c`), and the translation of `MPI_Op` handles.
 //!
 //! A user function is wrapped in a closure the engine calls (never under its lock); the
 //! closure hands the C function the buffers, the element count and the datatype
 //! handle, in chunks of at most `INT_MAX` elements for the `int`-count signature.
 
+use crate::count::CountWidth;
 use crate::export::Target;
 use crate::handles::{self, DatatypeRef, MPI_Count, MPI_Datatype, MPI_Op, MPI_OP_NULL};
-use crate::mpi_fn;
+use crate::{count_fns, mpi_fn};
 use oxmpi_core::coll::{self, OpId, UserFn};
 use oxmpi_core::types::TypeId;
 use oxmpi_core::{runtime, Error, ErrorClass, Result};
@@ -113,10 +114,10 @@ mpi_fn! { MPI_Op_commutative / PMPI_Op_commutative (h: MPI_Op, commute: *mut c_i
     Ok(())
 }}
 
-mpi_fn! { MPI_Reduce_local / PMPI_Reduce_local (inbuf: *const c_void, inoutbuf: *mut c_void, count: c_int, dt: MPI_Datatype, h: MPI_Op) target(Target::None) {
+count_fns! { MPI_Reduce_local / PMPI_Reduce_local, MPI_Reduce_local_c / PMPI_Reduce_local_c (inbuf: *const c_void, inoutbuf: *mut c_void, count: Count, dt: MPI_Datatype, h: MPI_Op) target(Target::None) {
     crate::convert::not_in_place(inbuf, "inbuf")?;
     crate::convert::not_in_place(inoutbuf, "inoutbuf")?;
     let ty = crate::convert::datatype(dt)?;
     // SAFETY: the buffers hold `count` elements (MPI contract).
-    unsafe { coll::reduce_local(inbuf as usize, inoutbuf as usize, count, ty, op(h)?) }
+    unsafe { coll::reduce_local(inbuf as usize, inoutbuf as usize, count.get(), ty, op(h)?) }
 }}

@@ -1,13 +1,15 @@
 //! Point-to-point entry points: blocking and nonblocking sends in all four modes,
 //! receives, completion calls, probe, cancel and persistent requests (the
-//! buffered-send buffers are in [`crate::p2p_mpi4`]).
+//! buffered-send buffers are in [`crate::p2p_mpi4`]), each with its large-count `_c`
+//! twin ([`count_fns!`](crate::count_fns)).
 
 use crate::convert::{
     self, buf, comm, request, request_handle, status_ptr, write_status, STATUS_IGNORE,
 };
+use crate::count::CountWidth;
 use crate::export::Target;
 use crate::handles::{MPI_Comm, MPI_Datatype, MPI_Request, MPI_Status};
-use crate::mpi_fn;
+use crate::{count_fns, mpi_fn};
 use oxmpi_core::device::ReqId;
 use oxmpi_core::p2p::{self, Completion, Mode};
 use oxmpi_core::{Error, ErrorClass, Result, UNDEFINED};
@@ -19,7 +21,7 @@ type MutPtr = *mut c_void;
 
 unsafe fn send_mode(
     b: Ptr,
-    n: c_int,
+    n: impl CountWidth,
     dt: MPI_Datatype,
     dest: c_int,
     tag: c_int,
@@ -32,7 +34,7 @@ unsafe fn send_mode(
 
 unsafe fn isend_mode(
     b: Ptr,
-    n: c_int,
+    n: impl CountWidth,
     dt: MPI_Datatype,
     dest: c_int,
     tag: c_int,
@@ -50,7 +52,7 @@ unsafe fn isend_mode(
 
 unsafe fn init_mode(
     b: Ptr,
-    n: c_int,
+    n: impl CountWidth,
     dt: MPI_Datatype,
     dest: c_int,
     tag: c_int,
@@ -66,76 +68,76 @@ unsafe fn init_mode(
     Ok(())
 }
 
-mpi_fn! { MPI_Send / PMPI_Send (b: Ptr, n: c_int, dt: MPI_Datatype, dest: c_int, tag: c_int, c: MPI_Comm) target(convert::target(c)) {
+count_fns! { MPI_Send / PMPI_Send, MPI_Send_c / PMPI_Send_c (b: Ptr, n: Count, dt: MPI_Datatype, dest: c_int, tag: c_int, c: MPI_Comm) target(convert::target(c)) {
     // SAFETY: `b` holds `n` elements of `dt` (MPI_Send's contract) and is only read, before the
     // call returns; `buf` checked the datatype and MPI_IN_PLACE.
     unsafe { send_mode(b, n, dt, dest, tag, c, Mode::Standard) }
 }}
-mpi_fn! { MPI_Bsend / PMPI_Bsend (b: Ptr, n: c_int, dt: MPI_Datatype, dest: c_int, tag: c_int, c: MPI_Comm) target(convert::target(c)) {
+count_fns! { MPI_Bsend / PMPI_Bsend, MPI_Bsend_c / PMPI_Bsend_c (b: Ptr, n: Count, dt: MPI_Datatype, dest: c_int, tag: c_int, c: MPI_Comm) target(convert::target(c)) {
     // SAFETY: `b` holds `n` elements of `dt` (MPI_Bsend's contract) and is only read, before
     // the call returns; `buf` checked the datatype and MPI_IN_PLACE.
     unsafe { send_mode(b, n, dt, dest, tag, c, Mode::Buffered) }
 }}
-mpi_fn! { MPI_Ssend / PMPI_Ssend (b: Ptr, n: c_int, dt: MPI_Datatype, dest: c_int, tag: c_int, c: MPI_Comm) target(convert::target(c)) {
+count_fns! { MPI_Ssend / PMPI_Ssend, MPI_Ssend_c / PMPI_Ssend_c (b: Ptr, n: Count, dt: MPI_Datatype, dest: c_int, tag: c_int, c: MPI_Comm) target(convert::target(c)) {
     // SAFETY: `b` holds `n` elements of `dt` (MPI_Ssend's contract) and is only read, before
     // the call returns; `buf` checked the datatype and MPI_IN_PLACE.
     unsafe { send_mode(b, n, dt, dest, tag, c, Mode::Synchronous) }
 }}
-mpi_fn! { MPI_Rsend / PMPI_Rsend (b: Ptr, n: c_int, dt: MPI_Datatype, dest: c_int, tag: c_int, c: MPI_Comm) target(convert::target(c)) {
+count_fns! { MPI_Rsend / PMPI_Rsend, MPI_Rsend_c / PMPI_Rsend_c (b: Ptr, n: Count, dt: MPI_Datatype, dest: c_int, tag: c_int, c: MPI_Comm) target(convert::target(c)) {
     // SAFETY: `b` holds `n` elements of `dt` (MPI_Rsend's contract) and is only read, before
     // the call returns; `buf` checked the datatype and MPI_IN_PLACE.
     unsafe { send_mode(b, n, dt, dest, tag, c, Mode::Ready) }
 }}
-mpi_fn! { MPI_Isend / PMPI_Isend (b: Ptr, n: c_int, dt: MPI_Datatype, dest: c_int, tag: c_int, c: MPI_Comm, r: *mut MPI_Request) target(convert::target(c)) {
+count_fns! { MPI_Isend / PMPI_Isend, MPI_Isend_c / PMPI_Isend_c (b: Ptr, n: Count, dt: MPI_Datatype, dest: c_int, tag: c_int, c: MPI_Comm, r: *mut MPI_Request) target(convert::target(c)) {
     // SAFETY: `b` holds `n` elements of `dt` and stays unmodified until the request completes,
     // and `r` points to a writable MPI_Request (MPI_Isend's contract; `isend_mode` refuses
     // NULL).
     unsafe { isend_mode(b, n, dt, dest, tag, c, Mode::Standard, r) }
 }}
-mpi_fn! { MPI_Ibsend / PMPI_Ibsend (b: Ptr, n: c_int, dt: MPI_Datatype, dest: c_int, tag: c_int, c: MPI_Comm, r: *mut MPI_Request) target(convert::target(c)) {
+count_fns! { MPI_Ibsend / PMPI_Ibsend, MPI_Ibsend_c / PMPI_Ibsend_c (b: Ptr, n: Count, dt: MPI_Datatype, dest: c_int, tag: c_int, c: MPI_Comm, r: *mut MPI_Request) target(convert::target(c)) {
     // SAFETY: `b` holds `n` elements of `dt` and stays unmodified until the request completes,
     // and `r` points to a writable MPI_Request (MPI_Ibsend's contract; `isend_mode` refuses
     // NULL).
     unsafe { isend_mode(b, n, dt, dest, tag, c, Mode::Buffered, r) }
 }}
-mpi_fn! { MPI_Issend / PMPI_Issend (b: Ptr, n: c_int, dt: MPI_Datatype, dest: c_int, tag: c_int, c: MPI_Comm, r: *mut MPI_Request) target(convert::target(c)) {
+count_fns! { MPI_Issend / PMPI_Issend, MPI_Issend_c / PMPI_Issend_c (b: Ptr, n: Count, dt: MPI_Datatype, dest: c_int, tag: c_int, c: MPI_Comm, r: *mut MPI_Request) target(convert::target(c)) {
     // SAFETY: `b` holds `n` elements of `dt` and stays unmodified until the request completes,
     // and `r` points to a writable MPI_Request (MPI_Issend's contract; `isend_mode` refuses
     // NULL).
     unsafe { isend_mode(b, n, dt, dest, tag, c, Mode::Synchronous, r) }
 }}
-mpi_fn! { MPI_Irsend / PMPI_Irsend (b: Ptr, n: c_int, dt: MPI_Datatype, dest: c_int, tag: c_int, c: MPI_Comm, r: *mut MPI_Request) target(convert::target(c)) {
+count_fns! { MPI_Irsend / PMPI_Irsend, MPI_Irsend_c / PMPI_Irsend_c (b: Ptr, n: Count, dt: MPI_Datatype, dest: c_int, tag: c_int, c: MPI_Comm, r: *mut MPI_Request) target(convert::target(c)) {
     // SAFETY: `b` holds `n` elements of `dt` and stays unmodified until the request completes,
     // and `r` points to a writable MPI_Request (MPI_Irsend's contract; `isend_mode` refuses
     // NULL).
     unsafe { isend_mode(b, n, dt, dest, tag, c, Mode::Ready, r) }
 }}
-mpi_fn! { MPI_Send_init / PMPI_Send_init (b: Ptr, n: c_int, dt: MPI_Datatype, dest: c_int, tag: c_int, c: MPI_Comm, r: *mut MPI_Request) target(convert::target(c)) {
+count_fns! { MPI_Send_init / PMPI_Send_init, MPI_Send_init_c / PMPI_Send_init_c (b: Ptr, n: Count, dt: MPI_Datatype, dest: c_int, tag: c_int, c: MPI_Comm, r: *mut MPI_Request) target(convert::target(c)) {
     // SAFETY: `b` holds `n` elements of `dt` and stays valid while the persistent request
     // exists, and `r` points to a writable MPI_Request (MPI_Send_init's contract; `init_mode`
     // refuses NULL).
     unsafe { init_mode(b, n, dt, dest, tag, c, Mode::Standard, r) }
 }}
-mpi_fn! { MPI_Bsend_init / PMPI_Bsend_init (b: Ptr, n: c_int, dt: MPI_Datatype, dest: c_int, tag: c_int, c: MPI_Comm, r: *mut MPI_Request) target(convert::target(c)) {
+count_fns! { MPI_Bsend_init / PMPI_Bsend_init, MPI_Bsend_init_c / PMPI_Bsend_init_c (b: Ptr, n: Count, dt: MPI_Datatype, dest: c_int, tag: c_int, c: MPI_Comm, r: *mut MPI_Request) target(convert::target(c)) {
     // SAFETY: `b` holds `n` elements of `dt` and stays valid while the persistent request
     // exists, and `r` points to a writable MPI_Request (MPI_Bsend_init's contract; `init_mode`
     // refuses NULL).
     unsafe { init_mode(b, n, dt, dest, tag, c, Mode::Buffered, r) }
 }}
-mpi_fn! { MPI_Ssend_init / PMPI_Ssend_init (b: Ptr, n: c_int, dt: MPI_Datatype, dest: c_int, tag: c_int, c: MPI_Comm, r: *mut MPI_Request) target(convert::target(c)) {
+count_fns! { MPI_Ssend_init / PMPI_Ssend_init, MPI_Ssend_init_c / PMPI_Ssend_init_c (b: Ptr, n: Count, dt: MPI_Datatype, dest: c_int, tag: c_int, c: MPI_Comm, r: *mut MPI_Request) target(convert::target(c)) {
     // SAFETY: `b` holds `n` elements of `dt` and stays valid while the persistent request
     // exists, and `r` points to a writable MPI_Request (MPI_Ssend_init's contract; `init_mode`
     // refuses NULL).
     unsafe { init_mode(b, n, dt, dest, tag, c, Mode::Synchronous, r) }
 }}
-mpi_fn! { MPI_Rsend_init / PMPI_Rsend_init (b: Ptr, n: c_int, dt: MPI_Datatype, dest: c_int, tag: c_int, c: MPI_Comm, r: *mut MPI_Request) target(convert::target(c)) {
+count_fns! { MPI_Rsend_init / PMPI_Rsend_init, MPI_Rsend_init_c / PMPI_Rsend_init_c (b: Ptr, n: Count, dt: MPI_Datatype, dest: c_int, tag: c_int, c: MPI_Comm, r: *mut MPI_Request) target(convert::target(c)) {
     // SAFETY: `b` holds `n` elements of `dt` and stays valid while the persistent request
     // exists, and `r` points to a writable MPI_Request (MPI_Rsend_init's contract; `init_mode`
     // refuses NULL).
     unsafe { init_mode(b, n, dt, dest, tag, c, Mode::Ready, r) }
 }}
 
-mpi_fn! { MPI_Recv / PMPI_Recv (b: MutPtr, n: c_int, dt: MPI_Datatype, src: c_int, tag: c_int, c: MPI_Comm, st: *mut MPI_Status) target(convert::target(c)) {
+count_fns! { MPI_Recv / PMPI_Recv, MPI_Recv_c / PMPI_Recv_c (b: MutPtr, n: Count, dt: MPI_Datatype, src: c_int, tag: c_int, c: MPI_Comm, st: *mut MPI_Status) target(convert::target(c)) {
     let st = status_ptr(st)?;
     // SAFETY: the caller's buffer holds n elements (MPI contract).
     let s = unsafe { p2p::recv(buf(b, n, dt)?, src, tag, comm(c)?)? };
@@ -144,7 +146,7 @@ mpi_fn! { MPI_Recv / PMPI_Recv (b: MutPtr, n: c_int, dt: MPI_Datatype, src: c_in
     convert::status_error(&s)
 }}
 
-mpi_fn! { MPI_Irecv / PMPI_Irecv (b: MutPtr, n: c_int, dt: MPI_Datatype, src: c_int, tag: c_int, c: MPI_Comm, r: *mut MPI_Request) target(convert::target(c)) {
+count_fns! { MPI_Irecv / PMPI_Irecv, MPI_Irecv_c / PMPI_Irecv_c (b: MutPtr, n: Count, dt: MPI_Datatype, src: c_int, tag: c_int, c: MPI_Comm, r: *mut MPI_Request) target(convert::target(c)) {
     let r = convert::out(r, "request")?;
     // SAFETY: the buffer stays valid until completion (MPI contract).
     let id = unsafe { p2p::irecv(buf(b, n, dt)?, src, tag, comm(c)?)? };
@@ -153,7 +155,7 @@ mpi_fn! { MPI_Irecv / PMPI_Irecv (b: MutPtr, n: c_int, dt: MPI_Datatype, src: c_
     Ok(())
 }}
 
-mpi_fn! { MPI_Recv_init / PMPI_Recv_init (b: MutPtr, n: c_int, dt: MPI_Datatype, src: c_int, tag: c_int, c: MPI_Comm, r: *mut MPI_Request) target(convert::target(c)) {
+count_fns! { MPI_Recv_init / PMPI_Recv_init, MPI_Recv_init_c / PMPI_Recv_init_c (b: MutPtr, n: Count, dt: MPI_Datatype, src: c_int, tag: c_int, c: MPI_Comm, r: *mut MPI_Request) target(convert::target(c)) {
     let r = convert::out(r, "request")?;
     // SAFETY: as for irecv, for every start.
     let id = unsafe { p2p::recv_init(buf(b, n, dt)?, src, tag, comm(c)?)? };
@@ -162,8 +164,8 @@ mpi_fn! { MPI_Recv_init / PMPI_Recv_init (b: MutPtr, n: c_int, dt: MPI_Datatype,
     Ok(())
 }}
 
-mpi_fn! { MPI_Sendrecv / PMPI_Sendrecv (sb: Ptr, sn: c_int, sdt: MPI_Datatype, dest: c_int, stag: c_int,
-        rb: MutPtr, rn: c_int, rdt: MPI_Datatype, src: c_int, rtag: c_int, c: MPI_Comm, st: *mut MPI_Status) target(convert::target(c)) {
+count_fns! { MPI_Sendrecv / PMPI_Sendrecv, MPI_Sendrecv_c / PMPI_Sendrecv_c (sb: Ptr, sn: Count, sdt: MPI_Datatype, dest: c_int, stag: c_int,
+        rb: MutPtr, rn: Count, rdt: MPI_Datatype, src: c_int, rtag: c_int, c: MPI_Comm, st: *mut MPI_Status) target(convert::target(c)) {
     let st = status_ptr(st)?;
     // SAFETY: both buffers are valid per the MPI contract.
     let s = unsafe { p2p::sendrecv(buf(sb, sn, sdt)?, dest, stag, buf(rb, rn, rdt)?, src, rtag, comm(c)?)? };
@@ -172,7 +174,7 @@ mpi_fn! { MPI_Sendrecv / PMPI_Sendrecv (sb: Ptr, sn: c_int, sdt: MPI_Datatype, d
     convert::status_error(&s)
 }}
 
-mpi_fn! { MPI_Sendrecv_replace / PMPI_Sendrecv_replace (b: MutPtr, n: c_int, dt: MPI_Datatype, dest: c_int, stag: c_int,
+count_fns! { MPI_Sendrecv_replace / PMPI_Sendrecv_replace, MPI_Sendrecv_replace_c / PMPI_Sendrecv_replace_c (b: MutPtr, n: Count, dt: MPI_Datatype, dest: c_int, stag: c_int,
         src: c_int, rtag: c_int, c: MPI_Comm, st: *mut MPI_Status) target(convert::target(c)) {
     let st = status_ptr(st)?;
     // SAFETY: the buffer is valid per the MPI contract.

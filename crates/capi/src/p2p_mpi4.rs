@@ -10,11 +10,12 @@
 //! writers the completion calls on generalized requests use (`crate::grequest`).
 
 use crate::convert::{self, buf, comm, request, request_handle, status_ptr, STATUS_IGNORE};
+use crate::count::CountWidth;
 use crate::export::Target;
 use crate::grequest::{any_done, deliver, error_of, report_all, some_done};
 use crate::handles::{MPI_Comm, MPI_Datatype, MPI_Request, MPI_Status};
-use crate::mpi_fn;
 use crate::p2p::{read_requests, statuses_ptr};
+use crate::{count_fns, mpi_fn};
 use oxmpi_core::grequest::Outcome;
 use oxmpi_core::p2p_mpi4::{self, Attached, Scope};
 use oxmpi_core::{Error, ErrorClass, Result, UNDEFINED};
@@ -24,8 +25,8 @@ use std::os::raw::c_int;
 type Ptr = *const c_void;
 type MutPtr = *mut c_void;
 
-mpi_fn! { MPI_Isendrecv / PMPI_Isendrecv (sb: Ptr, sn: c_int, sdt: MPI_Datatype, dest: c_int, stag: c_int,
-        rb: MutPtr, rn: c_int, rdt: MPI_Datatype, src: c_int, rtag: c_int, c: MPI_Comm, r: *mut MPI_Request) target(convert::target(c)) {
+count_fns! { MPI_Isendrecv / PMPI_Isendrecv, MPI_Isendrecv_c / PMPI_Isendrecv_c (sb: Ptr, sn: Count, sdt: MPI_Datatype, dest: c_int, stag: c_int,
+        rb: MutPtr, rn: Count, rdt: MPI_Datatype, src: c_int, rtag: c_int, c: MPI_Comm, r: *mut MPI_Request) target(convert::target(c)) {
     let r = convert::out(r, "request")?;
     // SAFETY: both buffers hold their counts of elements and stay valid until the request
     // completes (MPI_Isendrecv's contract); `buf` refused MPI_IN_PLACE.
@@ -35,7 +36,7 @@ mpi_fn! { MPI_Isendrecv / PMPI_Isendrecv (sb: Ptr, sn: c_int, sdt: MPI_Datatype,
     Ok(())
 }}
 
-mpi_fn! { MPI_Isendrecv_replace / PMPI_Isendrecv_replace (b: MutPtr, n: c_int, dt: MPI_Datatype, dest: c_int, stag: c_int,
+count_fns! { MPI_Isendrecv_replace / PMPI_Isendrecv_replace, MPI_Isendrecv_replace_c / PMPI_Isendrecv_replace_c (b: MutPtr, n: Count, dt: MPI_Datatype, dest: c_int, stag: c_int,
         src: c_int, rtag: c_int, c: MPI_Comm, r: *mut MPI_Request) target(convert::target(c)) {
     let r = convert::out(r, "request")?;
     // SAFETY: the buffer holds `n` elements of `dt` and stays valid until the request
@@ -192,10 +193,11 @@ mpi_fn! { MPI_Status_set_error / PMPI_Status_set_error (st: *mut MPI_Status, v: 
 pub const BUFFER_AUTOMATIC: usize = usize::MAX - 1;
 
 /// The buffer an attach call hands over.
-fn attach_arg(b: MutPtr, size: c_int) -> Result<Attached> {
+fn attach_arg(b: MutPtr, size: impl CountWidth) -> Result<Attached> {
     if b as usize == BUFFER_AUTOMATIC {
         return Ok(Attached::Automatic);
     }
+    let size = size.get();
     if size < 0 {
         return Err(Error::new(
             ErrorClass::Arg,
@@ -210,12 +212,20 @@ fn attach_arg(b: MutPtr, size: c_int) -> Result<Attached> {
 ///
 /// # Safety
 /// `bp` and `size` are null (refused) or writable.
-unsafe fn detach_out(bp: MutPtr, size: *mut c_int, what: Scope) -> Result<()> {
+unsafe fn detach_out<T: CountWidth>(bp: MutPtr, size: *mut T, what: Scope) -> Result<()> {
     let bp = convert::out(bp as *mut *mut c_void, "buffer address")?;
     let size = convert::out(size, "size")?;
     let (p, n) = match p2p_mpi4::buffer_detach(what)? {
-        Attached::Buffer(p, n) => (p as *mut c_void, n as c_int),
-        Attached::Automatic => (BUFFER_AUTOMATIC as *mut c_void, 0),
+        Attached::Buffer(p, n) => match T::from_count(n as i64, "size of the attached buffer") {
+            Ok(n) => (p as *mut c_void, n),
+            Err(e) => {
+                // An int cannot report the size: the buffer stays attached, and the
+                // program may detach it with the _c form.
+                p2p_mpi4::buffer_attach(what, Attached::Buffer(p, n))?;
+                return Err(e);
+            }
+        },
+        Attached::Automatic => (BUFFER_AUTOMATIC as *mut c_void, T::from_count(0, "size")?),
     };
     // SAFETY: both pointers checked non-null; writable per the contract (MPI passes the
     // address of a pointer as void*).
@@ -238,11 +248,11 @@ unsafe fn iflush_out(r: *mut MPI_Request, what: Scope) -> Result<()> {
     Ok(())
 }
 
-mpi_fn! { MPI_Buffer_attach / PMPI_Buffer_attach (b: MutPtr, size: c_int) target(Target::None) {
+count_fns! { MPI_Buffer_attach / PMPI_Buffer_attach, MPI_Buffer_attach_c / PMPI_Buffer_attach_c (b: MutPtr, size: Count) target(Target::None) {
     p2p_mpi4::buffer_attach(Scope::Process, attach_arg(b, size)?)
 }}
 
-mpi_fn! { MPI_Buffer_detach / PMPI_Buffer_detach (b: MutPtr, size: *mut c_int) target(Target::None) {
+count_fns! { MPI_Buffer_detach / PMPI_Buffer_detach, MPI_Buffer_detach_c / PMPI_Buffer_detach_c (b: MutPtr, size: *mut Count) target(Target::None) {
     // SAFETY: `b` is the address of the caller's pointer and `size` its int (MPI contract);
     // `detach_out` refuses NULL.
     unsafe { detach_out(b, size, Scope::Process) }
@@ -257,12 +267,12 @@ mpi_fn! { MPI_Buffer_iflush / PMPI_Buffer_iflush (r: *mut MPI_Request) target(Ta
     unsafe { iflush_out(r, Scope::Process) }
 }}
 
-mpi_fn! { MPI_Comm_attach_buffer / PMPI_Comm_attach_buffer (c: MPI_Comm, b: MutPtr, size: c_int) target(convert::target(c)) {
+count_fns! { MPI_Comm_attach_buffer / PMPI_Comm_attach_buffer, MPI_Comm_attach_buffer_c / PMPI_Comm_attach_buffer_c (c: MPI_Comm, b: MutPtr, size: Count) target(convert::target(c)) {
     let id = comm(c)?;
     p2p_mpi4::buffer_attach(Scope::Comm(id), attach_arg(b, size)?)
 }}
 
-mpi_fn! { MPI_Comm_detach_buffer / PMPI_Comm_detach_buffer (c: MPI_Comm, b: MutPtr, size: *mut c_int) target(convert::target(c)) {
+count_fns! { MPI_Comm_detach_buffer / PMPI_Comm_detach_buffer, MPI_Comm_detach_buffer_c / PMPI_Comm_detach_buffer_c (c: MPI_Comm, b: MutPtr, size: *mut Count) target(convert::target(c)) {
     let id = comm(c)?;
     // SAFETY: `b` is the address of the caller's pointer and `size` its int (MPI contract);
     // `detach_out` refuses NULL.

@@ -45,7 +45,7 @@ pub struct Completion {
 // out of line (`#[cold]`), which keeps the hot path short.
 
 #[inline(always)]
-fn check_count(count: i32) -> Result<usize> {
+fn check_count(count: i64) -> Result<usize> {
     if count < 0 {
         return bad_count(count);
     }
@@ -54,7 +54,7 @@ fn check_count(count: i32) -> Result<usize> {
 
 #[cold]
 #[inline(never)]
-fn bad_count(count: i32) -> Result<usize> {
+fn bad_count(count: i64) -> Result<usize> {
     err(
         ErrorClass::Count,
         format!("invalid count {count} (must be >= 0)"),
@@ -71,7 +71,7 @@ fn check_buffer(b: &Buf, t: &TypeInfo) -> Result<()> {
 
 #[cold]
 #[inline(never)]
-fn null_buffer(count: i32) -> Result<()> {
+fn null_buffer(count: i64) -> Result<()> {
     err(
         ErrorClass::Buffer,
         format!("null buffer with count {count} of a non-empty datatype"),
@@ -1080,18 +1080,15 @@ pub fn probe(src: i32, tag: i32, comm: CommId) -> Result<Status> {
 // ----- buffered-send buffer -----------------------------------------------------------------
 
 /// `MPI_Buffer_attach`.
-pub fn buffer_attach(addr: *mut u8, size: i32) -> Result<()> {
+pub fn buffer_attach(addr: *mut u8, size: usize) -> Result<()> {
     runtime::with(|rt| {
-        if size < 0 {
-            return err(ErrorClass::Arg, format!("invalid buffer size {size}"));
-        }
         if addr.is_null() && size > 0 {
             return err(ErrorClass::Buffer, "null buffer");
         }
         if rt.device.bsend.is_attached() || rt.p2p4.automatic_process_buffer() {
             return err(ErrorClass::Buffer, "a buffer is already attached");
         }
-        rt.device.bsend.attach(addr, size as usize);
+        rt.device.bsend.attach(addr, size);
         Ok(())
     })
 }
@@ -1111,7 +1108,7 @@ pub fn buffer_detach() -> Result<(*mut u8, usize)> {
 /// Bytes of a message of `count` elements of `ty` in packed form (`MPI_Pack_size`).
 pub fn pack_size(count: i32, ty: TypeId) -> Result<usize> {
     runtime::with(|rt| {
-        let count = check_count(count)?;
+        let count = check_count(count.into())?;
         let t = rt.types.get(ty)?;
         count
             .checked_mul(t.size)
@@ -1204,7 +1201,7 @@ pub(crate) unsafe fn replace_staging(b: &Buf) -> Result<(Vec<u8>, Buf)> {
     let byte = crate::types::TypeId::from(oxmpi_datatype::Predefined::Byte as u32);
     let sb = Buf {
         addr: tmp.as_ptr() as usize,
-        count: len as i32,
+        count: len as i64,
         ty: byte,
     };
     Ok((tmp, sb))

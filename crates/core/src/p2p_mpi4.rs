@@ -472,7 +472,6 @@ fn scope_name(what: Scope) -> &'static str {
 /// or `MPI_BUFFER_AUTOMATIC`; one buffer per process and per communicator.
 pub fn buffer_attach(what: Scope, buffer: Attached) -> Result<()> {
     if let (Scope::Process, Attached::Buffer(addr, size)) = (what, buffer) {
-        let size = i32::try_from(size).unwrap_or(i32::MAX);
         return crate::p2p::buffer_attach(addr, size);
     }
     runtime::with(|rt| {

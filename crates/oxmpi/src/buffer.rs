@@ -47,7 +47,7 @@ impl BufferAttachment {
             )
         })?;
         let mut memory = vec![0u8; size];
-        p2p::buffer_attach(memory.as_mut_ptr(), n).map_err(engine(M))?;
+        p2p::buffer_attach(memory.as_mut_ptr(), n as usize).map_err(engine(M))?;
         Ok(BufferAttachment {
             memory,
             attached: true,

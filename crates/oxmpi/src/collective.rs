@@ -73,7 +73,7 @@ fn per_block(method: &'static str, which: &str, len: usize, peers: usize) -> Res
 /// A send buffer cut into `peers` equal blocks: the engine's view of one block.
 fn send_blocks<B: Buffer + ?Sized>(method: &'static str, b: &B, peers: usize) -> Result<Buf> {
     let mut sb = send_buf(method, b)?;
-    sb.count = per_block(method, "send", sb.count as usize, peers)? as i32;
+    sb.count = per_block(method, "send", sb.count as usize, peers)? as i64;
     Ok(sb)
 }
 
@@ -85,7 +85,7 @@ fn recv_blocks<B: BufferMut + ?Sized>(
     peers: usize,
 ) -> Result<(Buf, Fixup)> {
     let mut r = recv_buf(method, b)?;
-    r.buf.count = per_block(method, "receive", r.buf.count as usize, peers)? as i32;
+    r.buf.count = per_block(method, "receive", r.buf.count as usize, peers)? as i64;
     Ok((r.buf, r.fixup))
 }
 
@@ -341,7 +341,7 @@ pub trait CommunicatorCollectives: Communicator {
             coll::reduce_scatter_block(
                 Input::Data(sendbuf.pointer() as usize),
                 p as usize,
-                rt.count,
+                rt.count.into(),
                 rt.ty,
                 op.op_id(),
                 self.comm_id(),
@@ -558,7 +558,7 @@ where
         f(
             Input::Data(sendbuf.pointer() as usize),
             p as usize,
-            rt.count,
+            rt.count.into(),
             rt.ty,
             op.op_id(),
             comm,
@@ -604,7 +604,7 @@ where
         f(
             Input::Data(sendbuf.pointer() as usize),
             p as usize,
-            rt.count,
+            rt.count.into(),
             rt.ty,
             op.op_id(),
             comm,
@@ -680,7 +680,7 @@ pub trait Root: AsCommId {
             coll::reduce_how(
                 Input::Data(sendbuf.pointer() as usize),
                 0,
-                rt.count,
+                rt.count.into(),
                 rt.ty,
                 op.op_id(),
                 self.root_rank(),
@@ -723,7 +723,7 @@ pub trait Root: AsCommId {
             coll::reduce_how(
                 Input::Data(sendbuf.pointer() as usize),
                 p as usize,
-                rt.count,
+                rt.count.into(),
                 rt.ty,
                 op.op_id(),
                 self.root_rank(),
@@ -915,7 +915,7 @@ pub trait Root: AsCommId {
             coll::reduce(
                 Input::Data(sendbuf.pointer() as usize),
                 0,
-                rt.count,
+                rt.count.into(),
                 rt.ty,
                 op.op_id(),
                 self.root_rank(),
@@ -952,7 +952,7 @@ pub trait Root: AsCommId {
             coll::reduce(
                 Input::Data(sendbuf.pointer() as usize),
                 p as usize,
-                rt.count,
+                rt.count.into(),
                 rt.ty,
                 op.op_id(),
                 self.root_rank(),

@@ -369,8 +369,15 @@ fn receive_value<T: Equivalence>(
     let mut v = MaybeUninit::<T>::zeroed();
     let p = v.as_mut_ptr();
     // SAFETY: `v` has room for one T, which is `count` elements of the datatype.
-    let s = unsafe { p2p::recv(Buf::new(p.cast::<u8>(), count, d.type_id()), src, tag, comm) }
-        .map_err(engine(method))?;
+    let s = unsafe {
+        p2p::recv(
+            Buf::new(p.cast::<u8>(), count.into(), d.type_id()),
+            src,
+            tag,
+            comm,
+        )
+    }
+    .map_err(engine(method))?;
     // SAFETY: the receive is over; `v` holds zeroed bytes overwritten by received ones,
     // which repair makes a valid T (Equivalence contract).
     unsafe { T::repair(p, 1) };

@@ -27,11 +27,15 @@ pub(crate) fn engine_count<T: Equivalence>(method: &'static str, n: usize) -> Re
 /// Describes a send buffer for the engine.
 pub(crate) fn send_buf<B: Buffer + ?Sized>(method: &'static str, b: &B) -> Result<Buf> {
     if let Some((d, n)) = b.datatype_view() {
-        return Ok(Buf::new(b.pointer().cast::<u8>(), n, d.type_id()));
+        return Ok(Buf::new(b.pointer().cast::<u8>(), n.into(), d.type_id()));
     }
     let count = engine_count::<B::Element>(method, b.count())?;
     let d = B::Element::equivalent_datatype();
-    Ok(Buf::new(b.pointer().cast::<u8>(), count, d.type_id()))
+    Ok(Buf::new(
+        b.pointer().cast::<u8>(),
+        count.into(),
+        d.type_id(),
+    ))
 }
 
 /// A receive buffer for the engine, with what must happen to it after a receive.
@@ -48,7 +52,7 @@ pub(crate) fn recv_buf<B: BufferMut + ?Sized>(method: &'static str, b: &mut B) -
         let mut fixup = Fixup::new(ptr, n);
         fixup.capacity = d.engine_size().saturating_mul(count.max(0) as usize);
         return Ok(RecvBuf {
-            buf: Buf::new(ptr.cast::<u8>(), count, d.type_id()),
+            buf: Buf::new(ptr.cast::<u8>(), count.into(), d.type_id()),
             fixup,
         });
     }
@@ -56,7 +60,7 @@ pub(crate) fn recv_buf<B: BufferMut + ?Sized>(method: &'static str, b: &mut B) -
     let d = B::Element::equivalent_datatype();
     let ptr = b.pointer_mut();
     Ok(RecvBuf {
-        buf: Buf::new(ptr.cast::<u8>(), count, d.type_id()),
+        buf: Buf::new(ptr.cast::<u8>(), count.into(), d.type_id()),
         fixup: Fixup::new(ptr, n),
     })
 }

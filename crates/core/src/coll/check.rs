@@ -75,7 +75,7 @@ pub(crate) fn team_or_inter(rt: &Runtime, id: CommId) -> Result<Option<Team>> {
     }))
 }
 
-pub(crate) fn nonneg(v: i32, what: &str) -> Result<usize> {
+pub(crate) fn nonneg(v: i64, what: &str) -> Result<usize> {
     if v < 0 {
         return err(
             ErrorClass::Count,
@@ -86,7 +86,7 @@ pub(crate) fn nonneg(v: i32, what: &str) -> Result<usize> {
 }
 
 /// Every entry of a per-rank count array.
-pub(crate) fn counts(v: &[i32], n: usize, what: &str) -> Result<Vec<usize>> {
+pub(crate) fn counts(v: &[i64], n: usize, what: &str) -> Result<Vec<usize>> {
     if v.len() < n {
         return err(
             ErrorClass::Count,
@@ -328,7 +328,7 @@ pub(crate) struct Key {
     /// Send buffer (`usize::MAX` for `MPI_IN_PLACE`).
     pub send: usize,
     pub recv: usize,
-    pub count: i32,
+    pub count: i64,
     pub ty: TypeId,
     pub op: OpId,
 }
@@ -341,7 +341,7 @@ impl Key {
         comm: CommId,
         send: Input<usize>,
         recv: usize,
-        count: i32,
+        count: i64,
         ty: TypeId,
         op: OpId,
     ) -> Option<Key> {

@@ -266,7 +266,7 @@ struct RedArgs {
 /// communicator from `ic` (so a bad argument takes no tag when `ic` takes one).
 fn red_checked(
     rt: &mut Runtime,
-    count: i32,
+    count: i64,
     ty: TypeId,
     op: OpId,
     ic: impl FnOnce(&mut Runtime) -> Result<Ic>,
@@ -284,7 +284,7 @@ fn red_checked(
     })
 }
 
-fn red_args(rt: &mut Runtime, comm: CommId, count: i32, ty: TypeId, op: OpId) -> Result<RedArgs> {
+fn red_args(rt: &mut Runtime, comm: CommId, count: i64, ty: TypeId, op: OpId) -> Result<RedArgs> {
     red_checked(rt, count, ty, op, |rt| begin(rt, comm))
 }
 
@@ -316,7 +316,7 @@ fn reduce_local(
 pub(crate) unsafe fn reduce(
     send: Input<usize>,
     recv: usize,
-    count: i32,
+    count: i64,
     ty: TypeId,
     op: OpId,
     root: i32,
@@ -370,7 +370,7 @@ pub(crate) unsafe fn reduce(
 pub(crate) unsafe fn allreduce(
     send: Input<usize>,
     recv: usize,
-    count: i32,
+    count: i64,
     ty: TypeId,
     op: OpId,
     comm: CommId,
@@ -422,8 +422,8 @@ pub(crate) unsafe fn allreduce(
 pub(crate) unsafe fn reduce_scatter(
     send: Input<usize>,
     recv: usize,
-    recvcount: i32,
-    recvcounts: Option<&[i32]>,
+    recvcount: i64,
+    recvcounts: Option<&[i64]>,
     ty: TypeId,
     op: OpId,
     comm: CommId,

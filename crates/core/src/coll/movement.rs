@@ -27,8 +27,8 @@ use oxmpi_coll::schedule::Spec;
 #[derive(Clone, Copy, Debug)]
 pub struct VBuf<'a> {
     pub addr: usize,
-    pub counts: &'a [i32],
-    pub displs: &'a [i32],
+    pub counts: &'a [i64],
+    pub displs: &'a [i64],
     pub ty: TypeId,
 }
 
@@ -37,8 +37,8 @@ pub struct VBuf<'a> {
 #[derive(Clone, Copy, Debug)]
 pub struct WBuf<'a> {
     pub addr: usize,
-    pub counts: &'a [i32],
-    pub displs: &'a [i32],
+    pub counts: &'a [i64],
+    pub displs: &'a [i64],
     pub types: &'a [TypeId],
 }
 
@@ -64,11 +64,28 @@ enum Which {
 }
 
 /// The byte displacement of a v-variant block at element displacement `d` of `t`.
-fn vdisp(d: i32, t: &TypeInfo) -> isize {
+fn vdisp(d: i64, t: &TypeInfo) -> isize {
     (d as isize).wrapping_mul(t.signed_extent)
 }
 
-fn displs_len(d: &[i32], n: usize, what: &str) -> Result<()> {
+/// Each of the first `n` element displacements, times the extent of `t`, is a byte
+/// offset an address can take (a large-count `MPI_Aint` displacement may not be).
+fn displs_fit(d: &[i64], n: usize, what: &str, t: &TypeInfo) -> Result<()> {
+    for (i, &x) in d[..n].iter().enumerate() {
+        if x.checked_mul(t.signed_extent as i64).is_none() {
+            return err(
+                ErrorClass::Arg,
+                format!(
+                    "{what}[{i}] = {x}: times the extent {} it is beyond any address",
+                    t.signed_extent
+                ),
+            );
+        }
+    }
+    Ok(())
+}
+
+fn displs_len(d: &[i64], n: usize, what: &str) -> Result<()> {
     if d.len() < n {
         return err(
             ErrorClass::Arg,
@@ -402,6 +419,7 @@ pub unsafe fn gatherv_how(
             let cs = counts(recv.counts, t.size, "recvcounts")?;
             displs_len(recv.displs, t.size, "displs")?;
             let rinfo = datatype(rt, recv.ty, "recvtype")?;
+            displs_fit(recv.displs, t.size, "displs", rinfo)?;
             let total: usize = sum_counts(&cs);
             buffer(recv.addr, total, rinfo, "recvbuf")?;
             if let Some((addr, n, info)) = sent {
@@ -564,6 +582,7 @@ pub unsafe fn scatterv_how(
             let cs = counts(send.counts, t.size, "sendcounts")?;
             displs_len(send.displs, t.size, "displs")?;
             let sinfo = datatype(rt, send.ty, "sendtype")?;
+            displs_fit(send.displs, t.size, "displs", sinfo)?;
             let total: usize = sum_counts(&cs);
             buffer(send.addr, total, sinfo, "sendbuf")?;
             if let Some((addr, n, info)) = received {
@@ -703,6 +722,7 @@ pub unsafe fn allgatherv_how(
         let cs = counts(recv.counts, t.size, "recvcounts")?;
         displs_len(recv.displs, t.size, "displs")?;
         let rinfo = datatype(rt, recv.ty, "recvtype")?;
+        displs_fit(recv.displs, t.size, "displs", rinfo)?;
         let total: usize = sum_counts(&cs);
         buffer(recv.addr, total, rinfo, "recvbuf")?;
         let me = t.rank;
@@ -860,6 +880,7 @@ pub unsafe fn alltoallv_how(
         let rcs = counts(recv.counts, t.size, "recvcounts")?;
         displs_len(recv.displs, t.size, "rdispls")?;
         let rinfo = datatype(rt, recv.ty, "recvtype")?;
+        displs_fit(recv.displs, t.size, "rdispls", rinfo)?;
         let rtotal: usize = sum_counts(&rcs);
         buffer(recv.addr, rtotal, rinfo, "recvbuf")?;
         let ip = send.is_in_place();
@@ -872,6 +893,7 @@ pub unsafe fn alltoallv_how(
                 let scs = counts(s.counts, t.size, "sendcounts")?;
                 displs_len(s.displs, t.size, "sdispls")?;
                 let sinfo = datatype(rt, s.ty, "sendtype")?;
+                displs_fit(s.displs, t.size, "sdispls", sinfo)?;
                 let stotal: usize = sum_counts(&scs);
                 buffer(s.addr, stotal, sinfo, "sendbuf")?;
                 disjoint(

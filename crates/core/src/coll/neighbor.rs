@@ -41,7 +41,7 @@ use std::sync::Arc;
 #[derive(Clone, Copy, Debug)]
 pub struct WBuf<'a> {
     pub addr: usize,
-    pub counts: &'a [i32],
+    pub counts: &'a [i64],
     pub displs: &'a [isize],
     pub types: &'a [TypeId],
 }
@@ -266,7 +266,17 @@ fn v_pieces(rt: &Runtime, v: &VBuf<'_>, n: usize, side: Side) -> Result<Vec<Piec
     (0..n)
         .map(|i| {
             let c = nonneg(v.counts[i], &format!("{counts}[{i}]"))?;
-            let at = (v.displs[i] as isize).wrapping_mul(t.signed_extent);
+            let at = v.displs[i]
+                .checked_mul(t.signed_extent as i64)
+                .ok_or_else(|| {
+                    Error::new(
+                        ErrorClass::Arg,
+                        format!(
+                            "{displs}[{i}] = {}: times the extent {} it is beyond any address",
+                            v.displs[i], t.signed_extent
+                        ),
+                    )
+                })?;
             Piece::new(v.addr.wrapping_add(at as usize), c, t, buf)
         })
         .collect()

@@ -89,7 +89,7 @@ unsafe fn send_view(
 pub unsafe fn reduce(
     send: Input<usize>,
     recv: usize,
-    count: i32,
+    count: i64,
     ty: TypeId,
     op: OpId,
     root_rank: i32,
@@ -107,7 +107,7 @@ pub unsafe fn reduce(
 pub unsafe fn reduce_how(
     send: Input<usize>,
     recv: usize,
-    count: i32,
+    count: i64,
     ty: TypeId,
     op: OpId,
     root_rank: i32,
@@ -205,7 +205,7 @@ unsafe fn reduce_all(
     kind: Kind,
     send: Input<usize>,
     recv: usize,
-    count: i32,
+    count: i64,
     ty: TypeId,
     op: OpId,
     comm: CommId,
@@ -302,7 +302,7 @@ unsafe fn reduce_all(
 pub unsafe fn allreduce(
     send: Input<usize>,
     recv: usize,
-    count: i32,
+    count: i64,
     ty: TypeId,
     op: OpId,
     comm: CommId,
@@ -318,7 +318,7 @@ pub unsafe fn allreduce(
 pub unsafe fn allreduce_how(
     send: Input<usize>,
     recv: usize,
-    count: i32,
+    count: i64,
     ty: TypeId,
     op: OpId,
     comm: CommId,
@@ -336,7 +336,7 @@ pub unsafe fn allreduce_how(
 pub unsafe fn scan(
     send: Input<usize>,
     recv: usize,
-    count: i32,
+    count: i64,
     ty: TypeId,
     op: OpId,
     comm: CommId,
@@ -352,7 +352,7 @@ pub unsafe fn scan(
 pub unsafe fn scan_how(
     send: Input<usize>,
     recv: usize,
-    count: i32,
+    count: i64,
     ty: TypeId,
     op: OpId,
     comm: CommId,
@@ -370,7 +370,7 @@ pub unsafe fn scan_how(
 pub unsafe fn exscan(
     send: Input<usize>,
     recv: usize,
-    count: i32,
+    count: i64,
     ty: TypeId,
     op: OpId,
     comm: CommId,
@@ -387,7 +387,7 @@ pub unsafe fn exscan(
 pub unsafe fn exscan_how(
     send: Input<usize>,
     recv: usize,
-    count: i32,
+    count: i64,
     ty: TypeId,
     op: OpId,
     comm: CommId,
@@ -405,7 +405,7 @@ pub unsafe fn exscan_how(
 pub unsafe fn reduce_scatter_block(
     send: Input<usize>,
     recv: usize,
-    recvcount: i32,
+    recvcount: i64,
     ty: TypeId,
     op: OpId,
     comm: CommId,
@@ -423,7 +423,7 @@ pub unsafe fn reduce_scatter_block(
 pub unsafe fn reduce_scatter_block_how(
     send: Input<usize>,
     recv: usize,
-    recvcount: i32,
+    recvcount: i64,
     ty: TypeId,
     op: OpId,
     comm: CommId,
@@ -479,7 +479,7 @@ pub unsafe fn reduce_scatter_block_how(
 pub unsafe fn reduce_scatter(
     send: Input<usize>,
     recv: usize,
-    recvcounts: &[i32],
+    recvcounts: &[i64],
     ty: TypeId,
     op: OpId,
     comm: CommId,
@@ -497,7 +497,7 @@ pub unsafe fn reduce_scatter(
 pub unsafe fn reduce_scatter_how(
     send: Input<usize>,
     recv: usize,
-    recvcounts: &[i32],
+    recvcounts: &[i64],
     ty: TypeId,
     op: OpId,
     comm: CommId,
@@ -558,7 +558,7 @@ pub unsafe fn reduce_scatter_how(
 pub unsafe fn reduce_local(
     input: usize,
     inout: usize,
-    count: i32,
+    count: i64,
     ty: TypeId,
     op: OpId,
 ) -> Result<()> {

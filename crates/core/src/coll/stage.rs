@@ -135,7 +135,7 @@ impl View {
         addr: usize,
         t: &TypeInfo,
         counts: &[usize],
-        displs: &[i32],
+        displs: &[i64],
         pre: impl Fn(usize) -> bool,
         post: impl Fn(usize) -> bool,
     ) -> Result<(View, Vec<Block>)> {
@@ -157,7 +157,7 @@ impl View {
         addr: usize,
         types: &[&TypeInfo],
         counts: &[usize],
-        displs: &[i32],
+        displs: &[i64],
         pre: bool,
         post: bool,
     ) -> Result<(View, Vec<Block>)> {

@@ -198,12 +198,12 @@ impl Layout {
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct BufRef {
     pub addr: usize,
-    pub count: i32,
+    pub count: i64,
     pub ty: u32,
 }
 
 impl BufRef {
-    pub fn new<T>(ptr: *const T, count: i32, ty: u32) -> BufRef {
+    pub fn new<T>(ptr: *const T, count: i64, ty: u32) -> BufRef {
         BufRef {
             addr: ptr as usize,
             count,

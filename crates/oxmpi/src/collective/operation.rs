@@ -380,7 +380,7 @@ where
         coll::reduce_local(
             inbuf.pointer() as usize,
             out as usize,
-            rt.count,
+            rt.count.into(),
             rt.ty,
             op.op_id(),
         )

@@ -146,8 +146,8 @@ unsafe impl<B: BufferMut + ?Sized, C: Borrow<[Count]>, D: Borrow<[Count]>> Parti
 /// Counts and displacements in engine elements, checked to lie inside the buffer.
 #[derive(Debug, PartialEq, Eq)]
 pub(crate) struct Blocks {
-    pub counts: Vec<i32>,
-    pub displs: Vec<i32>,
+    pub counts: Vec<i64>,
+    pub displs: Vec<i64>,
 }
 
 /// Checks `counts`/`displs` (in values) for `peers` processes against a buffer of `len`
@@ -208,8 +208,8 @@ pub(crate) fn blocks(
                 ),
             ));
         }
-        out.counts.push(scale(c, "counts", i)?);
-        out.displs.push(scale(d, "displs", i)?);
+        out.counts.push(scale(c, "counts", i)?.into());
+        out.displs.push(scale(d, "displs", i)?.into());
     }
     Ok(out)
 }
