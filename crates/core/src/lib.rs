@@ -26,6 +26,7 @@ pub mod namepub;
 pub mod p2p;
 pub mod p2p_mpi4;
 pub mod placement;
+pub mod port;
 pub mod rma;
 pub mod runtime;
 pub mod session;

@@ -211,11 +211,22 @@ impl Device {
         self.wire.tcp.as_ref().map(|t| t.card_addr())
     }
 
-    /// Adds a process of another job, listening at `addr`, as a peer reached over TCP
-    /// and authenticated with `key`, and returns its slot: the number that names it in
-    /// sends, receives and groups, after this job's ranks. A peer already added (and not
-    /// lost since) keeps its slot. Needs the TCP transport ([`Device::attach_tcp`]).
-    pub fn add_peer(&mut self, addr: std::net::SocketAddrV4, key: Vec<u8>) -> Option<u32> {
+    /// True when processes on this node may reach this one at 127.0.0.1.
+    pub fn tcp_loopback_ok(&self) -> bool {
+        self.wire.tcp.as_ref().is_some_and(|t| t.loopback_ok())
+    }
+
+    /// Adds a process of another job, which publishes the listening address `addr` and
+    /// is dialed at `dial`, as a peer reached over TCP and authenticated with `key`, and
+    /// returns its slot: the number that names it in sends, receives and groups, after
+    /// this job's ranks. A peer already added (and not lost since) keeps its slot. None
+    /// without the TCP transport ([`Device::attach_tcp`]).
+    pub fn add_peer(
+        &mut self,
+        addr: std::net::SocketAddrV4,
+        dial: std::net::SocketAddrV4,
+        key: Vec<u8>,
+    ) -> Option<u32> {
         let tcp = self.wire.tcp.as_mut()?;
         if let Some(slot) = tcp.dyn_slot(addr) {
             return Some(slot);
@@ -227,7 +238,7 @@ impl Device {
         };
         self.wire.peers.push(peer);
         self.proto.add_peer(peer);
-        tcp.add_peer(slot, addr, key);
+        tcp.add_peer(slot, addr, dial, key);
         Some(slot)
     }
 
@@ -760,9 +771,9 @@ mod tests {
         let mut a = lone(b"job a");
         let mut b = lone(b"job b");
         let (aa, ba) = (a.tcp_addr().unwrap(), b.tcp_addr().unwrap());
-        let sb = a.add_peer(ba, b"port key".to_vec()).unwrap();
+        let sb = a.add_peer(ba, ba, b"port key".to_vec()).unwrap();
         assert_eq!(sb, 1);
-        assert_eq!(a.add_peer(ba, b"port key".to_vec()), Some(1));
+        assert_eq!(a.add_peer(ba, ba, b"port key".to_vec()), Some(1));
         assert_eq!(a.world_size(), 1);
         // `a` dials before `b` knows it: the HELLO waits for b's add_peer.
         let big: Vec<u8> = (0..300_000u32).map(|i| i as u8).collect();
@@ -772,7 +783,7 @@ mod tests {
             a.progress().unwrap();
             b.progress().unwrap();
         }
-        let sa = b.add_peer(aa, b"port key".to_vec()).unwrap();
+        let sa = b.add_peer(aa, aa, b"port key".to_vec()).unwrap();
         assert_eq!(sa, 1);
         let mut small = [0u8; 5];
         let mut large = vec![0u8; big.len()];
@@ -827,7 +838,7 @@ mod tests {
         assert!(r.is_complete());
         assert_eq!(a.finish(s4).error, Outcome::PeerLost);
         // A new peer at the same address would get a new slot.
-        assert_eq!(a.add_peer(ba, b"k".to_vec()), Some(2));
+        assert_eq!(a.add_peer(ba, ba, b"k".to_vec()), Some(2));
     }
 
     #[test]
@@ -835,8 +846,8 @@ mod tests {
         let mut a = lone(b"s");
         let mut b = lone(b"s");
         let (aa, ba) = (a.tcp_addr().unwrap(), b.tcp_addr().unwrap());
-        let sb = a.add_peer(ba, b"key one".to_vec()).unwrap();
-        b.add_peer(aa, b"key two".to_vec()).unwrap();
+        let sb = a.add_peer(ba, ba, b"key one".to_vec()).unwrap();
+        b.add_peer(aa, aa, b"key two".to_vec()).unwrap();
         let s = send_to(&mut a, sb, b"x");
         run_until(&mut [&mut a, &mut b], |d| {
             d[0].request(s).is_some_and(|r| r.is_complete())

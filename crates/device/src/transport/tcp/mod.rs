@@ -119,6 +119,11 @@ impl Listener {
         Ok(Listener { sock, plan, port })
     }
 
+    /// The listening socket itself (for a port of `MPI_Open_port`).
+    pub fn into_socket(self) -> TcpListener {
+        self.sock
+    }
+
     /// The address published in the card (the identity of this process toward peers of
     /// other jobs).
     pub fn addr(&self) -> SocketAddrV4 {
@@ -190,6 +195,8 @@ pub struct TcpNet {
     writers: usize,
     /// The address this process publishes (see [`Listener::addr`]).
     card: SocketAddrV4,
+    /// Peers on this node may dial 127.0.0.1 (the listener is bound to every address).
+    loopback_ok: bool,
     /// Peers of other jobs, slot `size + i` at index `i`.
     dynamic: Vec<DynPeer>,
     /// Peers of other jobs lost since [`TcpNet::take_departed`] last ran.
@@ -230,6 +237,7 @@ impl TcpNet {
         let card = listener.addr();
         let net = TcpNet {
             card,
+            loopback_ok: listener.plan.loopback_ok,
             dynamic: Vec::new(),
             departed: Vec::new(),
             me,
@@ -269,16 +277,22 @@ impl TcpNet {
         self.card
     }
 
-    /// Adds a peer of another job, listening at `addr`, under slot `slot` (the next one:
-    /// the job's size plus the peers added before), authenticated with `key`. A HELLO it
-    /// sent before is answered now.
-    pub fn add_peer(&mut self, slot: u32, addr: SocketAddrV4, key: Vec<u8>) {
+    /// True when peers on this node may dial this process at 127.0.0.1.
+    pub fn loopback_ok(&self) -> bool {
+        self.loopback_ok
+    }
+
+    /// Adds a peer of another job, known by the address `addr` it publishes and dialed
+    /// at `dial` (127.0.0.1 on the same node, where allowed), under slot `slot` (the next
+    /// one: the job's size plus the peers added before), authenticated with `key`. A
+    /// HELLO it sent before is answered now.
+    pub fn add_peer(&mut self, slot: u32, addr: SocketAddrV4, dial: SocketAddrV4, key: Vec<u8>) {
         assert_eq!(
             slot as usize,
             self.peers.len(),
             "peer slots are added in order"
         );
-        self.peers.push(Some(addr));
+        self.peers.push(Some(dial));
         self.send_conn.push(None);
         self.dialed.push(None);
         self.dynamic.push(DynPeer {
