@@ -236,9 +236,15 @@ fn establish(
             })
             .collect::<Result<Vec<u32>>>()
     })?;
+    // A group of its own: the collective sequence of a context starts afresh for a
+    // communicator whose group is new (`coll::state`), and the other job starts at 0.
+    runtime::with(|rt| {
+        rt.coll.forget_context(ctx);
+        Ok(())
+    })?;
     let new = crate::commops::new_comm(
         ctx,
-        lc.group.clone(),
+        Arc::new((*lc.group).clone()),
         Some(Arc::new(Group::new(slots))),
         &lc,
         me,

@@ -22,7 +22,7 @@ int main(int argc, char **argv)
 
     int below = 0;
     if (level < DEPTH) {
-        char next[8];
+        char next[16];
         snprintf(next, sizeof next, "%d", level + 1);
         char *args[] = {next, NULL};
         MPI_Comm kids;
