@@ -209,11 +209,16 @@ unsafe fn argv_arg(argv: *const *const c_char, what: &str) -> Result<Vec<String>
         let s = unsafe { c_string(a, what)? };
         out.push(
             s.to_str()
-                .map_err(|_| Error::new(ErrorClass::Arg, format!("{what}[{i}] is not valid UTF-8")))?
+                .map_err(|_| {
+                    Error::new(ErrorClass::Arg, format!("{what}[{i}] is not valid UTF-8"))
+                })?
                 .to_owned(),
         );
         if i > 4096 {
-            return Err(Error::new(ErrorClass::Arg, format!("{what} has more than 4096 arguments (missing its NULL end?)")));
+            return Err(Error::new(
+                ErrorClass::Arg,
+                format!("{what} has more than 4096 arguments (missing its NULL end?)"),
+            ));
         }
     }
     Ok(out)

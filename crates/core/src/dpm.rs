@@ -118,8 +118,8 @@ fn ensure_tcp(rt: &mut Runtime) -> Result<()> {
         return Ok(());
     }
     let fail = |e: String| Error::new(ErrorClass::Other, format!("cannot start TCP: {e}"));
-    let l = Listener::open(rt.config.tcp_addr.as_deref(), rt.config.tcp_if.as_deref())
-        .map_err(fail)?;
+    let l =
+        Listener::open(rt.config.tcp_addr.as_deref(), rt.config.tcp_if.as_deref()).map_err(fail)?;
     let bell = match (&rt.pmi, rt.device.node()) {
         (Some(pmi), Some(_)) => Some(
             Bell::bind(pmi.kvsname(), rt.world_rank)
@@ -135,8 +135,16 @@ fn ensure_tcp(rt: &mut Runtime) -> Result<()> {
         debug: rt.config.tcp_debug,
     };
     let n = rt.world_size as usize;
-    let net = TcpNet::new(rt.world_rank, rt.world_size, secret, l, vec![None; n], bell, settings)
-        .map_err(|e| fail(e.to_string()))?;
+    let net = TcpNet::new(
+        rt.world_rank,
+        rt.world_size,
+        secret,
+        l,
+        vec![None; n],
+        bell,
+        settings,
+    )
+    .map_err(|e| fail(e.to_string()))?;
     rt.device.attach_tcp(net);
     Ok(())
 }
@@ -176,7 +184,10 @@ fn establish(
     if !(0..lc.size()).contains(&root) {
         return err(
             ErrorClass::Root,
-            format!("{call}: invalid root {root} (communicator size {})", lc.size()),
+            format!(
+                "{call}: invalid root {root} (communicator size {})",
+                lc.size()
+            ),
         );
     }
     let (mine, mask, me) = runtime::with(|rt| {
@@ -225,7 +236,9 @@ fn establish(
     if n == 0 || n > body.len() {
         return Err(malformed());
     }
-    let remote: Vec<Remote> = (0..n).map(|_| Remote::read(&mut r)).collect::<Result<_>>()?;
+    let remote: Vec<Remote> = (0..n)
+        .map(|_| Remote::read(&mut r))
+        .collect::<Result<_>>()?;
     let slots = runtime::with(|rt| {
         remote
             .iter()
@@ -315,7 +328,10 @@ pub fn connect(port: RootArgs<(String, Duration)>, root: i32, comm: CommId) -> R
     establish(comm, root, "MPI_Comm_connect", |mine| {
         let (name, timeout) = root_args("MPI_Comm_connect", port)?;
         let p = PortName::parse("MPI_Comm_connect", &name)?;
-        Ok((port::connect_root(&p, my_node(), mine, timeout)?, p.key.to_vec()))
+        Ok((
+            port::connect_root(&p, my_node(), mine, timeout)?,
+            p.key.to_vec(),
+        ))
     })
 }
 
@@ -358,7 +374,10 @@ pub fn spawn(apps: RootArgs<Vec<SpawnApp>>, root: i32, comm: CommId) -> Result<C
                     );
                 };
                 pmi.spawn(&req).map_err(|e| {
-                    Error::new(ErrorClass::Spawn, format!("MPI_Comm_spawn: the process manager refused the spawn: {e}"))
+                    Error::new(
+                        ErrorClass::Spawn,
+                        format!("MPI_Comm_spawn: the process manager refused the spawn: {e}"),
+                    )
                 })
             })?;
             Ok((port::accept_root(&name, mine, idle)?, key))

@@ -264,7 +264,12 @@ impl Side {
     }
 
     pub fn decode(b: &[u8]) -> Result<Side> {
-        let bad = || Error::new(ErrorClass::Other, "malformed message from the other group's root");
+        let bad = || {
+            Error::new(
+                ErrorClass::Other,
+                "malformed message from the other group's root",
+            )
+        };
         let mut r = Reader::new(b);
         let mask = Mask::decode(r.bytes()?).ok_or_else(bad)?;
         let salt: [u8; KEY_BYTES] = r.bytes()?.try_into().map_err(|_| bad())?;
@@ -272,7 +277,9 @@ impl Side {
         if n == 0 || n > b.len() / 20 {
             return Err(bad());
         }
-        let members = (0..n).map(|_| Remote::read(&mut r)).collect::<Result<_>>()?;
+        let members = (0..n)
+            .map(|_| Remote::read(&mut r))
+            .collect::<Result<_>>()?;
         Ok(Side {
             mask,
             members,
@@ -320,11 +327,20 @@ pub fn connect_root(port: &PortName, my_node: u64, mine: &Side, timeout: Duratio
     let call = "MPI_Comm_connect";
     let deadline = Instant::now() + timeout;
     let to = port.dial_addr(my_node);
-    let perr = |why: String| Error::new(ErrorClass::Port, format!("{call}: port {}: {why}", port.addr));
+    let perr = |why: String| {
+        Error::new(
+            ErrorClass::Port,
+            format!("{call}: port {}: {why}", port.addr),
+        )
+    };
     let mut s = TcpStream::connect_timeout(&to.into(), timeout)
         .map_err(|e| perr(format!("cannot connect to {to} (is the port open?): {e}")))?;
     let _ = s.set_nodelay(true);
-    let left = || deadline.saturating_duration_since(Instant::now()).max(Duration::from_millis(1));
+    let left = || {
+        deadline
+            .saturating_duration_since(Instant::now())
+            .max(Duration::from_millis(1))
+    };
     let waited = |e: std::io::Error| {
         if timed_out(&e) {
             perr(format!(
@@ -337,10 +353,11 @@ pub fn connect_root(port: &PortName, my_node: u64, mine: &Side, timeout: Duratio
     };
     s.set_read_timeout(Some(left())).map_err(waited)?;
     s.set_write_timeout(Some(left())).map_err(waited)?;
-    PORT.initiate(&mut s, &port.key, &[0; 8]).map_err(|e| match e {
-        oxmpi_auth::Error::Io(e) => waited(e),
-        e => perr(format!("the port's owner did not prove the key: {e}")),
-    })?;
+    PORT.initiate(&mut s, &port.key, &[0; 8])
+        .map_err(|e| match e {
+            oxmpi_auth::Error::Io(e) => waited(e),
+            e => perr(format!("the port's owner did not prove the key: {e}")),
+        })?;
     s.set_read_timeout(Some(left())).map_err(waited)?;
     let b = swap_sides(&mut s, mine).map_err(waited)?;
     Side::decode(&b)

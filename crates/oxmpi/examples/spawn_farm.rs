@@ -21,7 +21,11 @@ fn worker(rank: i32, p: oxmpi::topology::InterCommunicator) {
         if status.tag() == STOP {
             break;
         }
-        common::ok(rank, manager.send_with_tag(&(task * task), WORK), "send a result");
+        common::ok(
+            rank,
+            manager.send_with_tag(&(task * task), WORK),
+            "send a result",
+        );
     }
     common::ok(rank, p.disconnect(), "disconnect from the manager");
 }
@@ -67,7 +71,12 @@ fn main() -> Result<(), oxmpi::Error> {
         for w in 0..workers {
             farm.process_at_rank(w).send_with_tag(&0i64, STOP)?;
         }
-        check_eq!(rank, sum, TASKS * (TASKS + 1) * (2 * TASKS + 1) / 6, "sum of squares");
+        check_eq!(
+            rank,
+            sum,
+            TASKS * (TASKS + 1) * (2 * TASKS + 1) / 6,
+            "sum of squares"
+        );
     }
     farm.disconnect()?;
     if rank == 0 {

@@ -48,7 +48,10 @@ impl Command {
             return Err(Error::new(
                 method,
                 ErrorClass::Arg,
-                format!("{} processes of {:?}: must be at least 1", self.processes, self.program),
+                format!(
+                    "{} processes of {:?}: must be at least 1",
+                    self.processes, self.program
+                ),
             ));
         }
         Ok(SpawnApp {
