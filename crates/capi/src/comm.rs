@@ -16,7 +16,7 @@ use std::os::raw::{c_char, c_int};
 ///
 /// # Safety
 /// `out` must be non-null and point to a writable `MPI_Comm` (this function does not check).
-unsafe fn put_comm(out: *mut MPI_Comm, id: Option<CommId>) {
+pub(crate) unsafe fn put_comm(out: *mut MPI_Comm, id: Option<CommId>) {
     // SAFETY: `out` is non-null and writable (this function's contract).
     unsafe { *out = id.map_or(handles::MPI_COMM_NULL, handles::comm_handle) };
 }

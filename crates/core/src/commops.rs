@@ -39,7 +39,7 @@ fn my_world() -> Result<u32> {
     runtime::with(|rt| Ok(rt.world_rank))
 }
 
-fn require_intra(c: &Comm, what: &str) -> Result<()> {
+pub(crate) fn require_intra(c: &Comm, what: &str) -> Result<()> {
     if c.is_inter() {
         return err(
             ErrorClass::Comm,
@@ -59,7 +59,7 @@ fn require_inter(c: &Comm) -> Result<()> {
     Ok(())
 }
 
-fn new_comm(
+pub(crate) fn new_comm(
     ctx: u32,
     group: Arc<Group>,
     remote: Option<Arc<Group>>,
@@ -80,13 +80,13 @@ fn new_comm(
     })
 }
 
-fn install(c: Comm) -> Result<CommId> {
+pub(crate) fn install(c: Comm) -> Result<CommId> {
     runtime::with(|rt| Ok(rt.comms.insert(c)))
 }
 
 // ----- agreement -------------------------------------------------------------------------
 
-fn team_of(group: &Group, me: i32, ctx: u32, tag: i32) -> Team {
+pub(crate) fn team_of(group: &Group, me: i32, ctx: u32, tag: i32) -> Team {
     Team {
         ctx,
         tag,

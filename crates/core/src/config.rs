@@ -50,6 +50,8 @@ pub struct Config {
     pub tcp_connect_timeout_secs: u64,
     /// `OXMPI_TCP_DEBUG=1`: log TCP connection events to stderr.
     pub tcp_debug: bool,
+    /// Seconds `MPI_Comm_connect` waits for an accept (`OXMPI_DPM_CONNECT_TIMEOUT`).
+    pub dpm_connect_timeout_secs: u64,
 }
 
 /// Largest ring the automatic choice gives (nodes of up to 6 ranks get it; 7 and 8
@@ -139,6 +141,7 @@ impl Config {
             tcp_if: s.text(Id::TcpIf),
             tcp_connect_timeout_secs: s.int(Id::TcpConnectTimeout).unwrap_or_default().max(1),
             tcp_debug: s.flag(Id::TcpDebug).unwrap_or_default(),
+            dpm_connect_timeout_secs: s.int(Id::DpmConnectTimeout).unwrap_or_default().max(1),
         }
     }
 

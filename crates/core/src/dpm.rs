@@ -1,16 +1,45 @@
-//! Dynamic process management: the parent intercommunicator (`MPI_Comm_get_parent`)
-//! and `MPI_Comm_disconnect`.
+//! Dynamic process management: intercommunicators between jobs (`MPI_Comm_spawn`,
+//! `MPI_Comm_spawn_multiple`, `MPI_Comm_accept`, `MPI_Comm_connect`, `MPI_Comm_join`),
+//! the parent intercommunicator (`MPI_Comm_get_parent`) and `MPI_Comm_disconnect`.
 //!
-//! The parent is the intercommunicator to the processes that spawned this one. A
-//! process started by `mpiexec` (or as a singleton) has none; spawning, when it comes,
-//! records the intercommunicator it builds at start-up with [`set_parent`]. Freeing or
+//! Every one of them is [`establish`]: each member of the local group makes sure its
+//! TCP transport runs (attaching one at run time when the job had no TCP peers) and
+//! sends its listening address and free context slots to the group's root; the root
+//! talks to the other group's root (`port.rs`: over a port's socket, or the socket
+//! given to `MPI_Comm_join`) and broadcasts what it learnt; every member then adds the
+//! other group's processes as device peers (`Device::add_peer`, with the port's key)
+//! and installs the intercommunicator, whose context id is the lowest slot free on
+//! both sides. An error at the root (a spawn refused, a malformed port name, a
+//! connect timeout) reaches every member through the broadcast.
+//!
+//! Spawning: the root opens a port of its own, asks the process manager to start the
+//! children with the port's name as the preput key `PARENT_ROOT_PORT_NAME` (MPICH's
+//! name for it), and accepts on it; the children's `MPI_Init` connects to it
+//! ([`connect_parent`]) and records the intercommunicator as their parent. Freeing or
 //! disconnecting it makes `MPI_Comm_get_parent` return `MPI_COMM_NULL` again, as the
 //! standard says.
+//!
+//! Peers are device slots numbered after this job's ranks, in the order this process
+//! added them, so the numbers of one remote process may differ between the members of
+//! a group: they never travel between processes (intercommunicator merge and the
+//! collectives work on communicator ranks).
 
-use crate::comm::{CommId, NO_COMM, SELF, WORLD};
-use crate::error::{err, ErrorClass, Result};
-use crate::runtime;
+use crate::comm::{CommId, Group, NO_COMM, SELF, WORLD};
+use crate::context::{self, Mask};
+use crate::error::{err, Error, ErrorClass, Result};
+use crate::internal_coll::{self as ic, Reader, Writer};
+use crate::port::{self, PortName, Remote, Side, KEY_BYTES};
+use crate::runtime::{self, Runtime};
+use crate::transport::bell::Bell;
+use crate::transport::tcp::{Listener, TcpNet, TcpSettings};
+pub use oxmpi_pmi::spawn::SpawnApp;
+use oxmpi_pmi::spawn::SpawnRequest;
 use std::sync::atomic::{AtomicU32, Ordering};
+use std::sync::{Arc, OnceLock};
+use std::time::Duration;
+
+/// The preput key under which spawned processes find their parents' port.
+pub const PARENT_PORT_KEY: &str = "PARENT_ROOT_PORT_NAME";
 
 /// The parent intercommunicator, or `NO_COMM`.
 static PARENT: AtomicU32 = AtomicU32::new(NO_COMM);
@@ -70,5 +99,316 @@ pub fn disconnect(id: CommId) -> Result<()> {
     crate::coll::movement::barrier(id)?;
     crate::commops::comm_free(id)?;
     forget(id);
+    Ok(())
+}
+
+// ----- building an intercommunicator between two jobs ----------------------------------
+
+/// The hash of this node's key (which processes are on the same node).
+pub fn my_node() -> u64 {
+    static NODE: OnceLock<u64> = OnceLock::new();
+    *NODE.get_or_init(|| port::node_hash(&crate::bootstrap::node_key()))
+}
+
+/// Attaches the TCP transport when the job had no TCP peers (a single-node job, a
+/// singleton): a listening socket, and the doorbell socket through which local ranks
+/// wake this one when it sleeps in the TCP epoll set.
+fn ensure_tcp(rt: &mut Runtime) -> Result<()> {
+    if rt.device.has_tcp() {
+        return Ok(());
+    }
+    let fail = |e: String| Error::new(ErrorClass::Other, format!("cannot start TCP: {e}"));
+    let l =
+        Listener::open(rt.config.tcp_addr.as_deref(), rt.config.tcp_if.as_deref()).map_err(fail)?;
+    let bell = match (&rt.pmi, rt.device.node()) {
+        (Some(pmi), Some(_)) => Some(
+            Bell::bind(pmi.kvsname(), rt.world_rank)
+                .map_err(|e| fail(format!("cannot bind the doorbell socket: {e}")))?,
+        ),
+        _ => None,
+    };
+    // No rank of this job is reached over this transport, so the job secret is never
+    // used; a random one refuses everyone who claims to be of this job.
+    let secret = port::random_key()?.to_vec();
+    let settings = TcpSettings {
+        connect_timeout: Duration::from_secs(rt.config.tcp_connect_timeout_secs),
+        debug: rt.config.tcp_debug,
+    };
+    let n = rt.world_size as usize;
+    let net = TcpNet::new(
+        rt.world_rank,
+        rt.world_size,
+        secret,
+        l,
+        vec![None; n],
+        bell,
+        settings,
+    )
+    .map_err(|e| fail(e.to_string()))?;
+    rt.device.attach_tcp(net);
+    Ok(())
+}
+
+/// This process as the other group sees it.
+fn me_remote(rt: &mut Runtime) -> Result<Remote> {
+    ensure_tcp(rt)?;
+    let addr = rt
+        .device
+        .tcp_addr()
+        .ok_or_else(|| Error::new(ErrorClass::Intern, "TCP transport missing"))?;
+    Ok(Remote {
+        addr,
+        loopback_ok: rt.device.tcp_loopback_ok(),
+        node: my_node(),
+    })
+}
+
+fn malformed() -> Error {
+    Error::new(
+        ErrorClass::Intern,
+        "malformed dynamic-process message from a member of the group",
+    )
+}
+
+/// Builds an intercommunicator between the group of `comm` and another group (see the
+/// module doc). `talk` runs at the root only: given this group's side, it reaches the
+/// other root and gives back the other side and the key both groups' processes use.
+fn establish(
+    comm: CommId,
+    root: i32,
+    call: &str,
+    talk: impl FnOnce(&Side) -> Result<(Side, Vec<u8>)>,
+) -> Result<CommId> {
+    let lc = crate::commops::snapshot(comm)?;
+    crate::commops::require_intra(&lc, "comm")?;
+    if !(0..lc.size()).contains(&root) {
+        return err(
+            ErrorClass::Root,
+            format!(
+                "{call}: invalid root {root} (communicator size {})",
+                lc.size()
+            ),
+        );
+    }
+    let (mine, mask, me) = runtime::with(|rt| {
+        let r = me_remote(rt)?;
+        Ok((r, context::local_mask(rt), rt.world_rank))
+    })?;
+    let mut team = crate::commops::team_of(&lc.group, lc.rank, lc.coll_ctx(), ic::TAG_DPM);
+    team.root = root as usize;
+    let mut w = Writer::default();
+    w.bytes(&mask.encode());
+    mine.write(&mut w);
+    let all = team.gather(w.finish())?;
+    let outcome = all.map(|all| {
+        let r = (|| {
+            let mut m = Mask::full();
+            let mut members = Vec::with_capacity(all.len());
+            for b in &all {
+                let mut r = Reader::new(b);
+                m.and(&Mask::decode(r.bytes()?).ok_or_else(malformed)?);
+                members.push(Remote::read(&mut r)?);
+            }
+            let side = Side {
+                mask: m,
+                members,
+                salt: port::random_key()?,
+            };
+            let (theirs, key) = talk(&side)?;
+            let mut both = side.mask.clone();
+            both.and(&theirs.mask);
+            let ctx = context::choose(&both)?;
+            let mut o = Writer::default();
+            o.u32(ctx).bytes(&key).u32(theirs.members.len() as u32);
+            for r in &theirs.members {
+                r.write(&mut o);
+            }
+            Ok(o.finish())
+        })();
+        ic::encode_outcome(&r)
+    });
+    let b = team.bcast(outcome)?;
+    let body = ic::decode_outcome(&b)?;
+    let mut r = Reader::new(&body);
+    let ctx = r.u32()?;
+    let key = r.bytes()?.to_vec();
+    let n = r.u32()? as usize;
+    if n == 0 || n > body.len() {
+        return Err(malformed());
+    }
+    let remote: Vec<Remote> = (0..n)
+        .map(|_| Remote::read(&mut r))
+        .collect::<Result<_>>()?;
+    let slots = runtime::with(|rt| {
+        remote
+            .iter()
+            .map(|p| {
+                rt.device
+                    .add_peer(p.addr, p.dial_addr(my_node()), key.clone())
+                    .ok_or_else(|| Error::new(ErrorClass::Intern, "TCP transport missing"))
+            })
+            .collect::<Result<Vec<u32>>>()
+    })?;
+    // A group of its own: the collective sequence of a context starts afresh for a
+    // communicator whose group is new (`coll::state`), and the other job starts at 0.
+    runtime::with(|rt| {
+        rt.coll.forget_context(ctx);
+        Ok(())
+    })?;
+    let new = crate::commops::new_comm(
+        ctx,
+        Arc::new((*lc.group).clone()),
+        Some(Arc::new(Group::new(slots))),
+        &lc,
+        me,
+    )
+    .ok_or_else(malformed)?;
+    crate::commops::install(new)
+}
+
+/// Runs the engine's progress while a root waits on a socket.
+fn idle() -> Result<()> {
+    runtime::with(|rt| {
+        runtime::progress_all(rt);
+        Ok(())
+    })
+}
+
+/// The `MPI_Comm_connect` timeout: the info key `timeout` (seconds) when given, else
+/// `OXMPI_DPM_CONNECT_TIMEOUT`.
+pub fn connect_timeout(info_timeout: Option<&str>) -> Result<Duration> {
+    if let Some(t) = info_timeout {
+        let s: f64 = t.trim().parse().ok().filter(|s: &f64| *s > 0.0 && s.is_finite()).ok_or_else(|| {
+            Error::new(
+                ErrorClass::Info,
+                format!("MPI_Comm_connect: info key \"timeout\" has value {t:?} (a positive number of seconds)"),
+            )
+        })?;
+        return Ok(Duration::from_secs_f64(s.min(86_400.0)));
+    }
+    runtime::with(|rt| Ok(Duration::from_secs(rt.config.dpm_connect_timeout_secs)))
+}
+
+/// `MPI_Open_port`.
+pub fn open_port() -> Result<String> {
+    let (a, i) = runtime::with(|rt| Ok((rt.config.tcp_addr.clone(), rt.config.tcp_if.clone())))?;
+    port::open(a.as_deref(), i.as_deref(), my_node())
+}
+
+/// `MPI_Close_port`.
+pub fn close_port(name: &str) -> Result<()> {
+    runtime::with(|_| Ok(()))?;
+    port::close(name)
+}
+
+/// The root's arguments of a dynamic-process call: None at the other members, and an
+/// error found in them (reported to every member) at the root.
+pub type RootArgs<T> = Option<Result<T>>;
+
+fn root_args<T>(call: &str, a: RootArgs<T>) -> Result<T> {
+    a.unwrap_or_else(|| {
+        err(
+            ErrorClass::Intern,
+            format!("{call}: the root's arguments are missing"),
+        )
+    })
+}
+
+/// `MPI_Comm_accept`: `port` (significant at `root`) must be open in the root.
+pub fn accept(port: RootArgs<String>, root: i32, comm: CommId) -> Result<CommId> {
+    establish(comm, root, "MPI_Comm_accept", |mine| {
+        let name = &root_args("MPI_Comm_accept", port)?;
+        let key = PortName::parse("MPI_Comm_accept", name)?.key.to_vec();
+        Ok((port::accept_root(name, mine, idle)?, key))
+    })
+}
+
+/// `MPI_Comm_connect`: `port` and `timeout` are significant at `root`.
+pub fn connect(port: RootArgs<(String, Duration)>, root: i32, comm: CommId) -> Result<CommId> {
+    establish(comm, root, "MPI_Comm_connect", |mine| {
+        let (name, timeout) = root_args("MPI_Comm_connect", port)?;
+        let p = PortName::parse("MPI_Comm_connect", &name)?;
+        Ok((
+            port::connect_root(&p, my_node(), mine, timeout)?,
+            p.key.to_vec(),
+        ))
+    })
+}
+
+/// `MPI_Comm_join` over the connected socket `fd`: an intercommunicator of this process
+/// and the one at the other end. The two sides' random salts make the key.
+pub fn join(fd: std::os::fd::BorrowedFd<'_>) -> Result<CommId> {
+    establish(SELF, 0, "MPI_Comm_join", |mine| {
+        let theirs = port::join_root(fd, mine)?;
+        let (a, b) = if mine.salt <= theirs.salt {
+            (mine.salt, theirs.salt)
+        } else {
+            (theirs.salt, mine.salt)
+        };
+        let mut key = Vec::with_capacity(2 * KEY_BYTES);
+        key.extend_from_slice(&a);
+        key.extend_from_slice(&b);
+        Ok((theirs, key))
+    })
+}
+
+/// `MPI_Comm_spawn` / `MPI_Comm_spawn_multiple`: `apps` is significant at `root`. The
+/// children are started by the process manager and connect back in their `MPI_Init`.
+/// A refused spawn (a program that does not exist, no process manager) is
+/// `MPI_ERR_SPAWN` at every member.
+pub fn spawn(apps: RootArgs<Vec<SpawnApp>>, root: i32, comm: CommId) -> Result<CommId> {
+    establish(comm, root, "MPI_Comm_spawn", |mine| {
+        let apps = root_args("MPI_Comm_spawn", apps)?;
+        let name = open_port()?;
+        let r = (|| {
+            let key = PortName::parse("MPI_Comm_spawn", &name)?.key.to_vec();
+            let req = SpawnRequest {
+                apps,
+                preput: vec![(PARENT_PORT_KEY.to_string(), name.clone())],
+            };
+            runtime::with(|rt| {
+                let Some(pmi) = rt.pmi.as_mut() else {
+                    return err(
+                        ErrorClass::Spawn,
+                        "MPI_Comm_spawn: this process was started without mpiexec and cannot spawn (singleton spawn is not supported)",
+                    );
+                };
+                pmi.spawn(&req).map_err(|e| {
+                    Error::new(
+                        ErrorClass::Spawn,
+                        format!("MPI_Comm_spawn: the process manager refused the spawn: {e}"),
+                    )
+                })
+            })?;
+            Ok((port::accept_root(&name, mine, idle)?, key))
+        })();
+        let _ = port::close(&name);
+        r
+    })
+}
+
+/// At `MPI_Init` of a spawned process: connects to the parents' port (found in the
+/// key-value space) over `MPI_COMM_WORLD` and records the parent intercommunicator.
+pub fn connect_parent() -> Result<()> {
+    let name = runtime::with(|rt| {
+        let Some(pmi) = rt.pmi.as_mut() else {
+            return Ok(None);
+        };
+        if !pmi.spawned() {
+            return Ok(None);
+        }
+        pmi.get(PARENT_PORT_KEY).map(Some).map_err(|e| {
+            Error::new(
+                ErrorClass::Other,
+                format!("MPI_Init: a spawned process cannot find its parents' port ({PARENT_PORT_KEY}): {e}"),
+            )
+        })
+    })?;
+    let Some(name) = name else {
+        return Ok(());
+    };
+    let timeout = connect_timeout(None)?;
+    let id = connect(Some(Ok((name, timeout))), 0, WORLD)?;
+    set_parent(id);
     Ok(())
 }

@@ -26,6 +26,8 @@ pub const TAG_LOCAL: i32 = TAG_BASE + 2;
 pub const TAG_CROSS: i32 = TAG_BASE + 3;
 /// `MPI_Intercomm_create`: traffic inside each local communicator.
 pub const TAG_ICREATE_LOCAL: i32 = TAG_BASE + 4;
+/// Dynamic processes (spawn, accept, connect, join): traffic inside the local group.
+pub const TAG_DPM: i32 = TAG_BASE + 5;
 const TAG_ICREATE_PEER: i32 = TAG_BASE + 0x10_0000;
 const TAG_CREATE_GROUP: i32 = TAG_BASE + 0x20_0000;
 const TAG_FROM_GROUP: i32 = TAG_BASE + 0x30_0000;

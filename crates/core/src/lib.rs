@@ -28,6 +28,7 @@ pub mod p2p;
 pub mod p2p_mpi4;
 pub mod partitioned;
 pub mod placement;
+pub mod port;
 pub mod rma;
 pub mod runtime;
 pub mod session;

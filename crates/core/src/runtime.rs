@@ -139,6 +139,13 @@ pub fn is_running() -> bool {
 
 /// `MPI_Init_thread`: returns the level provided.
 pub fn init(required: ThreadLevel) -> Result<ThreadLevel> {
+    let provided = init_world(required)?;
+    // A spawned process connects to its parents before MPI_Init returns.
+    crate::dpm::connect_parent()?;
+    Ok(provided)
+}
+
+fn init_world(required: ThreadLevel) -> Result<ThreadLevel> {
     let mut g = lock();
     let provided = required.min(MAX_THREAD_LEVEL);
     match &mut *g {

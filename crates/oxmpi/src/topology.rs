@@ -13,12 +13,14 @@ use oxmpi_core::runtime;
 use std::marker::PhantomData;
 
 mod cartesian;
+mod dynamic;
 mod group;
 mod hints;
 mod inter;
 mod split;
 
 pub use cartesian::{dims_create, CartesianCommunicator, CartesianLayout};
+pub use dynamic::{parent, Command, Port};
 pub use group::{GroupRelation, UserGroup};
 pub use hints::CommHints;
 pub use inter::InterCommunicator;

@@ -266,6 +266,20 @@ fn send_receive_and_environment() {
 }
 
 #[test]
+fn a_spawned_worker_farm_computes_every_task() {
+    for n in [1, 2] {
+        let r = mpirun("spawn_farm", n, &["3"]);
+        let want = format!("spawn_farm: passed on {n} ranks");
+        assert!(
+            r.stdout.lines().any(|l| l == want),
+            "spawn_farm on {n} ranks: no success line\nstdout:\n{}\nstderr:\n{}",
+            r.stdout,
+            r.stderr
+        );
+    }
+}
+
+#[test]
 fn sessions_next_to_the_world_model() {
     check_program("check_sessions");
 }

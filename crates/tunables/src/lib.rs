@@ -356,6 +356,11 @@ registry! {
         kind: K::Int { min: 1, max: 86_400 }, auto: false, default: I::Int(30), rule: "",
         doc: "seconds to wait for a peer to accept and authenticate a TCP connection before the job fails",
     };
+    DpmConnectTimeout = Tunable {
+        name: "OXMPI_DPM_CONNECT_TIMEOUT", category: C::Process, reader: R::Library,
+        kind: K::Int { min: 1, max: 86_400 }, auto: false, default: I::Int(60), rule: "",
+        doc: "seconds MPI_Comm_connect waits for the port's owner to accept (info key \"timeout\" overrides it) before it fails with MPI_ERR_PORT",
+    };
     TcpDebug = Tunable {
         name: "OXMPI_TCP_DEBUG", category: C::Tcp, reader: R::Library,
         kind: K::Bool, auto: false, default: I::Bool(false), rule: "",

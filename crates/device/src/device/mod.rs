@@ -133,6 +133,8 @@ pub struct Peer {
 pub struct Device {
     proto: Protocol,
     wire: Wire,
+    /// Ranks of this job: peers of other jobs take the slots after them.
+    world: u32,
     /// The attached buffered-send buffer.
     pub bsend: BsendPool,
 }
@@ -168,6 +170,7 @@ impl Device {
         oversubscribed: bool,
     ) -> Device {
         Device {
+            world: peers.len() as u32,
             proto: Protocol::new(me, peers.clone(), cfg, oversubscribed),
             wire: Wire::new(me, peers, cfg, node, local_world),
             bsend: BsendPool::default(),
@@ -193,8 +196,51 @@ impl Device {
         self.wire.me
     }
 
+    /// Ranks of this job (peers of other jobs not counted).
     pub fn world_size(&self) -> u32 {
-        self.wire.peers.len() as u32
+        self.world
+    }
+
+    /// True when the TCP transport is attached.
+    pub fn has_tcp(&self) -> bool {
+        self.wire.tcp.is_some()
+    }
+
+    /// Where this process listens for TCP connections (its identity toward processes of
+    /// other jobs); None without the TCP transport.
+    pub fn tcp_addr(&self) -> Option<std::net::SocketAddrV4> {
+        self.wire.tcp.as_ref().map(|t| t.card_addr())
+    }
+
+    /// True when processes on this node may reach this one at 127.0.0.1.
+    pub fn tcp_loopback_ok(&self) -> bool {
+        self.wire.tcp.as_ref().is_some_and(|t| t.loopback_ok())
+    }
+
+    /// Adds a process of another job, which publishes the listening address `addr` and
+    /// is dialed at `dial`, as a peer reached over TCP and authenticated with `key`, and
+    /// returns its slot: the number that names it in sends, receives and groups, after
+    /// this job's ranks. A peer already added (and not lost since) keeps its slot. None
+    /// without the TCP transport ([`Device::attach_tcp`]).
+    pub fn add_peer(
+        &mut self,
+        addr: std::net::SocketAddrV4,
+        dial: std::net::SocketAddrV4,
+        key: Vec<u8>,
+    ) -> Option<u32> {
+        let tcp = self.wire.tcp.as_mut()?;
+        if let Some(slot) = tcp.dyn_slot(addr) {
+            return Some(slot);
+        }
+        let slot = self.wire.peers.len() as u32;
+        let peer = Peer {
+            route: Route::Tcp,
+            pid: 0,
+        };
+        self.wire.peers.push(peer);
+        self.proto.add_peer(peer);
+        tcp.add_peer(slot, addr, dial, key);
+        Some(slot)
     }
 
     /// The shared segment, for sleeping on the doorbell outside the runtime lock.
@@ -542,7 +588,13 @@ impl Device {
         if let Some(mut t) = self.wire.tcp.take() {
             let (proto, io) = split!(self);
             did |= t.poll(&mut TcpSink { proto, io });
+            let gone = t.take_departed();
             self.wire.tcp = Some(t);
+            for peer in gone {
+                let (p, io) = split!(self);
+                p.peer_lost(peer, io);
+                did = true;
+            }
         }
         let (p, io) = split!(self);
         did |= p.flush_pending(io);
@@ -708,6 +760,136 @@ mod tests {
             "rank 1 cannot be reached: its business card has no TCP address"
         );
         assert!(!dev.request(id).is_some_and(|r| r.is_complete()));
+    }
+
+    /// A job of one process with the TCP transport (and `key` as its job secret).
+    fn lone(key: &[u8]) -> Device {
+        let me = Peer {
+            route: Route::SelfLoop,
+            pid: std::process::id() as i32,
+        };
+        let mut dev = Device::new(0, vec![me], config(), None, vec![0], false);
+        let l = Listener::open(Some("127.0.0.1"), None).unwrap();
+        let settings = TcpSettings {
+            connect_timeout: Duration::from_secs(10),
+            debug: false,
+        };
+        let net = TcpNet::new(0, 1, key.to_vec(), l, vec![None], None, settings).unwrap();
+        dev.attach_tcp(net);
+        dev
+    }
+
+    fn send_to(dev: &mut Device, dest: u32, data: &[u8]) -> ReqId {
+        dev.isend_request(SendArgs {
+            dest,
+            ctx: 4,
+            src_rank: 0,
+            tag: 7,
+            buf: data.as_ptr(),
+            len: data.len(),
+            mode: SendMode::Standard,
+        })
+    }
+
+    fn run_until(devs: &mut [&mut Device], mut done: impl FnMut(&mut [&mut Device]) -> bool) {
+        let end = std::time::Instant::now() + Duration::from_secs(20);
+        while !done(devs) {
+            for d in devs.iter_mut() {
+                d.progress().expect("no failure");
+            }
+            assert!(std::time::Instant::now() < end, "timed out");
+        }
+    }
+
+    #[test]
+    fn processes_of_two_jobs_talk_once_added_as_peers() {
+        // Two jobs of one rank each, with different job secrets: the peers authenticate
+        // with the key they were added with.
+        let mut a = lone(b"job a");
+        let mut b = lone(b"job b");
+        let (aa, ba) = (a.tcp_addr().unwrap(), b.tcp_addr().unwrap());
+        let sb = a.add_peer(ba, ba, b"port key".to_vec()).unwrap();
+        assert_eq!(sb, 1);
+        assert_eq!(a.add_peer(ba, ba, b"port key".to_vec()), Some(1));
+        assert_eq!(a.world_size(), 1);
+        // `a` dials before `b` knows it: the HELLO waits for b's add_peer.
+        let big: Vec<u8> = (0..300_000u32).map(|i| i as u8).collect();
+        let s1 = send_to(&mut a, sb, b"hello");
+        let s2 = send_to(&mut a, sb, &big);
+        for _ in 0..200 {
+            a.progress().unwrap();
+            b.progress().unwrap();
+        }
+        let sa = b.add_peer(aa, aa, b"port key".to_vec()).unwrap();
+        assert_eq!(sa, 1);
+        let mut small = [0u8; 5];
+        let mut large = vec![0u8; big.len()];
+        let spec = Spec {
+            ctx: 4,
+            src: 0,
+            tag: 7,
+        };
+        let r1 = b.irecv(RecvArgs {
+            spec,
+            buf: small.as_mut_ptr(),
+            cap: 5,
+        });
+        let r2 = b.irecv(RecvArgs {
+            spec,
+            buf: large.as_mut_ptr(),
+            cap: large.len(),
+        });
+        run_until(&mut [&mut a, &mut b], |d| {
+            [(0, s1), (0, s2), (1, r1), (1, r2)]
+                .iter()
+                .all(|&(k, id)| d[k].request(id).is_some_and(|r| r.is_complete()))
+        });
+        assert_eq!(&small, b"hello");
+        assert!(large == big);
+        assert_eq!(b.finish(r2).bytes, big.len() as u64);
+        // An answer the other way, on the connection b accepted.
+        let s3 = send_to(&mut b, sa, b"back!");
+        let r3 = a.irecv(RecvArgs {
+            spec,
+            buf: small.as_mut_ptr(),
+            cap: 5,
+        });
+        run_until(&mut [&mut a, &mut b], |d| {
+            d[0].request(r3).is_some_and(|r| r.is_complete())
+                && d[1].request(s3).is_some_and(|r| r.is_complete())
+        });
+        assert_eq!(&small, b"back!");
+        // b goes away: not a failure of a's job, but a receive that waits on b fails
+        // only if b was streaming to it; a later send to b fails as lost.
+        drop(b);
+        let end = std::time::Instant::now() + Duration::from_secs(20);
+        let s4 = loop {
+            a.progress().expect("a departed peer is not a failure");
+            if a.proto.is_lost(sb) {
+                break send_to(&mut a, sb, b"late");
+            }
+            assert!(std::time::Instant::now() < end, "the loss was not noticed");
+        };
+        a.progress().unwrap();
+        let r = a.request(s4).expect("request exists");
+        assert!(r.is_complete());
+        assert_eq!(a.finish(s4).error, Outcome::PeerLost);
+        // A new peer at the same address would get a new slot.
+        assert_eq!(a.add_peer(ba, ba, b"k".to_vec()), Some(2));
+    }
+
+    #[test]
+    fn a_peer_of_another_job_with_the_wrong_key_is_refused() {
+        let mut a = lone(b"s");
+        let mut b = lone(b"s");
+        let (aa, ba) = (a.tcp_addr().unwrap(), b.tcp_addr().unwrap());
+        let sb = a.add_peer(ba, ba, b"key one".to_vec()).unwrap();
+        b.add_peer(aa, aa, b"key two".to_vec()).unwrap();
+        let s = send_to(&mut a, sb, b"x");
+        run_until(&mut [&mut a, &mut b], |d| {
+            d[0].request(s).is_some_and(|r| r.is_complete())
+        });
+        assert_eq!(a.finish(s).error, Outcome::PeerLost);
     }
 
     /// The pieces of a whole stream, in order.

@@ -76,7 +76,7 @@ impl Protocol {
     }
 
     #[cold]
-    pub(super) fn is_lost(&self, rank: u32) -> bool {
+    pub(crate) fn is_lost(&self, rank: u32) -> bool {
         self.lost.contains(&rank)
     }
 

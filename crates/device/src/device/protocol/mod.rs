@@ -270,6 +270,12 @@ impl Protocol {
         }
     }
 
+    /// A peer of another job takes the next slot.
+    pub(crate) fn add_peer(&mut self, peer: Peer) {
+        self.peers.push(peer);
+        self.pending.push(VecDeque::new());
+    }
+
     #[inline]
     pub(crate) fn route(&self, world: u32) -> Route {
         self.peers

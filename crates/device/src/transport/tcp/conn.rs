@@ -28,6 +28,13 @@ pub enum Phase {
     AwaitChallenge { ni: Nonce, deadline: Instant },
     /// Acceptor: waiting for a HELLO.
     AwaitHello { deadline: Instant },
+    /// Acceptor: a process of another job said HELLO from `addr` before this process
+    /// added it as a peer; the handshake goes on once it does (or fails at `deadline`).
+    AwaitPeer {
+        addr: std::net::SocketAddrV4,
+        ni: Nonce,
+        deadline: Instant,
+    },
     /// Acceptor: CHALLENGE sent, waiting for the PROOF.
     AwaitProof {
         from: u32,

@@ -14,8 +14,20 @@
 //! neither message can be replayed or reflected. The exchange is [`oxmpi_auth`]'s (shared
 //! with the launcher's proxies); this module fixes its magic, labels and context (the two
 //! ranks) and checks the ranks. Sans-IO: fixed-size messages in and out.
+//!
+//! A process of another job (added at run time by `MPI_Comm_spawn`, `MPI_Comm_accept`
+//! and friends) has no rank in this job, so the two sides name each other by the
+//! address each listens on (as exchanged when the peer was added), under a magic of
+//! their own and the key agreed for that peer (the port's one-time key):
+//!
+//! ```text
+//! HELLO  "OXMPI-D1" | dialer ip[4] | dialer port u16 | acceptor port u16 | nonce_i[16]  (32 bytes)
+//! ```
+//!
+//! and the CHALLENGE and PROOF as above, with labels `oxmpi-dyn-connect` / `oxmpi-dyn-accept`.
 
 use oxmpi_auth::{Error, Scheme};
+use std::net::SocketAddrV4;
 
 /// Rank to rank: the context is `from | to`, little-endian.
 const TCP: Scheme<8> = Scheme::new(*b"OXMPI-T1", b"oxmpi-tcp-connect", b"oxmpi-tcp-accept");
@@ -25,6 +37,106 @@ pub const HELLO_BYTES: usize = Scheme::<8>::HELLO_LEN;
 pub const CHALLENGE_BYTES: usize = oxmpi_auth::CHALLENGE_LEN;
 /// Bytes of a PROOF.
 pub const PROOF_BYTES: usize = oxmpi_auth::PROOF_LEN;
+
+/// Between processes of different jobs: the context is the dialer's listening address
+/// and the acceptor's listening port.
+const DYN: Scheme<8> = Scheme::new(*b"OXMPI-D1", b"oxmpi-dyn-connect", b"oxmpi-dyn-accept");
+
+/// Who the two sides of a connection are.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Who {
+    /// Ranks `from` (dialer) and `to` of one job.
+    Job { from: u32, to: u32 },
+    /// Processes of different jobs: the dialer listens at `from`, the acceptor on port `to`.
+    Dyn { from: SocketAddrV4, to: u16 },
+}
+
+impl Who {
+    fn scheme(&self) -> (&'static Scheme<8>, [u8; 8]) {
+        match *self {
+            Who::Job { from, to } => (&TCP, ctx(from, to)),
+            Who::Dyn { from, to } => {
+                let mut c = [0u8; 8];
+                c[..4].copy_from_slice(&from.ip().octets());
+                c[4..6].copy_from_slice(&from.port().to_le_bytes());
+                c[6..].copy_from_slice(&to.to_le_bytes());
+                (&DYN, c)
+            }
+        }
+    }
+}
+
+/// The initiator's first message toward a process of another job.
+pub fn hello_dyn(who: Who, ni: &Nonce) -> [u8; HELLO_BYTES] {
+    let (s, c) = who.scheme();
+    let mut b = [0u8; HELLO_BYTES];
+    b.copy_from_slice(s.hello(&c, ni).as_bytes());
+    b
+}
+
+/// Checks a HELLO from a process of another job, received by the process listening on
+/// port `my_port`: gives the dialer's listening address and nonce. `Ok(None)` when the
+/// HELLO is not of that kind (try [`parse_hello`]).
+pub fn parse_hello_dyn(
+    b: &[u8; HELLO_BYTES],
+    my_port: u16,
+) -> Result<Option<(SocketAddrV4, Nonce)>, String> {
+    let (c, ni) = match DYN.parse_hello(b) {
+        Ok(x) => x,
+        Err(Error::BadGreeting) => return Ok(None),
+        Err(e) => return Err(e.to_string()),
+    };
+    let ip = std::net::Ipv4Addr::new(c[0], c[1], c[2], c[3]);
+    let port = u16::from_le_bytes([c[4], c[5]]);
+    let to = u16::from_le_bytes([c[6], c[7]]);
+    if to != my_port {
+        return Err(format!(
+            "greeting is addressed to port {to}, not to this process (port {my_port})"
+        ));
+    }
+    Ok(Some((SocketAddrV4::new(ip, port), ni)))
+}
+
+/// The acceptor's answer for either kind of peer.
+pub fn challenge_for(secret: &[u8], who: Who, ni: &Nonce, na: &Nonce) -> [u8; CHALLENGE_BYTES] {
+    let (s, c) = who.scheme();
+    s.challenge(secret, &c, ni, na)
+}
+
+/// The initiator checks the acceptor's proof, for either kind of peer.
+pub fn verify_challenge_for(
+    secret: &[u8],
+    who: Who,
+    ni: &Nonce,
+    b: &[u8; CHALLENGE_BYTES],
+) -> Result<Nonce, String> {
+    let (s, c) = who.scheme();
+    s.verify_challenge(secret, &c, ni, b).map_err(|e| match e {
+        Error::BadGreeting => "the peer is not an oxmpi process (bad greeting)".to_string(),
+        e => e.to_string(),
+    })
+}
+
+/// The initiator's proof, for either kind of peer.
+pub fn proof_for(secret: &[u8], who: Who, ni: &Nonce, na: &Nonce) -> [u8; PROOF_BYTES] {
+    let (s, c) = who.scheme();
+    s.proof(secret, &c, ni, na)
+}
+
+/// The acceptor checks the initiator's proof, for either kind of peer.
+pub fn verify_proof_for(
+    secret: &[u8],
+    who: Who,
+    ni: &Nonce,
+    na: &Nonce,
+    b: &[u8; PROOF_BYTES],
+) -> Result<(), String> {
+    let (s, c) = who.scheme();
+    s.verify_proof(secret, &c, ni, na, b).map_err(|e| match e {
+        Error::NotProven => "wrong key".to_string(),
+        e => e.to_string(),
+    })
+}
 
 /// A random 16-byte nonce.
 pub type Nonce = oxmpi_auth::Nonce;
@@ -151,6 +263,35 @@ mod tests {
         // A proof for other nonces or ranks fails.
         assert!(verify_proof(b"a", 0, 1, &ni, &nonce().unwrap(), &p).is_err());
         assert!(verify_proof(b"a", 2, 1, &ni, &na, &p).is_err());
+    }
+
+    #[test]
+    fn processes_of_two_jobs_authenticate_by_address() {
+        let k = b"port key";
+        let from: SocketAddrV4 = "10.1.2.3:4000".parse().unwrap();
+        let who = Who::Dyn { from, to: 5000 };
+        let ni = nonce().unwrap();
+        let h = hello_dyn(who, &ni);
+        assert_eq!(&h[..8], b"OXMPI-D1");
+        assert_eq!(parse_hello_dyn(&h, 5000).unwrap(), Some((from, ni)));
+        assert!(parse_hello_dyn(&h, 5001).is_err());
+        // A rank's HELLO is not a dynamic one, and the other way round.
+        assert_eq!(parse_hello_dyn(&hello(0, 1, &ni), 5000).unwrap(), None);
+        assert!(parse_hello(&h, 1, 4).is_err());
+        let na = nonce().unwrap();
+        let c = challenge_for(k, who, &ni, &na);
+        assert_eq!(verify_challenge_for(k, who, &ni, &c).unwrap(), na);
+        assert!(verify_challenge_for(b"other", who, &ni, &c).is_err());
+        let p = proof_for(k, who, &ni, &na);
+        verify_proof_for(k, who, &ni, &na, &p).unwrap();
+        let elsewhere = Who::Dyn {
+            from: "10.1.2.3:4001".parse().unwrap(),
+            to: 5000,
+        };
+        assert!(verify_proof_for(k, elsewhere, &ni, &na, &p).is_err());
+        // A job's MAC is not a dynamic one.
+        let job = Who::Job { from: 0, to: 1 };
+        assert!(verify_proof_for(k, job, &ni, &na, &p).is_err());
     }
 
     #[test]

@@ -19,6 +19,14 @@
 //! with a message naming the peer), stops using that connection, and the device
 //! reports it from its next progress ([`TcpNet::take_failure`]). A stranger (wrong secret, garbage, silence) is refused and logged;
 //! the job goes on.
+//!
+//! Peers of other jobs ([`TcpNet::add_peer`], for `MPI_Comm_spawn` and
+//! `MPI_Comm_accept`/`connect`) get slots after the job's ranks. They are known by the
+//! address they listen on and authenticated with a key of their own (the port's
+//! one-time key, see [`handshake`]); a HELLO from one that this process has not added
+//! yet waits until it does. Losing such a peer (it disconnected and exited, or died)
+//! is not a failure of this job: the peer is reported once through
+//! [`TcpNet::take_departed`], and what waits on it fails.
 
 pub mod addr;
 mod conn;
@@ -45,6 +53,9 @@ pub const MAX_EAGER: usize = 1 << 20;
 const MAX_UNAUTHENTICATED: usize = 64;
 /// Time a stranger gets to complete the handshake.
 const ACCEPT_HANDSHAKE_LIMIT: Duration = Duration::from_secs(10);
+/// Time a process of another job waits, after its HELLO, for this process to add it
+/// as a peer (the two jobs' start-up of a new intercommunicator).
+const DYN_PEER_WAIT: Duration = Duration::from_secs(120);
 
 /// Up to this many open connections are polled directly rather than through epoll.
 const DIRECT_POLL_MAX: usize = 4;
@@ -83,6 +94,16 @@ pub struct Listener {
     port: u16,
 }
 
+/// A peer of another job.
+struct DynPeer {
+    /// Where it listens (its identity in the handshake).
+    addr: SocketAddrV4,
+    /// The key both sides prove.
+    key: Vec<u8>,
+    /// Its connection was lost: never dialed again.
+    gone: bool,
+}
+
 impl Listener {
     /// Opens the listening socket per `OXMPI_TCP_ADDR` / `OXMPI_TCP_IF` (see [`addr`]).
     pub fn open(addr_setting: Option<&str>, iface: Option<&str>) -> Result<Listener, String> {
@@ -96,6 +117,17 @@ impl Listener {
             .map_err(|e| format!("cannot read the listening address: {e}"))?
             .port();
         Ok(Listener { sock, plan, port })
+    }
+
+    /// The listening socket itself (for a port of `MPI_Open_port`).
+    pub fn into_socket(self) -> TcpListener {
+        self.sock
+    }
+
+    /// The address published in the card (the identity of this process toward peers of
+    /// other jobs).
+    pub fn addr(&self) -> SocketAddrV4 {
+        SocketAddrV4::new(self.plan.publish, self.port)
     }
 
     /// The card field: `ip:port`, plus `+lo` when peers on this node may use 127.0.0.1
@@ -161,6 +193,14 @@ pub struct TcpNet {
     refused: u64,
     /// Connections with EPOLLOUT in their interest set.
     writers: usize,
+    /// The address this process publishes (see [`Listener::addr`]).
+    card: SocketAddrV4,
+    /// Peers on this node may dial 127.0.0.1 (the listener is bound to every address).
+    loopback_ok: bool,
+    /// Peers of other jobs, slot `size + i` at index `i`.
+    dynamic: Vec<DynPeer>,
+    /// Peers of other jobs lost since [`TcpNet::take_departed`] last ran.
+    departed: Vec<u32>,
 }
 
 fn interest(out: bool) -> EpollFlags {
@@ -194,7 +234,12 @@ impl TcpNet {
             )?;
         }
         let n = size as usize;
+        let card = listener.addr();
         let net = TcpNet {
+            card,
+            loopback_ok: listener.plan.loopback_ok,
+            dynamic: Vec::new(),
+            departed: Vec::new(),
             me,
             size,
             secret,
@@ -223,6 +268,121 @@ impl TcpNet {
     pub fn sleeper(&self) -> Sleeper {
         Sleeper {
             epoll: self.epoll.clone(),
+        }
+    }
+
+    /// The address this process publishes: what a peer of another job dials, and how
+    /// it knows this process.
+    pub fn card_addr(&self) -> SocketAddrV4 {
+        self.card
+    }
+
+    /// True when peers on this node may dial this process at 127.0.0.1.
+    pub fn loopback_ok(&self) -> bool {
+        self.loopback_ok
+    }
+
+    /// Adds a peer of another job, known by the address `addr` it publishes and dialed
+    /// at `dial` (127.0.0.1 on the same node, where allowed), under slot `slot` (the next
+    /// one: the job's size plus the peers added before), authenticated with `key`. A
+    /// HELLO it sent before is answered now.
+    pub fn add_peer(&mut self, slot: u32, addr: SocketAddrV4, dial: SocketAddrV4, key: Vec<u8>) {
+        assert_eq!(
+            slot as usize,
+            self.peers.len(),
+            "peer slots are added in order"
+        );
+        self.peers.push(Some(dial));
+        self.send_conn.push(None);
+        self.dialed.push(None);
+        self.dynamic.push(DynPeer {
+            addr,
+            key,
+            gone: false,
+        });
+        self.debug(|| format!("added peer {slot} of another job at {addr}"));
+        for c in 0..self.conns.len() {
+            let waiting = matches!(
+                self.conns[c].as_ref().map(|c| &c.phase),
+                Some(Phase::AwaitPeer { addr: a, .. }) if *a == addr
+            );
+            if waiting {
+                if let Err(why) = self.advance_handshake(c) {
+                    self.handshake_failed(c, &why);
+                }
+            }
+        }
+    }
+
+    /// The slot of the live peer of another job that listens at `addr`.
+    pub fn dyn_slot(&self, addr: SocketAddrV4) -> Option<u32> {
+        self.dynamic
+            .iter()
+            .position(|d| d.addr == addr && !d.gone)
+            .map(|i| self.size + i as u32)
+    }
+
+    /// The peers of other jobs lost since the last call (each once).
+    pub fn take_departed(&mut self) -> Vec<u32> {
+        std::mem::take(&mut self.departed)
+    }
+
+    fn dyn_peer(&self, slot: u32) -> Option<&DynPeer> {
+        slot.checked_sub(self.size)
+            .and_then(|i| self.dynamic.get(i as usize))
+    }
+
+    /// How the dialer of a connection to `dest` names the two sides, and the key.
+    fn dial_who(&self, dest: u32) -> (handshake::Who, &[u8]) {
+        match self.dyn_peer(dest) {
+            Some(d) => (
+                handshake::Who::Dyn {
+                    from: self.card,
+                    to: d.addr.port(),
+                },
+                &d.key,
+            ),
+            None => (
+                handshake::Who::Job {
+                    from: self.me,
+                    to: dest,
+                },
+                &self.secret,
+            ),
+        }
+    }
+
+    /// How the acceptor of a connection from `from` names the two sides, and the key.
+    fn accept_who(&self, from: u32) -> (handshake::Who, &[u8]) {
+        match self.dyn_peer(from) {
+            Some(d) => (
+                handshake::Who::Dyn {
+                    from: d.addr,
+                    to: self.card.port(),
+                },
+                &d.key,
+            ),
+            None => (handshake::Who::Job { from, to: self.me }, &self.secret),
+        }
+    }
+
+    /// A peer of another job is gone: its connection closes, what waits on it fails
+    /// (through [`TcpNet::take_departed`]), and it is never dialed again.
+    fn depart(&mut self, peer: u32, slot: usize, why: &str) {
+        let Some(i) = peer.checked_sub(self.size) else {
+            return;
+        };
+        self.debug(|| format!("peer {peer} of another job is gone: {why}"));
+        self.close(slot);
+        for s in [&mut self.send_conn, &mut self.dialed] {
+            if s[peer as usize] == Some(slot) {
+                s[peer as usize] = None;
+            }
+        }
+        let d = &mut self.dynamic[i as usize];
+        if !d.gone {
+            d.gone = true;
+            self.departed.push(peer);
         }
     }
 
@@ -338,6 +498,9 @@ impl TcpNet {
     fn ready_conn(&mut self, dest: u32) -> Option<usize> {
         let d = dest as usize;
         let Some(slot) = self.send_conn.get(d).copied().flatten() else {
+            if self.dyn_peer(dest).is_some_and(|p| p.gone) {
+                return None;
+            }
             if d < self.dialed.len() && self.dialed[d].is_none() {
                 self.dial(dest);
             }
@@ -441,6 +604,7 @@ impl TcpNet {
     fn close(&mut self, slot: usize) {
         if let Some(c) = self.conns[slot].take() {
             let _ = self.epoll.delete(c.sock.as_fd());
+            self.open.retain(|&s| s != slot);
             self.writers -= usize::from(c.want_out);
             if !c.is_open() {
                 self.handshaking -= 1;
@@ -469,6 +633,9 @@ impl TcpNet {
     /// An authenticated connection (or one we dialed) failed: the job cannot go on.
     fn lost(&mut self, slot: usize, why: &str) {
         let c = self.conns[slot].as_ref().expect("connection exists");
+        if let Some(p) = c.peer.filter(|&p| p >= self.size) {
+            return self.depart(p, slot, why);
+        }
         let who = c
             .peer
             .map_or_else(|| "a peer".to_string(), |p| format!("rank {p}"));
@@ -496,6 +663,9 @@ impl TcpNet {
             Phase::Connecting { .. } | Phase::AwaitChallenge { .. }
         ) {
             let peer = c.peer.unwrap_or(u32::MAX);
+            if peer >= self.size && peer != u32::MAX {
+                return self.depart(peer, slot, why);
+            }
             let msg = format!("cannot connect to rank {peer} at {}: {why}", c.addr);
             return self.fail(msg);
         }
@@ -520,8 +690,10 @@ impl TcpNet {
             && self.polls % EPOLL_EVERY != 0
         {
             let mut did = false;
-            for k in 0..self.open.len() {
+            let mut k = 0;
+            while k < self.open.len() {
                 did |= self.read_frames(self.open[k], sink);
+                k += 1;
             }
             return did;
         }
@@ -624,7 +796,12 @@ impl TcpNet {
             }
         };
         let dest = c.peer.expect("dialed connections know their peer");
-        c.queue_copy(&handshake::hello(self.me, dest, &ni));
+        let hello = match self.dial_who(dest).0 {
+            w @ handshake::Who::Dyn { .. } => handshake::hello_dyn(w, &ni),
+            handshake::Who::Job { .. } => handshake::hello(self.me, dest, &ni),
+        };
+        let c = self.conns[slot].as_mut().expect("connection exists");
+        c.queue_copy(&hello);
         let deadline = match c.phase {
             Phase::Connecting { deadline } => deadline,
             _ => Instant::now() + self.settings.connect_timeout,
@@ -646,6 +823,7 @@ impl TcpNet {
                 Phase::Connecting { deadline }
                 | Phase::AwaitChallenge { deadline, .. }
                 | Phase::AwaitHello { deadline }
+                | Phase::AwaitPeer { deadline, .. }
                 | Phase::AwaitProof { deadline, .. } => now >= *deadline,
                 Phase::Open => false,
             };
@@ -655,6 +833,7 @@ impl TcpNet {
                     match c.phase {
                         Phase::AwaitHello { .. } | Phase::AwaitProof { .. } =>
                             ACCEPT_HANDSHAKE_LIMIT.as_secs(),
+                        Phase::AwaitPeer { .. } => DYN_PEER_WAIT.as_secs(),
                         _ => self.settings.connect_timeout.as_secs(),
                     }
                 );
@@ -695,8 +874,8 @@ impl TcpNet {
     /// Moves the handshake on with the bytes received; Ok(true) once open.
     fn advance_handshake(&mut self, slot: usize) -> Result<bool, String> {
         let (me, size) = (self.me, self.size);
-        let c = self.conns[slot].as_mut().expect("connection exists");
         loop {
+            let c = self.conns[slot].as_mut().expect("connection exists");
             match c.phase {
                 Phase::Open => return Ok(true),
                 Phase::Connecting { .. } => return Ok(false),
@@ -704,23 +883,35 @@ impl TcpNet {
                     let Some(b) = c.take::<{ handshake::HELLO_BYTES }>() else {
                         return Ok(false);
                     };
-                    let (from, ni) = handshake::parse_hello(&b, me, size)?;
-                    let na = handshake::nonce()?;
-                    c.queue_copy(&handshake::challenge(&self.secret, from, me, &ni, &na));
-                    c.phase = Phase::AwaitProof {
-                        from,
-                        ni,
-                        na,
-                        deadline,
+                    let (from, ni) = match handshake::parse_hello_dyn(&b, self.card.port())? {
+                        Some((addr, ni)) => match self.dyn_slot(addr) {
+                            Some(from) => (from, ni),
+                            None => {
+                                // A process of another job that this one has not added
+                                // yet: wait for `add_peer`.
+                                let deadline = deadline.max(Instant::now() + DYN_PEER_WAIT);
+                                let c = self.conns[slot].as_mut().expect("connection exists");
+                                c.phase = Phase::AwaitPeer { addr, ni, deadline };
+                                return Ok(false);
+                            }
+                        },
+                        None => handshake::parse_hello(&b, me, size)?,
                     };
-                    let done = c.flush().map_err(|e| e.to_string())?;
-                    let _ = done;
+                    self.send_challenge(slot, from, ni, deadline)?;
+                }
+                Phase::AwaitPeer { addr, ni, deadline } => {
+                    let Some(from) = self.dyn_slot(addr) else {
+                        return Ok(false);
+                    };
+                    self.send_challenge(slot, from, ni, deadline)?;
                 }
                 Phase::AwaitProof { from, ni, na, .. } => {
                     let Some(b) = c.take::<{ handshake::PROOF_BYTES }>() else {
                         return Ok(false);
                     };
-                    handshake::verify_proof(&self.secret, from, me, &ni, &na, &b)?;
+                    let (who, key) = self.accept_who(from);
+                    handshake::verify_proof_for(key, who, &ni, &na, &b)?;
+                    let c = self.conns[slot].as_mut().expect("connection exists");
                     c.peer = Some(from);
                     c.phase = Phase::Open;
                     c.open_buffers();
@@ -737,8 +928,11 @@ impl TcpNet {
                         return Ok(false);
                     };
                     let dest = c.peer.expect("dialed connections know their peer");
-                    let na = handshake::verify_challenge(&self.secret, me, dest, &ni, &b)?;
-                    c.queue_copy(&handshake::proof(&self.secret, me, dest, &ni, &na));
+                    let (who, key) = self.dial_who(dest);
+                    let na = handshake::verify_challenge_for(key, who, &ni, &b)?;
+                    let proof = handshake::proof_for(key, who, &ni, &na);
+                    let c = self.conns[slot].as_mut().expect("connection exists");
+                    c.queue_copy(&proof);
                     c.phase = Phase::Open;
                     c.open_buffers();
                     let done = c.flush().map_err(|e| e.to_string())?;
@@ -751,6 +945,30 @@ impl TcpNet {
                 }
             }
         }
+    }
+
+    /// The acceptor's CHALLENGE to `from`, who said HELLO with nonce `ni`.
+    fn send_challenge(
+        &mut self,
+        slot: usize,
+        from: u32,
+        ni: handshake::Nonce,
+        deadline: Instant,
+    ) -> Result<(), String> {
+        let na = handshake::nonce()?;
+        let (who, key) = self.accept_who(from);
+        let msg = handshake::challenge_for(key, who, &ni, &na);
+        let c = self.conns[slot].as_mut().expect("connection exists");
+        c.queue_copy(&msg);
+        c.phase = Phase::AwaitProof {
+            from,
+            ni,
+            na,
+            deadline,
+        };
+        let done = c.flush().map_err(|e| e.to_string())?;
+        self.set_out(slot, !done);
+        Ok(())
     }
 
     /// Reads and delivers frames until the socket has nothing more.
@@ -911,6 +1129,9 @@ impl TcpNet {
 
     fn closed_by_peer(&mut self, slot: usize) {
         let c = self.conns[slot].as_ref().expect("connection exists");
+        if let Some(p) = c.peer.filter(|&p| p >= self.size) {
+            return self.depart(p, slot, "it closed the connection");
+        }
         let who = c
             .peer
             .map_or_else(|| "a peer".to_string(), |p| format!("rank {p}"));
