@@ -30,6 +30,8 @@ pub mod rma;
 pub mod runtime;
 pub mod session;
 mod state_lock;
+pub mod threads;
+mod async_progress;
 pub mod topo;
 pub mod tunables;
 pub mod types;

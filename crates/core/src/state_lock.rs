@@ -46,6 +46,15 @@ impl<T> StateLock<T> {
         StateGuard { lock: self }
     }
 
+    /// Takes the lock if no other thread holds it.
+    #[inline]
+    pub fn try_lock(&self) -> Option<StateGuard<'_, T>> {
+        self.locked
+            .compare_exchange(false, true, Ordering::Acquire, Ordering::Relaxed)
+            .is_ok()
+            .then_some(StateGuard { lock: self })
+    }
+
     #[cold]
     fn lock_contended(&self) {
         let mut tries = 0u32;
