@@ -718,11 +718,11 @@ pub(crate) fn wait<R>(
                 }
                 (_, None, None) => std::thread::sleep(Duration::from_micros(200)),
             }
-            if had_epoll {
-                threads::release_epoll();
-            }
             if matches!(seen, Sleep::Local(_) | Sleep::CountedNode(_)) {
                 threads::stop_sleeping(bg);
+            }
+            if had_epoll {
+                threads::release_epoll();
             }
         }
     }

@@ -99,10 +99,15 @@ pub(crate) fn take_epoll() -> bool {
     !concurrent() || !EPOLL_TAKEN.swap(true, Ordering::AcqRel)
 }
 
-/// Gives back the right taken by [`take_epoll`].
+/// Gives back the right taken by [`take_epoll`], and wakes the threads on the local
+/// doorbell: one of them takes the epoll set over if the caller leaves MPI (they hear
+/// of shared-memory and TCP packets only through the thread in epoll).
 pub(crate) fn release_epoll() {
     if concurrent() {
         EPOLL_TAKEN.store(false, Ordering::Release);
+        if SLEEPERS.load(Ordering::SeqCst) != 0 {
+            ring_local();
+        }
     }
 }
 

@@ -2,10 +2,11 @@
  * MPI_THREAD_MULTIPLE stress: MT_THREADS threads per rank (default 4) each run MT_ITERS
  * (default 150) operations picked by a generator seeded the same on every rank, so that
  * all ranks make the same calls in the same order per thread:
- *   - point-to-point rings, probe + receive, matched probe, large (rendezvous) messages
+ *   - point-to-point rings, probe + receive, large (rendezvous) messages
  *     and the collectives (allreduce, bcast, iallreduce, ibarrier, barrier) on the
  *     thread's private duplicate of MPI_COMM_WORLD;
- *   - point-to-point on one communicator shared by all threads, told apart by tag;
+ *   - point-to-point and Iprobe loops on one communicator shared by all threads, told
+ *     apart by tag;
  *   - every thread pairs with a sibling thread of its own rank: one receives (blocking)
  *     what the other sends on a shared duplicate of MPI_COMM_SELF;
  *   - a request started by one thread and completed by MPI_Wait in another.
@@ -117,14 +118,17 @@ static void *worker(void *arg)
             CALL(MPI_Wait(&r, MPI_STATUS_IGNORE));
             break;
         }
-        case 5: { /* matched probe on the shared communicator */
+        case 5: { /* Iprobe loop on the shared communicator (other threads probe too) */
             MPI_Request r;
-            MPI_Message m;
+            int flag = 0, cnt = -1;
             for (int i = 0; i < n; i++) v[i] = rank * 13 + t + it + i;
             CALL(MPI_Isend(v, n, MPI_INT, right, 100 + t, shared, &r));
-            CALL(MPI_Mprobe(left, 100 + t, shared, &m, &st));
-            CALL(MPI_Mrecv(w, n, MPI_INT, &m, MPI_STATUS_IGNORE));
-            check_ints(w, n, left * 13 + t + it, "mprobe", t, it);
+            while (!flag) CALL(MPI_Iprobe(left, 100 + t, shared, &flag, &st));
+            MPI_Get_count(&st, MPI_INT, &cnt);
+            if (cnt != n || st.MPI_SOURCE != left || st.MPI_TAG != 100 + t)
+                FAIL("thread %d iter %d: iprobe count %d source %d tag %d", t, it, cnt, st.MPI_SOURCE, st.MPI_TAG);
+            CALL(MPI_Recv(w, n, MPI_INT, left, 100 + t, shared, MPI_STATUS_IGNORE));
+            check_ints(w, n, left * 13 + t + it, "iprobe", t, it);
             CALL(MPI_Wait(&r, MPI_STATUS_IGNORE));
             break;
         }
