@@ -7,6 +7,7 @@
 //! and [`device`]. [`runtime`] owns the process-wide state and builds the device from
 //! the [`config`]; [`bootstrap`] starts a process under PMI.
 
+mod async_progress;
 pub mod attr;
 pub mod bootstrap;
 pub mod coll;
@@ -31,7 +32,6 @@ pub mod runtime;
 pub mod session;
 mod state_lock;
 pub mod threads;
-mod async_progress;
 pub mod topo;
 pub mod tunables;
 pub mod types;

@@ -121,7 +121,10 @@ mod tests {
         let lock = StateLock::new(0u32);
         let g = lock.lock();
         assert!(lock.try_lock().is_none());
-        assert!(lock.try_lock().is_none(), "a failed try_lock released the lock");
+        assert!(
+            lock.try_lock().is_none(),
+            "a failed try_lock released the lock"
+        );
         drop(g);
         assert!(lock.try_lock().is_some());
     }

@@ -18,7 +18,12 @@ fn main() -> Result<(), oxmpi::Error> {
     let world = universe.world();
     let (rank, size) = (world.rank(), world.size());
     check_eq!(rank, provided, Threading::Multiple, "threading provided");
-    check_eq!(rank, universe.threading_support(), Threading::Multiple, "threading support");
+    check_eq!(
+        rank,
+        universe.threading_support(),
+        Threading::Multiple,
+        "threading support"
+    );
     let comms = (0..WORKERS)
         .map(|_| world.duplicate())
         .collect::<Result<Vec<_>, _>>()?;
@@ -36,7 +41,12 @@ fn main() -> Result<(), oxmpi::Error> {
                     let token = rank * 1000 + w * 100 + round;
                     let (got, _) =
                         oxmpi::point_to_point::send_receive::<i32, _, _, _>(&token, &next, &prev)?;
-                    check_eq!(rank, got, ((rank + size - 1) % size) * 1000 + w * 100 + round, "ring token of worker {w}");
+                    check_eq!(
+                        rank,
+                        got,
+                        ((rank + size - 1) % size) * 1000 + w * 100 + round,
+                        "ring token of worker {w}"
+                    );
                     let mut sum = 0i32;
                     comm.all_reduce_into(&(w + round), &mut sum, SystemOperation::sum())?;
                     check_eq!(rank, sum, size * (w + round), "sum of worker {w}");
@@ -45,9 +55,18 @@ fn main() -> Result<(), oxmpi::Error> {
                     let sn = shared.process_at_rank((rank + 1) % size);
                     let sp = shared.process_at_rank((rank + size - 1) % size);
                     let (got, _) = oxmpi::point_to_point::send_receive_with_tags::<i32, _, _, _>(
-                        &(token + 7), &sn, tag, &sp, tag,
+                        &(token + 7),
+                        &sn,
+                        tag,
+                        &sp,
+                        tag,
                     )?;
-                    check_eq!(rank, got, ((rank + size - 1) % size) * 1000 + w * 100 + round + 7, "shared token of worker {w}");
+                    check_eq!(
+                        rank,
+                        got,
+                        ((rank + size - 1) % size) * 1000 + w * 100 + round + 7,
+                        "shared token of worker {w}"
+                    );
                     // Sibling workers (w, w ^ 1) of this rank meet on MPI_COMM_SELF.
                     let partner = w ^ 1;
                     let peer = me.process_at_rank(0);
