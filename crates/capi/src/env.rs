@@ -87,7 +87,7 @@ mpi_fn! { MPI_Finalized / PMPI_Finalized (flag: *mut c_int) target(Target::None)
 
 mpi_fn! { MPI_Query_thread / PMPI_Query_thread (provided: *mut c_int) target(Target::None) {
     let provided = convert::out(provided, "provided")?;
-    let l = runtime::with(|rt| Ok(rt.thread_level))?;
+    let l = runtime::thread_level()?;
     // SAFETY: checked non-null.
     unsafe { *provided = l as c_int };
     Ok(())
@@ -95,7 +95,7 @@ mpi_fn! { MPI_Query_thread / PMPI_Query_thread (provided: *mut c_int) target(Tar
 
 mpi_fn! { MPI_Is_thread_main / PMPI_Is_thread_main (flag: *mut c_int) target(Target::None) {
     let flag = convert::out(flag, "flag")?;
-    let m = runtime::with(|rt| Ok(rt.is_main_thread()))?;
+    let m = runtime::is_thread_main()?;
     // SAFETY: checked non-null.
     unsafe { *flag = m as c_int };
     Ok(())

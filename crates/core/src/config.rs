@@ -30,6 +30,8 @@ pub struct Config {
     pub spin_iters: u32,
     /// `sched_yield` rounds before a blocked rank sleeps on its doorbell.
     pub yield_iters: u32,
+    /// `OXMPI_ASYNC_PROGRESS`: a progress thread per rank (see `runtime`).
+    pub async_progress: bool,
     /// Forced value for "more ranks than cores on this node"; None = detect.
     pub oversubscribed: Option<bool>,
     /// Whether ranks of an oversubscribed node bind themselves to CPUs.
@@ -122,6 +124,7 @@ impl Config {
                 .int(Id::Spin)
                 .map_or(u32::MAX, |n| n.min(u32::MAX as u64 - 1) as u32),
             yield_iters: s.int(Id::Yield).unwrap_or_default().min(u32::MAX as u64) as u32,
+            async_progress: s.flag(Id::AsyncProgress).unwrap_or_default(),
             oversubscribed: s.flag(Id::Oversubscribed),
             bind: s
                 .text(Id::Bind)

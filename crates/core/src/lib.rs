@@ -7,6 +7,7 @@
 //! and [`device`]. [`runtime`] owns the process-wide state and builds the device from
 //! the [`config`]; [`bootstrap`] starts a process under PMI.
 
+mod async_progress;
 pub mod attr;
 pub mod bootstrap;
 pub mod coll;
@@ -33,6 +34,7 @@ pub mod rma;
 pub mod runtime;
 pub mod session;
 mod state_lock;
+pub mod threads;
 pub mod topo;
 pub mod tunables;
 pub mod types;

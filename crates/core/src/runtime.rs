@@ -16,7 +16,12 @@
 //!
 //! Locking rule: the lock is held only inside engine code, never while user code runs
 //! (error handlers, reduction functions, attribute callbacks are called by the bindings
-//! after the engine returns).
+//! after the engine returns), and never while a call waits: [`block_on`] takes it for
+//! one poll at a time. That is what makes `MPI_THREAD_MULTIPLE` work with one lock:
+//! threads interleave their polls, any of them may complete what another waits for,
+//! and a thread that sleeps is woken by the next holder of the lock ([`crate::threads`]).
+//! Under the lower levels two threads never meet in MPI, and a second thread that finds
+//! the lock taken is refused ([`with`]).
 
 use crate::bootstrap::{self, Bootstrap};
 use crate::comm::{Comm, CommTable, Errhandler, Group, SELF, WORLD};
@@ -26,6 +31,7 @@ use crate::device::{Device, DeviceConfig, DeviceError};
 use crate::error::{err, ErrorClass, Result};
 use crate::placement;
 use crate::state_lock::{StateGuard, StateLock};
+use crate::threads;
 use crate::transport::ring::{self, Watch};
 use crate::transport::shm::ShmNode;
 use crate::types::TypeTable;
@@ -55,7 +61,7 @@ impl ThreadLevel {
 }
 
 /// The highest thread support level `MPI_Init_thread` provides.
-pub const MAX_THREAD_LEVEL: ThreadLevel = ThreadLevel::Serialized;
+pub const MAX_THREAD_LEVEL: ThreadLevel = ThreadLevel::Multiple;
 
 /// Everything an initialised process owns.
 pub struct Runtime {
@@ -109,8 +115,127 @@ enum Phase {
 
 static STATE: StateLock<Phase> = StateLock::new(Phase::Before);
 
-fn lock() -> StateGuard<'static, Phase> {
-    STATE.lock()
+/// The runtime lock held; releasing it wakes the threads that sleep in a wait (see
+/// [`crate::threads`]) unless the holder is one that is about to sleep.
+struct Locked {
+    g: StateGuard<'static, Phase>,
+    /// Release without waking anyone (the holder counted itself a sleeper).
+    quiet: bool,
+}
+
+impl std::ops::Deref for Locked {
+    type Target = Phase;
+    #[inline]
+    fn deref(&self) -> &Phase {
+        &self.g
+    }
+}
+
+impl std::ops::DerefMut for Locked {
+    #[inline]
+    fn deref_mut(&mut self) -> &mut Phase {
+        &mut self.g
+    }
+}
+
+impl Drop for Locked {
+    #[inline]
+    fn drop(&mut self) {
+        let s = threads::sleepers();
+        if s != 0 && !self.quiet {
+            wake_sleepers(&self.g, s);
+        }
+    }
+}
+
+/// Wakes the sleeping threads of this process, still holding the lock (so a thread that
+/// counts itself a sleeper after this holder cannot miss the wake: it polls after
+/// this holder's changes). The progress thread alone is woken only for work that no
+/// packet will announce: packets queued for ring space, collectives under way.
+#[cold]
+fn wake_sleepers(p: &Phase, s: u32) {
+    let Phase::Running(rt) = p else {
+        threads::ring_local();
+        return;
+    };
+    if s == threads::BACKGROUND
+        && !rt.device.has_outgoing()
+        && rt.coll.nbc.is_idle()
+        && !crate::coll::nbc::any_parked()
+    {
+        return;
+    }
+    rt.device.wake_own_threads();
+    threads::ring_local();
+}
+
+fn lock() -> Locked {
+    Locked {
+        g: STATE.lock(),
+        quiet: false,
+    }
+}
+
+/// The lock for a call: under `MPI_THREAD_SINGLE`, `_FUNNELED` and `_SERIALIZED` no
+/// other thread may be inside MPI, so finding it taken (the contended path, free when
+/// the program keeps its promise) means two threads call MPI at once, an error.
+#[inline]
+fn lock_call() -> Result<Locked> {
+    match STATE.try_lock() {
+        Some(g) => Ok(Locked { g, quiet: false }),
+        None if threads::concurrent() => Ok(lock()),
+        None => concurrent_call(),
+    }
+}
+
+#[cold]
+fn concurrent_call() -> Result<Locked> {
+    // The holder may be an always-allowed call (MPI_Initialized, MPI_Query_thread...).
+    let g = lock();
+    let level = match &*g {
+        Phase::Running(rt) => rt.thread_level,
+        _ => return Ok(g),
+    };
+    err(
+        ErrorClass::Other,
+        format!(
+            "called from a second thread while another thread was inside MPI, but MPI was initialized with {} (MPI_Init_thread with MPI_THREAD_MULTIPLE allows that)",
+            level.name()
+        ),
+    )
+}
+
+/// Wakes every sleeping thread of this process, the progress thread included.
+pub(crate) fn wake_background() {
+    let g = lock();
+    if let Phase::Running(rt) = &*g {
+        rt.device.wake_own_threads();
+    }
+    threads::ring_local();
+}
+
+/// `MPI_Query_thread`: the level granted (any thread may ask at any time).
+pub fn thread_level() -> Result<ThreadLevel> {
+    match &*lock() {
+        Phase::Running(rt) => Ok(rt.thread_level),
+        Phase::Before => err(
+            ErrorClass::Other,
+            "MPI has not been initialized (call MPI_Init first)",
+        ),
+        Phase::After => err(ErrorClass::Other, "MPI has already been finalized"),
+    }
+}
+
+/// `MPI_Is_thread_main`: whether the caller is the thread that initialised MPI.
+pub fn is_thread_main() -> Result<bool> {
+    match &*lock() {
+        Phase::Running(rt) => Ok(rt.is_main_thread()),
+        Phase::Before => err(
+            ErrorClass::Other,
+            "MPI has not been initialized (call MPI_Init first)",
+        ),
+        Phase::After => err(ErrorClass::Other, "MPI has already been finalized"),
+    }
 }
 
 /// `MPI_Initialized`: the world model has been started (true after `MPI_Finalize` too).
@@ -159,6 +284,9 @@ fn init_world(required: ThreadLevel) -> Result<ThreadLevel> {
                 // Sessions started the runtime: the world model joins it.
                 rt.thread_level = provided;
                 rt.main_thread = std::thread::current().id();
+                if provided == ThreadLevel::Multiple {
+                    threads::allow_concurrency();
+                }
                 install_world(rt);
                 Ok(provided)
             }
@@ -170,7 +298,12 @@ fn init_world(required: ThreadLevel) -> Result<ThreadLevel> {
         Phase::Before => {
             let mut rt = start(provided)?;
             install_world(&mut rt);
+            let bg = rt.config.async_progress;
             *g = Phase::Running(rt);
+            drop(g);
+            if bg {
+                crate::async_progress::start()?;
+            }
             Ok(provided)
         }
     }
@@ -193,8 +326,18 @@ pub(crate) fn open_session(required: ThreadLevel) -> Result<ThreadLevel> {
         Phase::Before => {
             let mut rt = start(provided)?;
             rt.sessions = 1;
+            let bg = rt.config.async_progress;
             *g = Phase::Running(rt);
+            drop(g);
+            if bg {
+                crate::async_progress::start()?;
+            }
+            register_exit_hook();
+            return Ok(provided);
         }
+    }
+    if provided == ThreadLevel::Multiple {
+        threads::allow_concurrency();
     }
     drop(g);
     register_exit_hook();
@@ -243,6 +386,9 @@ fn start(provided: ThreadLevel) -> Result<Box<Runtime>> {
     }
     let nlocal = boot.node_size;
     let oversubscribed = boot.oversubscribed;
+    if provided == ThreadLevel::Multiple {
+        threads::allow_concurrency();
+    }
     // A node with more ranks than CPUs is balanced by hand (see `placement`).
     placement::apply(cfg.bind, boot.node_index, nlocal);
     let coll = crate::coll::State::from_settings(&settings);
@@ -369,6 +515,19 @@ fn device_failed(e: &DeviceError) -> ! {
 
 /// Runs `f` on the initialised runtime.
 pub fn with<R>(f: impl FnOnce(&mut Runtime) -> Result<R>) -> Result<R> {
+    let mut g = lock_call()?;
+    match &mut *g {
+        Phase::Running(rt) => f(rt),
+        Phase::Before => err(
+            ErrorClass::Other,
+            "MPI has not been initialized (call MPI_Init first)",
+        ),
+        Phase::After => err(ErrorClass::Other, "MPI has already been finalized"),
+    }
+}
+
+/// [`with`] for the calls any thread may make at any time (the tools interface's).
+pub fn with_any_thread<R>(f: impl FnOnce(&mut Runtime) -> Result<R>) -> Result<R> {
     let mut g = lock();
     match &mut *g {
         Phase::Running(rt) => f(rt),
@@ -396,9 +555,30 @@ pub fn block_on<R>(poll: impl FnMut(&mut Runtime) -> Result<Option<R>>) -> Resul
 /// that takes its packet from a transport itself before the progress engine would
 /// handle it the general way, or one whose work is often done before it waits.
 pub fn block_on_first<R>(
+    first: impl FnMut(&mut Runtime) -> Result<Option<R>>,
+    poll: impl FnMut(&mut Runtime) -> Result<Option<R>>,
+) -> Result<R> {
+    let _inside = threads::Waiting::enter();
+    wait(Waiter::Call, first, poll)
+}
+
+/// Who waits in [`wait`].
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Waiter {
+    /// An MPI call.
+    Call,
+    /// The progress thread: it never spins or yields, it sleeps as soon as a round of
+    /// progress finds nothing to do.
+    Background,
+}
+
+/// The waiting policy of [`block_on_first`] and of the progress thread.
+pub(crate) fn wait<R>(
+    who: Waiter,
     mut first: impl FnMut(&mut Runtime) -> Result<Option<R>>,
     mut poll: impl FnMut(&mut Runtime) -> Result<Option<R>>,
 ) -> Result<R> {
+    let bg = who == Waiter::Background;
     let mut idle: u32 = 0;
     // While spinning with nothing to send, the rank watches its incoming rings without
     // the lock and takes it again only when something arrives (or every
@@ -416,7 +596,7 @@ pub fn block_on_first<R>(
         // Collectives waiting to run a user reduction function do so here, unlocked.
         crate::coll::nbc::run_parked();
         let (spin, yields, node, sleeper, seen, quiet) = {
-            let mut g = lock();
+            let mut g = if bg { lock() } else { lock_call()? };
             let rt = match &mut *g {
                 Phase::Running(rt) => rt,
                 Phase::Before => return err(ErrorClass::Other, "MPI has not been initialized"),
@@ -436,8 +616,14 @@ pub fn block_on_first<R>(
                 continue;
             }
             let cfg = &rt.config;
-            let spin = cfg.effective_spin(rt.oversubscribed);
-            let yields = cfg.yield_iters;
+            // Several waiting threads share the CPUs with the application's others:
+            // none of them spins.
+            let spin = if bg || threads::crowded() {
+                0
+            } else {
+                cfg.effective_spin(rt.oversubscribed)
+            };
+            let yields = if bg { 0 } else { cfg.yield_iters };
             let quiet = idle < spin
                 && rt.device.tcp_sleeper().is_none()
                 && !rt.device.has_outgoing()
@@ -450,6 +636,7 @@ pub fn block_on_first<R>(
                     .device
                     .watch_points(points.get_or_insert([Watch::NONE; WATCHED_RINGS]));
             }
+            let mut go_quiet = false;
             let (node, sleeper, seen) = if idle >= spin.saturating_add(yields) {
                 // The doorbell count is read before peers learn that this rank waits
                 // for ring space, so that their wake in between is not lost.
@@ -458,10 +645,36 @@ pub fn block_on_first<R>(
                     idle = 0;
                     continue;
                 }
-                (rt.device.node().cloned(), rt.device.tcp_sleeper(), seen)
+                let mut sleeper = rt.device.tcp_sleeper();
+                let mut seen = Sleep::Node(seen);
+                if threads::concurrent() {
+                    // Counted while still holding the lock: the next holder wakes it.
+                    let local = threads::start_sleeping(bg);
+                    go_quiet = true;
+                    if sleeper.is_some() && !threads::take_epoll() {
+                        sleeper = None;
+                    }
+                    if sleeper.is_none() && rt.device.node().is_none() {
+                        seen = Sleep::Local(local);
+                    }
+                    if sleeper.is_none() && seen != Sleep::Local(local) {
+                        // A thread of a rank with TCP connections that did not get the
+                        // epoll set sleeps on the process-local doorbell: the thread in
+                        // epoll wakes it when it takes the lock.
+                        if rt.device.tcp_sleeper().is_some() {
+                            seen = Sleep::Local(local);
+                        }
+                    }
+                    seen = match seen {
+                        Sleep::Node(s) => Sleep::CountedNode(s),
+                        other => other,
+                    };
+                }
+                (rt.device.node().cloned(), sleeper, seen)
             } else {
-                (None, None, 0)
+                (None, None, Sleep::Node(0))
             };
+            g.quiet = go_quiet;
             (spin, yields, node, sleeper, seen, quiet)
         };
         idle = idle.saturating_add(1);
@@ -495,15 +708,44 @@ pub fn block_on_first<R>(
             blocked_since.get_or_insert_with(Instant::now);
             // A rank with TCP connections sleeps in its epoll set; shared-memory senders
             // then poke its doorbell socket instead of the futex.
-            let nap = Duration::from_millis(100);
-            match (sleeper, node) {
-                (Some(s), Some(n)) => n.sleep_in_epoll(seen, || n_has_incoming(&n), || s.wait(nap)),
-                (Some(s), None) => s.wait(nap),
-                (None, Some(n)) => n.sleep_since(seen, || n_has_incoming(&n), nap),
-                (None, None) => std::thread::sleep(Duration::from_micros(200)),
+            // A thread in epoll on a rank without a node segment cannot be woken by the
+            // rank's other threads: it naps briefly while there may be some.
+            let nap = if threads::concurrent() && node.is_none() && sleeper.is_some() {
+                Duration::from_millis(1)
+            } else {
+                Duration::from_millis(100)
+            };
+            let had_epoll = sleeper.is_some();
+            match (seen, sleeper, node) {
+                (Sleep::Local(l), _, _) => threads::sleep_local(l, nap),
+                (Sleep::Node(s) | Sleep::CountedNode(s), Some(e), Some(n)) => {
+                    n.sleep_in_epoll(s, || n_has_incoming(&n), || e.wait(nap))
+                }
+                (_, Some(e), None) => e.wait(nap),
+                (Sleep::Node(s) | Sleep::CountedNode(s), None, Some(n)) => {
+                    n.sleep_since(s, || n_has_incoming(&n), nap)
+                }
+                (_, None, None) => std::thread::sleep(Duration::from_micros(200)),
+            }
+            if matches!(seen, Sleep::Local(_) | Sleep::CountedNode(_)) {
+                threads::stop_sleeping(bg);
+            }
+            if had_epoll {
+                threads::release_epoll();
             }
         }
     }
+}
+
+/// Where a waiting thread sleeps and the doorbell count it read.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Sleep {
+    /// On the node's doorbell (or in epoll), the only thread of the process in MPI.
+    Node(u32),
+    /// The same, counted among the process's sleepers.
+    CountedNode(u32),
+    /// On the process-local doorbell, counted among the sleepers.
+    Local(u32),
 }
 
 /// Adds the time a wait spent blocked to the tools interface's counter.
@@ -523,6 +765,13 @@ fn n_has_incoming(n: &crate::transport::shm::ShmNode) -> bool {
 /// communicators go, and the runtime stays up for the sessions.
 pub fn finalize() -> Result<()> {
     with(|rt| {
+        let others = threads::waiting();
+        if others > 0 {
+            return err(
+                ErrorClass::Other,
+                format!("MPI_Finalize was called while {others} other thread(s) of this process were still inside MPI calls (every thread must have left MPI first)"),
+            );
+        }
         match rt.world_model {
         WorldModel::Active => Ok(()),
         WorldModel::NotStarted => err(
@@ -540,6 +789,10 @@ pub fn finalize() -> Result<()> {
         let drained = crate::p2p_mpi4::drained(rt);
         Ok((drained && !rt.device.bsend.busy() && !rt.device.has_outgoing()).then_some(()))
     })?;
+    if with(|rt| Ok(rt.sessions == 0))? {
+        // The runtime goes: its progress thread first (it would find it gone).
+        crate::async_progress::stop();
+    }
     let mut g = lock();
     if let Phase::Running(rt) = &mut *g {
         if rt.sessions > 0 {
@@ -605,6 +858,7 @@ extern "C" fn at_exit() {
     if !dormant {
         return;
     }
+    crate::async_progress::stop();
     let phase = std::mem::replace(&mut *lock(), Phase::After);
     if let Phase::Running(mut rt) = phase {
         if let Err(e) = leave(&mut rt) {

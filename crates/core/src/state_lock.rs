@@ -46,6 +46,20 @@ impl<T> StateLock<T> {
         StateGuard { lock: self }
     }
 
+    /// Takes the lock if no other thread holds it.
+    #[inline]
+    pub fn try_lock(&self) -> Option<StateGuard<'_, T>> {
+        // Not `then_some`: a guard made for a failed attempt would release the lock of
+        // the thread that holds it when dropped.
+        match self
+            .locked
+            .compare_exchange(false, true, Ordering::Acquire, Ordering::Relaxed)
+        {
+            Ok(_) => Some(StateGuard { lock: self }),
+            Err(_) => None,
+        }
+    }
+
     #[cold]
     fn lock_contended(&self) {
         let mut tries = 0u32;
@@ -101,6 +115,19 @@ impl<T> Drop for StateGuard<'_, T> {
 mod tests {
     use super::*;
     use std::sync::Arc;
+
+    #[test]
+    fn try_lock_fails_while_held_and_leaves_the_lock_held() {
+        let lock = StateLock::new(0u32);
+        let g = lock.lock();
+        assert!(lock.try_lock().is_none());
+        assert!(
+            lock.try_lock().is_none(),
+            "a failed try_lock released the lock"
+        );
+        drop(g);
+        assert!(lock.try_lock().is_some());
+    }
 
     #[test]
     fn excludes_concurrent_holders() {

@@ -117,6 +117,13 @@ pub trait Communicator: AsCommId {
 /// It holds the engine's communicator index and caches this process's rank and the
 /// size, which never change during the communicator's life. One made by this crate is
 /// freed when dropped.
+///
+/// Communicators are `Send` and `Sync`. Under [`crate::Threading::Multiple`] threads
+/// may use one at once for point-to-point calls (messages of different threads told
+/// apart by tag or source) and for probes; a collective call on one communicator must
+/// not overlap with another collective call on the same one (MPI leaves that erroneous),
+/// so give each thread that runs collectives its own duplicate. Under the lower levels
+/// a call that finds another thread inside MPI fails with `ErrorClass::Other`.
 #[derive(Debug, PartialEq, Eq)]
 pub struct SimpleCommunicator {
     id: CommId,
@@ -124,6 +131,13 @@ pub struct SimpleCommunicator {
     size: Rank,
     owned: bool,
 }
+
+// Communicators cross threads (see above); keep it so.
+const _: () = {
+    fn send_sync<T: Send + Sync>() {}
+    let _ = send_sync::<SimpleCommunicator>;
+    let _ = send_sync::<inter::InterCommunicator>;
+};
 
 /// This process's rank and the (local) size of engine communicator `id`.
 pub(crate) fn rank_and_size(method: &'static str, id: CommId) -> Result<(Rank, Rank)> {

@@ -261,6 +261,11 @@ fn buffered_sends_with_an_attachment() {
 }
 
 #[test]
+fn threads_on_duplicated_communicators() {
+    check_program("check_threads");
+}
+
+#[test]
 fn send_receive_and_environment() {
     check_program("check_sendrecv");
 }

@@ -309,6 +309,11 @@ registry! {
         rule: "",
         doc: "sched_yield rounds before a blocked rank sleeps on its futex doorbell",
     };
+    AsyncProgress = Tunable {
+        name: "OXMPI_ASYNC_PROGRESS", category: C::Wait, reader: R::Library,
+        kind: K::Bool, auto: false, default: I::Bool(false), rule: "",
+        doc: "1 starts a progress thread per rank that moves rendezvous transfers and nonblocking or persistent collectives on while the application computes; it sleeps on the rank's doorbell when there is nothing to do (every packet to a sleeping rank then costs its sender a wake-up)",
+    };
     Oversubscribed = Tunable {
         name: "OXMPI_OVERSUBSCRIBED", category: C::Placement, reader: R::Library,
         kind: K::Bool, auto: true, default: I::Auto,

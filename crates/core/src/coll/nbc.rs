@@ -484,6 +484,12 @@ pub(crate) fn free(rt: &mut Runtime, id: ReqId) -> Result<bool> {
     Ok(true)
 }
 
+/// Some op waits for a user function to run (read without the lock).
+#[inline]
+pub fn any_parked() -> bool {
+    PARKED.load(Ordering::Relaxed) != 0
+}
+
 /// Runs the user functions that parked ops wait for (outside the runtime lock), then
 /// moves those ops on. One atomic load when none is parked.
 #[inline]

@@ -223,7 +223,7 @@ pub(crate) fn with_tools<R>(
     mut f: impl FnMut(&mut Tools, Option<&mut Runtime>) -> TResult<R>,
 ) -> TResult<R> {
     let mut out: Option<TResult<R>> = None;
-    let running = runtime::with(|rt| {
+    let running = runtime::with_any_thread(|rt| {
         let mut t = lock();
         out = Some(if t.refs == 0 {
             Err(TErr::NotInitialized)

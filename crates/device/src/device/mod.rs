@@ -243,6 +243,17 @@ impl Device {
         Some(slot)
     }
 
+    /// Wakes this rank's own threads that sleep on its doorbell or in its epoll set:
+    /// another thread of the rank changed what they may be waiting for (with several
+    /// threads in MPI at once; single-threaded waits never need it).
+    pub fn wake_own_threads(&self) {
+        if let Some(n) = &self.wire.node {
+            if n.wake_own() {
+                self.wire.poke(n.local_rank());
+            }
+        }
+    }
+
     /// The shared segment, for sleeping on the doorbell outside the runtime lock.
     pub fn node(&self) -> Option<&Arc<ShmNode>> {
         self.wire.node.as_ref()

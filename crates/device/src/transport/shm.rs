@@ -18,8 +18,10 @@ use std::time::Duration;
 const MAGIC: u64 = 0x6f78_6d70_6973_686d; // "oxmpishm"
 const HEADER_BYTES: usize = 4096;
 const BELL_BYTES: usize = 128;
-/// `Doorbell::sleeping` value of a rank sleeping in its TCP epoll set (1: on the futex).
-const SLEEP_EPOLL: u32 = 2;
+/// `Doorbell::sleeping` bit of a rank's thread sleeping in its TCP epoll set; the bits
+/// below it count the rank's threads sleeping on the futex (several with
+/// `MPI_THREAD_MULTIPLE` or the progress thread, see `oxmpi-core`'s `runtime`).
+const SLEEP_EPOLL: u32 = 1 << 31;
 
 #[repr(C)]
 struct SegHeader {
@@ -217,10 +219,12 @@ impl ShmNode {
         let s = b.sleeping.load(Ordering::Relaxed);
         if s != 0 {
             b.seq.fetch_add(1, Ordering::SeqCst);
-            if s == SLEEP_EPOLL {
-                return true;
+            if s & !SLEEP_EPOLL != 0 {
+                // Every sleeping thread: the one woken may not be the one the packet
+                // is for, and waking one costs the same system call as waking all.
+                futex::wake(&b.seq, i32::MAX);
             }
-            futex::wake(&b.seq, 1);
+            return s & SLEEP_EPOLL != 0;
         }
         false
     }
@@ -264,14 +268,22 @@ impl ShmNode {
     pub fn wake(&self, to: usize) -> bool {
         let b = self.bell(to);
         b.seq.fetch_add(1, Ordering::SeqCst);
-        if b.sleeping.load(Ordering::SeqCst) == SLEEP_EPOLL {
-            return true;
+        let s = b.sleeping.load(Ordering::SeqCst);
+        if s & !SLEEP_EPOLL != 0 || s == 0 {
+            futex::wake(&b.seq, i32::MAX);
         }
-        futex::wake(&b.seq, 1);
-        false
+        s & SLEEP_EPOLL != 0
+    }
+
+    /// Wakes every thread of this rank sleeping on its doorbell (another thread of the
+    /// rank changed something they may wait for). Returns true when a thread sleeps in
+    /// epoll: poke this rank's doorbell socket too.
+    pub fn wake_own(&self) -> bool {
+        self.wake(self.me)
     }
 
     /// Sleeps on this rank's doorbell unless `has_work` says there is something to do.
+    /// Several threads of the rank may sleep at once (the count in `sleeping`).
     pub fn sleep(&self, has_work: impl Fn() -> bool, timeout: Duration) {
         self.sleep_since(self.doorbell_seq(), has_work, timeout);
     }
@@ -287,12 +299,12 @@ impl ShmNode {
     /// `seen` (from [`ShmNode::doorbell_seq`]).
     pub fn sleep_since(&self, seen: u32, has_work: impl Fn() -> bool, timeout: Duration) {
         let b = self.bell(self.me);
-        b.sleeping.store(1, Ordering::SeqCst);
+        b.sleeping.fetch_add(1, Ordering::SeqCst);
         fence(Ordering::SeqCst);
         if !work_within_grace(&has_work) {
             futex::wait(&b.seq, seen, timeout);
         }
-        b.sleeping.store(0, Ordering::Relaxed);
+        b.sleeping.fetch_sub(1, Ordering::Relaxed);
     }
 
     /// Like [`ShmNode::sleep_since`] for a rank that also has TCP connections: `park`
@@ -300,12 +312,12 @@ impl ShmNode {
     /// doorbell socket.
     pub fn sleep_in_epoll(&self, seen: u32, has_work: impl Fn() -> bool, park: impl FnOnce()) {
         let b = self.bell(self.me);
-        b.sleeping.store(SLEEP_EPOLL, Ordering::SeqCst);
+        b.sleeping.fetch_or(SLEEP_EPOLL, Ordering::SeqCst);
         fence(Ordering::SeqCst);
         if !work_within_grace(&has_work) && b.seq.load(Ordering::SeqCst) == seen {
             park();
         }
-        b.sleeping.store(0, Ordering::Relaxed);
+        b.sleeping.fetch_and(!SLEEP_EPOLL, Ordering::Relaxed);
     }
 }
 
