@@ -253,6 +253,9 @@ fn start(provided: ThreadLevel) -> Result<Box<Runtime>> {
     if let Some(p) = boot.poker {
         device.attach_poker(p);
     }
+    if let Some(n) = boot.impi {
+        device.attach_impi(n);
+    }
     Ok(Box::new(Runtime {
         device,
         config: cfg,
@@ -403,6 +406,7 @@ pub fn block_on_first<R>(
     // When the wait stopped spinning and began to give up the CPU (the tools
     // interface's blocked time); waits that end while spinning read no clock.
     let mut blocked_since: Option<Instant> = None;
+    let mut has_impi = false;
     loop {
         // Collectives waiting to run a user reduction function do so here, unlocked.
         crate::coll::nbc::run_parked();
@@ -453,6 +457,7 @@ pub fn block_on_first<R>(
             } else {
                 (None, None, 0)
             };
+            has_impi = rt.device.has_impi();
             (spin, yields, node, sleeper, seen, quiet)
         };
         idle = idle.saturating_add(1);
@@ -486,7 +491,12 @@ pub fn block_on_first<R>(
             blocked_since.get_or_insert_with(Instant::now);
             // A rank with TCP connections sleeps in its epoll set; shared-memory senders
             // then poke its doorbell socket instead of the futex.
-            let nap = Duration::from_millis(100);
+            // IMPI host channels are not in any sleep set: nap briefly and poll them.
+            let nap = if has_impi {
+                Duration::from_micros(200)
+            } else {
+                Duration::from_millis(100)
+            };
             match (sleeper, node) {
                 (Some(s), Some(n)) => n.sleep_in_epoll(seen, || n_has_incoming(&n), || s.wait(nap)),
                 (Some(s), None) => s.wait(nap),
@@ -554,6 +564,11 @@ pub fn finalize() -> Result<()> {
 /// leaving while a peer may still pull a rendezvous message out of its memory), then
 /// PMI finalize.
 fn leave(rt: &mut Runtime) -> Result<()> {
+    // IMPI host channels end first (IMPI 3.8), while the other clients' ranks still
+    // answer on them.
+    rt.device.finalize_impi().map_err(|e| {
+        crate::error::Error::new(ErrorClass::Other, format!("IMPI finalization failed: {e}"))
+    })?;
     if let Some(pmi) = rt.pmi.as_mut() {
         pmi.fence().map_err(|e| {
             crate::error::Error::new(

@@ -55,6 +55,7 @@ mod wire;
 pub use direct::Direct;
 
 use crate::transport::bell::Poker;
+use crate::transport::impi::{self, ImpiNet};
 use crate::transport::ring::Watch;
 use crate::transport::shm::ShmNode;
 use crate::transport::tcp::{self, TcpNet};
@@ -176,6 +177,27 @@ impl Device {
     /// Adds the TCP transport (for peers whose route is [`Route::Tcp`]).
     pub fn attach_tcp(&mut self, net: TcpNet) {
         self.wire.tcp = Some(Box::new(net));
+    }
+
+    /// Adds the IMPI host channels (for peers whose route is [`Route::Impi`]); messages
+    /// of at most its maximum data length go to them in one packet.
+    pub fn attach_impi(&mut self, net: ImpiNet) {
+        self.proto.impi_eager_limit = net.maxdatalen();
+        self.wire.impi = Some(Box::new(net));
+    }
+
+    /// Whether this rank has IMPI host channels (their sockets are polled, never
+    /// slept on).
+    pub fn has_impi(&self) -> bool {
+        self.wire.impi.is_some()
+    }
+
+    /// `MPI_Finalize` of an IMPI job: finalizes every host channel (IMPI 3.8).
+    pub fn finalize_impi(&mut self) -> Result<(), DeviceError> {
+        match self.wire.impi.as_mut() {
+            Some(t) => t.finalize().map_err(DeviceError::new),
+            None => Ok(()),
+        }
     }
 
     /// Adds the means to wake local ranks that sleep in their TCP epoll set.
@@ -507,10 +529,18 @@ impl Device {
             did |= t.poll(&mut TcpSink { proto, io });
             self.wire.tcp = Some(t);
         }
+        if let Some(mut t) = self.wire.impi.take() {
+            let (proto, io) = split!(self);
+            did |= t.poll(&mut ImpiSink { proto, io });
+            self.wire.impi = Some(t);
+        }
         let (p, io) = split!(self);
         did |= p.flush_pending(io);
         did |= p.pump_streams(io);
         if let Some(msg) = self.wire.tcp.as_mut().and_then(|t| t.take_failure()) {
+            return Err(DeviceError::new(msg));
+        }
+        if let Some(msg) = self.wire.impi.as_mut().and_then(|t| t.take_failure()) {
             return Err(DeviceError::new(msg));
         }
         Ok(did)
@@ -560,7 +590,9 @@ impl Device {
 
     /// True when packets or streams are waiting to be written.
     pub fn has_outgoing(&self) -> bool {
-        self.proto.has_outgoing() || self.wire.tcp.as_ref().is_some_and(|t| t.has_outgoing())
+        self.proto.has_outgoing()
+            || self.wire.tcp.as_ref().is_some_and(|t| t.has_outgoing())
+            || self.wire.impi.as_ref().is_some_and(|t| t.has_outgoing())
     }
 }
 
@@ -583,6 +615,17 @@ impl tcp::Sink for TcpSink<'_, '_> {
 
     fn data_landed(&mut self, _from: u32, hdr: &Header) {
         self.proto.data_landed(hdr, self.io);
+    }
+}
+
+struct ImpiSink<'a, 'b> {
+    proto: &'a mut Protocol,
+    io: &'a mut Link<'b>,
+}
+
+impl impi::Sink for ImpiSink<'_, '_> {
+    fn packet(&mut self, from: u32, hdr: Header, payload: &[u8]) {
+        self.proto.packet(from, hdr, payload, self.io);
     }
 }
 

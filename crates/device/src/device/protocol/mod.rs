@@ -237,6 +237,9 @@ pub(crate) struct Protocol {
     payloads: PayloadStore,
     /// Peers that were lost ([`Protocol::peer_lost`]); almost always empty.
     lost: Vec<u32>,
+    /// Largest message sent in one packet to a rank of another IMPI client (the
+    /// negotiated maximum data length).
+    pub(crate) impi_eager_limit: usize,
 }
 
 impl Protocol {
@@ -260,6 +263,7 @@ impl Protocol {
             oversubscribed,
             payloads: PayloadStore::default(),
             lost: Vec::new(),
+            impi_eager_limit: 0,
         }
     }
 
@@ -275,6 +279,7 @@ impl Protocol {
     pub(crate) fn eager_limit(&self, route: Route) -> usize {
         match route {
             Route::Tcp => self.cfg.tcp_eager_limit,
+            Route::Impi => self.impi_eager_limit,
             _ => self.cfg.shm_eager_limit,
         }
     }
@@ -370,7 +375,10 @@ impl Protocol {
     /// layout that rendezvous streams from (with the piece list when oversubscribed).
     fn attach_send_layout(&mut self, id: ReqId, mut a: SendArgs, l: Layout) -> SendArgs {
         let route = self.route(a.dest);
-        let staged = a.len <= self.eager_limit(route) || route == Route::Tcp;
+        // Toward IMPI peers a long message's first packet carries data read from one
+        // contiguous buffer.
+        let staged =
+            a.len <= self.eager_limit(route) || matches!(route, Route::Tcp | Route::Impi);
         // With a core per rank, the sender packing into the ring while the receiver
         // unpacks from it (two copies in parallel) is fastest; oversubscribed, the
         // receiver copies alone from the published list (one process at work, no
