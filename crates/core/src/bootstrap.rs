@@ -442,6 +442,17 @@ pub fn run(cfg: &Config) -> Result<Bootstrap> {
     let poker = node
         .as_ref()
         .map(|_| Poker::new(pmi.kvsname(), &local_world));
+    // A rank with IMPI channels sleeps in their epoll set; without a TCP transport
+    // (whose set holds it otherwise) its doorbell socket goes there.
+    let impi_bell = match (&impi, &node, &tcp) {
+        (Some(_), Some(_), None) => Some(Bell::bind(pmi.kvsname(), rank).map_err(|e| {
+            Error::new(
+                ErrorClass::Other,
+                format!("cannot bind the doorbell socket: {e}"),
+            )
+        })?),
+        _ => None,
+    };
 
     Ok(Bootstrap {
         rank,
@@ -460,7 +471,7 @@ pub fn run(cfg: &Config) -> Result<Bootstrap> {
         tcp,
         poker,
         impi: match impi {
-            Some(j) => Some(ImpiNet::new(j).map_err(|e| {
+            Some(j) => Some(ImpiNet::new(j, impi_bell).map_err(|e| {
                 Error::new(
                     ErrorClass::Other,
                     format!("IMPI host channels: {e}"),

@@ -254,7 +254,9 @@ fn start(provided: ThreadLevel) -> Result<Box<Runtime>> {
         device.attach_poker(p);
     }
     if let Some(n) = boot.impi {
-        device.attach_impi(n);
+        device.attach_impi(n).map_err(|e| {
+            crate::error::Error::new(ErrorClass::Other, format!("MPI_Init: {e}"))
+        })?;
     }
     Ok(Box::new(Runtime {
         device,
@@ -406,7 +408,6 @@ pub fn block_on_first<R>(
     // When the wait stopped spinning and began to give up the CPU (the tools
     // interface's blocked time); waits that end while spinning read no clock.
     let mut blocked_since: Option<Instant> = None;
-    let mut has_impi = false;
     loop {
         // Collectives waiting to run a user reduction function do so here, unlocked.
         crate::coll::nbc::run_parked();
@@ -457,7 +458,6 @@ pub fn block_on_first<R>(
             } else {
                 (None, None, 0)
             };
-            has_impi = rt.device.has_impi();
             (spin, yields, node, sleeper, seen, quiet)
         };
         idle = idle.saturating_add(1);
@@ -491,12 +491,7 @@ pub fn block_on_first<R>(
             blocked_since.get_or_insert_with(Instant::now);
             // A rank with TCP connections sleeps in its epoll set; shared-memory senders
             // then poke its doorbell socket instead of the futex.
-            // IMPI host channels are not in any sleep set: nap briefly and poll them.
-            let nap = if has_impi {
-                Duration::from_micros(200)
-            } else {
-                Duration::from_millis(100)
-            };
+            let nap = Duration::from_millis(100);
             match (sleeper, node) {
                 (Some(s), Some(n)) => n.sleep_in_epoll(seen, || n_has_incoming(&n), || s.wait(nap)),
                 (Some(s), None) => s.wait(nap),

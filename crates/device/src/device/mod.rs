@@ -181,9 +181,15 @@ impl Device {
 
     /// Adds the IMPI host channels (for peers whose route is [`Route::Impi`]); messages
     /// of at most its maximum data length go to them in one packet.
-    pub fn attach_impi(&mut self, net: ImpiNet) {
+    pub fn attach_impi(&mut self, mut net: ImpiNet) -> Result<(), DeviceError> {
+        // A blocked rank sleeps in the IMPI set, with the TCP set nested in it.
+        if let Some(s) = self.wire.tcp.as_ref().map(|t| t.sleeper()) {
+            net.nest(s.fd())
+                .map_err(|e| DeviceError::new(format!("IMPI: cannot watch the TCP set: {e}")))?;
+        }
         self.proto.impi_eager_limit = net.maxdatalen();
         self.wire.impi = Some(Box::new(net));
+        Ok(())
     }
 
     /// Whether this rank has IMPI host channels (their sockets are polled, never
@@ -207,6 +213,9 @@ impl Device {
 
     /// Where to sleep when this rank has TCP connections.
     pub fn tcp_sleeper(&self) -> Option<tcp::Sleeper> {
+        if let Some(i) = &self.wire.impi {
+            return Some(i.sleeper());
+        }
         self.wire.tcp.as_ref().map(|t| t.sleeper())
     }
 

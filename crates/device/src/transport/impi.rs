@@ -24,6 +24,11 @@ use std::os::unix::net::UnixStream;
 use std::time::{Duration, Instant};
 
 use crate::device::packet::{Header, Kind, FLAG_CANCELLED, FLAG_SYNC};
+use crate::transport::bell::Bell;
+use crate::transport::tcp::Sleeper;
+use nix::sys::epoll::{Epoll, EpollCreateFlags, EpollEvent, EpollFlags};
+use std::os::fd::BorrowedFd;
+use std::sync::Arc;
 
 /// Bytes a channel may hold waiting for the socket or the flow-control window before
 /// the transport reports no room (the protocol then queues the packet itself).
@@ -272,6 +277,10 @@ pub struct ImpiNet {
     next_discard: u64,
     failure: Option<String>,
     buf: Vec<u8>,
+    /// The channels (and the doorbell, and a TCP transport's set) a blocked rank
+    /// sleeps on.
+    epoll: Arc<Epoll>,
+    bell: Option<Bell>,
 }
 
 fn io_err(e: impl std::fmt::Display) -> String {
@@ -279,12 +288,24 @@ fn io_err(e: impl std::fmt::Display) -> String {
 }
 
 impl ImpiNet {
-    pub fn new(j: ImpiJoin) -> io::Result<ImpiNet> {
+    /// The channels of `j`; `bell` is this rank's doorbell when it has shared-memory
+    /// peers and no TCP transport (whose set holds it otherwise).
+    pub fn new(j: ImpiJoin, bell: Option<Bell>) -> io::Result<ImpiNet> {
+        let to_io = |e: nix::Error| io::Error::from_raw_os_error(e as i32);
+        let epoll = Epoll::new(EpollCreateFlags::EPOLL_CLOEXEC).map_err(to_io)?;
+        if let Some(b) = &bell {
+            epoll
+                .add(b.socket(), EpollEvent::new(EpollFlags::EPOLLIN, u64::MAX))
+                .map_err(to_io)?;
+        }
         let mut chans = Vec::new();
         let mut chan_of = HashMap::new();
         for (h, fd) in j.chans {
             let sock = TcpStream::from(fd);
             sock.set_nonblocking(true)?;
+            epoll
+                .add(&sock, EpollEvent::new(EpollFlags::EPOLLIN, chans.len() as u64))
+                .map_err(to_io)?;
             let _ = sock.set_nodelay(true);
             chan_of.insert(h, chans.len());
             chans.push(Chan {
@@ -334,7 +355,22 @@ impl ImpiNet {
             next_discard: 1 << 62,
             failure: None,
             buf: vec![0u8; 256 * 1024],
+            epoll: Arc::new(epoll),
+            bell,
         })
+    }
+
+    /// Adds another transport's epoll set (TCP's) to the set a blocked rank sleeps on.
+    pub fn nest(&mut self, fd: BorrowedFd<'_>) -> io::Result<()> {
+        self.epoll
+            .add(fd, EpollEvent::new(EpollFlags::EPOLLIN, u64::MAX - 1))
+            .map_err(|e| io::Error::from_raw_os_error(e as i32))
+    }
+
+    /// Where a blocked rank sleeps: until a channel (or the doorbell, or a nested set)
+    /// is readable.
+    pub fn sleeper(&self) -> Sleeper {
+        Sleeper::on(self.epoll.clone())
     }
 
     /// The largest message sent in one packet (the device's eager limit toward IMPI peers).
@@ -561,6 +597,9 @@ impl ImpiNet {
     /// happened.
     pub fn poll(&mut self, sink: &mut impl Sink) -> bool {
         let mut did = false;
+        if let Some(b) = &self.bell {
+            b.drain();
+        }
         while let Some((from, h, data)) = self.local.pop_front() {
             sink.packet(from, h, &data);
             did = true;
