@@ -257,6 +257,8 @@ pub fn run(cfg: &Config) -> Result<Bootstrap> {
         None => (0, psize),
     };
     let rank = prank + off;
+    // The universe of a joined job holds the other clients' procs too.
+    let universe = universe.map(|u| u.saturating_add(size - psize));
     if size <= 1 {
         return Ok(singleton(cfg, Some(pmi), appnum, universe));
     }
@@ -471,12 +473,11 @@ pub fn run(cfg: &Config) -> Result<Bootstrap> {
         tcp,
         poker,
         impi: match impi {
-            Some(j) => Some(ImpiNet::new(j, impi_bell).map_err(|e| {
-                Error::new(
-                    ErrorClass::Other,
-                    format!("IMPI host channels: {e}"),
-                )
-            })?),
+            Some(j) => {
+                Some(ImpiNet::new(j, impi_bell).map_err(|e| {
+                    Error::new(ErrorClass::Other, format!("IMPI host channels: {e}"))
+                })?)
+            }
             None => None,
         },
     })

@@ -254,9 +254,9 @@ fn start(provided: ThreadLevel) -> Result<Box<Runtime>> {
         device.attach_poker(p);
     }
     if let Some(n) = boot.impi {
-        device.attach_impi(n).map_err(|e| {
-            crate::error::Error::new(ErrorClass::Other, format!("MPI_Init: {e}"))
-        })?;
+        device
+            .attach_impi(n)
+            .map_err(|e| crate::error::Error::new(ErrorClass::Other, format!("MPI_Init: {e}")))?;
     }
     Ok(Box::new(Runtime {
         device,

@@ -325,6 +325,7 @@ impl Device {
         let eager_limit = match route {
             Route::Shm(_) => self.wire.cfg.shm_eager_limit,
             Route::Tcp => self.wire.cfg.tcp_eager_limit,
+            Route::Impi => self.proto.impi_eager_limit,
             _ => return false,
         };
         if a.len > eager_limit || a.mode == SendMode::Synchronous || self.proto.queued_for(a.dest) {

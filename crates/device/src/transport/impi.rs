@@ -61,7 +61,10 @@ pub struct ImpiJoin {
 }
 
 fn bad(what: impl std::fmt::Display) -> io::Error {
-    io::Error::new(ErrorKind::InvalidData, format!("IMPI job description: {what}"))
+    io::Error::new(
+        ErrorKind::InvalidData,
+        format!("IMPI job description: {what}"),
+    )
 }
 
 impl ImpiJoin {
@@ -195,7 +198,9 @@ impl ImpiJoin {
             && (j.host as usize) < j.hosts.len()
             && j.maxdatalen > 0
             && j.procs.iter().all(|p| (p.0 as usize) < j.hosts.len())
-            && j.hosts.iter().all(|h| 1 <= h.ackmark && h.ackmark <= h.hiwater);
+            && j.hosts
+                .iter()
+                .all(|h| 1 <= h.ackmark && h.ackmark <= h.hiwater);
         if !ok {
             return Err(bad("inconsistent"));
         }
@@ -304,7 +309,10 @@ impl ImpiNet {
             let sock = TcpStream::from(fd);
             sock.set_nonblocking(true)?;
             epoll
-                .add(&sock, EpollEvent::new(EpollFlags::EPOLLIN, chans.len() as u64))
+                .add(
+                    &sock,
+                    EpollEvent::new(EpollFlags::EPOLLIN, chans.len() as u64),
+                )
                 .map_err(to_io)?;
             let _ = sock.set_nodelay(true);
             chan_of.insert(h, chans.len());
@@ -569,8 +577,7 @@ impl ImpiNet {
                     Err(e) if e.kind() == ErrorKind::WouldBlock => break,
                     Err(e) => {
                         if self.failure.is_none() {
-                            self.failure =
-                                Some(format!("IMPI channel to host {}: {e}", c.host));
+                            self.failure = Some(format!("IMPI channel to host {}: {e}", c.host));
                         }
                         c.out_off = c.out.len();
                     }
@@ -641,10 +648,8 @@ impl ImpiNet {
                     Ok(Some((p, data))) => {
                         if let Err(e) = self.arrived(i, p, &data, sink) {
                             if self.failure.is_none() {
-                                self.failure = Some(format!(
-                                    "from IMPI host {}: {e}",
-                                    self.chans[i].host
-                                ));
+                                self.failure =
+                                    Some(format!("from IMPI host {}: {e}", self.chans[i].host));
                             }
                             break;
                         }
@@ -845,7 +850,11 @@ impl ImpiNet {
     pub fn finalize(&mut self) -> Result<(), String> {
         let deadline = Instant::now() + FINI_TIMEOUT;
         // Held data packets first: they wait for acknowledgments that keep coming.
-        let mut fin: Vec<Finalizer> = self.chans.iter().map(|_| Finalizer::new(self.my_ackmark)).collect();
+        let mut fin: Vec<Finalizer> = self
+            .chans
+            .iter()
+            .map(|_| Finalizer::new(self.my_ackmark))
+            .collect();
         let mut started = vec![false; self.chans.len()];
         loop {
             struct Drop;

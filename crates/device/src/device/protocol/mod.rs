@@ -377,8 +377,7 @@ impl Protocol {
         let route = self.route(a.dest);
         // Toward IMPI peers a long message's first packet carries data read from one
         // contiguous buffer.
-        let staged =
-            a.len <= self.eager_limit(route) || matches!(route, Route::Tcp | Route::Impi);
+        let staged = a.len <= self.eager_limit(route) || matches!(route, Route::Tcp | Route::Impi);
         // With a core per rank, the sender packing into the ring while the receiver
         // unpacks from it (two copies in parallel) is fastest; oversubscribed, the
         // receiver copies alone from the published list (one process at work, no

@@ -288,12 +288,13 @@ fn dance(
         for h in connect {
             let host = &job.hosts[h as usize];
             let addr = SocketAddr::new(ip_from_bytes(host.ipv6), host.port as u16);
-            let mut s = TcpStream::connect_timeout(&addr, Duration::from_secs(30)).map_err(|e| {
-                Fail(format!(
-                    "connecting to host {h} (client {}) at {addr}: {e}",
-                    host.client
-                ))
-            })?;
+            let mut s =
+                TcpStream::connect_timeout(&addr, Duration::from_secs(30)).map_err(|e| {
+                    Fail(format!(
+                        "connecting to host {h} (client {}) at {addr}: {e}",
+                        host.client
+                    ))
+                })?;
             s.write_all(&encode_host_rank(my_host))
                 .map_err(|e| Fail(format!("sending the host rank to host {h} at {addr}: {e}")))?;
             if let Some(secret) = secure(h) {
@@ -375,7 +376,8 @@ fn dance(
                         }
                     }
                 }
-                Err(e) if e.kind() == ErrorKind::WouldBlock || e.kind() == ErrorKind::Interrupted => {}
+                Err(e)
+                    if e.kind() == ErrorKind::WouldBlock || e.kind() == ErrorKind::Interrupted => {}
                 Err(e) => return Err(Fail(format!("accepting host connections: {e}"))),
             }
         }

@@ -19,9 +19,7 @@ use std::path::PathBuf;
 use std::process::Command;
 use std::time::Duration;
 
-use nix::sys::socket::{
-    getsockopt, sendmsg, sockopt::PeerCredentials, ControlMessage, MsgFlags,
-};
+use nix::sys::socket::{getsockopt, sendmsg, sockopt::PeerCredentials, ControlMessage, MsgFlags};
 use oxmpi_impi::Job;
 
 use crate::args::ClientArgs;
@@ -82,7 +80,10 @@ fn private_dir() -> Result<TempDir, Fail> {
             Err(e) => return Err(Fail(format!("cannot create {}: {e}", p.display()))),
         }
     }
-    Err(Fail(format!("no free directory name in {}", base.display())))
+    Err(Fail(format!(
+        "no free directory name in {}",
+        base.display()
+    )))
 }
 
 /// Starts the program and serves its ranks; returns mpiexec's exit status.
@@ -116,7 +117,10 @@ pub fn run(a: &ClientArgs, job: &Job, chans: Vec<Channel>) -> Result<i32, Fail> 
                     continue;
                 }
                 if let Err(e) = serve(job, me.first_proc, s, &mut by_rank, &mut served) {
-                    eprintln!("impirun: client {}: a rank's IMPI join failed: {e}", job.my_client);
+                    eprintln!(
+                        "impirun: client {}: a rank's IMPI join failed: {e}",
+                        job.my_client
+                    );
                 }
             }
             Err(e) if e.kind() == ErrorKind::WouldBlock || e.kind() == ErrorKind::Interrupted => {
@@ -140,7 +144,8 @@ fn serve(
     let mut line = Vec::new();
     let mut b = [0u8; 1];
     while line.len() < 32 {
-        s.read_exact(&mut b).map_err(|e| format!("reading its rank: {e}"))?;
+        s.read_exact(&mut b)
+            .map_err(|e| format!("reading its rank: {e}"))?;
         if b[0] == b'\n' {
             break;
         }
@@ -163,7 +168,8 @@ fn serve(
     let d = description(job, world, my_host, &hosts);
     let mut msg = (d.len() as u32).to_le_bytes().to_vec();
     msg.extend_from_slice(d.as_bytes());
-    s.write_all(&msg).map_err(|e| format!("sending rank {r} its description: {e}"))?;
+    s.write_all(&msg)
+        .map_err(|e| format!("sending rank {r} its description: {e}"))?;
     let fds: Vec<RawFd> = chans.iter().map(|c| c.stream.as_raw_fd()).collect();
     for batch in fds.chunks(FDS_PER_MESSAGE) {
         let cmsg = [ControlMessage::ScmRights(batch)];
