@@ -420,9 +420,7 @@ impl ImpiNet {
         &mut self,
         dest: u32,
         sync: bool,
-        srqid: u64,
-        drqid: u64,
-        msglen: u64,
+        (srqid, drqid, msglen): (u64, u64, u64),
         hdr: &Header,
         data: &[u8],
     ) {
@@ -466,7 +464,7 @@ impl ImpiNet {
         match hdr.kind {
             Kind::Eager => {
                 let sync = hdr.flags & FLAG_SYNC != 0;
-                self.data_packet(dest, sync, u64::from(hdr.sreq), 0, hdr.len, hdr, payload);
+                self.data_packet(dest, sync, (u64::from(hdr.sreq), 0, hdr.len), hdr, payload);
             }
             Kind::Rts => {
                 // A long message: the first packet carries maxdatalen bytes of the
@@ -476,7 +474,7 @@ impl ImpiNet {
                 // until the send completes, which waits for the answer to this packet.
                 let data =
                     unsafe { std::slice::from_raw_parts(hdr.addr as *const u8, first as usize) };
-                self.data_packet(dest, true, u64::from(hdr.sreq), 0, hdr.len, hdr, data);
+                self.data_packet(dest, true, (u64::from(hdr.sreq), 0, hdr.len), hdr, data);
                 self.long_sends.insert(
                     (dest, hdr.sreq),
                     LongSend {
@@ -539,7 +537,7 @@ impl ImpiNet {
                     let n = (end - off).min(u64::from(self.maxdatalen));
                     let a = (off - hdr.addr) as usize;
                     let piece = &payload[a..a + n as usize];
-                    self.data_packet(dest, false, srqid, drqid, msglen, hdr, piece);
+                    self.data_packet(dest, false, (srqid, drqid, msglen), hdr, piece);
                     off += n;
                 }
                 if end >= msglen {
