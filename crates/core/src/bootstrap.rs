@@ -24,6 +24,7 @@ use crate::error::{Error, ErrorClass, Result};
 use crate::placement::{self, CardCpus};
 use crate::transport::bell::{Bell, Poker};
 use crate::transport::fd_share::{self, FdOffer};
+use crate::transport::impi::{ImpiJoin, ImpiNet};
 use crate::transport::shm::ShmNode;
 use crate::transport::tcp::{self, TcpNet, TcpSettings};
 use crate::transport::{ring, Route};
@@ -63,6 +64,8 @@ pub struct Bootstrap {
     pub tcp: Option<TcpNet>,
     /// Wakes local ranks that sleep in their TCP epoll set (with a shared segment).
     pub poker: Option<Poker>,
+    /// The host channels toward the other clients of an IMPI job.
+    pub impi: Option<ImpiNet>,
 }
 
 fn pmi_err(what: &str, e: impl std::fmt::Display) -> Error {
@@ -170,6 +173,7 @@ fn singleton(cfg: &Config, pmi: Option<Client>, appnum: i32, universe: Option<u3
         node_index: 0,
         tcp: None,
         poker: None,
+        impi: None,
     }
 }
 
@@ -233,10 +237,28 @@ pub fn run(cfg: &Config) -> Result<Bootstrap> {
     let Some(mut pmi) = client else {
         return Ok(singleton(cfg, None, 0, Some(1)));
     };
-    let rank = pmi.rank();
-    let size = pmi.size();
+    let prank = pmi.rank();
+    let psize = pmi.size();
     let appnum = pmi.appnum();
     let universe = pmi.universe_size();
+    // A client of an IMPI job (`impirun -client`): this client's ranks are part of a
+    // larger MPI_COMM_WORLD, from `off` on (docs/impi.md, "Data path").
+    let impi = match std::env::var("OXMPI_IMPI") {
+        Ok(path) if !path.is_empty() => Some(ImpiJoin::fetch(&path, prank).map_err(|e| {
+            Error::new(
+                ErrorClass::Other,
+                format!("joining the IMPI job through impirun ({path}): {e}"),
+            )
+        })?),
+        _ => None,
+    };
+    let (off, size) = match &impi {
+        Some(j) => (j.world - prank, j.size()),
+        None => (0, psize),
+    };
+    let rank = prank + off;
+    // The universe of a joined job holds the other clients' procs too.
+    let universe = universe.map(|u| u.saturating_add(size - psize));
     if size <= 1 {
         return Ok(singleton(cfg, Some(pmi), appnum, universe));
     }
@@ -245,20 +267,20 @@ pub fn run(cfg: &Config) -> Result<Bootstrap> {
     let listener = tcp::Listener::open(cfg.tcp_addr.as_deref(), cfg.tcp_if.as_deref())
         .map_err(|e| Error::new(ErrorClass::Other, format!("TCP set-up failed: {e}")))?;
     let my_card = format!("{key},{pid},{},{}", placement::cpu_card(), listener.card());
-    pmi.put(&format!("oxmpi-card-{rank}"), &my_card)
+    pmi.put(&format!("oxmpi-card-{prank}"), &my_card)
         .map_err(|e| pmi_err("PMI put of the business card failed", e))?;
     let env_secret = std::env::var("OXMPI_JOB_SECRET")
         .ok()
         .filter(|s| !s.is_empty());
-    if env_secret.is_none() && rank == 0 {
+    if env_secret.is_none() && prank == 0 {
         pmi.put("oxmpi-secret", &random_hex(32)?)
             .map_err(|e| pmi_err("PMI put of the job secret failed", e))?;
     }
     pmi.fence().map_err(|e| pmi_err("PMI fence failed", e))?;
 
-    let mut cards = Vec::with_capacity(size as usize);
-    for r in 0..size {
-        let v = if r == rank {
+    let mut cards = Vec::with_capacity(psize as usize);
+    for r in 0..psize {
+        let v = if r == prank {
             my_card.clone()
         } else {
             pmi.get(&format!("oxmpi-card-{r}"))
@@ -266,21 +288,23 @@ pub fn run(cfg: &Config) -> Result<Bootstrap> {
         };
         cards.push(parse_card(r, &v)?);
     }
-    let node_ranks: Vec<u32> = (0..size)
+    let node_ranks: Vec<u32> = (0..psize)
         .filter(|&r| cards[r as usize].key == key)
+        .map(|r| r + off)
         .collect();
     let node_size = node_ranks.len();
     let node_cpus = placement::node_cpus(cards.iter().filter(|c| c.key == key).map(|c| &c.cpus));
     let oversubscribed = cfg.oversubscribed.unwrap_or(node_size > node_cpus);
-    let node_index = cards[..rank as usize]
+    let node_index = cards[..prank as usize]
         .iter()
         .filter(|c| c.key == key)
         .count();
     let local_world: Vec<u32> = if cfg.netmod_tcp {
         vec![rank]
     } else {
-        (0..size)
+        (0..psize)
             .filter(|&r| cards[r as usize].key == key)
+            .map(|r| r + off)
             .collect()
     };
     let my_local = local_world
@@ -293,20 +317,27 @@ pub fn run(cfg: &Config) -> Result<Bootstrap> {
     let cma_likely = !cfg.shm_no_cma && crate::sys::cma::yama_permits_siblings();
     let ring_bytes = ring_bytes_for(cfg, nlocal, oversubscribed && cma_likely);
 
+    let in_client = |r: u32| r >= off && r < off + psize;
     let peers: Vec<Peer> = (0..size)
         .map(|r| {
+            if !in_client(r) {
+                return Peer {
+                    route: Route::Impi,
+                    pid: 0,
+                };
+            }
             let route = if r == rank {
                 Route::SelfLoop
             } else if let Some(i) = local_world.iter().position(|&w| w == r) {
                 Route::Shm(i)
-            } else if cards[r as usize].tcp.is_some() {
+            } else if cards[(r - off) as usize].tcp.is_some() {
                 Route::Tcp
             } else {
                 Route::Unreachable
             };
             Peer {
                 route,
-                pid: cards[r as usize].pid,
+                pid: cards[(r - off) as usize].pid,
             }
         })
         .collect();
@@ -369,10 +400,11 @@ pub fn run(cfg: &Config) -> Result<Bootstrap> {
                 .get("oxmpi-secret")
                 .map_err(|e| pmi_err("PMI get of the job secret failed", e))?,
         };
-        let addrs = cards
+        let addrs = peers
             .iter()
-            .zip(&peers)
-            .map(|(c, p)| {
+            .enumerate()
+            .map(|(r, p)| {
+                let c = &cards[(r as u32).checked_sub(off).filter(|&i| i < psize)? as usize];
                 let (a, lo) = c.tcp.filter(|_| p.route == Route::Tcp)?;
                 Some(if lo && c.key == key {
                     std::net::SocketAddrV4::new(std::net::Ipv4Addr::LOCALHOST, a.port())
@@ -412,6 +444,17 @@ pub fn run(cfg: &Config) -> Result<Bootstrap> {
     let poker = node
         .as_ref()
         .map(|_| Poker::new(pmi.kvsname(), &local_world));
+    // A rank with IMPI channels sleeps in their epoll set; without a TCP transport
+    // (whose set holds it otherwise) its doorbell socket goes there.
+    let impi_bell = match (&impi, &node, &tcp) {
+        (Some(_), Some(_), None) => Some(Bell::bind(pmi.kvsname(), rank).map_err(|e| {
+            Error::new(
+                ErrorClass::Other,
+                format!("cannot bind the doorbell socket: {e}"),
+            )
+        })?),
+        _ => None,
+    };
 
     Ok(Bootstrap {
         rank,
@@ -429,6 +472,14 @@ pub fn run(cfg: &Config) -> Result<Bootstrap> {
         node_index,
         tcp,
         poker,
+        impi: match impi {
+            Some(j) => {
+                Some(ImpiNet::new(j, impi_bell).map_err(|e| {
+                    Error::new(ErrorClass::Other, format!("IMPI host channels: {e}"))
+                })?)
+            }
+            None => None,
+        },
     })
 }
 

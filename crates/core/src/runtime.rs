@@ -406,6 +406,11 @@ fn start(provided: ThreadLevel) -> Result<Box<Runtime>> {
     if let Some(p) = boot.poker {
         device.attach_poker(p);
     }
+    if let Some(n) = boot.impi {
+        device
+            .attach_impi(n)
+            .map_err(|e| crate::error::Error::new(ErrorClass::Other, format!("MPI_Init: {e}")))?;
+    }
     Ok(Box::new(Runtime {
         device,
         config: cfg,
@@ -816,6 +821,11 @@ pub fn finalize() -> Result<()> {
 /// leaving while a peer may still pull a rendezvous message out of its memory), then
 /// PMI finalize.
 fn leave(rt: &mut Runtime) -> Result<()> {
+    // IMPI host channels end first (IMPI 3.8), while the other clients' ranks still
+    // answer on them.
+    rt.device.finalize_impi().map_err(|e| {
+        crate::error::Error::new(ErrorClass::Other, format!("IMPI finalization failed: {e}"))
+    })?;
     if let Some(pmi) = rt.pmi.as_mut() {
         pmi.fence().map_err(|e| {
             crate::error::Error::new(

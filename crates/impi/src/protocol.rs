@@ -166,6 +166,11 @@ impl RecvWindow {
     }
 
     /// Packets arrived and waiting for the destination process.
+    /// Packets taken that the next ACK will cover.
+    pub fn unacked(&self) -> u32 {
+        self.taken
+    }
+
     pub fn buffered(&self) -> u32 {
         self.buffered
     }

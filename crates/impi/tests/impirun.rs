@@ -480,8 +480,7 @@ fn startup_timeout_and_usage_errors() {
         o.stderr
     );
     for args in [
-        &["-client", "0", "127.0.0.1:1", "-np", "2", "./a.out"][..],
-        &["-server"],
+        &["-server"][..],
         &["-bogus"],
         &["-client", "0", "127.0.0.1:1", "-startup-only"],
     ] {

@@ -55,6 +55,7 @@ mod wire;
 pub use direct::Direct;
 
 use crate::transport::bell::Poker;
+use crate::transport::impi::{self, ImpiNet};
 use crate::transport::ring::Watch;
 use crate::transport::shm::ShmNode;
 use crate::transport::tcp::{self, TcpNet};
@@ -182,6 +183,33 @@ impl Device {
         self.wire.tcp = Some(Box::new(net));
     }
 
+    /// Adds the IMPI host channels (for peers whose route is [`Route::Impi`]); messages
+    /// of at most its maximum data length go to them in one packet.
+    pub fn attach_impi(&mut self, mut net: ImpiNet) -> Result<(), DeviceError> {
+        // A blocked rank sleeps in the IMPI set, with the TCP set nested in it.
+        if let Some(s) = self.wire.tcp.as_ref().map(|t| t.sleeper()) {
+            net.nest(s.fd())
+                .map_err(|e| DeviceError::new(format!("IMPI: cannot watch the TCP set: {e}")))?;
+        }
+        self.proto.impi_eager_limit = net.maxdatalen();
+        self.wire.impi = Some(Box::new(net));
+        Ok(())
+    }
+
+    /// Whether this rank has IMPI host channels (their sockets are polled, never
+    /// slept on).
+    pub fn has_impi(&self) -> bool {
+        self.wire.impi.is_some()
+    }
+
+    /// `MPI_Finalize` of an IMPI job: finalizes every host channel (IMPI 3.8).
+    pub fn finalize_impi(&mut self) -> Result<(), DeviceError> {
+        match self.wire.impi.as_mut() {
+            Some(t) => t.finalize().map_err(DeviceError::new),
+            None => Ok(()),
+        }
+    }
+
     /// Adds the means to wake local ranks that sleep in their TCP epoll set.
     pub fn attach_poker(&mut self, poker: Poker) {
         self.wire.poker = Some(poker);
@@ -189,6 +217,9 @@ impl Device {
 
     /// Where to sleep when this rank has TCP connections.
     pub fn tcp_sleeper(&self) -> Option<tcp::Sleeper> {
+        if let Some(i) = &self.wire.impi {
+            return Some(i.sleeper());
+        }
         self.wire.tcp.as_ref().map(|t| t.sleeper())
     }
 
@@ -352,6 +383,7 @@ impl Device {
         let eager_limit = match route {
             Route::Shm(_) => self.wire.cfg.shm_eager_limit,
             Route::Tcp => self.wire.cfg.tcp_eager_limit,
+            Route::Impi => self.proto.impi_eager_limit,
             _ => return false,
         };
         if a.len > eager_limit || a.mode == SendMode::Synchronous || self.proto.queued_for(a.dest) {
@@ -607,10 +639,18 @@ impl Device {
                 did = true;
             }
         }
+        if let Some(mut t) = self.wire.impi.take() {
+            let (proto, io) = split!(self);
+            did |= t.poll(&mut ImpiSink { proto, io });
+            self.wire.impi = Some(t);
+        }
         let (p, io) = split!(self);
         did |= p.flush_pending(io);
         did |= p.pump_streams(io);
         if let Some(msg) = self.wire.tcp.as_mut().and_then(|t| t.take_failure()) {
+            return Err(DeviceError::new(msg));
+        }
+        if let Some(msg) = self.wire.impi.as_mut().and_then(|t| t.take_failure()) {
             return Err(DeviceError::new(msg));
         }
         Ok(did)
@@ -660,7 +700,9 @@ impl Device {
 
     /// True when packets or streams are waiting to be written.
     pub fn has_outgoing(&self) -> bool {
-        self.proto.has_outgoing() || self.wire.tcp.as_ref().is_some_and(|t| t.has_outgoing())
+        self.proto.has_outgoing()
+            || self.wire.tcp.as_ref().is_some_and(|t| t.has_outgoing())
+            || self.wire.impi.as_ref().is_some_and(|t| t.has_outgoing())
     }
 }
 
@@ -683,6 +725,17 @@ impl tcp::Sink for TcpSink<'_, '_> {
 
     fn data_landed(&mut self, _from: u32, hdr: &Header) {
         self.proto.data_landed(hdr, self.io);
+    }
+}
+
+struct ImpiSink<'a, 'b> {
+    proto: &'a mut Protocol,
+    io: &'a mut Link<'b>,
+}
+
+impl impi::Sink for ImpiSink<'_, '_> {
+    fn packet(&mut self, from: u32, hdr: Header, payload: &[u8]) {
+        self.proto.packet(from, hdr, payload, self.io);
     }
 }
 

@@ -14,6 +14,7 @@ use super::stream_stores::{self, Policy};
 use super::{copy_small, DeviceConfig, Peer};
 use crate::sys::cma;
 use crate::transport::bell::Poker;
+use crate::transport::impi::ImpiNet;
 use crate::transport::ring::{Consumer, Producer};
 use crate::transport::shm::ShmNode;
 use crate::transport::tcp::TcpNet;
@@ -49,6 +50,8 @@ pub(crate) struct Wire {
     pub(crate) tcp: Option<Box<TcpNet>>,
     /// Wakes local ranks that sleep in their TCP epoll set.
     pub(crate) poker: Option<Poker>,
+    /// The IMPI host channels (taken out while they deliver packets to the protocol).
+    pub(crate) impi: Option<Box<ImpiNet>>,
     /// Bounce buffer for reading listed messages of small pieces (kept between messages).
     span_bounce: Vec<u8>,
 }
@@ -85,6 +88,7 @@ impl Wire {
             selfq: VecDeque::new(),
             tcp: None,
             poker: None,
+            impi: None,
             span_bounce: Vec::new(),
         }
     }
@@ -106,6 +110,10 @@ impl Wire {
             // While the transport delivers packets it is taken out of the device: what
             // handlers send meanwhile waits in the pending queue for a moment.
             Route::Tcp => match self.tcp.as_mut() {
+                Some(t) => t.try_send(dest, hdr, payload),
+                None => false,
+            },
+            Route::Impi => match self.impi.as_mut() {
                 Some(t) => t.try_send(dest, hdr, payload),
                 None => false,
             },

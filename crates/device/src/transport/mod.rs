@@ -5,9 +5,11 @@
 //!   handed from the node's leader to the others by [`fd_share`].
 //! - [`tcp`]: ranks on other nodes (or every rank with `OXMPI_NETMOD=tcp`); [`bell`]
 //!   lets shared-memory senders wake a rank that sleeps in the TCP epoll set.
+//! - [`impi`]: ranks of the other clients of an IMPI job (IMPI 0.0 host channels).
 
 pub mod bell;
 pub mod fd_share;
+pub mod impi;
 pub mod ring;
 pub mod shm;
 pub mod tcp;
@@ -21,6 +23,8 @@ pub enum Route {
     Shm(usize),
     /// A rank reached over TCP.
     Tcp,
+    /// A rank of another client of an IMPI job, reached over its host channel.
+    Impi,
     /// No transport reaches this rank.
     Unreachable,
 }

@@ -243,6 +243,9 @@ pub(crate) struct Protocol {
     lost: Vec<u32>,
     /// Messages taken by a matched probe, waiting for their receive.
     messages: mprobe::Messages,
+    /// Largest message sent in one packet to a rank of another IMPI client (the
+    /// negotiated maximum data length).
+    pub(crate) impi_eager_limit: usize,
 }
 
 impl Protocol {
@@ -267,6 +270,7 @@ impl Protocol {
             payloads: PayloadStore::default(),
             lost: Vec::new(),
             messages: mprobe::Messages::default(),
+            impi_eager_limit: 0,
         }
     }
 
@@ -288,6 +292,7 @@ impl Protocol {
     pub(crate) fn eager_limit(&self, route: Route) -> usize {
         match route {
             Route::Tcp => self.cfg.tcp_eager_limit,
+            Route::Impi => self.impi_eager_limit,
             _ => self.cfg.shm_eager_limit,
         }
     }
@@ -383,7 +388,9 @@ impl Protocol {
     /// layout that rendezvous streams from (with the piece list when oversubscribed).
     fn attach_send_layout(&mut self, id: ReqId, mut a: SendArgs, l: Layout) -> SendArgs {
         let route = self.route(a.dest);
-        let staged = a.len <= self.eager_limit(route) || route == Route::Tcp;
+        // Toward IMPI peers a long message's first packet carries data read from one
+        // contiguous buffer.
+        let staged = a.len <= self.eager_limit(route) || matches!(route, Route::Tcp | Route::Impi);
         // With a core per rank, the sender packing into the ring while the receiver
         // unpacks from it (two copies in parallel) is fastest; oversubscribed, the
         // receiver copies alone from the published list (one process at work, no

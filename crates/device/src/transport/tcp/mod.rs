@@ -157,6 +157,16 @@ pub struct Sleeper {
 }
 
 impl Sleeper {
+    /// A sleeper on another transport's epoll set (the IMPI channels').
+    pub(crate) fn on(epoll: Arc<Epoll>) -> Sleeper {
+        Sleeper { epoll }
+    }
+
+    /// The epoll set's descriptor (to nest it in another set).
+    pub(crate) fn fd(&self) -> std::os::fd::BorrowedFd<'_> {
+        self.epoll.0.as_fd()
+    }
+
     /// Waits until a socket of the set is ready, or `timeout`.
     pub fn wait(&self, timeout: Duration) {
         let mut ev = [EpollEvent::empty(); 1];

@@ -65,6 +65,8 @@ pub struct ClientArgs {
     /// mpiexec's `--timeout`: the startup exchange must complete within it.
     pub timeout_secs: Option<u64>,
     pub program: String,
+    /// What follows `HOST:PORT` except the client options above: mpiexec's command line.
+    pub mpiexec_args: Vec<String>,
 }
 
 pub enum Request {
@@ -160,12 +162,14 @@ fn parse_client(a: &[String]) -> Result<ClientArgs, String> {
         verbose: false,
         timeout_secs: None,
         program: String::new(),
+        mpiexec_args: Vec::new(),
     };
     let mut it = a[2..].iter().peekable();
     let mut section_np: Option<u32> = None;
     let mut in_program = false;
     let mut total: u64 = 0;
     while let Some(arg) = it.next() {
+        c.mpiexec_args.push(arg.clone());
         if arg == ":" {
             if !in_program {
                 return Err("a section before ':' has no program".into());
@@ -183,6 +187,17 @@ fn parse_client(a: &[String]) -> Result<ClientArgs, String> {
                 c.program = arg.clone();
             }
             continue;
+        }
+        if matches!(
+            arg.as_str(),
+            "-startup-only"
+                | "-datalen"
+                | "-ackmark"
+                | "-hiwater"
+                | "-coll-xsize"
+                | "-coll-maxlinear"
+        ) {
+            c.mpiexec_args.pop();
         }
         match arg.as_str() {
             "-startup-only" => {
@@ -228,11 +243,12 @@ fn parse_client(a: &[String]) -> Result<ClientArgs, String> {
         };
         let mut vals: Vec<String> = inline.into_iter().collect();
         while vals.len() < nvals {
-            vals.push(
-                it.next()
-                    .ok_or_else(|| format!("option {arg} needs a value"))?
-                    .clone(),
-            );
+            let next = it
+                .next()
+                .ok_or_else(|| format!("option {arg} needs a value"))?
+                .clone();
+            c.mpiexec_args.push(next.clone());
+            vals.push(next);
         }
         match name {
             "n" | "np" => {
@@ -303,6 +319,7 @@ mod tests {
             (1, "1.2.3.4:5", 4, "./a.out")
         );
         assert!(c.startup_only);
+        assert_eq!(c.mpiexec_args, v("-np 4 -genv A B ./a.out -np 9"));
         let Ok(Request::Client(c)) = parse(&v("-client 0 h:1 -n 2 a : -n 3 b : c")) else {
             panic!()
         };

@@ -17,6 +17,7 @@ use oxmpi_impi::{
 };
 
 use crate::args::ClientArgs;
+use crate::launch;
 
 /// How long the host connections may take to form, and each channel's finalization.
 const HOST_TIMEOUT: Duration = Duration::from_secs(120);
@@ -24,7 +25,7 @@ const HOST_TIMEOUT: Duration = Duration::from_secs(120);
 /// How a failure message starts when mpiexec's `--timeout` expired (exit status 124).
 const TIMED_OUT: &str = "timed out";
 
-struct Fail(String);
+pub struct Fail(pub String);
 
 impl<E: std::fmt::Display> From<E> for Fail {
     fn from(e: E) -> Fail {
@@ -33,14 +34,6 @@ impl<E: std::fmt::Display> From<E> for Fail {
 }
 
 pub fn run(a: ClientArgs) -> ExitCode {
-    if !a.startup_only {
-        eprintln!(
-            "impirun: -client {}: starting {} across IMPI clients needs the IMPI data path, which this \
-             oxmpi does not have yet; -startup-only runs the startup and shutdown protocols alone",
-            a.rank, a.program
-        );
-        return ExitCode::from(2);
-    }
     let auth = match AuthConfig::from_env() {
         Ok(x) => x,
         Err(e) => {
@@ -128,33 +121,44 @@ fn pump(
 fn session(a: &ClientArgs, auth: AuthConfig) -> Result<(), Fail> {
     let mut server = connect_server(&a.server)?;
     let _ = server.set_nodelay(true);
-    // The host listens on the address that reaches the server.
+    // The hosts listen on the address that reaches the server: one host for the whole
+    // client with -startup-only, else one per rank (docs/impi.md, "Data path").
     let my_ip = server.local_addr()?.ip();
-    let listener = TcpListener::bind((my_ip, 0))
-        .map_err(|e| Fail(format!("cannot listen on {my_ip}: {e}")))?;
-    let port = listener.local_addr()?.port();
+    let nhosts = if a.startup_only { 1 } else { a.nprocs };
+    let mut listeners = Vec::new();
+    for _ in 0..nhosts {
+        listeners.push(
+            TcpListener::bind((my_ip, 0))
+                .map_err(|e| Fail(format!("cannot listen on {my_ip}: {e}")))?,
+        );
+    }
     let ipv6 = ipv6_bytes(my_ip);
     // Proc identifiers: this process's pid in the high half keeps them unique among
     // clients sharing the host; the low half is the proc's index in the client.
     let base = i64::from(std::process::id()) << 32;
+    let per_host = a.nprocs / nhosts;
+    let mut hosts = Vec::new();
+    for (i, l) in listeners.iter().enumerate() {
+        hosts.push(LocalHost {
+            ipv6,
+            port: u32::from(l.local_addr()?.port()),
+            ackmark: a.ackmark,
+            hiwater: a.hiwater,
+            procs: (0..per_host)
+                .map(|j| LocalProc {
+                    ipv6,
+                    pid: base | i64::from(i as u32 * per_host + j),
+                })
+                .collect(),
+        });
+    }
     let local = LocalClient {
         versions: vec![Version::V0_0],
         datalen: a.datalen,
         tagub: i32::MAX,
         coll_xsize: a.coll_xsize,
         coll_maxlinear: a.coll_maxlinear,
-        hosts: vec![LocalHost {
-            ipv6,
-            port: u32::from(port),
-            ackmark: a.ackmark,
-            hiwater: a.hiwater,
-            procs: (0..a.nprocs)
-                .map(|i| LocalProc {
-                    ipv6,
-                    pid: base | i64::from(i),
-                })
-                .collect(),
-        }],
+        hosts,
         extra_labels: Vec::new(),
         host_auth: true,
     };
@@ -180,7 +184,7 @@ fn session(a: &ClientArgs, auth: AuthConfig) -> Result<(), Fail> {
             println!("impirun: client {}: {line}", a.rank);
         }
     }
-    for i in 0..me.nprocs {
+    for i in (0..me.nprocs).filter(|_| a.startup_only) {
         println!(
             "impirun: client {}: proc {i} is rank {} of {} in MPI_COMM_WORLD",
             a.rank,
@@ -196,16 +200,22 @@ fn session(a: &ClientArgs, auth: AuthConfig) -> Result<(), Fail> {
     } else {
         None
     };
-    let channels = dance(
-        &job,
-        me.first_host,
-        key,
-        a.verbose,
-        &listener,
-        &mut server,
-        &mut c,
-    )?;
-    finalize(&job, me.first_host, channels)?;
+    let my_hosts: Vec<(u32, TcpListener)> = listeners
+        .into_iter()
+        .enumerate()
+        .map(|(i, l)| (me.first_host + i as u32, l))
+        .collect();
+    let channels = dance(&job, &my_hosts, key, a.verbose, &mut server, &mut c)?;
+    drop(my_hosts);
+    if a.startup_only {
+        finalize(&job, channels)?;
+    } else {
+        // The ranks take their channels over and finalize them themselves.
+        let status = launch::run(a, &job, channels)?;
+        if status != 0 {
+            return Err(Fail(format!("the program ended with exit status {status}")));
+        }
+    }
 
     c.finish()?;
     server
@@ -223,23 +233,29 @@ fn session(a: &ClientArgs, auth: AuthConfig) -> Result<(), Fail> {
     Ok(())
 }
 
-/// Connects to the lower-ranked hosts of other clients (sending this host's rank) and
-/// accepts the higher-ranked ones, watching the server connection meanwhile (the server
-/// closing means the job was aborted). Between two oxmpi clients that share the job key,
-/// the connecting host then proves the key ([`extension`]). An accepted connection that
-/// sends no valid rank or fails the proof is dropped with a warning: an unauthenticated
-/// peer must not end the job.
+/// One host channel: this client's host, the other host, the connection.
+pub struct Channel {
+    pub mine: u32,
+    pub other: u32,
+    pub stream: TcpStream,
+}
+
+/// For each of this client's hosts, connects to the lower-ranked hosts of other
+/// clients (sending the host's rank) and accepts the higher-ranked ones on its
+/// listener, watching the server connection meanwhile (the server closing means the job
+/// was aborted). Between two oxmpi clients that share the job key, the connecting host
+/// then proves the key ([`extension`]). An accepted connection that sends no valid rank
+/// or fails the proof is dropped with a warning: an unauthenticated peer must not end
+/// the job.
 fn dance(
     job: &Job,
-    my_host: u32,
+    my_hosts: &[(u32, TcpListener)],
     key: Option<u64>,
     verbose: bool,
-    listener: &TcpListener,
     server: &mut TcpStream,
     c: &mut Client,
-) -> Result<Vec<(u32, TcpStream)>, Fail> {
-    let (connect, accept) = job.dance(my_host);
-    let me = job.hosts[my_host as usize].client;
+) -> Result<Vec<Channel>, Fail> {
+    let me = job.my_client;
     let authed = extension::host_auth_clients(job);
     // Both ends are oxmpi clients that authenticated with the key.
     let secure = |h: u32| -> Option<[u8; 8]> {
@@ -249,97 +265,121 @@ fn dance(
             _ => None,
         }
     };
-    let report = |h: u32, how: &str| {
+    let report = |mine: u32, h: u32, how: &str| {
         if verbose {
-            println!(
-                "impirun: client {me}: host connection with host {h} (client {}): {how}",
+            let with = format!(
+                "host connection with host {h} (client {}): {how}",
                 job.hosts[h as usize].client
             );
+            if my_hosts.len() == 1 {
+                println!("impirun: client {me}: {with}");
+            } else {
+                println!("impirun: client {me}: host {mine}: {with}");
+            }
         }
     };
     let mut chans = Vec::new();
-    for h in connect {
-        let host = &job.hosts[h as usize];
-        let addr = SocketAddr::new(ip_from_bytes(host.ipv6), host.port as u16);
-        let mut s = TcpStream::connect_timeout(&addr, Duration::from_secs(30)).map_err(|e| {
-            Fail(format!(
-                "connecting to host {h} (client {}) at {addr}: {e}",
-                host.client
-            ))
-        })?;
-        s.write_all(&encode_host_rank(my_host))
-            .map_err(|e| Fail(format!("sending the host rank to host {h} at {addr}: {e}")))?;
-        if let Some(secret) = secure(h) {
-            s.set_read_timeout(Some(Duration::from_secs(10)))?;
-            extension::SCHEME
-                .initiate(&mut s, &secret, &extension::context(my_host, h))
-                .map_err(|e| {
+    let mut waiting: Vec<(u32, u32)> = Vec::new();
+    for (my_host, listener) in my_hosts {
+        let my_host = *my_host;
+        let (connect, accept) = job.dance(my_host);
+        waiting.extend(accept.into_iter().map(|h| (my_host, h)));
+        listener.set_nonblocking(true)?;
+        for h in connect {
+            let host = &job.hosts[h as usize];
+            let addr = SocketAddr::new(ip_from_bytes(host.ipv6), host.port as u16);
+            let mut s =
+                TcpStream::connect_timeout(&addr, Duration::from_secs(30)).map_err(|e| {
                     Fail(format!(
-                        "host {h} at {addr} failed oxmpi's host authentication: {e}"
+                        "connecting to host {h} (client {}) at {addr}: {e}",
+                        host.client
                     ))
                 })?;
-            s.set_read_timeout(None)?;
-            report(h, "authenticated with the job key");
-        } else {
-            report(h, "IMPI 0.0 (unauthenticated)");
+            s.write_all(&encode_host_rank(my_host))
+                .map_err(|e| Fail(format!("sending the host rank to host {h} at {addr}: {e}")))?;
+            if let Some(secret) = secure(h) {
+                s.set_read_timeout(Some(Duration::from_secs(10)))?;
+                extension::SCHEME
+                    .initiate(&mut s, &secret, &extension::context(my_host, h))
+                    .map_err(|e| {
+                        Fail(format!(
+                            "host {h} at {addr} failed oxmpi's host authentication: {e}"
+                        ))
+                    })?;
+                s.set_read_timeout(None)?;
+                report(my_host, h, "authenticated with the job key");
+            } else {
+                report(my_host, h, "IMPI 0.0 (unauthenticated)");
+            }
+            let _ = s.set_nodelay(true);
+            chans.push(Channel {
+                mine: my_host,
+                other: h,
+                stream: s,
+            });
         }
-        let _ = s.set_nodelay(true);
-        chans.push((h, s));
     }
-    listener.set_nonblocking(true)?;
     server.set_nonblocking(true)?;
     let deadline = Instant::now() + HOST_TIMEOUT;
-    let mut waiting = accept;
     let mut buf = [0u8; 4096];
     while !waiting.is_empty() {
-        match listener.accept() {
-            Ok((mut s, peer)) => {
-                s.set_nonblocking(false)?;
-                s.set_read_timeout(Some(Duration::from_secs(10)))?;
-                let mut r = [0u8; 4];
-                let claimed = s
-                    .read_exact(&mut r)
-                    .map_err(|e| format!("sent no host rank: {e}"))
-                    .and_then(|()| decode_host_rank(r, job.hosts.len() as u32).map_err(|e| format!("sent an invalid rank: {}", e.0)))
-                    .and_then(|h| {
-                        if waiting.contains(&h) {
-                            Ok(h)
-                        } else {
-                            Err(format!(
-                                "says it is host {h}, which is not one this host still waits for ({waiting:?})"
-                            ))
-                        }
+        let mut idle = true;
+        for (my_host, listener) in my_hosts {
+            let my_host = *my_host;
+            match listener.accept() {
+                Ok((mut s, peer)) => {
+                    idle = false;
+                    s.set_nonblocking(false)?;
+                    s.set_read_timeout(Some(Duration::from_secs(10)))?;
+                    let mut r = [0u8; 4];
+                    let claimed = s
+                        .read_exact(&mut r)
+                        .map_err(|e| format!("sent no host rank: {e}"))
+                        .and_then(|()| decode_host_rank(r, job.hosts.len() as u32).map_err(|e| format!("sent an invalid rank: {}", e.0)))
+                        .and_then(|h| {
+                            if waiting.contains(&(my_host, h)) {
+                                Ok(h)
+                            } else {
+                                Err(format!(
+                                    "says it is host {h}, which is not one host {my_host} still waits for"
+                                ))
+                            }
+                        });
+                    let checked = claimed.and_then(|h| match secure(h) {
+                        None => Ok((h, "IMPI 0.0 (unauthenticated)")),
+                        Some(secret) => match extension::SCHEME.accept(&mut s, &secret) {
+                            Ok(ctx) if ctx == extension::context(h, my_host) => {
+                                Ok((h, "authenticated with the job key"))
+                            }
+                            Ok(_) => Err(format!("claims host {h} but proved another connection")),
+                            Err(e) => Err(format!(
+                                "claims host {h} but failed oxmpi's host authentication: {e}"
+                            )),
+                        },
                     });
-                let checked = claimed.and_then(|h| match secure(h) {
-                    None => Ok((h, "IMPI 0.0 (unauthenticated)")),
-                    Some(secret) => match extension::SCHEME.accept(&mut s, &secret) {
-                        Ok(ctx) if ctx == extension::context(h, my_host) => {
-                            Ok((h, "authenticated with the job key"))
+                    match checked {
+                        Ok((h, how)) => {
+                            waiting.retain(|&w| w != (my_host, h));
+                            s.set_read_timeout(None)?;
+                            let _ = s.set_nodelay(true);
+                            report(my_host, h, how);
+                            chans.push(Channel {
+                                mine: my_host,
+                                other: h,
+                                stream: s,
+                            });
                         }
-                        Ok(_) => Err(format!("claims host {h} but proved another connection")),
-                        Err(e) => Err(format!(
-                            "claims host {h} but failed oxmpi's host authentication: {e}"
-                        )),
-                    },
-                });
-                match checked {
-                    Ok((h, how)) => {
-                        waiting.retain(|&w| w != h);
-                        s.set_read_timeout(None)?;
-                        let _ = s.set_nodelay(true);
-                        report(h, how);
-                        chans.push((h, s));
-                    }
-                    Err(why) => {
-                        eprintln!(
-                            "impirun: client {me}: dropped a host connection from {peer}: it {why}"
-                        );
+                        Err(why) => {
+                            eprintln!(
+                                "impirun: client {me}: dropped a host connection from {peer}: it {why}"
+                            );
+                        }
                     }
                 }
-                continue;
+                Err(e)
+                    if e.kind() == ErrorKind::WouldBlock || e.kind() == ErrorKind::Interrupted => {}
+                Err(e) => return Err(Fail(format!("accepting host connections: {e}"))),
             }
-            Err(e) if e.kind() == ErrorKind::WouldBlock || e.kind() == ErrorKind::Interrupted => {}
-            Err(e) => return Err(Fail(format!("accepting host connections: {e}"))),
         }
         match server.read(&mut buf) {
             Ok(0) => return Err(Fail(c.closed().0)),
@@ -350,25 +390,28 @@ fn dance(
             Err(e) => return Err(Fail(format!("reading from the server: {e}"))),
         }
         if Instant::now() > deadline {
+            let hosts: Vec<u32> = waiting.iter().map(|w| w.1).collect();
             return Err(Fail(format!(
-                "hosts {waiting:?} did not connect within {} s",
+                "hosts {hosts:?} did not connect within {} s",
                 HOST_TIMEOUT.as_secs()
             )));
         }
-        std::thread::sleep(Duration::from_millis(5));
+        if idle {
+            std::thread::sleep(Duration::from_millis(5));
+        }
     }
     server.set_nonblocking(false)?;
-    chans.sort_by_key(|c| c.0);
+    chans.sort_by_key(|c| (c.mine, c.other));
     Ok(chans)
 }
 
 /// Sends IMPI_PK_FINI on every channel, then consumes each until the other host's
 /// IMPI_PK_FINI, answering with the acknowledgments the protocol requires.
-fn finalize(job: &Job, my_host: u32, chans: Vec<(u32, TcpStream)>) -> Result<(), Fail> {
-    let ackmark = job.hosts[my_host as usize].ackmark;
+fn finalize(job: &Job, chans: Vec<Channel>) -> Result<(), Fail> {
     let mut states = Vec::new();
-    for (h, mut s) in chans {
-        let mut f = Finalizer::new(ackmark);
+    for ch in chans {
+        let (h, mut s) = (ch.other, ch.stream);
+        let mut f = Finalizer::new(job.hosts[ch.mine as usize].ackmark);
         s.write_all(&f.start().encode())
             .map_err(|e| Fail(format!("sending IMPI_PK_FINI to host {h}: {e}")))?;
         states.push((h, s, f));

@@ -12,6 +12,7 @@
 
 mod args;
 mod client;
+mod launch;
 mod server;
 
 use std::process::ExitCode;

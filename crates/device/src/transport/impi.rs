@@ -1,0 +1,951 @@
+//! IMPI host channels (IMPI 0.0, chapter 3): the transport toward the ranks of other
+//! clients of an IMPI job (`impirun -client`, docs/impi.md "Data path"). Every oxmpi
+//! rank is its own IMPI host; its channels to the other clients' hosts were connected
+//! by `impirun` and handed over at `MPI_Init` ([`ImpiJoin::fetch`]).
+//!
+//! The device's protocol packets are translated to and from chapter 3's packets:
+//! `Eager` is `DATA` (`DATASYNC` with `FLAG_SYNC`), `SyncAck` is `SYNCACK`; `Rts` is a
+//! long message's first `DATASYNC`, carrying the first `maxdatalen` bytes, the
+//! receiver's `Cts` (or `Fin`, when it wants nothing) is its `SYNCACK`, and the
+//! streamed `Data` pieces are the remaining `DATA` packets; `CancelReq`/`CancelResp` are
+//! `CANCEL` and `CANCELYES`/`CANCELNO`. Flow control (3.6): each sender keeps at most
+//! the destination host's `hiwater` packets unacknowledged per proc pair (the rest wait
+//! here, in order), and each receiver answers `PROTOACK` for every `ackmark` data
+//! packets that arrive. `IMPI_PK_FINI` ends each channel at `MPI_Finalize` (3.8).
+
+use oxmpi_impi::finalize::Finalizer;
+use oxmpi_impi::packet::{Packet, PacketStream, PacketType, Proc};
+use oxmpi_impi::protocol::{RecvWindow, SendWindow};
+use std::collections::{HashMap, VecDeque};
+use std::io::{self, ErrorKind, IoSliceMut, Read, Write};
+use std::net::{Shutdown, TcpStream};
+use std::os::fd::{AsRawFd, FromRawFd, OwnedFd, RawFd};
+use std::os::unix::net::UnixStream;
+use std::time::{Duration, Instant};
+
+use crate::device::packet::{Header, Kind, FLAG_CANCELLED, FLAG_SYNC};
+use crate::transport::bell::Bell;
+use crate::transport::tcp::Sleeper;
+use nix::sys::epoll::{Epoll, EpollCreateFlags, EpollEvent, EpollFlags};
+use std::os::fd::BorrowedFd;
+use std::sync::Arc;
+
+/// Bytes a channel may hold waiting for the socket or the flow-control window before
+/// the transport reports no room (the protocol then queues the packet itself).
+const QUEUE_BYTES: usize = 4 << 20;
+
+/// How long `MPI_Finalize` waits for a channel's finalization.
+const FINI_TIMEOUT: Duration = Duration::from_secs(120);
+
+/// A host of the IMPI job.
+#[derive(Clone, Debug)]
+pub struct HostInfo {
+    pub client: u32,
+    pub ackmark: u32,
+    pub hiwater: u32,
+}
+
+/// What `impirun` tells a rank at `MPI_Init`.
+#[derive(Debug)]
+pub struct ImpiJoin {
+    /// This rank's `MPI_COMM_WORLD` rank and host.
+    pub world: u32,
+    pub host: u32,
+    pub maxdatalen: u32,
+    pub tag_ub: i32,
+    pub hosts: Vec<HostInfo>,
+    /// Every proc's host and identifier, by world rank.
+    pub procs: Vec<(u32, Proc)>,
+    /// This host's channels: the other host and the connection.
+    pub chans: Vec<(u32, OwnedFd)>,
+}
+
+fn bad(what: impl std::fmt::Display) -> io::Error {
+    io::Error::new(
+        ErrorKind::InvalidData,
+        format!("IMPI job description: {what}"),
+    )
+}
+
+impl ImpiJoin {
+    /// The world size.
+    pub fn size(&self) -> u32 {
+        self.procs.len() as u32
+    }
+
+    /// This rank's client.
+    pub fn client(&self) -> u32 {
+        self.hosts[self.host as usize].client
+    }
+
+    /// Asks `impirun` (unix socket `path`) for PMI rank `rank`'s description and channels.
+    pub fn fetch(path: &str, rank: u32) -> io::Result<ImpiJoin> {
+        let mut s = UnixStream::connect(path)?;
+        s.set_read_timeout(Some(Duration::from_secs(60)))?;
+        s.write_all(format!("rank {rank}\n").as_bytes())?;
+        let mut n = [0u8; 4];
+        s.read_exact(&mut n)?;
+        let n = u32::from_le_bytes(n) as usize;
+        if n > 64 << 20 {
+            return Err(bad(format!("{n} bytes")));
+        }
+        let mut text = vec![0u8; n];
+        s.read_exact(&mut text)?;
+        let text = String::from_utf8(text).map_err(bad)?;
+        let mut j = ImpiJoin::parse(&text)?;
+        let want = text.lines().filter(|l| l.starts_with("chan ")).count();
+        let mut fds: Vec<OwnedFd> = Vec::with_capacity(want);
+        while fds.len() < want {
+            let mut byte = [0u8; 1];
+            let mut iov = [IoSliceMut::new(&mut byte)];
+            let mut space = nix::cmsg_space!([RawFd; 253]);
+            let msg = nix::sys::socket::recvmsg::<()>(
+                s.as_raw_fd(),
+                &mut iov,
+                Some(&mut space),
+                nix::sys::socket::MsgFlags::MSG_CMSG_CLOEXEC,
+            )
+            .map_err(|e| io::Error::from_raw_os_error(e as i32))?;
+            let mut got = 0;
+            for c in msg
+                .cmsgs()
+                .map_err(|e| io::Error::from_raw_os_error(e as i32))?
+            {
+                if let nix::sys::socket::ControlMessageOwned::ScmRights(v) = c {
+                    for fd in v {
+                        // SAFETY: the kernel just gave us this descriptor; nothing else
+                        // owns it.
+                        fds.push(unsafe { OwnedFd::from_raw_fd(fd) });
+                        got += 1;
+                    }
+                }
+            }
+            if got == 0 {
+                return Err(bad("impirun sent no channels"));
+            }
+        }
+        let hosts: Vec<u32> = text
+            .lines()
+            .filter_map(|l| l.strip_prefix("chan "))
+            .map(|v| v.trim().parse::<u32>().map_err(bad))
+            .collect::<io::Result<_>>()?;
+        for h in &hosts {
+            if *h as usize >= j.hosts.len() {
+                return Err(bad(format!("channel to host {h}")));
+            }
+        }
+        j.chans = hosts.into_iter().zip(fds).collect();
+        Ok(j)
+    }
+
+    fn parse(text: &str) -> io::Result<ImpiJoin> {
+        let mut lines = text.lines();
+        if lines.next() != Some("oxmpi-impi 1") {
+            return Err(bad("unknown version"));
+        }
+        let mut j = ImpiJoin {
+            world: 0,
+            host: 0,
+            maxdatalen: 0,
+            tag_ub: 0,
+            hosts: Vec::new(),
+            procs: Vec::new(),
+            chans: Vec::new(),
+        };
+        let num = |v: Option<&str>| -> io::Result<i64> {
+            v.and_then(|x| x.parse().ok())
+                .ok_or_else(|| bad(format!("bad number {v:?}")))
+        };
+        let mut size = 0;
+        for l in lines {
+            let mut w = l.split(' ');
+            match w.next() {
+                Some("me") => {
+                    j.world = num(w.next())? as u32;
+                    j.host = num(w.next())? as u32;
+                }
+                Some("size") => size = num(w.next())? as usize,
+                Some("maxdatalen") => j.maxdatalen = num(w.next())? as u32,
+                Some("tagub") => j.tag_ub = num(w.next())? as i32,
+                Some("host") => {
+                    let _ = num(w.next())?;
+                    j.hosts.push(HostInfo {
+                        client: num(w.next())? as u32,
+                        ackmark: num(w.next())? as u32,
+                        hiwater: num(w.next())? as u32,
+                    });
+                }
+                Some("proc") => {
+                    let _ = num(w.next())?;
+                    let host = num(w.next())? as u32;
+                    let hex = w.next().unwrap_or("");
+                    let mut hostid = [0u8; 16];
+                    if hex.len() != 32 {
+                        return Err(bad(format!("host id {hex:?}")));
+                    }
+                    for (i, b) in hostid.iter_mut().enumerate() {
+                        *b = u8::from_str_radix(&hex[2 * i..2 * i + 2], 16).map_err(bad)?;
+                    }
+                    let pid = num(w.next())?;
+                    j.procs.push((host, Proc { hostid, pid }));
+                }
+                Some("chan") | Some("") | None => {}
+                Some(x) => return Err(bad(format!("unknown line {x:?}"))),
+            }
+        }
+        let ok = size == j.procs.len()
+            && (j.world as usize) < size
+            && (j.host as usize) < j.hosts.len()
+            && j.maxdatalen > 0
+            && j.procs.iter().all(|p| (p.0 as usize) < j.hosts.len())
+            && j.hosts
+                .iter()
+                .all(|h| 1 <= h.ackmark && h.ackmark <= h.hiwater);
+        if !ok {
+            return Err(bad("inconsistent"));
+        }
+        Ok(j)
+    }
+}
+
+/// What the transport hands to the protocol.
+pub trait Sink {
+    fn packet(&mut self, from: u32, hdr: Header, payload: &[u8]);
+}
+
+/// A long message this rank sends: its first packet left with `first` bytes.
+struct LongSend {
+    msglen: u64,
+    first: u64,
+    /// The receiver's `pk_drqid` once its `SYNCACK` came.
+    drqid: u64,
+    srqid: u64,
+}
+
+/// A long message arriving: where its remaining `DATA` go.
+struct LongRecv {
+    from: u32,
+    /// The receive request (`None`: the receiver wants nothing more; discard).
+    rreq: Option<u32>,
+    /// The next byte's offset and how many bytes the receive wants.
+    off: u64,
+    want: u64,
+    left: u64,
+}
+
+/// A first packet of a long message, not matched yet.
+struct Announced {
+    first: Vec<u8>,
+    msglen: u64,
+}
+
+/// Per proc pair (this rank and a remote proc).
+struct Pair {
+    chan: usize,
+    id: Proc,
+    send: SendWindow,
+    recv: RecvWindow,
+    /// Encoded packets waiting for the window.
+    held: VecDeque<Vec<u8>>,
+    seq: u64,
+}
+
+struct Chan {
+    host: u32,
+    sock: TcpStream,
+    out: Vec<u8>,
+    out_off: usize,
+    inp: PacketStream,
+    /// The other host's `IMPI_PK_FINI` has arrived (it finalized first).
+    peer_fini: bool,
+}
+
+/// The IMPI transport of one rank.
+pub struct ImpiNet {
+    me: Proc,
+    maxdatalen: u32,
+    my_ackmark: u32,
+    chans: Vec<Chan>,
+    /// Remote world rank → its pair state (None for ranks of this client).
+    pairs: Vec<Option<Pair>>,
+    by_id: HashMap<Proc, u32>,
+    long_sends: HashMap<(u32, u32), LongSend>,
+    /// By this rank's `pk_drqid`.
+    long_recvs: HashMap<u64, LongRecv>,
+    announced: HashMap<(u32, u64), Announced>,
+    /// Messages that wait for this rank's answer (sync or long): their context and
+    /// sender rank, for a cancel request, which names the send request only.
+    waiting: HashMap<(u32, u64), (u32, i32)>,
+    /// Pieces to hand to the protocol at the next poll (a long message's first bytes,
+    /// once its receive asked for them).
+    local: VecDeque<(u32, Header, Vec<u8>)>,
+    next_discard: u64,
+    failure: Option<String>,
+    buf: Vec<u8>,
+    /// The channels (and the doorbell, and a TCP transport's set) a blocked rank
+    /// sleeps on.
+    epoll: Arc<Epoll>,
+    bell: Option<Bell>,
+}
+
+fn io_err(e: impl std::fmt::Display) -> String {
+    e.to_string()
+}
+
+impl ImpiNet {
+    /// The channels of `j`; `bell` is this rank's doorbell when it has shared-memory
+    /// peers and no TCP transport (whose set holds it otherwise).
+    pub fn new(j: ImpiJoin, bell: Option<Bell>) -> io::Result<ImpiNet> {
+        let to_io = |e: nix::Error| io::Error::from_raw_os_error(e as i32);
+        let epoll = Epoll::new(EpollCreateFlags::EPOLL_CLOEXEC).map_err(to_io)?;
+        if let Some(b) = &bell {
+            epoll
+                .add(b.socket(), EpollEvent::new(EpollFlags::EPOLLIN, u64::MAX))
+                .map_err(to_io)?;
+        }
+        let mut chans = Vec::new();
+        let mut chan_of = HashMap::new();
+        for (h, fd) in j.chans {
+            let sock = TcpStream::from(fd);
+            sock.set_nonblocking(true)?;
+            epoll
+                .add(
+                    &sock,
+                    EpollEvent::new(EpollFlags::EPOLLIN, chans.len() as u64),
+                )
+                .map_err(to_io)?;
+            let _ = sock.set_nodelay(true);
+            chan_of.insert(h, chans.len());
+            chans.push(Chan {
+                host: h,
+                sock,
+                out: Vec::new(),
+                out_off: 0,
+                inp: PacketStream::new(j.maxdatalen),
+                peer_fini: false,
+            });
+        }
+        let my_client = j.hosts[j.host as usize].client;
+        let mine = j.hosts[j.host as usize].clone();
+        let mut pairs = Vec::new();
+        let mut by_id = HashMap::new();
+        for (w, (h, id)) in j.procs.iter().enumerate() {
+            by_id.insert(*id, w as u32);
+            let host = &j.hosts[*h as usize];
+            if host.client == my_client {
+                pairs.push(None);
+                continue;
+            }
+            let chan = *chan_of
+                .get(h)
+                .ok_or_else(|| bad(format!("no channel to host {h} (rank {w})")))?;
+            pairs.push(Some(Pair {
+                chan,
+                id: *id,
+                send: SendWindow::new(host.ackmark, host.hiwater),
+                recv: RecvWindow::new(mine.ackmark, mine.hiwater),
+                held: VecDeque::new(),
+                seq: 0,
+            }));
+        }
+        Ok(ImpiNet {
+            me: j.procs[j.world as usize].1,
+            maxdatalen: j.maxdatalen,
+            my_ackmark: mine.ackmark,
+            chans,
+            pairs,
+            by_id,
+            long_sends: HashMap::new(),
+            long_recvs: HashMap::new(),
+            announced: HashMap::new(),
+            waiting: HashMap::new(),
+            local: VecDeque::new(),
+            next_discard: 1 << 62,
+            failure: None,
+            buf: vec![0u8; 256 * 1024],
+            epoll: Arc::new(epoll),
+            bell,
+        })
+    }
+
+    /// Adds another transport's epoll set (TCP's) to the set a blocked rank sleeps on.
+    pub fn nest(&mut self, fd: BorrowedFd<'_>) -> io::Result<()> {
+        self.epoll
+            .add(fd, EpollEvent::new(EpollFlags::EPOLLIN, u64::MAX - 1))
+            .map_err(|e| io::Error::from_raw_os_error(e as i32))
+    }
+
+    /// Where a blocked rank sleeps: until a channel (or the doorbell, or a nested set)
+    /// is readable.
+    pub fn sleeper(&self) -> Sleeper {
+        Sleeper::on(self.epoll.clone())
+    }
+
+    /// The largest message sent in one packet (the device's eager limit toward IMPI peers).
+    pub fn maxdatalen(&self) -> usize {
+        self.maxdatalen as usize
+    }
+
+    /// The failure that ended the transport, once.
+    pub fn take_failure(&mut self) -> Option<String> {
+        self.failure.take()
+    }
+
+    fn pair(&mut self, dest: u32) -> &mut Pair {
+        self.pairs[dest as usize]
+            .as_mut()
+            .expect("IMPI route to a rank of another client")
+    }
+
+    fn queued(&self, dest: u32) -> usize {
+        let p = self.pairs[dest as usize].as_ref().expect("IMPI peer");
+        self.chans[p.chan].out.len() - self.chans[p.chan].out_off
+            + p.held.iter().map(Vec::len).sum::<usize>()
+    }
+
+    /// Queues an encoded packet toward `dest`: data packets through the window.
+    fn emit(&mut self, dest: u32, bytes: Vec<u8>, counted: bool) {
+        let p = self.pairs[dest as usize].as_mut().expect("IMPI peer");
+        if counted && (p.send.can_send() && p.held.is_empty()) {
+            p.send.sent();
+        } else if counted {
+            p.held.push_back(bytes);
+            return;
+        }
+        let c = p.chan;
+        self.chans[c].out.extend_from_slice(&bytes);
+    }
+
+    fn data_packet(
+        &mut self,
+        dest: u32,
+        sync: bool,
+        (srqid, drqid, msglen): (u64, u64, u64),
+        hdr: &Header,
+        data: &[u8],
+    ) {
+        let me = self.me;
+        let p = self.pair(dest);
+        p.seq += 1;
+        let pk = Packet::data(
+            sync,
+            me,
+            p.id,
+            srqid,
+            drqid,
+            msglen,
+            data.len() as u32,
+            hdr.src_rank,
+            hdr.tag,
+            u64::from(hdr.ctx),
+            p.seq,
+        );
+        let mut b = Vec::with_capacity(128 + data.len());
+        b.extend_from_slice(&pk.encode());
+        b.extend_from_slice(data);
+        self.emit(dest, b, true);
+    }
+
+    fn control(&mut self, dest: u32, pk: Packet) {
+        self.emit(dest, pk.encode().to_vec(), false);
+    }
+
+    /// Sends packet `hdr` with `payload` to `dest` (a rank of another client); false
+    /// when the channel holds too much already.
+    pub fn try_send(&mut self, dest: u32, hdr: &Header, payload: &[u8]) -> bool {
+        if self.queued(dest) > QUEUE_BYTES {
+            self.flush();
+            if self.queued(dest) > QUEUE_BYTES {
+                return false;
+            }
+        }
+        let me = self.me;
+        let id = self.pair(dest).id;
+        match hdr.kind {
+            Kind::Eager => {
+                let sync = hdr.flags & FLAG_SYNC != 0;
+                self.data_packet(dest, sync, (u64::from(hdr.sreq), 0, hdr.len), hdr, payload);
+            }
+            Kind::Rts => {
+                // A long message: the first packet carries maxdatalen bytes of the
+                // (contiguous: the protocol stages toward IMPI peers) send buffer.
+                let first = u64::from(self.maxdatalen).min(hdr.len);
+                // SAFETY: `addr` is the sender's contiguous buffer of `len` bytes, valid
+                // until the send completes, which waits for the answer to this packet.
+                let data =
+                    unsafe { std::slice::from_raw_parts(hdr.addr as *const u8, first as usize) };
+                self.data_packet(dest, true, (u64::from(hdr.sreq), 0, hdr.len), hdr, data);
+                self.long_sends.insert(
+                    (dest, hdr.sreq),
+                    LongSend {
+                        msglen: hdr.len,
+                        first,
+                        drqid: 0,
+                        srqid: u64::from(hdr.sreq),
+                    },
+                );
+            }
+            Kind::SyncAck => {
+                self.waiting.remove(&(dest, u64::from(hdr.sreq)));
+                self.control(dest, Packet::sync_ack(me, id, u64::from(hdr.sreq), 0));
+            }
+            Kind::Cts | Kind::Fin => {
+                // The receiver of a long message asks for the rest (Fin: wants none).
+                let sreq = u64::from(hdr.sreq);
+                self.waiting.remove(&(dest, sreq));
+                let Some(a) = self.announced.remove(&(dest, sreq)) else {
+                    return true;
+                };
+                let want = if hdr.kind == Kind::Cts { hdr.len } else { 0 };
+                let drqid = self.next_discard;
+                self.next_discard += 1;
+                let n = (a.first.len() as u64).min(want);
+                if n > 0 {
+                    let mut h = Header::new(Kind::Data);
+                    h.rreq = hdr.rreq;
+                    h.addr = 0;
+                    h.len = n;
+                    self.local
+                        .push_back((dest, h, a.first[..n as usize].to_vec()));
+                }
+                self.long_recvs.insert(
+                    drqid,
+                    LongRecv {
+                        from: dest,
+                        rreq: (hdr.kind == Kind::Cts).then_some(hdr.rreq),
+                        off: a.first.len() as u64,
+                        want,
+                        left: a.msglen - a.first.len() as u64,
+                    },
+                );
+                if a.msglen == a.first.len() as u64 {
+                    self.long_recvs.remove(&drqid);
+                }
+                self.control(dest, Packet::sync_ack(me, id, sreq, drqid));
+            }
+            Kind::Data => {
+                // A piece of a long message being streamed after the receiver's
+                // SYNCACK: what the first packet did not carry goes as DATA packets.
+                let Some(ls) = self.long_sends.get(&(dest, hdr.rreq)) else {
+                    return true;
+                };
+                let (srqid, drqid, first, msglen) = (ls.srqid, ls.drqid, ls.first, ls.msglen);
+                let start = hdr.addr.max(first);
+                let end = hdr.addr + payload.len() as u64;
+                let mut off = start;
+                while off < end {
+                    let n = (end - off).min(u64::from(self.maxdatalen));
+                    let a = (off - hdr.addr) as usize;
+                    let piece = &payload[a..a + n as usize];
+                    self.data_packet(dest, false, (srqid, drqid, msglen), hdr, piece);
+                    off += n;
+                }
+                if end >= msglen {
+                    self.long_sends.remove(&(dest, hdr.rreq));
+                }
+            }
+            Kind::CancelReq => {
+                self.control(dest, Packet::cancel(me, id, u64::from(hdr.sreq)));
+            }
+            Kind::CancelResp => {
+                let yes = hdr.flags & FLAG_CANCELLED != 0;
+                self.waiting.remove(&(dest, u64::from(hdr.sreq)));
+                if yes {
+                    self.announced.remove(&(dest, u64::from(hdr.sreq)));
+                }
+                self.control(dest, Packet::cancel_reply(yes, me, id, u64::from(hdr.sreq)));
+            }
+        }
+        self.flush();
+        true
+    }
+
+    /// Writes what the sockets take.
+    pub fn flush(&mut self) -> bool {
+        let mut did = false;
+        for c in &mut self.chans {
+            while c.out_off < c.out.len() {
+                match c.sock.write(&c.out[c.out_off..]) {
+                    Ok(0) => break,
+                    Ok(n) => {
+                        c.out_off += n;
+                        did = true;
+                    }
+                    Err(e) if e.kind() == ErrorKind::Interrupted => {}
+                    Err(e) if e.kind() == ErrorKind::WouldBlock => break,
+                    Err(e) => {
+                        if self.failure.is_none() {
+                            self.failure = Some(format!("IMPI channel to host {}: {e}", c.host));
+                        }
+                        c.out_off = c.out.len();
+                    }
+                }
+            }
+            if c.out_off == c.out.len() {
+                c.out.clear();
+                c.out_off = 0;
+            } else if c.out_off > (1 << 20) {
+                c.out.drain(..c.out_off);
+                c.out_off = 0;
+            }
+        }
+        did
+    }
+
+    /// Whether some channel has bytes not yet written.
+    pub fn has_outgoing(&self) -> bool {
+        self.chans.iter().any(|c| c.out_off < c.out.len())
+            || self.pairs.iter().flatten().any(|p| !p.held.is_empty())
+    }
+
+    /// Reads every channel and hands what arrived to `sink`. Returns true if anything
+    /// happened.
+    pub fn poll(&mut self, sink: &mut impl Sink) -> bool {
+        let mut did = false;
+        if let Some(b) = &self.bell {
+            b.drain();
+        }
+        while let Some((from, h, data)) = self.local.pop_front() {
+            sink.packet(from, h, &data);
+            did = true;
+        }
+        for i in 0..self.chans.len() {
+            loop {
+                match self.chans[i].sock.read(&mut self.buf) {
+                    Ok(0) => {
+                        if self.failure.is_none() {
+                            self.failure = Some(format!(
+                                "IMPI host {} closed its channel (its rank ended abnormally)",
+                                self.chans[i].host
+                            ));
+                        }
+                        break;
+                    }
+                    Ok(n) => {
+                        let (c, b) = (&mut self.chans[i], &self.buf[..n]);
+                        c.inp.push(b);
+                        did = true;
+                        if n < self.buf.len() {
+                            break;
+                        }
+                    }
+                    Err(e) if e.kind() == ErrorKind::Interrupted => {}
+                    Err(e) if e.kind() == ErrorKind::WouldBlock => break,
+                    Err(e) => {
+                        if self.failure.is_none() {
+                            self.failure =
+                                Some(format!("IMPI channel to host {}: {e}", self.chans[i].host));
+                        }
+                        break;
+                    }
+                }
+            }
+            loop {
+                let next = self.chans[i].inp.next_packet();
+                match next {
+                    Ok(Some((p, data))) => {
+                        if let Err(e) = self.arrived(i, p, &data, sink) {
+                            if self.failure.is_none() {
+                                self.failure =
+                                    Some(format!("from IMPI host {}: {e}", self.chans[i].host));
+                            }
+                            break;
+                        }
+                    }
+                    Ok(None) => break,
+                    Err(e) => {
+                        if self.failure.is_none() {
+                            self.failure =
+                                Some(format!("from IMPI host {}: {e}", self.chans[i].host));
+                        }
+                        break;
+                    }
+                }
+            }
+        }
+        did |= self.flush();
+        did
+    }
+
+    fn arrived(
+        &mut self,
+        chan: usize,
+        p: Packet,
+        data: &[u8],
+        sink: &mut impl Sink,
+    ) -> Result<(), String> {
+        if p.pk_type == PacketType::Fini {
+            if std::mem::replace(&mut self.chans[chan].peer_fini, true) {
+                return Err("a second IMPI_PK_FINI".into());
+            }
+            return Ok(());
+        }
+        if self.chans[chan].peer_fini {
+            return Err(format!(
+                "{} after the other host's IMPI_PK_FINI",
+                p.pk_type.name()
+            ));
+        }
+        let from = *self
+            .by_id
+            .get(&p.pk_src)
+            .ok_or_else(|| format!("a packet from unknown proc {:?}", p.pk_src))?;
+        if p.pk_dest != self.me {
+            return Err(format!("a packet for another proc {:?}", p.pk_dest));
+        }
+        match self.pairs[from as usize].as_ref() {
+            Some(pr) if pr.chan == chan => {}
+            _ => return Err(format!("rank {from}'s packet on the wrong channel")),
+        }
+        let me = self.me;
+        match p.pk_type {
+            PacketType::Data | PacketType::DataSync => {
+                let pr = self.pair(from);
+                pr.recv.arrived().map_err(io_err)?;
+                // The packet is in this process now: it counts as received (3.6).
+                if pr.recv.taken() {
+                    let id = pr.id;
+                    self.control(from, Packet::proto_ack(me, id));
+                }
+                self.data_arrived(from, &p, data, sink)
+            }
+            PacketType::ProtoAck => {
+                let pr = self.pairs[from as usize].as_mut().expect("IMPI peer");
+                pr.send.acked().map_err(io_err)?;
+                // Released window: move held data packets to the channel.
+                let out = &mut self.chans[pr.chan].out;
+                while pr.send.can_send() {
+                    let Some(b) = pr.held.pop_front() else { break };
+                    pr.send.sent();
+                    out.extend_from_slice(&b);
+                }
+                Ok(())
+            }
+            PacketType::SyncAck => {
+                let sreq = u32::try_from(p.pk_srqid).map_err(io_err)?;
+                if let Some(ls) = self.long_sends.get_mut(&(from, sreq)) {
+                    ls.drqid = p.pk_drqid;
+                    let mut h = Header::new(Kind::Cts);
+                    h.sreq = sreq;
+                    h.rreq = sreq;
+                    h.len = ls.msglen;
+                    if ls.first >= ls.msglen {
+                        self.long_sends.remove(&(from, sreq));
+                        let mut f = Header::new(Kind::Fin);
+                        f.sreq = sreq;
+                        sink.packet(from, f, &[]);
+                    } else {
+                        sink.packet(from, h, &[]);
+                    }
+                } else {
+                    let mut h = Header::new(Kind::SyncAck);
+                    h.sreq = sreq;
+                    sink.packet(from, h, &[]);
+                }
+                Ok(())
+            }
+            PacketType::Cancel => {
+                let Some(&(ctx, src_rank)) = self.waiting.get(&(from, p.pk_srqid)) else {
+                    // Nothing waits for an answer under that id: the message matched.
+                    self.control(from, Packet::cancel_reply(false, me, p.pk_src, p.pk_srqid));
+                    return Ok(());
+                };
+                let mut h = Header::new(Kind::CancelReq);
+                h.sreq = p.pk_srqid as u32;
+                h.ctx = ctx;
+                h.src_rank = src_rank;
+                sink.packet(from, h, &[]);
+                Ok(())
+            }
+            PacketType::CancelYes | PacketType::CancelNo => {
+                let sreq = u32::try_from(p.pk_srqid).map_err(io_err)?;
+                if p.pk_type == PacketType::CancelYes {
+                    self.long_sends.remove(&(from, sreq));
+                }
+                let mut h = Header::new(Kind::CancelResp);
+                h.sreq = sreq;
+                if p.pk_type == PacketType::CancelYes {
+                    h.flags = FLAG_CANCELLED;
+                }
+                sink.packet(from, h, &[]);
+                Ok(())
+            }
+            // Handled before the source is looked up (FINI names no proc).
+            PacketType::Fini => Ok(()),
+        }
+    }
+
+    fn data_arrived(
+        &mut self,
+        from: u32,
+        p: &Packet,
+        data: &[u8],
+        sink: &mut impl Sink,
+    ) -> Result<(), String> {
+        let ctx = u32::try_from(p.pk_cid).map_err(io_err)?;
+        if p.pk_drqid != 0 {
+            // A later packet of a long message.
+            let lr = self
+                .long_recvs
+                .get_mut(&p.pk_drqid)
+                .filter(|l| l.from == from)
+                .ok_or_else(|| format!("DATA for unknown receive {}", p.pk_drqid))?;
+            let off = lr.off;
+            lr.off += data.len() as u64;
+            lr.left = lr.left.saturating_sub(data.len() as u64);
+            let (rreq, want, left) = (lr.rreq, lr.want, lr.left);
+            if left == 0 {
+                self.long_recvs.remove(&p.pk_drqid);
+            }
+            if let Some(rreq) = rreq {
+                if off < want {
+                    let n = (want - off).min(data.len() as u64);
+                    let mut h = Header::new(Kind::Data);
+                    h.rreq = rreq;
+                    h.addr = off;
+                    h.len = n;
+                    sink.packet(from, h, &data[..n as usize]);
+                }
+            }
+            return Ok(());
+        }
+        let sync = p.pk_type == PacketType::DataSync;
+        let mut h = Header::new(Kind::Eager);
+        h.src_rank = p.pk_lsrank;
+        h.ctx = ctx;
+        h.tag = p.pk_tag;
+        h.len = p.pk_msglen;
+        // Request ids of this device are 32 bits; a foreign sender's larger id is kept
+        // by its low half (unique while the message waits).
+        h.sreq = p.pk_srqid as u32;
+        if p.pk_msglen > data.len() as u64 {
+            if !sync {
+                return Err("a long message's first packet is not DATASYNC".into());
+            }
+            h.kind = Kind::Rts;
+            self.announced.insert(
+                (from, p.pk_srqid),
+                Announced {
+                    first: data.to_vec(),
+                    msglen: p.pk_msglen,
+                },
+            );
+            self.waiting.insert((from, p.pk_srqid), (ctx, p.pk_lsrank));
+            sink.packet(from, h, &[]);
+        } else {
+            if sync {
+                h.flags = FLAG_SYNC;
+                self.waiting.insert((from, p.pk_srqid), (ctx, p.pk_lsrank));
+            }
+            sink.packet(from, h, data);
+        }
+        Ok(())
+    }
+
+    /// `MPI_Finalize` (3.8): writes everything out, sends `IMPI_PK_FINI` on every
+    /// channel, consumes each until the other host's, answering what the protocol
+    /// requires, then closes.
+    pub fn finalize(&mut self) -> Result<(), String> {
+        let deadline = Instant::now() + FINI_TIMEOUT;
+        // Held data packets first: they wait for acknowledgments that keep coming.
+        let mut fin: Vec<Finalizer> = self
+            .chans
+            .iter()
+            .map(|_| Finalizer::new(self.my_ackmark))
+            .collect();
+        let mut started = vec![false; self.chans.len()];
+        loop {
+            struct Drop;
+            impl Sink for Drop {
+                fn packet(&mut self, _: u32, _: Header, _: &[u8]) {}
+            }
+            let held = self.pairs.iter().flatten().any(|p| !p.held.is_empty());
+            if !held {
+                for (i, f) in fin.iter_mut().enumerate() {
+                    if !started[i] {
+                        started[i] = true;
+                        let b = f.start().encode();
+                        self.chans[i].out.extend_from_slice(&b);
+                        if self.chans[i].peer_fini {
+                            f.on_packet(&Packet::fini()).map_err(io_err)?;
+                        }
+                    }
+                }
+                for pr in self.pairs.iter().flatten() {
+                    fin[pr.chan].carry(pr.id, self.me, pr.recv.unacked());
+                }
+                break;
+            }
+            self.poll(&mut Drop);
+            if let Some(e) = self.failure.take() {
+                return Err(e);
+            }
+            if Instant::now() > deadline {
+                return Err("IMPI finalization: acknowledgments stopped coming".into());
+            }
+            std::thread::yield_now();
+        }
+        for i in 0..self.chans.len() {
+            self.chans[i].sock.set_nonblocking(false).map_err(io_err)?;
+        }
+        self.flush();
+        if let Some(e) = self.failure.take() {
+            return Err(e);
+        }
+        for (i, f) in fin.iter_mut().enumerate() {
+            let host = self.chans[i].host;
+            while !f.complete() {
+                let left = deadline.saturating_duration_since(Instant::now());
+                if left.is_zero() {
+                    return Err(format!("IMPI host {host} did not finish its channel"));
+                }
+                let c = &mut self.chans[i];
+                c.sock.set_read_timeout(Some(left)).map_err(io_err)?;
+                let n = match c.sock.read(&mut self.buf) {
+                    Ok(0) => return Err(format!("IMPI host {host} closed before IMPI_PK_FINI")),
+                    Ok(n) => n,
+                    Err(e) if e.kind() == ErrorKind::Interrupted => continue,
+                    Err(e) => return Err(format!("reading from IMPI host {host}: {e}")),
+                };
+                c.inp.push(&self.buf[..n]);
+                while let Some((p, _)) = c.inp.next_packet().map_err(io_err)? {
+                    for reply in f.on_packet(&p).map_err(io_err)? {
+                        c.sock.write_all(&reply.encode()).map_err(io_err)?;
+                    }
+                }
+            }
+        }
+        for c in &mut self.chans {
+            let _ = c.sock.shutdown(Shutdown::Write);
+            let _ = c.sock.set_read_timeout(Some(Duration::from_secs(5)));
+            while let Ok(n) = c.sock.read(&mut self.buf) {
+                if n == 0 {
+                    break;
+                }
+            }
+        }
+        self.chans.clear();
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn descriptions_parse_and_bad_ones_are_refused() {
+        let t = "oxmpi-impi 1\nme 2 2\nsize 3\nmaxdatalen 100\ntagub 32767\n\
+                 host 0 0 8 32\nhost 1 0 8 32\nhost 2 1 4 16\n\
+                 proc 0 0 00000000000000000000ffff7f000001 1\n\
+                 proc 1 1 00000000000000000000ffff7f000001 2\n\
+                 proc 2 2 00000000000000000000ffff7f000001 3\nchan 0\nchan 1\n";
+        let j = ImpiJoin::parse(t).unwrap();
+        assert_eq!((j.world, j.host, j.size(), j.client()), (2, 2, 3, 1));
+        assert_eq!(j.procs[1].1.pid, 2);
+        assert_eq!(j.procs[1].1.hostid[15], 1);
+        assert!(ImpiJoin::parse(&t.replace("size 3", "size 4")).is_err());
+        assert!(ImpiJoin::parse(&t.replace("host 2 1 4 16", "host 2 1 17 16")).is_err());
+        assert!(ImpiJoin::parse("oxmpi-impi 2\n").is_err());
+    }
+}
