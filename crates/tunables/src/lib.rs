@@ -478,6 +478,10 @@ registry! {
 /// or read only by tests and examples. Nothing validates them at `MPI_Init`.
 pub const INTERNAL: &[(&str, &str)] = &[
     (
+        "OXMPI_IMPI",
+        "set by impirun -client for its ranks: the unix socket that hands each rank its IMPI job description and host channels",
+    ),
+    (
         "OXMPI_KVSNAME",
         "set by mpiexec for each rank: the job's key-value space name, which shared-memory names carry",
     ),
