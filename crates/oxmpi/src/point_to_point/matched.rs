@@ -61,7 +61,7 @@ impl Message {
         let r = recv_buf(method, buf)?;
         let rb = RecvBuf {
             addr: r.buf.addr,
-            count: i64::from(r.buf.count),
+            count: r.buf.count,
             ty: r.buf.ty,
         };
         // SAFETY: `rb` describes `buf`, mutably borrowed for the whole blocking call.
@@ -154,7 +154,7 @@ impl Message {
         let r = recv_buf(METHOD, buf)?;
         let rb = RecvBuf {
             addr: r.buf.addr,
-            count: i64::from(r.buf.count),
+            count: r.buf.count,
             ty: r.buf.ty,
         };
         // SAFETY: `buf` is mutably borrowed for 'a; the request cannot outlive 'a and is
