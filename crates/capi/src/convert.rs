@@ -134,7 +134,10 @@ pub unsafe fn write_status(p: *mut MPI_Status, s: &Status, with_error: bool) {
     let st = unsafe { &mut *p };
     st.MPI_SOURCE = s.source;
     st.MPI_TAG = s.tag;
-    if with_error {
+    // The standard's empty status (a null or inactive request) carries MPI_SUCCESS in
+    // its error field even from the single-completion calls, as MPICH's does; no
+    // received message has MPI_ANY_SOURCE as its source.
+    if with_error || s.source == handles::MPI_ANY_SOURCE {
         st.MPI_ERROR = ErrorClass::from(s.error) as i32;
     }
     set_count(st, s.bytes, s.cancelled);
