@@ -161,11 +161,19 @@ pub fn remove_string(code: i32) -> Result<()> {
     Ok(())
 }
 
-/// `MPI_Remove_error_code`: removes a code added by `MPI_Add_error_code`.
+/// `MPI_Remove_error_code`: removes a code added by `MPI_Add_error_code`, once its string
+/// was removed.
 pub fn remove_code(code: i32) -> Result<()> {
     let mut r = registry();
     match decode(code) {
         Some(Dyn::Code(j)) if matches!(r.codes.get(j), Some(Some(_))) => {
+            if matches!(r.codes[j], Some((_, Some(_)))) {
+                // MPI-4.1 section 9.5: erroneous before its string is removed.
+                return err(
+                    ErrorClass::Arg,
+                    format!("error code {code} still has an error string: remove it first with MPI_Remove_error_string"),
+                );
+            }
             r.codes[j] = None;
             Ok(())
         }
@@ -181,7 +189,8 @@ pub fn remove_code(code: i32) -> Result<()> {
 }
 
 /// `MPI_Remove_error_class`: removes a class added by `MPI_Add_error_class`, once no
-/// added code of it remains (MPI-4.1 section 9.5 makes removing it earlier erroneous).
+/// added code of it and no string remain (MPI-4.1 section 9.5 makes removing it earlier
+/// erroneous).
 pub fn remove_class(class: i32) -> Result<()> {
     let mut r = registry();
     match decode(class) {
@@ -196,6 +205,13 @@ pub fn remove_class(class: i32) -> Result<()> {
                 return err(
                     ErrorClass::Arg,
                     format!("error class {class} still has {codes} error code(s): remove them first with MPI_Remove_error_code"),
+                );
+            }
+            if matches!(r.classes[k], Some(Some(_))) {
+                // As for codes (and as mpi4py's test of MPI-4.1 expects): the string goes first.
+                return err(
+                    ErrorClass::Arg,
+                    format!("error class {class} still has an error string: remove it first with MPI_Remove_error_string"),
                 );
             }
             r.classes[k] = None;

@@ -5,7 +5,8 @@
  *    MPI_Error_string names it;
  *  - an invalid error handler argument is MPI_ERR_ERRHANDLER;
  *  - MPI_Remove_error_string / MPI_Remove_error_code / MPI_Remove_error_class undo
- *    MPI_Add_error_*: a class keeps while it has codes, removed values are no longer
+ *    MPI_Add_error_*: a class keeps while it has codes, a code or class while it has a
+ *    string (removing it earlier is erroneous, and mpi4py expects an error), removed values are no longer
  *    valid, predefined ones cannot be removed, MPI_LASTUSEDCODE does not go down.
  * Strict: MPICH 4.0.2 has neither MPI_ERR_ERRHANDLER nor MPI_Remove_error_*.
  */
@@ -114,6 +115,8 @@ static void removal(void)
     MTEST_CALL(MPI_Error_string(code, text, &len));
     MTEST_CHECK(strcmp(text, "pump failure") == 0, "code string \"%s\"", text);
 
+    /* A code or class with a string keeps it until the string is removed. */
+    MTEST_EXPECT_CLASS(MPI_ERR_ARG, MPI_Remove_error_code(code));
     MTEST_CALL(MPI_Remove_error_string(code));
     MTEST_CALL(MPI_Error_string(code, text, &len));
     MTEST_CHECK(len == 0 && text[0] == 0, "string after removal \"%s\"", text);
@@ -130,6 +133,8 @@ static void removal(void)
     MTEST_EXPECT_CLASS(MPI_ERR_ARG, MPI_Remove_error_code(code));
     MTEST_EXPECT_CLASS(MPI_ERR_ARG, MPI_Add_error_string(code, "again"));
 
+    MTEST_EXPECT_CLASS(MPI_ERR_ARG, MPI_Remove_error_class(cls));
+    MTEST_CALL(MPI_Remove_error_string(cls));
     MTEST_CALL(MPI_Remove_error_class(cls));
     MTEST_EXPECT_CLASS(MPI_ERR_ARG, MPI_Error_class(cls, &got));
     MTEST_EXPECT_CLASS(MPI_ERR_ARG, MPI_Add_error_code(cls, &got));
