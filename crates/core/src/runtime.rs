@@ -36,6 +36,7 @@ use crate::transport::ring::{self, Watch};
 use crate::transport::shm::ShmNode;
 use crate::types::TypeTable;
 use oxmpi_pmi::Client;
+use std::sync::atomic::{AtomicU32, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
@@ -121,6 +122,30 @@ struct Locked {
     g: StateGuard<'static, Phase>,
     /// Release without waking anyone (the holder counted itself a sleeper).
     quiet: bool,
+    /// Set for a holder that any thread may be at any time (see [`AnyThread`]); dropped
+    /// after `g`, so the count covers the whole time the lock is held.
+    _any: Option<AnyThread>,
+}
+
+/// Threads waiting for or holding the lock in a call that any thread may make at any
+/// time (the tools interface, `MPI_Query_thread`, the progress thread...). Below
+/// `MPI_THREAD_MULTIPLE` finding the lock taken is an error only when none is counted.
+static ANY_THREAD: AtomicU32 = AtomicU32::new(0);
+
+/// One count in [`ANY_THREAD`], taken before the lock and given back after it.
+struct AnyThread;
+
+impl AnyThread {
+    fn enter() -> AnyThread {
+        ANY_THREAD.fetch_add(1, Ordering::AcqRel);
+        AnyThread
+    }
+}
+
+impl Drop for AnyThread {
+    fn drop(&mut self) {
+        ANY_THREAD.fetch_sub(1, Ordering::AcqRel);
+    }
 }
 
 impl std::ops::Deref for Locked {
@@ -170,9 +195,11 @@ fn wake_sleepers(p: &Phase, s: u32) {
 }
 
 fn lock() -> Locked {
+    let any = AnyThread::enter();
     Locked {
         g: STATE.lock(),
         quiet: false,
+        _any: Some(any),
     }
 }
 
@@ -182,15 +209,40 @@ fn lock() -> Locked {
 #[inline]
 fn lock_call() -> Result<Locked> {
     match STATE.try_lock() {
-        Some(g) => Ok(Locked { g, quiet: false }),
+        Some(g) => Ok(Locked {
+            g,
+            quiet: false,
+            _any: None,
+        }),
         None if threads::concurrent() => Ok(lock()),
         None => concurrent_call(),
     }
 }
 
+/// Tries of [`concurrent_call`] before it reports a second thread.
+const CONTENDED_TRIES: u32 = 64;
+
 #[cold]
 fn concurrent_call() -> Result<Locked> {
-    // The holder may be an always-allowed call (MPI_Initialized, MPI_Query_thread...).
+    // The holder may be a call that any thread may make at any time (MPI_T,
+    // MPI_Query_thread...): wait for it. Only a holder that is not counted so for a
+    // while is another thread inside MPI.
+    for _ in 0..CONTENDED_TRIES {
+        if ANY_THREAD.load(Ordering::Acquire) > 0 {
+            let mut l = lock();
+            // This call is an ordinary one: it does not excuse others while it holds.
+            l._any = None;
+            return Ok(l);
+        }
+        if let Some(g) = STATE.try_lock() {
+            return Ok(Locked {
+                g,
+                quiet: false,
+                _any: None,
+            });
+        }
+        std::hint::spin_loop();
+    }
     let g = lock();
     let level = match &*g {
         Phase::Running(rt) => rt.thread_level,
