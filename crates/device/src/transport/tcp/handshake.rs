@@ -132,10 +132,12 @@ pub fn verify_proof_for(
     b: &[u8; PROOF_BYTES],
 ) -> Result<(), String> {
     let (s, c) = who.scheme();
-    s.verify_proof(secret, &c, ni, na, b).map_err(|e| match e {
-        Error::NotProven => "wrong key".to_string(),
-        e => e.to_string(),
-    })
+    s.verify_proof(secret, &c, ni, na, b)
+        .map_err(|e| match (e, who) {
+            (Error::NotProven, Who::Job { .. }) => "wrong job secret".to_string(),
+            (Error::NotProven, Who::Dyn { .. }) => "wrong key of another job's peer".to_string(),
+            (e, _) => e.to_string(),
+        })
 }
 
 /// A random 16-byte nonce.
