@@ -41,7 +41,7 @@ program attr
   use mpi
   use callbacks
   implicit none
-  integer :: ierr, rank, total, key, key2, key4, tkey, dup, dup2, dup3, t, t2, ext
+  integer :: ierr, rank, key, key2, key4, tkey, dup, dup2, dup3, t, t2, ext
   integer :: hv, st, blens(2), types(2), disps(2), sz
   integer(kind=MPI_ADDRESS_KIND) :: val, extra
   integer :: val4

@@ -9,13 +9,13 @@ program c2f
   implicit none
   interface
     subroutine c_check(comm, dtype, op, group, status, newcomm, cstatus, errs) bind(C, name='c_check')
-      integer :: comm, dtype, op, group, status(*), newcomm, cstatus(*)
+      integer :: comm, dtype, op, group, status(*), newcomm, cstatus(*), errs
     end subroutine c_check
     subroutine c_ignores(status, statuses, errs) bind(C, name='c_ignores')
-      integer :: status(*), statuses(*)
+      integer :: status(*), statuses(*), errs
     end subroutine c_ignores
   end interface
-  integer :: ierr, rank, nprocs, total, grp, newcomm, nsize, x, y
+  integer :: ierr, rank, nprocs, grp, newcomm, nsize, x, y
   integer :: status(MPI_STATUS_SIZE), cstatus(MPI_STATUS_SIZE)
 
   call MPI_Init(ierr)

@@ -26,7 +26,7 @@ program coll
   use testutil
   use userops
   implicit none
-  integer :: ierr, rank, nprocs, total, i, op, expect
+  integer :: ierr, rank, nprocs, i, op, expect
   integer :: ivals(3), ires(3)
   real :: rval, rres
   double precision :: dval, dres, dpair(2, 2), dpres(2, 2)

@@ -26,7 +26,7 @@ program coll_f08
   use mpi_f08
   use userops_f08
   implicit none
-  integer :: ierr, rank, nprocs, total, i, v(2), r(2), len, dims(2), coords(2)
+  integer :: ierr, rank, nprocs, i, v(2), r(2), len, dims(2), coords(2)
   type(MPI_Op) :: op
   type(MPI_Comm) :: cart
   double precision :: dpair(2), dres(2)

@@ -19,7 +19,7 @@ program errhandler
   use testutil
   use handlers
   implicit none
-  integer :: ierr, rank, nprocs, total, eh, eh2, cls, code, dup, len
+  integer :: ierr, rank, nprocs, eh, eh2, cls, code, dup, len
   character(len=MPI_MAX_ERROR_STRING) :: msg
 
   call MPI_Init(ierr)

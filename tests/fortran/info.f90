@@ -4,7 +4,7 @@ program info
   use mpi
   use testutil
   implicit none
-  integer :: ierr, rank, total, inf, dup, nkeys, vlen
+  integer :: ierr, rank, inf, dup, nkeys, vlen
   logical :: flag
   character(len=MPI_MAX_INFO_VAL) :: value
   character(len=MPI_MAX_INFO_KEY) :: key

@@ -5,7 +5,7 @@ program info_valuelen_strict
   use mpi
   use testutil
   implicit none
-  integer :: ierr, rank, total, inf
+  integer :: ierr, rank, inf
   logical :: flag
   character(len=16) :: value
 

@@ -8,7 +8,7 @@ program misc4
   use testutil
   use, intrinsic :: iso_c_binding, only: c_ptr, c_f_pointer, c_associated
   implicit none
-  integer :: ierr, rank, total, dup, info, used, parent, env, nkeys, t, sz
+  integer :: ierr, rank, dup, info, used, parent, env, nkeys, t, sz
   integer :: eclass, ecode, len, rlen
   integer(kind=MPI_ADDRESS_KIND) :: bytes
   type(c_ptr) :: p

@@ -33,7 +33,7 @@ program nbc
   use testutil
   use nbc_ops
   implicit none
-  integer :: ierr, rank, nprocs, total, i, expect, round
+  integer :: ierr, rank, nprocs, i, expect, round
   integer :: op, ring, left, right
   integer :: reqs(4), preq(2)
   integer :: statuses(MPI_STATUS_SIZE, 4)

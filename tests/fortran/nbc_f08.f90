@@ -61,7 +61,7 @@ program nbc_f08
   use mpi_f08
   use nbc_f08_ops
   implicit none
-  integer :: rank, nprocs, total, i, expect, round
+  integer :: rank, nprocs, i, expect, round
   integer, asynchronous :: v, r, bval, pin, pout
   type(MPI_Op) :: op
   type(MPI_Request) :: reqs(3), preq, greq

@@ -6,7 +6,7 @@ program p2p
   use mpi
   use testutil
   implicit none
-  integer :: ierr, rank, nprocs, total, next, prev, i, count, idx, outcount
+  integer :: ierr, rank, nprocs, next, prev, i, count, idx, outcount
   integer :: status(MPI_STATUS_SIZE), statuses(MPI_STATUS_SIZE, 4), reqs(4), indices(4)
   integer :: ibuf(10), ibuf2(10)
   double precision :: dbuf(5), dbuf2(5)

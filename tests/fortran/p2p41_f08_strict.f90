@@ -3,11 +3,12 @@
 ! accessors and conversions, and a communicator's own buffer for buffered sends. _strict: MPICH 4.0.2
 ! lacks the MPI-4.1 calls (MPI_Request_get_status_any/all/some, MPI_Status_get_*/set_*,
 ! MPI_Comm_attach_buffer and the rest).
+! mtest-abi: oxmpi-header (MPICH's Fortran library cannot link it)
 program p2p41_f08_strict
   use mpi_f08
   use testutil
   implicit none
-  integer :: rank, nprocs, next, prev, total, v, w, idx, outcount, i, src, tag, err, sz
+  integer :: rank, nprocs, next, prev, v, w, idx, outcount, i, src, tag, err, sz
   integer :: ixs(2)
   integer :: sbuf(3), rbuf(3)
   integer, allocatable :: bbuf(:)

@@ -4,7 +4,7 @@ program p2p_f08
   use mpi_f08
   use testutil
   implicit none
-  integer :: ierr, rank, nprocs, total, next, prev, i, count
+  integer :: ierr, rank, nprocs, next, prev, i, count
   type(MPI_Status) :: status, statuses(2)
   type(MPI_Request) :: reqs(2)
   type(MPI_Comm) :: dup

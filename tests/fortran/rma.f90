@@ -9,7 +9,7 @@ program rma
   use testutil
   use, intrinsic :: iso_c_binding, only: c_ptr, c_f_pointer, c_loc, c_associated
   implicit none
-  integer :: ierr, rank, nprocs, total, win, win2, next, prev, i, req, len, isz
+  integer :: ierr, rank, nprocs, win, win2, next, prev, i, req, len, isz
   ! Window memory and the buffers of one-sided calls (MPI-4.1 section 19.1.17).
   integer, target, asynchronous :: buf(4)
   integer, asynchronous :: got(4), one, old, cmp, res, src(2), newv

@@ -10,7 +10,7 @@ program rma_f08
   type(MPI_Comm) :: node
   type(c_ptr) :: base, qbase
   integer, pointer :: mem(:), q(:)
-  integer :: rank, nprocs, next, prev, total, isz, src(2), disp_unit, nrank
+  integer :: rank, nprocs, next, prev, isz, src(2), disp_unit, nrank
   integer(kind=MPI_ADDRESS_KIND) :: sz, disp, qsize
   logical :: flag
 

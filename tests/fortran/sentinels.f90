@@ -7,7 +7,7 @@ program sentinels
   use testutil
   implicit none
   include 'mpif.h'
-  integer :: ierr, rank, nprocs, total, i, j, next, prev, stype, rtype, rowtype, req(2)
+  integer :: ierr, rank, nprocs, i, j, next, prev, stype, rtype, rowtype, req(2)
   integer :: gath(64)
   integer, volatile :: ival, ival2
   double precision, volatile :: dval, dval2

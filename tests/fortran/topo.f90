@@ -6,7 +6,7 @@ program topo
   use mpi
   use testutil
   implicit none
-  integer :: ierr, rank, nprocs, total, i, half, hrank, hsize, res, dup, grp, sub, sgrp
+  integer :: ierr, rank, nprocs, i, half, hrank, hsize, res, dup, grp, sub, sgrp
   integer :: cart, ndims, dims(2), coords(2), src, dst, row, rsize, topotype
   integer :: ranks(2), tranks(2)
   logical :: periods(2), remain(2), flag, inter

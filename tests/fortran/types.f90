@@ -6,7 +6,7 @@ program types
   use mpi
   use testutil
   implicit none
-  integer :: ierr, rank, total, vec, count, pos, psize, ni, na, nd, comb
+  integer :: ierr, rank, vec, count, pos, psize, ni, na, nd, comb
   integer :: ints(4), dts(2), ibuf(6), ibuf2(6)
   integer(kind=MPI_ADDRESS_KIND) :: lb, ext, xpos, xsize, addrs(2)
   integer(kind=MPI_COUNT_KIND) :: csize, clb, cext, celems

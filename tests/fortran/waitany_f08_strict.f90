@@ -4,7 +4,7 @@ program waitany_f08_strict
   use mpi_f08
   use testutil
   implicit none
-  integer :: rank, nprocs, total, idx, x, y
+  integer :: rank, nprocs, idx, x, y
   type(MPI_Request) :: reqs(3)
   type(MPI_Status) :: status
   logical :: flag

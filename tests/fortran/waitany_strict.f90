@@ -5,7 +5,7 @@ program waitany_strict
   use mpi
   use testutil
   implicit none
-  integer :: ierr, rank, total, idx, outcount, reqs(3), indices(3)
+  integer :: ierr, rank, idx, outcount, reqs(3), indices(3)
   integer :: status(MPI_STATUS_SIZE), statuses(MPI_STATUS_SIZE, 3)
   logical :: flag
 

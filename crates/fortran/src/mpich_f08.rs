@@ -9,16 +9,18 @@
 //! objects `MPIR_F08_*`. This file defines each of them in Fortran (compiled by gfortran
 //! at staging, so the descriptors are the compiler's own): a wrapper takes the buffer's
 //! address, maps MPICH's sentinels to oxmpi's, and calls the library's `pmpi_name_`
-//! entry point. A noncontiguous array section as a buffer is refused with an error of
-//! class `MPI_ERR_BUFFER` (the entry points take addresses, so it would need a datatype
-//! built from the descriptor). `MPI_ARGV(S)_NULL`, `MPI_ERRCODES_IGNORE`,
+//! entry point. A noncontiguous array section as the buffer of a blocking call is copied
+//! to a contiguous temporary (and a received one back) through the C descriptor
+//! gfortran builds for a `BIND(C)` call (`oxmpi_f08_cdesc_*` in `libmpi.so.12`); as the
+//! buffer of a nonblocking, persistent or one-sided call it is refused with an error of
+//! class `MPI_ERR_BUFFER`, as the entry points take addresses. `MPI_ARGV(S)_NULL`, `MPI_ERRCODES_IGNORE`,
 //! `MPI_UNWEIGHTED`/`MPI_WEIGHTS_EMPTY` (module variables of MPICH's
 //! `mpi_f08_link_constants`) and the predefined callbacks of `mpi_f08_callbacks` are not
 //! provided: a program that names them does not load.
 
 use crate::api::{Base, Func, Mode};
-use crate::fortran::{dummy_f08, heading, is_nonblocking, removed_in_mpi3, result_decl};
 use crate::fortran::F08_HANDLES;
+use crate::fortran::{dummy_f08, heading, is_nonblocking, removed_in_mpi3, result_decl};
 use std::fmt::Write;
 
 /// The glue module: MPICH's sentinel objects and the mapping to oxmpi's.
@@ -29,12 +31,30 @@ const GLUE: &str = "module oxmpi_mpich_glue
   implicit none
   private
   public :: f08_buf, f08_status, f08_statuses, f08_noncontig
+  public :: oxmpi_f08_cdesc_bytes, oxmpi_f08_cdesc_copy
+  ! Public, or gfortran keeps the symbols local to the library.
+  public :: mpich_bottom, mpich_in_place, mpich_status_ignore, mpich_statuses_ignore
   integer, bind(C, name='MPIR_F08_MPI_BOTTOM'), target :: mpich_bottom
   integer, bind(C, name='MPIR_F08_MPI_IN_PLACE'), target :: mpich_in_place
   type(MPI_Status), bind(C, name='MPIR_F08_MPI_STATUS_IGNORE_OBJ'), target :: mpich_status_ignore
   type(MPI_Status), bind(C, name='MPIR_F08_MPI_STATUSES_IGNORE_OBJ'), target :: &
     mpich_statuses_ignore(1)
   integer, save :: noncontig_code = -1
+  ! libmpi.so.12 (capi's fortran_cdesc.rs): the size of an array section and copies
+  ! between it and a contiguous buffer, through the C descriptor gfortran builds.
+  interface
+    function oxmpi_f08_cdesc_bytes(buf) bind(C) result(n)
+      import :: c_intptr_t
+      type(*), dimension(..) :: buf
+      integer(c_intptr_t) :: n
+    end function oxmpi_f08_cdesc_bytes
+    subroutine oxmpi_f08_cdesc_copy(buf, tmp, to_tmp) bind(C)
+      import :: c_ptr
+      type(*), dimension(..) :: buf
+      type(c_ptr), value :: tmp
+      integer, value :: to_tmp
+    end subroutine oxmpi_f08_cdesc_copy
+  end interface
 contains
   function addr(i) result(p)
     integer(c_intptr_t), intent(in) :: i
@@ -97,7 +117,12 @@ fn types_module(s: &mut String) {
         .map(|(t, _)| *t)
         .filter(|t| *t != "MPI_File")
         .collect();
-    writeln!(s, "{}, MPI_Status, MPI_STATUS_SIZE", names.join(", ")).unwrap();
+    writeln!(
+        s,
+        "{}, &\n    MPI_Status, MPI_STATUS_SIZE",
+        names.join(", &\n    ")
+    )
+    .unwrap();
     s.push_str("  implicit none\ncontains\n");
     for t in &names {
         let l = t.to_ascii_lowercase();
@@ -182,8 +207,8 @@ pub fn source(funcs: &[Func]) -> String {
         let end = heading(&mut s, f, &name, "");
         writeln!(
             s,
-            "  use, intrinsic :: iso_c_binding, only: c_ptr, c_loc\n  use mpi_f08, only: {}, MPI_Status, MPI_ADDRESS_KIND, MPI_COUNT_KIND, &\n    MPI_COMM_SELF\n  use oxmpi_mpich_glue\n  implicit none",
-            types.join(", ")
+            "  use, intrinsic :: iso_c_binding, only: c_ptr, c_loc, c_int8_t, c_intptr_t\n  use mpi_f08, only: {}, MPI_Status, MPI_ADDRESS_KIND, MPI_COUNT_KIND, &\n    MPI_COMM_SELF\n  use oxmpi_mpich_glue\n  implicit none",
+            types.join(", &\n    ")
         )
         .unwrap();
         // The library's entry point, with addresses where the wrapper maps them.
@@ -210,7 +235,11 @@ pub fn source(funcs: &[Func]) -> String {
                 (Base::Buf, mode) => writeln!(
                     s,
                     "  type(*), dimension(..), target{}{} :: {n}",
-                    if *mode == Mode::In { ", intent(in)" } else { "" },
+                    if *mode == Mode::In {
+                        ", intent(in)"
+                    } else {
+                        ""
+                    },
                     if nb { ", asynchronous" } else { "" }
                 )
                 .unwrap(),
@@ -235,7 +264,7 @@ pub fn source(funcs: &[Func]) -> String {
             .map(|a| {
                 let n = &a.name;
                 match (a.kind.base, &a.kind.mode) {
-                    (Base::Buf, _) => format!("f08_buf(c_loc({n}))"),
+                    (Base::Buf, _) => format!("f08_buf(p_{n})"),
                     (Base::Status, Mode::Out) => format!("f08_status(c_loc({n}))"),
                     (Base::Status, Mode::OutArray(_)) => format!("f08_statuses(c_loc({n}(1)))"),
                     _ => n.clone(),
@@ -251,14 +280,28 @@ pub fn source(funcs: &[Func]) -> String {
             writeln!(s, "end {end} {name}").unwrap();
             continue;
         }
-        writeln!(s, "  integer, optional, intent(out) :: ierror\n  integer :: ierror_c").unwrap();
+        writeln!(
+            s,
+            "  integer, optional, intent(out) :: ierror\n  integer :: ierror_c"
+        )
+        .unwrap();
+        for a in f.fortran_args().filter(|a| a.kind.base == Base::Buf) {
+            let b = &a.name;
+            writeln!(
+                s,
+                "  integer(c_int8_t), allocatable, target :: t_{b}(:)\n  type(c_ptr) :: p_{b}"
+            )
+            .unwrap();
+        }
         let bufs: Vec<&str> = f
             .fortran_args()
             .filter(|a| a.kind.base == Base::Buf)
             .map(|a| a.name.as_str())
             .collect();
-        if !bufs.is_empty() {
-            // The object whose error handler hears of a noncontiguous buffer.
+        if !bufs.is_empty() && nb {
+            // The buffer must stay where it is until the operation completes: a
+            // noncontiguous section is refused, through the error handler of the call's
+            // communicator or window.
             let obj = f
                 .fortran_args()
                 .find(|a| matches!(a.kind.base, Base::Handle("Comm") | Base::Handle("Win")));
@@ -282,13 +325,41 @@ pub fn source(funcs: &[Func]) -> String {
             )
             .unwrap();
         }
+        let mut after = String::new();
+        for b in &bufs {
+            if nb {
+                writeln!(s, "  p_{b} = c_loc({b})").unwrap();
+                continue;
+            }
+            // A blocking call: a noncontiguous section travels through a contiguous copy.
+            writeln!(
+                s,
+                "  if (is_contiguous({b})) then\n    p_{b} = c_loc({b})\n  else\n    allocate(t_{b}(max(1_c_intptr_t, oxmpi_f08_cdesc_bytes({b}))))\n    call oxmpi_f08_cdesc_copy({b}, c_loc(t_{b}), 1)\n    p_{b} = c_loc(t_{b})\n  end if"
+            )
+            .unwrap();
+            let out = f
+                .fortran_args()
+                .any(|a| a.name == *b && a.kind.mode != Mode::In);
+            if out {
+                writeln!(
+                    after,
+                    "  if (allocated(t_{b})) call oxmpi_f08_cdesc_copy({b}, c_loc(t_{b}), 0)"
+                )
+                .unwrap();
+            }
+        }
         let mut call = format!("  call {entry}(");
         for a in &args {
             write!(call, "{a}, &\n      ").unwrap();
         }
         call.push_str("ierror_c)");
         writeln!(s, "{call}").unwrap();
-        writeln!(s, "  if (present(ierror)) ierror = ierror_c\nend {end} {name}").unwrap();
+        s.push_str(&after);
+        writeln!(
+            s,
+            "  if (present(ierror)) ierror = ierror_c\nend {end} {name}"
+        )
+        .unwrap();
     }
     s
 }
