@@ -62,27 +62,32 @@ contains
     p = transfer(i, p)
   end function addr
 
+  ! `p`, or `ours` where `p` is MPICH's sentinel `theirs`.
+  function swap(p, theirs, ours) result(q)
+    type(c_ptr), intent(in) :: p, theirs, ours
+    type(c_ptr) :: q
+    q = p
+    if (c_associated(p, theirs)) q = ours
+  end function swap
+
   ! A buffer address: MPICH's MPI_BOTTOM / MPI_IN_PLACE become oxmpi's.
   function f08_buf(p) result(q)
     type(c_ptr), intent(in) :: p
     type(c_ptr) :: q
-    q = p
-    if (c_associated(p, c_loc(mpich_in_place))) q = addr(loc(MPI_IN_PLACE))
-    if (c_associated(p, c_loc(mpich_bottom))) q = addr(loc(MPI_BOTTOM))
+    q = swap(swap(p, c_loc(mpich_in_place), addr(loc(MPI_IN_PLACE))), &
+             c_loc(mpich_bottom), addr(loc(MPI_BOTTOM)))
   end function f08_buf
 
   function f08_status(p) result(q)
     type(c_ptr), intent(in) :: p
     type(c_ptr) :: q
-    q = p
-    if (c_associated(p, c_loc(mpich_status_ignore))) q = addr(loc(MPI_STATUS_IGNORE))
+    q = swap(p, c_loc(mpich_status_ignore), addr(loc(MPI_STATUS_IGNORE)))
   end function f08_status
 
   function f08_statuses(p) result(q)
     type(c_ptr), intent(in) :: p
     type(c_ptr) :: q
-    q = p
-    if (c_associated(p, c_loc(mpich_statuses_ignore))) q = addr(loc(MPI_STATUSES_IGNORE))
+    q = swap(p, c_loc(mpich_statuses_ignore), addr(loc(MPI_STATUSES_IGNORE)))
   end function f08_statuses
 
   ! A noncontiguous buffer: raises an error of class MPI_ERR_BUFFER through the error
