@@ -27,7 +27,7 @@ use std::fmt::Write;
 const GLUE: &str = "module oxmpi_mpich_glue
   use, intrinsic :: iso_c_binding, only: c_ptr, c_loc, c_associated, c_intptr_t
   use mpi_f08, only: MPI_Status, MPI_BOTTOM, MPI_IN_PLACE, MPI_STATUS_IGNORE, &
-    MPI_STATUSES_IGNORE, MPI_ERR_BUFFER, MPI_COMM_SELF
+    MPI_STATUSES_IGNORE, MPI_ERR_BUFFER, MPI_COMM_SELF, MPI_Comm, MPI_Win
   implicit none
   private
   public :: f08_buf, f08_status, f08_statuses, f08_noncontig
@@ -106,9 +106,9 @@ contains
     print '(a,a)', name, ': a noncontiguous array section as a buffer is not supported'
     ierror = noncontig_code
     if (is_win) then
-      call pmpi_win_call_errhandler(obj, noncontig_code, ierr)
+      call pmpi_win_call_errhandler(MPI_Win(obj), noncontig_code, ierr)
     else
-      call pmpi_comm_call_errhandler(obj, noncontig_code, ierr)
+      call pmpi_comm_call_errhandler(MPI_Comm(obj), noncontig_code, ierr)
     end if
   end subroutine f08_noncontig
 end module oxmpi_mpich_glue
