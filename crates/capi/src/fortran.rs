@@ -10,7 +10,8 @@
 //! too (C reads any nonzero as true and writes 1 or 0); scalar LOGICALs are converted.
 //!
 //! MPICH-built Fortran programs name the same COMMON blocks, so linking them against
-//! this library (as `libmpichfort.so.12`, a link to it) gives them the same sentinels.
+//! this library (through `libmpichfort.so.12`, which needs it) gives them the same
+//! sentinels.
 
 use crate::abi::{MPI_UNWEIGHTED, MPI_WEIGHTS_EMPTY};
 use crate::handles::{MPI_Aint, MPI_Fint, MPI_BOTTOM, MPI_IN_PLACE, MPI_STATUS_IGNORE};
