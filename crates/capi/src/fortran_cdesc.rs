@@ -11,7 +11,7 @@ use std::os::raw::c_int;
 /// `CFI_dim_t`.
 #[repr(C)]
 pub struct CfiDim {
-    lower_bound: isize,
+    _lower_bound: isize,
     extent: isize,
     /// Distance in bytes between two elements along this dimension.
     sm: isize,
@@ -22,10 +22,10 @@ pub struct CfiDim {
 pub struct CfiCdesc {
     base_addr: *mut u8,
     elem_len: usize,
-    version: c_int,
+    _version: c_int,
     rank: i8,
-    attribute: i8,
-    type_: i16,
+    _attribute: i8,
+    _type: i16,
     dim: [CfiDim; 0],
 }
 
@@ -33,7 +33,7 @@ pub struct CfiCdesc {
 ///
 /// # Safety
 /// `d` points to a descriptor with `rank` dimensions after it.
-unsafe fn dims<'a>(d: &'a CfiCdesc) -> &'a [CfiDim] {
+unsafe fn dims(d: &CfiCdesc) -> &[CfiDim] {
     let rank = usize::try_from(d.rank).unwrap_or(0);
     // SAFETY: the caller's contract: `rank` CFI_dim_t follow the header.
     unsafe { std::slice::from_raw_parts(d.dim.as_ptr(), rank) }
