@@ -5,6 +5,7 @@
 ! MPI_Type_hvector and MPI_Type_struct.
 module callbacks
   use mpi
+  use testutil
   implicit none
   integer :: copies = 0, deletes = 0, last_deleted = -1
 contains
@@ -40,13 +41,12 @@ program attr
   use mpi
   use callbacks
   implicit none
-  integer :: ierr, rank, errs, total, key, key2, key4, tkey, dup, dup2, dup3, t, t2, ext
+  integer :: ierr, rank, key, key2, key4, tkey, dup, dup2, dup3, t, t2, ext
   integer :: hv, st, blens(2), types(2), disps(2), sz
   integer(kind=MPI_ADDRESS_KIND) :: val, extra
   integer :: val4
   logical :: flag
 
-  errs = 0
   call MPI_Init(ierr)
   call MPI_Comm_rank(MPI_COMM_WORLD, rank, ierr)
 
@@ -135,22 +135,6 @@ program attr
   call MPI_Type_free(st, ierr)
 
   call MPI_Comm_free(dup, ierr)
-  call MPI_Allreduce(errs, total, 1, MPI_INTEGER, MPI_SUM, MPI_COMM_WORLD, ierr)
-  if (rank == 0) then
-    if (total == 0) then
-      print '(a)', ' No Errors'
-    else
-      print *, 'Found ', total, ' errors'
-    end if
-  end if
+  call report()
   call MPI_Finalize(ierr)
-contains
-  subroutine check(ok, what)
-    logical, intent(in) :: ok
-    character(len=*), intent(in) :: what
-    if (.not. ok) then
-      errs = errs + 1
-      print *, 'rank ', rank, ': check failed: ', what
-    end if
-  end subroutine check
 end program attr

@@ -5,6 +5,7 @@
 ! Fortran's MPI_STATUS(ES)_IGNORE are C's MPI_F_STATUS(ES)_IGNORE.
 program c2f
   use mpi
+  use testutil
   implicit none
   interface
     subroutine c_check(comm, dtype, op, group, status, newcomm, cstatus, errs) bind(C, name='c_check')
@@ -14,10 +15,9 @@ program c2f
       integer :: status(*), statuses(*), errs
     end subroutine c_ignores
   end interface
-  integer :: ierr, rank, nprocs, errs, total, grp, newcomm, nsize, x, y
+  integer :: ierr, rank, nprocs, grp, newcomm, nsize, x, y
   integer :: status(MPI_STATUS_SIZE), cstatus(MPI_STATUS_SIZE)
 
-  errs = 0
   call MPI_Init(ierr)
   call MPI_Comm_rank(MPI_COMM_WORLD, rank, ierr)
   call MPI_Comm_size(MPI_COMM_WORLD, nprocs, ierr)
@@ -34,22 +34,6 @@ program c2f
   ! C sees Fortran's MPI_STATUS(ES)_IGNORE as MPI_F_STATUS(ES)_IGNORE.
   call c_ignores(MPI_STATUS_IGNORE, MPI_STATUSES_IGNORE, errs)
 
-  call MPI_Allreduce(errs, total, 1, MPI_INTEGER, MPI_SUM, MPI_COMM_WORLD, ierr)
-  if (rank == 0) then
-    if (total == 0) then
-      print '(a)', ' No Errors'
-    else
-      print *, 'Found ', total, ' errors'
-    end if
-  end if
+  call report()
   call MPI_Finalize(ierr)
-contains
-  subroutine check(ok, what)
-    logical, intent(in) :: ok
-    character(len=*), intent(in) :: what
-    if (.not. ok) then
-      errs = errs + 1
-      print *, 'rank ', rank, ': check failed: ', what
-    end if
-  end subroutine check
 end program c2f

@@ -23,9 +23,10 @@ end module userops
 
 program coll
   use mpi
+  use testutil
   use userops
   implicit none
-  integer :: ierr, rank, nprocs, errs, total, i, op, expect
+  integer :: ierr, rank, nprocs, i, op, expect
   integer :: ivals(3), ires(3)
   real :: rval, rres
   double precision :: dval, dres, dpair(2, 2), dpres(2, 2)
@@ -34,7 +35,6 @@ program coll
   integer :: ipair(2), ipres(2)
   integer, allocatable :: gath(:), counts(:), displs(:), a2a(:), a2b(:)
 
-  errs = 0
   call MPI_Init(ierr)
   call MPI_Comm_rank(MPI_COMM_WORLD, rank, ierr)
   call MPI_Comm_size(MPI_COMM_WORLD, nprocs, ierr)
@@ -122,22 +122,6 @@ program coll
   call MPI_Scan(rank + 1, i, 1, MPI_INTEGER, MPI_SUM, MPI_COMM_WORLD, ierr)
   call check(i == (rank + 1) * (rank + 2) / 2, 'MPI_Scan')
 
-  call MPI_Allreduce(errs, total, 1, MPI_INTEGER, MPI_SUM, MPI_COMM_WORLD, ierr)
-  if (rank == 0) then
-    if (total == 0) then
-      print '(a)', ' No Errors'
-    else
-      print *, 'Found ', total, ' errors'
-    end if
-  end if
+  call report()
   call MPI_Finalize(ierr)
-contains
-  subroutine check(ok, what)
-    logical, intent(in) :: ok
-    character(len=*), intent(in) :: what
-    if (.not. ok) then
-      errs = errs + 1
-      print *, 'rank ', rank, ': check failed: ', what
-    end if
-  end subroutine check
 end program coll

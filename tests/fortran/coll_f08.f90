@@ -3,6 +3,7 @@
 ! Cartesian topologies with LOGICAL arguments.
 module userops_f08
   use mpi_f08
+  use testutil
   use, intrinsic :: iso_c_binding, only: c_ptr, c_f_pointer
   implicit none
 contains
@@ -25,14 +26,13 @@ program coll_f08
   use mpi_f08
   use userops_f08
   implicit none
-  integer :: ierr, rank, nprocs, errs, total, i, v(2), r(2), len, dims(2), coords(2)
+  integer :: ierr, rank, nprocs, i, v(2), r(2), len, dims(2), coords(2)
   type(MPI_Op) :: op
   type(MPI_Comm) :: cart
   double precision :: dpair(2), dres(2)
   logical :: l, lres, periods(2)
   character(len=MPI_MAX_OBJECT_NAME) :: name
 
-  errs = 0
   call MPI_Init(ierr)
   call MPI_Comm_rank(MPI_COMM_WORLD, rank)
   call MPI_Comm_size(MPI_COMM_WORLD, nprocs)
@@ -66,22 +66,6 @@ program coll_f08
   call check(.not. periods(1) .and. periods(2), 'MPI_Cart_get periods')
   call MPI_Comm_free(cart)
 
-  call MPI_Reduce(errs, total, 1, MPI_INTEGER, MPI_SUM, 0, MPI_COMM_WORLD)
-  if (rank == 0) then
-    if (total == 0) then
-      print '(a)', ' No Errors'
-    else
-      print *, 'Found ', total, ' errors'
-    end if
-  end if
+  call report()
   call MPI_Finalize()
-contains
-  subroutine check(ok, what)
-    logical, intent(in) :: ok
-    character(len=*), intent(in) :: what
-    if (.not. ok) then
-      errs = errs + 1
-      print *, 'rank ', rank, ': check failed: ', what
-    end if
-  end subroutine check
 end program coll_f08

@@ -2,9 +2,10 @@
 ! timers, processor name, error strings and classes, communicator names
 ! (CHARACTER arguments: blank padding, truncation to the Fortran length).
       PROGRAM ENV
+      USE TESTUTIL
       IMPLICIT NONE
       INCLUDE 'mpif.h'
-      INTEGER IERR, RANK, NPROCS, VER, SUBVER, LEN, ERRS, CLS, TOTAL
+      INTEGER IERR, RANK, NPROCS, VER, SUBVER, LEN, CLS
       INTEGER TAGUB
       LOGICAL FLAG
       CHARACTER*(MPI_MAX_PROCESSOR_NAME) PNAME
@@ -12,7 +13,6 @@
       CHARACTER*(MPI_MAX_OBJECT_NAME) CNAME
       CHARACTER*4 SHORT
       DOUBLE PRECISION T1, T2
-      ERRS = 0
       CALL MPI_INITIALIZED(FLAG, IERR)
       IF (FLAG) ERRS = ERRS + 1
       CALL MPI_INIT(IERR)
@@ -78,15 +78,7 @@
          PRINT *, 'bad rank gave class ', CLS
          ERRS = ERRS + 1
       END IF
-      CALL MPI_ALLREDUCE(ERRS, TOTAL, 1, MPI_INTEGER, MPI_SUM,
-     &     MPI_COMM_WORLD, IERR)
-      IF (RANK .EQ. 0) THEN
-         IF (TOTAL .EQ. 0) THEN
-            PRINT '(A)', ' No Errors'
-         ELSE
-            PRINT *, 'Found ', TOTAL, ' errors'
-         END IF
-      END IF
+      CALL REPORT()
       CALL MPI_FINALIZE(IERR)
       CALL MPI_FINALIZED(FLAG, IERR)
       IF (.NOT. FLAG) PRINT *, 'MPI_FINALIZED false after MPI_FINALIZE'

@@ -16,12 +16,12 @@ end module handlers
 
 program errhandler
   use mpi
+  use testutil
   use handlers
   implicit none
-  integer :: ierr, rank, nprocs, errs, total, eh, eh2, cls, code, dup, len
+  integer :: ierr, rank, nprocs, eh, eh2, cls, code, dup, len
   character(len=MPI_MAX_ERROR_STRING) :: msg
 
-  errs = 0
   call MPI_Init(ierr)
   call MPI_Comm_rank(MPI_COMM_WORLD, rank, ierr)
   call MPI_Comm_size(MPI_COMM_WORLD, nprocs, ierr)
@@ -63,22 +63,6 @@ program errhandler
   call MPI_Comm_free(dup, ierr)
   call check(dup == MPI_COMM_NULL, 'MPI_Comm_free')
 
-  call MPI_Allreduce(errs, total, 1, MPI_INTEGER, MPI_SUM, MPI_COMM_WORLD, ierr)
-  if (rank == 0) then
-    if (total == 0) then
-      print '(a)', ' No Errors'
-    else
-      print *, 'Found ', total, ' errors'
-    end if
-  end if
+  call report()
   call MPI_Finalize(ierr)
-contains
-  subroutine check(ok, what)
-    logical, intent(in) :: ok
-    character(len=*), intent(in) :: what
-    if (.not. ok) then
-      errs = errs + 1
-      print *, 'rank ', rank, ': check failed: ', what
-    end if
-  end subroutine check
 end program errhandler

@@ -4,12 +4,12 @@
 ! (MPICH names its C function), hence _strict.
 program errname_strict
   use mpi
+  use testutil
   implicit none
-  integer :: ierr, errclass, len, errs, rank
+  integer :: ierr, errclass, len, rank
   character(len=MPI_MAX_ERROR_STRING) :: msg
   character(len=8) :: short
 
-  errs = 0
   call MPI_Init(ierr)
   call MPI_Comm_rank(MPI_COMM_WORLD, rank, ierr)
   call MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN, ierr)
@@ -32,6 +32,6 @@ program errname_strict
     errs = errs + 1
     print *, 'short message: ', short
   end if
-  if (errs == 0 .and. rank == 0) print '(a)', ' No Errors'
+  call report()
   call MPI_Finalize(ierr)
 end program errname_strict

@@ -4,6 +4,7 @@
 ! extra state given to MPI_GREQUEST_START.
 module greq_cb
   use mpi
+  use testutil
   implicit none
   integer :: queries = 0, frees = 0, cancels = 0
   integer(kind=MPI_ADDRESS_KIND) :: seen = -1
@@ -43,11 +44,10 @@ program grequest
   use mpi
   use greq_cb
   implicit none
-  integer :: ierr, req, status(MPI_STATUS_SIZE), count, errs, rank
+  integer :: ierr, req, status(MPI_STATUS_SIZE), count, rank
   integer(kind=MPI_ADDRESS_KIND) :: extra
   logical :: flag
 
-  errs = 0
   call MPI_Init(ierr)
   call MPI_Comm_rank(MPI_COMM_WORLD, rank, ierr)
   extra = 123456789012_MPI_ADDRESS_KIND
@@ -71,21 +71,6 @@ program grequest
   call MPI_Wait(req, status, ierr)
   call check(frees == 2 .and. seen == 7, 'second request freed')
 
-  if (rank == 0) then
-    if (errs == 0) then
-      print '(a)', ' No Errors'
-    else
-      print *, 'Found ', errs, ' errors'
-    end if
-  end if
+  call report()
   call MPI_Finalize(ierr)
-contains
-  subroutine check(ok, what)
-    logical, intent(in) :: ok
-    character(len=*), intent(in) :: what
-    if (.not. ok) then
-      errs = errs + 1
-      print *, what, ' failed'
-    end if
-  end subroutine check
 end program grequest

@@ -2,14 +2,14 @@
 ! dropped) and out (blank padded, cut to the Fortran length), LOGICAL flags.
 program info
   use mpi
+  use testutil
   implicit none
-  integer :: ierr, rank, errs, total, inf, dup, nkeys, vlen
+  integer :: ierr, rank, inf, dup, nkeys, vlen
   logical :: flag
   character(len=MPI_MAX_INFO_VAL) :: value
   character(len=MPI_MAX_INFO_KEY) :: key
   character(len=3) :: short
 
-  errs = 0
   call MPI_Init(ierr)
   call MPI_Comm_rank(MPI_COMM_WORLD, rank, ierr)
   call MPI_Info_create(inf, ierr)
@@ -38,22 +38,6 @@ program info
   call MPI_Info_free(dup, ierr)
   call check(inf == MPI_INFO_NULL .and. dup == MPI_INFO_NULL, 'MPI_Info_free')
 
-  call MPI_Allreduce(errs, total, 1, MPI_INTEGER, MPI_SUM, MPI_COMM_WORLD, ierr)
-  if (rank == 0) then
-    if (total == 0) then
-      print '(a)', ' No Errors'
-    else
-      print *, 'Found ', total, ' errors'
-    end if
-  end if
+  call report()
   call MPI_Finalize(ierr)
-contains
-  subroutine check(ok, what)
-    logical, intent(in) :: ok
-    character(len=*), intent(in) :: what
-    if (.not. ok) then
-      errs = errs + 1
-      print *, 'rank ', rank, ': check failed: ', what
-    end if
-  end subroutine check
 end program info

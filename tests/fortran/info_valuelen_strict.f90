@@ -3,12 +3,12 @@
 ! Strict: MPICH 4.0.2 fails the call ("Value is too long").
 program info_valuelen_strict
   use mpi
+  use testutil
   implicit none
-  integer :: ierr, rank, errs, total, inf
+  integer :: ierr, rank, inf
   logical :: flag
   character(len=16) :: value
 
-  errs = 0
   call MPI_Init(ierr)
   call MPI_Comm_rank(MPI_COMM_WORLD, rank, ierr)
   call MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN, ierr)
@@ -21,13 +21,6 @@ program info_valuelen_strict
     errs = errs + 1
   end if
   call MPI_Info_free(inf, ierr)
-  call MPI_Allreduce(errs, total, 1, MPI_INTEGER, MPI_SUM, MPI_COMM_WORLD, ierr)
-  if (rank == 0) then
-    if (total == 0) then
-      print '(a)', ' No Errors'
-    else
-      print *, 'Found ', total, ' errors'
-    end if
-  end if
+  call report()
   call MPI_Finalize(ierr)
 end program info_valuelen_strict

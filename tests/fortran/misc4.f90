@@ -5,9 +5,10 @@
 ! (the port name read back through a CHARACTER longer than it, blank-padded).
 program misc4
   use mpi
+  use testutil
   use, intrinsic :: iso_c_binding, only: c_ptr, c_f_pointer, c_associated
   implicit none
-  integer :: ierr, rank, errs, total, dup, info, used, parent, env, nkeys, t, sz
+  integer :: ierr, rank, dup, info, used, parent, env, nkeys, t, sz
   integer :: eclass, ecode, len, rlen
   integer(kind=MPI_ADDRESS_KIND) :: bytes
   type(c_ptr) :: p
@@ -18,7 +19,6 @@ program misc4
   character(len=32) :: svc
   logical :: flag
 
-  errs = 0
   call MPI_Init(ierr)
   call MPI_Comm_rank(MPI_COMM_WORLD, rank, ierr)
 
@@ -76,22 +76,6 @@ program misc4
   call MPI_Unpublish_name(svc, MPI_INFO_NULL, 'port-of-' // svc, ierr)
   call check(ierr == MPI_SUCCESS, 'MPI_Unpublish_name')
 
-  call MPI_Allreduce(errs, total, 1, MPI_INTEGER, MPI_SUM, MPI_COMM_WORLD, ierr)
-  if (rank == 0) then
-    if (total == 0) then
-      print '(a)', ' No Errors'
-    else
-      print *, 'Found ', total, ' errors'
-    end if
-  end if
+  call report()
   call MPI_Finalize(ierr)
-contains
-  subroutine check(ok, what)
-    logical, intent(in) :: ok
-    character(len=*), intent(in) :: what
-    if (.not. ok) then
-      errs = errs + 1
-      print *, 'rank ', rank, ': ', what, ' failed'
-    end if
-  end subroutine check
 end program misc4

@@ -4,13 +4,13 @@
 ! mtest-abi: oxmpi-header (MPICH's Fortran library cannot link it)
 program misc41_strict
   use mpi
+  use testutil
   implicit none
-  integer :: ierr, errs, eclass, ecode, hw, nkeys, pair, sz, rc
+  integer :: ierr, eclass, ecode, hw, nkeys, pair, sz, rc
   character(len=MPI_MAX_ERROR_STRING) :: msg
   integer :: len
   integer :: regs(3)
 
-  errs = 0
   call MPI_Init(ierr)
   call MPI_Add_error_class(eclass, ierr)
   call MPI_Add_error_code(eclass, ecode, ierr)
@@ -47,15 +47,6 @@ program misc41_strict
   call MPI_F_sync_reg(regs)
   call check(all(regs == 5), 'MPI_F_sync_reg')
 
-  if (errs == 0) print '(a)', ' No Errors'
+  call report()
   call MPI_Finalize(ierr)
-contains
-  subroutine check(ok, what)
-    logical, intent(in) :: ok
-    character(len=*), intent(in) :: what
-    if (.not. ok) then
-      errs = errs + 1
-      print *, what, ' failed'
-    end if
-  end subroutine check
 end program misc41_strict

@@ -1,14 +1,14 @@
 ! mpif.h (fixed form) with the calls of MPI-3 and MPI-4: nonblocking
 ! and persistent collectives, MPI_Isendrecv, MPI_Type_create_f90_real, MPI_Type_match_size and MPI_Pcontrol.
       PROGRAM MPI4
+      USE TESTUTIL
       IMPLICIT NONE
       INCLUDE 'mpif.h'
-      INTEGER IERR, RANK, NPROCS, ERRS, TOTAL, NEXT, PREV
+      INTEGER IERR, RANK, NPROCS, NEXT, PREV
       INTEGER REQ, V, R, T1, T2, SZ
 ! Changed by operations that complete in later calls.
       VOLATILE R
 
-      ERRS = 0
       CALL MPI_INIT(IERR)
       CALL MPI_COMM_RANK(MPI_COMM_WORLD, RANK, IERR)
       CALL MPI_COMM_SIZE(MPI_COMM_WORLD, NPROCS, IERR)
@@ -42,20 +42,6 @@
       CALL MPI_TYPE_SIZE(T2, SZ, IERR)
       IF (IERR .NE. MPI_SUCCESS .OR. SZ .NE. 8) CALL FAIL('MATCH_SIZE')
 
-      CALL MPI_ALLREDUCE(ERRS, TOTAL, 1, MPI_INTEGER, MPI_SUM,
-     &     MPI_COMM_WORLD, IERR)
-      IF (RANK .EQ. 0) THEN
-         IF (TOTAL .EQ. 0) THEN
-            PRINT '(A)', ' No Errors'
-         ELSE
-            PRINT *, 'Found ', TOTAL, ' errors'
-         END IF
-      END IF
+      CALL REPORT()
       CALL MPI_FINALIZE(IERR)
-      CONTAINS
-      SUBROUTINE FAIL(WHAT)
-      CHARACTER*(*) WHAT
-      ERRS = ERRS + 1
-      PRINT *, 'rank ', RANK, ': ', WHAT, ' failed'
-      END SUBROUTINE FAIL
       END PROGRAM MPI4

@@ -30,9 +30,10 @@ end module nbc_ops
 
 program nbc
   use mpi
+  use testutil
   use nbc_ops
   implicit none
-  integer :: ierr, rank, nprocs, errs, total, i, expect, round
+  integer :: ierr, rank, nprocs, i, expect, round
   integer :: op, ring, left, right
   integer :: reqs(4), preq(2)
   integer :: statuses(MPI_STATUS_SIZE, 4)
@@ -41,7 +42,6 @@ program nbc
   integer, allocatable, asynchronous :: a2a(:), a2b(:)
   logical :: flag
 
-  errs = 0
   call MPI_Init(ierr)
   call MPI_Comm_rank(MPI_COMM_WORLD, rank, ierr)
   call MPI_Comm_size(MPI_COMM_WORLD, nprocs, ierr)
@@ -115,22 +115,6 @@ program nbc
 
   call MPI_Comm_free(ring, ierr)
   call MPI_Op_free(op, ierr)
-  call MPI_Allreduce(errs, total, 1, MPI_INTEGER, MPI_SUM, MPI_COMM_WORLD, ierr)
-  if (rank == 0) then
-    if (total == 0) then
-      print '(a)', ' No Errors'
-    else
-      print *, 'Found ', total, ' errors'
-    end if
-  end if
+  call report()
   call MPI_Finalize(ierr)
-contains
-  subroutine check(ok, what)
-    logical, intent(in) :: ok
-    character(len=*), intent(in) :: what
-    if (.not. ok) then
-      errs = errs + 1
-      print *, 'rank ', rank, ': ', what, ' failed'
-    end if
-  end subroutine check
 end program nbc

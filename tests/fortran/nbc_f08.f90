@@ -5,6 +5,7 @@
 ! callbacks.
 module nbc_f08_ops
   use mpi_f08
+  use testutil
   use, intrinsic :: iso_c_binding, only: c_ptr, c_f_pointer
   implicit none
   integer :: frees = 0
@@ -60,13 +61,12 @@ program nbc_f08
   use mpi_f08
   use nbc_f08_ops
   implicit none
-  integer :: rank, nprocs, errs, total, i, expect, round
+  integer :: rank, nprocs, i, expect, round
   integer, asynchronous :: v, r, bval, pin, pout
   type(MPI_Op) :: op
   type(MPI_Request) :: reqs(3), preq, greq
   type(MPI_Status) :: st
 
-  errs = 0
   call MPI_Init()
   call MPI_Comm_rank(MPI_COMM_WORLD, rank)
   call MPI_Comm_size(MPI_COMM_WORLD, nprocs)
@@ -104,22 +104,6 @@ program nbc_f08
   call check(st%MPI_SOURCE == rank + 3 .and. st%MPI_TAG == 9 .and. frees == 1, &
              'generalized request with Fortran callbacks')
 
-  call MPI_Allreduce(errs, total, 1, MPI_INTEGER, MPI_SUM, MPI_COMM_WORLD)
-  if (rank == 0) then
-    if (total == 0) then
-      print '(a)', ' No Errors'
-    else
-      print *, 'Found ', total, ' errors'
-    end if
-  end if
+  call report()
   call MPI_Finalize()
-contains
-  subroutine check(ok, what)
-    logical, intent(in) :: ok
-    character(len=*), intent(in) :: what
-    if (.not. ok) then
-      errs = errs + 1
-      print *, 'rank ', rank, ': ', what, ' failed'
-    end if
-  end subroutine check
 end program nbc_f08

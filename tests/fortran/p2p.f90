@@ -4,8 +4,9 @@
 ! (DOUBLE PRECISION, COMPLEX, DOUBLE COMPLEX, LOGICAL, CHARACTER, sized INTEGER/REAL).
 program p2p
   use mpi
+  use testutil
   implicit none
-  integer :: ierr, rank, nprocs, errs, total, next, prev, i, count, idx, outcount
+  integer :: ierr, rank, nprocs, next, prev, i, count, idx, outcount
   integer :: status(MPI_STATUS_SIZE), statuses(MPI_STATUS_SIZE, 4), reqs(4), indices(4)
   integer :: ibuf(10), ibuf2(10)
   double precision :: dbuf(5), dbuf2(5)
@@ -16,7 +17,6 @@ program p2p
   integer(kind=8) :: i8, i8b
   real(kind=4) :: r4, r4b
 
-  errs = 0
   call MPI_Init(ierr)
   call MPI_Comm_rank(MPI_COMM_WORLD, rank, ierr)
   call MPI_Comm_size(MPI_COMM_WORLD, nprocs, ierr)
@@ -111,22 +111,6 @@ program p2p
   call MPI_Recv(ibuf2, 10, MPI_INTEGER, status(MPI_SOURCE), 14, MPI_COMM_WORLD, MPI_STATUS_IGNORE, ierr)
   call MPI_Wait(reqs(2), MPI_STATUS_IGNORE, ierr)
 
-  call MPI_Allreduce(errs, total, 1, MPI_INTEGER, MPI_SUM, MPI_COMM_WORLD, ierr)
-  if (rank == 0) then
-    if (total == 0) then
-      print '(a)', ' No Errors'
-    else
-      print *, 'Found ', total, ' errors'
-    end if
-  end if
+  call report()
   call MPI_Finalize(ierr)
-contains
-  subroutine check(ok, what)
-    logical, intent(in) :: ok
-    character(len=*), intent(in) :: what
-    if (.not. ok) then
-      errs = errs + 1
-      print *, 'rank ', rank, ': check failed: ', what
-    end if
-  end subroutine check
 end program p2p

@@ -3,10 +3,12 @@
 ! accessors and conversions, and a communicator's own buffer for buffered sends. _strict: MPICH 4.0.2
 ! lacks the MPI-4.1 calls (MPI_Request_get_status_any/all/some, MPI_Status_get_*/set_*,
 ! MPI_Comm_attach_buffer and the rest).
+! mtest-abi: oxmpi-header (MPICH's Fortran library cannot link it)
 program p2p41_f08_strict
   use mpi_f08
+  use testutil
   implicit none
-  integer :: rank, nprocs, next, prev, errs, total, v, w, idx, outcount, i, src, tag, err, sz
+  integer :: rank, nprocs, next, prev, v, w, idx, outcount, i, src, tag, err, sz
   integer :: ixs(2)
   integer :: sbuf(3), rbuf(3)
   integer, allocatable :: bbuf(:)
@@ -15,7 +17,6 @@ program p2p41_f08_strict
   integer :: fst(MPI_STATUS_SIZE)
   logical :: flag
 
-  errs = 0
   call MPI_Init()
   call MPI_Comm_rank(MPI_COMM_WORLD, rank)
   call MPI_Comm_size(MPI_COMM_WORLD, nprocs)
@@ -87,22 +88,6 @@ program p2p41_f08_strict
   call MPI_Comm_detach_buffer(MPI_COMM_WORLD, bbuf, sz)
   call check(sz == 4 * (MPI_BSEND_OVERHEAD + 16), 'MPI_Comm_detach_buffer size')
 
-  call MPI_Allreduce(errs, total, 1, MPI_INTEGER, MPI_SUM, MPI_COMM_WORLD)
-  if (rank == 0) then
-    if (total == 0) then
-      print '(a)', ' No Errors'
-    else
-      print *, 'Found ', total, ' errors'
-    end if
-  end if
+  call report()
   call MPI_Finalize()
-contains
-  subroutine check(ok, what)
-    logical, intent(in) :: ok
-    character(len=*), intent(in) :: what
-    if (.not. ok) then
-      errs = errs + 1
-      print *, 'rank ', rank, ': ', what, ' failed'
-    end if
-  end subroutine check
 end program p2p41_f08_strict

@@ -2,8 +2,9 @@
 ! TYPE(MPI_Status) fields, optional IERROR, MPI_STATUS(ES)_IGNORE, nonblocking calls.
 program p2p_f08
   use mpi_f08
+  use testutil
   implicit none
-  integer :: ierr, rank, nprocs, errs, total, next, prev, i, count
+  integer :: ierr, rank, nprocs, next, prev, i, count
   type(MPI_Status) :: status, statuses(2)
   type(MPI_Request) :: reqs(2)
   type(MPI_Comm) :: dup
@@ -11,7 +12,6 @@ program p2p_f08
   double precision :: d, d2
   logical :: flag
 
-  errs = 0
   call MPI_Init()
   call MPI_Comm_rank(MPI_COMM_WORLD, rank)
   call MPI_Comm_size(MPI_COMM_WORLD, nprocs, ierr)
@@ -53,22 +53,6 @@ program p2p_f08
   call MPI_Comm_free(dup)
   call check(dup == MPI_COMM_NULL, 'MPI_Comm_free')
 
-  call MPI_Allreduce(errs, total, 1, MPI_INTEGER, MPI_SUM, MPI_COMM_WORLD)
-  if (rank == 0) then
-    if (total == 0) then
-      print '(a)', ' No Errors'
-    else
-      print *, 'Found ', total, ' errors'
-    end if
-  end if
+  call report()
   call MPI_Finalize()
-contains
-  subroutine check(ok, what)
-    logical, intent(in) :: ok
-    character(len=*), intent(in) :: what
-    if (.not. ok) then
-      errs = errs + 1
-      print *, 'rank ', rank, ': check failed: ', what
-    end if
-  end subroutine check
 end program p2p_f08

@@ -6,9 +6,10 @@
 ! on displacements.
 program rma
   use mpi
+  use testutil
   use, intrinsic :: iso_c_binding, only: c_ptr, c_f_pointer, c_loc, c_associated
   implicit none
-  integer :: ierr, rank, nprocs, errs, total, win, win2, next, prev, i, req, len, isz
+  integer :: ierr, rank, nprocs, win, win2, next, prev, i, req, len, isz
   ! Window memory and the buffers of one-sided calls (MPI-4.1 section 19.1.17).
   integer, target, asynchronous :: buf(4)
   integer, asynchronous :: got(4), one, old, cmp, res, src(2), newv
@@ -18,7 +19,6 @@ program rma
   integer, pointer :: mem(:)
   character(len=MPI_MAX_OBJECT_NAME) :: name
 
-  errs = 0
   call MPI_Init(ierr)
   call MPI_Comm_rank(MPI_COMM_WORLD, rank, ierr)
   call MPI_Comm_size(MPI_COMM_WORLD, nprocs, ierr)
@@ -108,22 +108,6 @@ program rma
   call check(mem(1) == rank .and. mem(2) == prev + 100, 'Put into MPI_Win_allocate memory')
   call MPI_Win_free(win2, ierr)
 
-  call MPI_Allreduce(errs, total, 1, MPI_INTEGER, MPI_SUM, MPI_COMM_WORLD, ierr)
-  if (rank == 0) then
-    if (total == 0) then
-      print '(a)', ' No Errors'
-    else
-      print *, 'Found ', total, ' errors'
-    end if
-  end if
+  call report()
   call MPI_Finalize(ierr)
-contains
-  subroutine check(ok, what)
-    logical, intent(in) :: ok
-    character(len=*), intent(in) :: what
-    if (.not. ok) then
-      errs = errs + 1
-      print *, 'rank ', rank, ': ', what, ' failed'
-    end if
-  end subroutine check
 end program rma

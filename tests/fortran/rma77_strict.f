@@ -4,15 +4,15 @@
 ! the mpi module, rma.f90, passes there); MPICH-built, it passes on
 ! oxmpi (tests/fortran/run --abi).
       PROGRAM RMA77
+      USE TESTUTIL
       IMPLICIT NONE
       INCLUDE 'mpif.h'
-      INTEGER IERR, RANK, NPROCS, ERRS, TOTAL, NEXT, PREV
+      INTEGER IERR, RANK, NPROCS, NEXT, PREV
       INTEGER WIN, ISZ, BUF(2), SRC
       INTEGER(KIND=MPI_ADDRESS_KIND) WSIZE, DISP
 ! The window's memory changes behind the compiler's back.
       VOLATILE BUF
 
-      ERRS = 0
       CALL MPI_INIT(IERR)
       CALL MPI_COMM_RANK(MPI_COMM_WORLD, RANK, IERR)
       CALL MPI_COMM_SIZE(MPI_COMM_WORLD, NPROCS, IERR)
@@ -33,20 +33,6 @@
       IF (BUF(1) .NE. -1 .OR. BUF(2) .NE. PREV + 20) CALL FAIL('PUT')
       CALL MPI_WIN_FREE(WIN, IERR)
 
-      CALL MPI_ALLREDUCE(ERRS, TOTAL, 1, MPI_INTEGER, MPI_SUM,
-     &     MPI_COMM_WORLD, IERR)
-      IF (RANK .EQ. 0) THEN
-         IF (TOTAL .EQ. 0) THEN
-            PRINT '(A)', ' No Errors'
-         ELSE
-            PRINT *, 'Found ', TOTAL, ' errors'
-         END IF
-      END IF
+      CALL REPORT()
       CALL MPI_FINALIZE(IERR)
-      CONTAINS
-      SUBROUTINE FAIL(WHAT)
-      CHARACTER*(*) WHAT
-      ERRS = ERRS + 1
-      PRINT *, 'rank ', RANK, ': ', WHAT, ' failed'
-      END SUBROUTINE FAIL
       END PROGRAM RMA77

@@ -3,17 +3,17 @@
 ! and typed window handles.
 program rma_f08
   use mpi_f08
+  use testutil
   use, intrinsic :: iso_c_binding, only: c_ptr, c_f_pointer, c_associated
   implicit none
   type(MPI_Win) :: win, swin
   type(MPI_Comm) :: node
   type(c_ptr) :: base, qbase
   integer, pointer :: mem(:), q(:)
-  integer :: rank, nprocs, next, prev, errs, total, isz, src(2), disp_unit, nrank
+  integer :: rank, nprocs, next, prev, isz, src(2), disp_unit, nrank
   integer(kind=MPI_ADDRESS_KIND) :: sz, disp, qsize
   logical :: flag
 
-  errs = 0
   call MPI_Init()
   call MPI_Comm_rank(MPI_COMM_WORLD, rank)
   call MPI_Comm_size(MPI_COMM_WORLD, nprocs)
@@ -68,22 +68,6 @@ program rma_f08
   call MPI_Win_free(swin)
   call MPI_Comm_free(node)
 
-  call MPI_Allreduce(errs, total, 1, MPI_INTEGER, MPI_SUM, MPI_COMM_WORLD)
-  if (rank == 0) then
-    if (total == 0) then
-      print '(a)', ' No Errors'
-    else
-      print *, 'Found ', total, ' errors'
-    end if
-  end if
+  call report()
   call MPI_Finalize()
-contains
-  subroutine check(ok, what)
-    logical, intent(in) :: ok
-    character(len=*), intent(in) :: what
-    if (.not. ok) then
-      errs = errs + 1
-      print *, 'rank ', rank, ': ', what, ' failed'
-    end if
-  end subroutine check
 end program rma_f08

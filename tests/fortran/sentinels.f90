@@ -4,9 +4,10 @@
 ! MPI_STATUSES_IGNORE; and derived types over Fortran arrays (a column of a matrix is
 ! contiguous, a row is a vector with the leading dimension as stride).
 program sentinels
+  use testutil
   implicit none
   include 'mpif.h'
-  integer :: ierr, rank, nprocs, errs, total, i, j, next, prev, stype, rtype, rowtype, req(2)
+  integer :: ierr, rank, nprocs, i, j, next, prev, stype, rtype, rowtype, req(2)
   integer :: gath(64)
   integer, volatile :: ival, ival2
   double precision, volatile :: dval, dval2
@@ -14,7 +15,6 @@ program sentinels
   integer :: blens(2), types(2)
   integer :: mat(4, 5), mat2(4, 5), col(4)
 
-  errs = 0
   call MPI_Init(ierr)
   call MPI_Comm_rank(MPI_COMM_WORLD, rank, ierr)
   call MPI_Comm_size(MPI_COMM_WORLD, nprocs, ierr)
@@ -88,22 +88,6 @@ program sentinels
   call check(mat2(2, 2) == 0 .and. mat2(4, 5) == 0, 'untouched')
   call MPI_Type_free(rowtype, ierr)
 
-  call MPI_Allreduce(errs, total, 1, MPI_INTEGER, MPI_SUM, MPI_COMM_WORLD, ierr)
-  if (rank == 0) then
-    if (total == 0) then
-      print '(a)', ' No Errors'
-    else
-      print *, 'Found ', total, ' errors'
-    end if
-  end if
+  call report()
   call MPI_Finalize(ierr)
-contains
-  subroutine check(ok, what)
-    logical, intent(in) :: ok
-    character(len=*), intent(in) :: what
-    if (.not. ok) then
-      errs = errs + 1
-      print *, 'rank ', rank, ': check failed: ', what
-    end if
-  end subroutine check
 end program sentinels

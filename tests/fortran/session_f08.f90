@@ -3,17 +3,17 @@
 ! session_f08_strict checks the lengths and error handling MPICH 4.0.2 gets wrong.
 program session_f08
   use mpi_f08
+  use testutil
   implicit none
   type(MPI_Session) :: session
   type(MPI_Group) :: group
   type(MPI_Comm) :: comm
   type(MPI_Info) :: info
-  integer :: ierr, npsets, i, len, rank, size, gsize, total, errs
+  integer :: ierr, npsets, i, len, rank, size, gsize, total
   logical :: flag, found_world, found_self
   character(len=64) :: pname
   character(len=32) :: value
 
-  errs = 0
   call MPI_Session_init(MPI_INFO_NULL, MPI_ERRORS_RETURN, session, ierr)
   call check(ierr == MPI_SUCCESS, 'MPI_Session_init')
   call MPI_Session_get_num_psets(session, MPI_INFO_NULL, npsets)
@@ -59,13 +59,4 @@ program session_f08
       print *, 'Found ', total, ' errors'
     end if
   end if
-contains
-  subroutine check(ok, what)
-    logical, intent(in) :: ok
-    character(len=*), intent(in) :: what
-    if (.not. ok) then
-      errs = errs + 1
-      print *, what, ' failed'
-    end if
-  end subroutine check
 end program session_f08

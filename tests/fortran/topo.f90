@@ -4,14 +4,14 @@
 ! predefined key, set/get/delete of an INTEGER(KIND=MPI_ADDRESS_KIND) value).
 program topo
   use mpi
+  use testutil
   implicit none
-  integer :: ierr, rank, nprocs, errs, total, i, half, hrank, hsize, res, dup, grp, sub, sgrp
+  integer :: ierr, rank, nprocs, i, half, hrank, hsize, res, dup, grp, sub, sgrp
   integer :: cart, ndims, dims(2), coords(2), src, dst, row, rsize, topotype
   integer :: ranks(2), tranks(2)
   logical :: periods(2), remain(2), flag, inter
   integer(kind=MPI_ADDRESS_KIND) :: val
 
-  errs = 0
   call MPI_Init(ierr)
   call MPI_Comm_rank(MPI_COMM_WORLD, rank, ierr)
   call MPI_Comm_size(MPI_COMM_WORLD, nprocs, ierr)
@@ -80,22 +80,6 @@ program topo
 
   call MPI_Comm_free(dup, ierr)
   call MPI_Comm_free(half, ierr)
-  call MPI_Allreduce(errs, total, 1, MPI_INTEGER, MPI_SUM, MPI_COMM_WORLD, ierr)
-  if (rank == 0) then
-    if (total == 0) then
-      print '(a)', ' No Errors'
-    else
-      print *, 'Found ', total, ' errors'
-    end if
-  end if
+  call report()
   call MPI_Finalize(ierr)
-contains
-  subroutine check(ok, what)
-    logical, intent(in) :: ok
-    character(len=*), intent(in) :: what
-    if (.not. ok) then
-      errs = errs + 1
-      print *, 'rank ', rank, ': check failed: ', what
-    end if
-  end subroutine check
 end program topo

@@ -4,8 +4,9 @@
 ! external32 calls (a CHARACTER datarep), MPI_Type_get_envelope / get_contents.
 program types
   use mpi
+  use testutil
   implicit none
-  integer :: ierr, rank, errs, total, vec, count, pos, psize, ni, na, nd, comb
+  integer :: ierr, rank, vec, count, pos, psize, ni, na, nd, comb
   integer :: ints(4), dts(2), ibuf(6), ibuf2(6)
   integer(kind=MPI_ADDRESS_KIND) :: lb, ext, xpos, xsize, addrs(2)
   integer(kind=MPI_COUNT_KIND) :: csize, clb, cext, celems
@@ -13,7 +14,6 @@ program types
   logical :: flag
   character :: packed(64), xpacked(64)
 
-  errs = 0
   call MPI_Init(ierr)
   call MPI_Comm_rank(MPI_COMM_WORLD, rank, ierr)
 
@@ -73,22 +73,6 @@ program types
   call check(ibuf2(1) == 1 .and. ibuf2(2) == 2 .and. xpos == 8, 'MPI_Unpack_external')
   call MPI_Type_free(vec, ierr)
 
-  call MPI_Allreduce(errs, total, 1, MPI_INTEGER, MPI_SUM, MPI_COMM_WORLD, ierr)
-  if (rank == 0) then
-    if (total == 0) then
-      print '(a)', ' No Errors'
-    else
-      print *, 'Found ', total, ' errors'
-    end if
-  end if
+  call report()
   call MPI_Finalize(ierr)
-contains
-  subroutine check(ok, what)
-    logical, intent(in) :: ok
-    character(len=*), intent(in) :: what
-    if (.not. ok) then
-      errs = errs + 1
-      print *, 'rank ', rank, ': check failed: ', what
-    end if
-  end subroutine check
 end program types

@@ -2,13 +2,13 @@
 ! Strict: MPICH 4.0.2's mpi_f08 returns C's 0-based index.
 program waitany_f08_strict
   use mpi_f08
+  use testutil
   implicit none
-  integer :: rank, nprocs, errs, total, idx, x, y
+  integer :: rank, nprocs, idx, x, y
   type(MPI_Request) :: reqs(3)
   type(MPI_Status) :: status
   logical :: flag
 
-  errs = 0
   call MPI_Init()
   call MPI_Comm_rank(MPI_COMM_WORLD, rank)
   call MPI_Comm_size(MPI_COMM_WORLD, nprocs)
@@ -31,13 +31,6 @@ program waitany_f08_strict
     print *, 'MPI_Testany index ', idx
     errs = errs + 1
   end if
-  call MPI_Reduce(errs, total, 1, MPI_INTEGER, MPI_SUM, 0, MPI_COMM_WORLD)
-  if (rank == 0) then
-    if (total == 0) then
-      print '(a)', ' No Errors'
-    else
-      print *, 'Found ', total, ' errors'
-    end if
-  end if
+  call report()
   call MPI_Finalize()
 end program waitany_f08_strict

@@ -3,12 +3,12 @@
 ! Strict: MPICH 4.0.2's Fortran binding adds 1 to MPI_UNDEFINED (returns -32765).
 program waitany_strict
   use mpi
+  use testutil
   implicit none
-  integer :: ierr, rank, errs, total, idx, outcount, reqs(3), indices(3)
+  integer :: ierr, rank, idx, outcount, reqs(3), indices(3)
   integer :: status(MPI_STATUS_SIZE), statuses(MPI_STATUS_SIZE, 3)
   logical :: flag
 
-  errs = 0
   call MPI_Init(ierr)
   call MPI_Comm_rank(MPI_COMM_WORLD, rank, ierr)
   reqs = MPI_REQUEST_NULL
@@ -28,13 +28,6 @@ program waitany_strict
     print *, 'MPI_Waitsome outcount ', outcount
     errs = errs + 1
   end if
-  call MPI_Allreduce(errs, total, 1, MPI_INTEGER, MPI_SUM, MPI_COMM_WORLD, ierr)
-  if (rank == 0) then
-    if (total == 0) then
-      print '(a)', ' No Errors'
-    else
-      print *, 'Found ', total, ' errors'
-    end if
-  end if
+  call report()
   call MPI_Finalize(ierr)
 end program waitany_strict

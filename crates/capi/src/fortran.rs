@@ -10,7 +10,8 @@
 //! too (C reads any nonzero as true and writes 1 or 0); scalar LOGICALs are converted.
 //!
 //! MPICH-built Fortran programs name the same COMMON blocks, so linking them against
-//! this library (as `libmpichfort.so.12`, a link to it) gives them the same sentinels.
+//! this library (through `libmpichfort.so.12`, which needs it) gives them the same
+//! sentinels.
 
 use crate::abi::{MPI_UNWEIGHTED, MPI_WEIGHTS_EMPTY};
 use crate::handles::{MPI_Aint, MPI_Fint, MPI_BOTTOM, MPI_IN_PLACE, MPI_STATUS_IGNORE};
@@ -73,19 +74,29 @@ thread_local! {
 
 /// Marks the thread as inside a Fortran call for its lifetime (restoring the outer one:
 /// a Fortran callback may make calls of its own).
-pub(crate) struct FortranCall(Option<&'static str>);
+/// It keeps the thread-local's address, so that a call looks the thread-local up once
+/// (a lookup in a shared library is a call into the dynamic linker).
+pub(crate) struct FortranCall {
+    cell: *const Cell<Option<&'static str>>,
+    outer: Option<&'static str>,
+}
 
 impl FortranCall {
     #[inline(always)]
     fn enter(name: &'static str) -> FortranCall {
-        FortranCall(FORTRAN_CALL.with(|c| c.replace(Some(name))))
+        FORTRAN_CALL.with(|c| FortranCall {
+            cell: c,
+            outer: c.replace(Some(name)),
+        })
     }
 }
 
 impl Drop for FortranCall {
     #[inline(always)]
     fn drop(&mut self) {
-        FORTRAN_CALL.with(|c| c.set(self.0));
+        // SAFETY: `cell` is this thread's FORTRAN_CALL, which lives as long as the thread;
+        // the guard (not Send: it holds a raw pointer) is dropped on the thread that made it.
+        unsafe { (*self.cell).set(self.outer) };
     }
 }
 

@@ -20,6 +20,7 @@ pub mod errhandler;
 pub mod errors;
 pub mod export;
 pub mod fortran;
+pub mod fortran_cdesc;
 pub mod grequest;
 pub mod group;
 pub(crate) mod handles;

@@ -122,6 +122,12 @@ impl Func {
         matches!(self.ret, Ret::Double | Ret::Aint)
     }
 
+    /// Whether this is a large-count form (`MPI_Send_c`): bound only in `mpi_f08`, as
+    /// a specific procedure of the generic name without `_c` (MPI-4.1 section 19.2).
+    pub fn is_large_count(&self) -> bool {
+        self.name.ends_with("_c")
+    }
+
     /// Whether the Fortran procedure has IERROR.
     pub fn has_ierror(&self) -> bool {
         self.ret == Ret::Ierror

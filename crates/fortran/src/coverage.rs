@@ -10,12 +10,6 @@ pub fn exclusion(name: &str) -> Option<&'static str> {
     if name.starts_with("T_") {
         return Some("MPI_T_* has no Fortran binding (MPI-4.1 section 15.3)");
     }
-    if name.ends_with("_c") {
-        return Some(
-            "the large-count _c forms are only overloads of mpi_f08's generic names \
-             (MPI-4.1 section 19.2), not separate Fortran procedures",
-        );
-    }
     if name.ends_with("_c2f")
         || name.ends_with("_f2c")
         || name.ends_with("_f082c")

@@ -178,7 +178,7 @@ fn dummy(a: &Arg) -> String {
 /// The first line of a procedure `name` of `f` (one dummy per line, so that no line
 /// passes the 132 columns of free form). Returns `function` or `subroutine`, for its
 /// `end`; a function's result is declared by [`result_decl`] among the dummies.
-fn heading(s: &mut String, f: &Func, name: &str, indent: &str) -> &'static str {
+pub(crate) fn heading(s: &mut String, f: &Func, name: &str, indent: &str) -> &'static str {
     let mut list: Vec<String> = f.fortran_args().map(|a| a.name.clone()).collect();
     if f.has_ierror() {
         list.push("ierror".into());
@@ -198,7 +198,7 @@ fn heading(s: &mut String, f: &Func, name: &str, indent: &str) -> &'static str {
 }
 
 /// The declaration of a function's result (none for a subroutine).
-fn result_decl(f: &Func, name: &str, indent: &str) -> String {
+pub(crate) fn result_decl(f: &Func, name: &str, indent: &str) -> String {
     match f.ret {
         Ret::Double => format!("{indent}double precision :: {name}\n"),
         Ret::Aint => format!("{indent}integer(kind=MPI_ADDRESS_KIND) :: {name}\n"),
@@ -266,7 +266,7 @@ pub fn mpi_module(consts: &[Const], funcs: &[Func]) -> String {
         writeln!(s, "  {}", l.trim_start()).unwrap();
     }
     s.push_str("\n  interface\n");
-    for f in funcs {
+    for f in funcs.iter().filter(|f| !f.is_large_count()) {
         interface(&mut s, f, "MPI");
     }
     s.push_str(F_SYNC_REG);
@@ -280,7 +280,7 @@ pub fn mpi_module(consts: &[Const], funcs: &[Func]) -> String {
 
 /// The handle types of `mpi_f08`: the Fortran type and the C type its constants are cast
 /// to in mpi.h.
-const F08_HANDLES: &[(&str, &str)] = &[
+pub(crate) const F08_HANDLES: &[(&str, &str)] = &[
     ("MPI_Comm", "MPI_Comm"),
     ("MPI_Datatype", "MPI_Datatype"),
     ("MPI_Errhandler", "MPI_Errhandler"),
@@ -295,7 +295,7 @@ const F08_HANDLES: &[(&str, &str)] = &[
 ];
 
 /// Functions that MPI-3 removed: they have no `mpi_f08` binding.
-fn removed_in_mpi3(name: &str) -> bool {
+pub(crate) fn removed_in_mpi3(name: &str) -> bool {
     matches!(
         name,
         "Address"
@@ -320,7 +320,7 @@ fn removed_in_mpi3(name: &str) -> bool {
 /// `TYPE(MPI_Status)`, and the rest as in the `mpi` module. `optional_ierror` is for the
 /// module procedure (IERROR optional); the private interface of the library's entry point
 /// uses the same declarations with a plain IERROR.
-fn dummy_f08(a: &Arg, nonblocking: bool) -> String {
+pub(crate) fn dummy_f08(a: &Arg, nonblocking: bool) -> String {
     let n = &a.name;
     let arr = matches!(a.kind.mode, Mode::InArray(_) | Mode::OutArray(_));
     let dims = if arr { "(*)" } else { "" };
@@ -345,9 +345,27 @@ fn dummy_f08(a: &Arg, nonblocking: bool) -> String {
     }
 }
 
+/// Whether two procedures of `mpi_f08` can share a generic name: their dummies differ
+/// somewhere in type or kind. With MPI_COUNT_KIND = MPI_ADDRESS_KIND (both 8 here),
+/// `MPI_Type_get_extent_c` cannot be told from `MPI_Type_get_extent`; such a `_c` form
+/// is reached by its specific name only.
+fn distinguishable(a: &Func, b: &Func) -> bool {
+    let sig = |f: &Func| -> Vec<String> {
+        f.fortran_args()
+            .map(|x| {
+                dummy_f08(x, false)
+                    .replace("MPI_COUNT_KIND", "MPI_ADDRESS_KIND")
+                    .replace(", intent(in)", "")
+                    .replace(&x.name, "_")
+            })
+            .collect()
+    };
+    sig(a) != sig(b)
+}
+
 /// Whether the call starts an operation that uses its buffers after it returns (its
 /// choice buffers are ASYNCHRONOUS in `mpi_f08`).
-fn is_nonblocking(name: &str) -> bool {
+pub(crate) fn is_nonblocking(name: &str) -> bool {
     let b = name.as_bytes();
     // Isend, Ibcast, Ineighbor_..., Isendrecv, Imrecv (no other call with a buffer starts
     // with I and a lower-case letter).
@@ -455,6 +473,25 @@ pub fn mpi_f08_module(consts: &[Const], funcs: &[Func]) -> String {
         writeln!(s, "    end {end} {name}").unwrap();
     }
     s.push_str("  end interface\n");
+    // The large-count forms (MPI_Send_c) join their function's generic name (MPI_Send)
+    // where the two differ in the kind of some argument; both stay callable by their
+    // specific names too.
+    for f in f08.iter().filter(|f| f.is_large_count()) {
+        let base = &f.name[..f.name.len() - 2];
+        let Some(small) = f08.iter().find(|g| g.name == base) else {
+            continue;
+        };
+        if distinguishable(small, f) {
+            writeln!(
+                s,
+                "  interface MPI_{base}
+    module procedure MPI_{base}, MPI_{}
+  end interface",
+                f.name
+            )
+            .unwrap();
+        }
+    }
     s.push_str("  private :: ");
     let names: Vec<String> = f08
         .iter()
@@ -565,6 +602,13 @@ mod tests {
         // Removed in MPI-3: no mpi_f08 binding.
         assert!(!m.contains("subroutine MPI_Type_struct("));
         assert!(!m.contains("subroutine MPI_Attr_get("));
+        // The large-count forms: specific procedures, and the generic name where the
+        // kinds tell them apart; none in the mpi module.
+        assert!(m.contains("  subroutine MPI_Send_c("));
+        assert!(m.contains("  interface MPI_Send\n    module procedure MPI_Send, MPI_Send_c\n"));
+        assert!(m.contains("  subroutine MPI_Type_get_extent_c("));
+        assert!(!m.contains("interface MPI_Type_get_extent\n"));
+        assert!(!mpi_module(&consts, &funcs).contains("MPI_Send_c"));
         for l in m.lines() {
             assert!(l.len() <= 132, "too long for free form: {l}");
         }

@@ -1,14 +1,16 @@
 //! The generator of oxmpi's Fortran bindings. One table (`api/mpi.api`) describes every
 //! MPI function that has Fortran bindings and the kind of each argument; the constants
 //! come from the C header. From them it writes the C-side entry points (Rust, compiled
-//! into `libmpi.so.12` by `oxmpi-capi`'s build script), `mpif.h` and the `mpi` module's
-//! source (by the `oxmpi-fortran-gen` tool at staging).
+//! into `libmpi.so.12` by `oxmpi-capi`'s build script), `mpif.h`, the `mpi` and `mpi_f08`
+//! modules' sources and MPICH's `mpi_f08` entry points (`libmpichfort.so.12`; by the
+//! `oxmpi-fortran-gen` tool at staging).
 
 pub mod api;
 pub mod coverage;
 pub mod defined;
 pub mod fortran;
 pub mod header;
+pub mod mpich_f08;
 pub mod rust;
 
 /// The table's text, as compiled into this crate.

@@ -363,6 +363,11 @@ fn entry(s: &mut String, f: &Func, consts: &[Const], module: &str) -> Result<(),
     }
     writeln!(s, "    }}\n}}\n").unwrap();
 
+    // The large-count forms are procedures of mpi_f08 only, which calls `pmpi_name_c_`;
+    // no other compiler or header reaches them by another name.
+    if f.is_large_count() {
+        return Ok(());
+    }
     let names = [
         format!("pmpi_{lower}__"),
         format!("pmpi_{lower}"),

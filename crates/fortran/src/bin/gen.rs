@@ -1,4 +1,4 @@
-//! `oxmpi-fortran-gen mpif.h|mpi.f90|mpi_f08.f90 <mpi.h> [<api table>]`: writes the file named to
+//! `oxmpi-fortran-gen mpif.h|mpi.f90|mpi_f08.f90|mpich_f08.f90 <mpi.h> [<api table>]`: writes the file named to
 //! standard output (staging runs it; see scripts/stage). The functions bound are those of
 //! the table that `oxmpi-capi` defines, read from its sources next to `<mpi.h>`
 //! (`<mpi.h>/../../src`), as the entry points in the library are.
@@ -8,7 +8,7 @@ use std::process::ExitCode;
 fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().collect();
     if args.len() < 3 || args.len() > 4 {
-        eprintln!("usage: oxmpi-fortran-gen mpif.h|mpi.f90|mpi_f08.f90 <mpi.h> [<api table>]");
+        eprintln!("usage: oxmpi-fortran-gen mpif.h|mpi.f90|mpi_f08.f90|mpich_f08.f90 <mpi.h> [<api table>]");
         return ExitCode::from(2);
     }
     let read = |p: &str| std::fs::read_to_string(p).map_err(|e| format!("{p}: {e}"));
@@ -32,8 +32,9 @@ fn main() -> ExitCode {
             "mpif.h" => Ok(oxmpi_fortran::fortran::mpif_h(&consts)),
             "mpi.f90" => Ok(oxmpi_fortran::fortran::mpi_module(&consts, &funcs)),
             "mpi_f08.f90" => Ok(oxmpi_fortran::fortran::mpi_f08_module(&consts, &funcs)),
+            "mpich_f08.f90" => Ok(oxmpi_fortran::mpich_f08::source(&funcs)),
             other => Err(format!(
-                "unknown output `{other}` (mpif.h, mpi.f90 or mpi_f08.f90)"
+                "unknown output `{other}` (mpif.h, mpi.f90, mpi_f08.f90 or mpich_f08.f90)"
             )),
         }
     };
