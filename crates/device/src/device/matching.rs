@@ -129,7 +129,26 @@ impl<P, U> Matcher<P, U> {
         if c.unexpected_count == 0 {
             return None;
         }
-        let (src, idx) = if spec.src == ANY_SOURCE {
+        if spec.src != ANY_SOURCE {
+            // The common case: the source's earliest message is the one.
+            let q = c.unexpected.get_mut(spec.src as usize)?;
+            let i = if spec.tag_ok(q.front()?.tag) {
+                0
+            } else {
+                q.iter().position(|e| spec.tag_ok(e.tag))?
+            };
+            let e = take_at(q, i)?;
+            c.unexpected_count -= 1;
+            return Some((
+                Envelope {
+                    ctx: spec.ctx,
+                    src: spec.src,
+                    tag: e.tag,
+                },
+                e.item,
+            ));
+        }
+        let (src, idx) = {
             let mut best: Option<(u64, usize, usize)> = None;
             for (s, q) in c.unexpected.iter().enumerate() {
                 if let Some(i) = q.iter().position(|e| spec.tag_ok(e.tag)) {
@@ -140,12 +159,6 @@ impl<P, U> Matcher<P, U> {
             }
             let (_, s, i) = best?;
             (s, i)
-        } else {
-            let q = c.unexpected.get(spec.src as usize)?;
-            (
-                spec.src as usize,
-                q.iter().position(|e| spec.tag_ok(e.tag))?,
-            )
         };
         let e = take_at(&mut c.unexpected[src], idx)?;
         c.unexpected_count -= 1;
@@ -233,6 +246,18 @@ impl<P, U> Matcher<P, U> {
     pub fn take_posted(&mut self, env: Envelope) -> Option<P> {
         let c = self.contexts.get_mut(env.ctx as usize)?.as_deref_mut()?;
         let ok = |spec_tag: i32| spec_tag == ANY_TAG || spec_tag == env.tag;
+        if c.posted_any.is_empty() {
+            // No wildcard-source receive to order against (always so on a communicator
+            // that asserts mpi_assert_no_any_source): the source's queue alone decides,
+            // and its earliest receive is usually the one.
+            let q = c.posted_src.get_mut(env.src as usize)?;
+            let i = if ok(q.front()?.tag) {
+                0
+            } else {
+                q.iter().position(|e| ok(e.tag))?
+            };
+            return take_at(q, i).map(|e| e.item);
+        }
         let by_src = c
             .posted_src
             .get(env.src as usize)
