@@ -705,16 +705,10 @@ pub fn failed_comm(id: ReqId, status: &Status) -> Option<CommId> {
 }
 
 /// `Device::finish_if_complete`, counting a receive that finishes for the tools
-/// interface (`mpit::counters`).
+/// interface (`mpit::counters`); the request is looked up once for both.
 #[inline]
 fn finish_counted(rt: &mut Runtime, id: ReqId) -> Finish {
-    let recv_on = match rt.device.request(id) {
-        Some(r) if r.direction == Direction::Recv && r.is_complete() && !r.is_generalized() => {
-            Some(r.owner)
-        }
-        _ => None,
-    };
-    let f = rt.device.finish_if_complete(id);
+    let (f, recv_on) = rt.device.finish_noting_receive(id);
     if let (Some(comm), Finish::Done { status, .. }) = (recv_on, &f) {
         crate::mpit::counters::count_receive(rt, comm, status);
     }

@@ -63,6 +63,58 @@ impl<P, U> Context<P, U> {
     }
 }
 
+impl<P, U> Context<P, U> {
+    /// [`Matcher::take_unexpected`] for an `MPI_ANY_SOURCE` receive: the earliest
+    /// acceptable message over all sources, by sequence number (out of line).
+    #[inline(never)]
+    fn take_unexpected_any(&mut self, spec: Spec) -> Option<(Envelope, U)> {
+        let mut best: Option<(u64, usize, usize)> = None;
+        for (s, q) in self.unexpected.iter().enumerate() {
+            if let Some(i) = q.iter().position(|e| spec.tag_ok(e.tag)) {
+                if best.is_none_or(|(seq, _, _)| q[i].seq < seq) {
+                    best = Some((q[i].seq, s, i));
+                }
+            }
+        }
+        let (_, src, idx) = best?;
+        let e = take_at(&mut self.unexpected[src], idx)?;
+        self.unexpected_count -= 1;
+        let env = Envelope {
+            ctx: spec.ctx,
+            src: src as i32,
+            tag: e.tag,
+        };
+        Some((env, e.item))
+    }
+
+    /// [`Matcher::take_posted`] with wildcard-source receives posted: the earlier by
+    /// sequence number of the source's and the wildcard list's first acceptable entry.
+    /// Kept out of line, off the path of communicators without wildcards.
+    #[inline(never)]
+    fn take_posted_ordered(&mut self, env: Envelope) -> Option<P> {
+        let ok = |spec_tag: i32| spec_tag == ANY_TAG || spec_tag == env.tag;
+        let by_src = self
+            .posted_src
+            .get(env.src as usize)
+            .and_then(|q| q.iter().position(|e| ok(e.tag)).map(|i| (q[i].seq, i)));
+        let any = self
+            .posted_any
+            .iter()
+            .position(|e| ok(e.tag))
+            .map(|i| (self.posted_any[i].seq, i));
+        match (by_src, any) {
+            (Some((s1, i)), Some((s2, _))) if s1 < s2 => {
+                take_at(&mut self.posted_src[env.src as usize], i).map(|e| e.item)
+            }
+            (Some((_, i)), None) => {
+                take_at(&mut self.posted_src[env.src as usize], i).map(|e| e.item)
+            }
+            (_, Some((_, j))) => take_at(&mut self.posted_any, j).map(|e| e.item.1),
+            (None, None) => None,
+        }
+    }
+}
+
 fn slot<T>(v: &mut Vec<VecDeque<T>>, src: usize) -> &mut VecDeque<T> {
     if v.len() <= src {
         v.resize_with(src + 1, VecDeque::new);
@@ -129,34 +181,24 @@ impl<P, U> Matcher<P, U> {
         if c.unexpected_count == 0 {
             return None;
         }
-        let (src, idx) = if spec.src == ANY_SOURCE {
-            let mut best: Option<(u64, usize, usize)> = None;
-            for (s, q) in c.unexpected.iter().enumerate() {
-                if let Some(i) = q.iter().position(|e| spec.tag_ok(e.tag)) {
-                    if best.is_none_or(|(seq, _, _)| q[i].seq < seq) {
-                        best = Some((q[i].seq, s, i));
-                    }
-                }
-            }
-            let (_, s, i) = best?;
-            (s, i)
+        if spec.src == ANY_SOURCE {
+            return c.take_unexpected_any(spec);
+        }
+        // The common case: the source's earliest message is the one.
+        let q = c.unexpected.get_mut(spec.src as usize)?;
+        let i = if spec.tag_ok(q.front()?.tag) {
+            0
         } else {
-            let q = c.unexpected.get(spec.src as usize)?;
-            (
-                spec.src as usize,
-                q.iter().position(|e| spec.tag_ok(e.tag))?,
-            )
+            q.iter().position(|e| spec.tag_ok(e.tag))?
         };
-        let e = take_at(&mut c.unexpected[src], idx)?;
+        let e = take_at(q, i)?;
         c.unexpected_count -= 1;
-        Some((
-            Envelope {
-                ctx: spec.ctx,
-                src: src as i32,
-                tag: e.tag,
-            },
-            e.item,
-        ))
+        let env = Envelope {
+            ctx: spec.ctx,
+            src: spec.src,
+            tag: e.tag,
+        };
+        Some((env, e.item))
     }
 
     /// Looks at (without removing) the earliest unexpected message `spec` accepts.
@@ -232,27 +274,20 @@ impl<P, U> Matcher<P, U> {
     /// Removes and returns the earliest posted receive that accepts `env`.
     pub fn take_posted(&mut self, env: Envelope) -> Option<P> {
         let c = self.contexts.get_mut(env.ctx as usize)?.as_deref_mut()?;
-        let ok = |spec_tag: i32| spec_tag == ANY_TAG || spec_tag == env.tag;
-        let by_src = c
-            .posted_src
-            .get(env.src as usize)
-            .and_then(|q| q.iter().position(|e| ok(e.tag)).map(|i| (q[i].seq, i)));
-        let any = if c.posted_any.is_empty() {
-            None
-        } else {
-            c.posted_any
-                .iter()
-                .position(|e| ok(e.tag))
-                .map(|i| (c.posted_any[i].seq, i))
-        };
-        match (by_src, any) {
-            (Some((s1, i)), Some((s2, _))) if s1 < s2 => {
-                take_at(&mut c.posted_src[env.src as usize], i).map(|e| e.item)
-            }
-            (Some((_, i)), None) => take_at(&mut c.posted_src[env.src as usize], i).map(|e| e.item),
-            (_, Some((_, j))) => take_at(&mut c.posted_any, j).map(|e| e.item.1),
-            (None, None) => None,
+        if !c.posted_any.is_empty() {
+            return c.take_posted_ordered(env);
         }
+        // No wildcard-source receive to order against (always so on a communicator that
+        // asserts mpi_assert_no_any_source): the source's queue alone decides, and its
+        // earliest receive is usually the one.
+        let ok = |spec_tag: i32| spec_tag == ANY_TAG || spec_tag == env.tag;
+        let q = c.posted_src.get_mut(env.src as usize)?;
+        let i = if ok(q.front()?.tag) {
+            0
+        } else {
+            q.iter().position(|e| ok(e.tag))?
+        };
+        take_at(q, i).map(|e| e.item)
     }
 
     /// Stores a message no posted receive accepted.

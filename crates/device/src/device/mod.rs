@@ -342,6 +342,13 @@ impl Device {
         self.proto.finish_if_complete(id)
     }
 
+    /// [`Device::finish_if_complete`], also giving the owner of a receive it finished
+    /// (not a generalized request), found in the same lookup.
+    #[inline]
+    pub fn finish_noting_receive(&mut self, id: ReqId) -> (Finish, Option<u32>) {
+        self.proto.reqs.finish_noting_receive(id)
+    }
+
     /// The owner of request `id` just finished with `status` (see
     /// [`RequestTable::finished_owner`]).
     pub fn finished_owner(&self, id: ReqId, status: &Status) -> Option<u32> {

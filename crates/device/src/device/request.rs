@@ -492,40 +492,53 @@ impl RequestTable {
 
     /// Finishes request `id` if it is complete, with one lookup: takes its final status,
     /// releases a non-persistent request and makes a persistent one inactive.
+    #[inline]
     pub(crate) fn finish_if_complete(&mut self, id: ReqId) -> Finish {
+        self.finish_noting_receive(id).0
+    }
+
+    /// [`RequestTable::finish_if_complete`], also giving the owner of a receive it
+    /// finished (not a generalized request): what the tools interface's receive
+    /// counters need, found in the same lookup.
+    #[inline]
+    pub(crate) fn finish_noting_receive(&mut self, id: ReqId) -> (Finish, Option<u32>) {
         let r = match self.slots.get_mut(id as usize) {
             Some(Some(r)) if !r.reusable => r,
-            Some(_) => return Finish::NotComplete,
+            Some(_) => return (Finish::NotComplete, None),
             None if id == DONE_SEND => {
-                return Finish::Done {
+                let done = Finish::Done {
                     status: Status::EMPTY,
                     released: true,
-                }
+                };
+                return (done, None);
             }
-            None => return Finish::NotComplete,
+            None => return (Finish::NotComplete, None),
         };
         if matches!(r.op, Op::Inactive) {
-            return Finish::Inactive;
+            return (Finish::Inactive, None);
         }
         if !r.complete || r.cancel_pending {
-            return Finish::NotComplete;
+            return (Finish::NotComplete, None);
         }
         let status = r.status;
+        let received_on = (r.direction == Direction::Recv && !r.generalized).then_some(r.owner);
         if r.persistent.is_some() {
             r.op = Op::Inactive;
             r.complete = false;
-            return Finish::Done {
+            let done = Finish::Done {
                 status,
                 released: false,
             };
+            return (done, received_on);
         }
         r.release();
         self.free.push(id);
         self.live -= 1;
-        Finish::Done {
+        let done = Finish::Done {
             status,
             released: true,
-        }
+        };
+        (done, received_on)
     }
 
     /// The owner of request `id`, which a completion call just reported finished with
