@@ -113,6 +113,9 @@ impl Pending {
     }
 }
 
+/// Target pieces as addresses in this process: (address, length).
+type Pieces = Vec<(usize, usize)>;
+
 /// A direct put's data arriving at the target: the request is answered, and the next
 /// one handled, once it is in.
 struct Landing {
@@ -121,7 +124,7 @@ struct Landing {
     req: ReqId,
     /// Where the data is received when the window's pieces are not one: scattered
     /// from here (or dropped, with `result` an error).
-    scratch: Option<(Vec<u8>, Vec<(usize, usize)>)>,
+    scratch: Option<(Vec<u8>, Pieces)>,
     result: Result<()>,
 }
 
@@ -757,7 +760,7 @@ fn land(rt: &mut Runtime, a: &mut Am, src: usize, tag: i32, c: &mut Cursor) {
 /// Reads a request's operation header and target pieces: the pieces as addresses here
 /// (checked against the window) and their total length; `c.total` holds the total
 /// even when a piece fails the check.
-fn target_pieces(a: &Am, c: &mut Cursor) -> Result<(Vec<(usize, usize)>, usize)> {
+fn target_pieces(a: &Am, c: &mut Cursor) -> Result<(Pieces, usize)> {
     let _op = c.u8()?;
     let _basic = c.u8()?;
     let n = c.u64()? as usize;
