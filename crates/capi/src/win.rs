@@ -405,7 +405,7 @@ mpi_fn! { MPI_Win_flush / PMPI_Win_flush (rank: c_int, w: MPI_Win) target(target
 }}
 
 mpi_fn! { MPI_Win_flush_local / PMPI_Win_flush_local (rank: c_int, w: MPI_Win) target(target(w)) {
-    rma::flush(win(w)?, Some(rank))
+    rma::flush_local(win(w)?, Some(rank))
 }}
 
 mpi_fn! { MPI_Win_flush_all / PMPI_Win_flush_all (w: MPI_Win) target(target(w)) {
@@ -413,7 +413,7 @@ mpi_fn! { MPI_Win_flush_all / PMPI_Win_flush_all (w: MPI_Win) target(target(w)) 
 }}
 
 mpi_fn! { MPI_Win_flush_local_all / PMPI_Win_flush_local_all (w: MPI_Win) target(target(w)) {
-    rma::flush(win(w)?, None)
+    rma::flush_local(win(w)?, None)
 }}
 
 mpi_fn! { MPI_Win_sync / PMPI_Win_sync (w: MPI_Win) target(target(w)) {

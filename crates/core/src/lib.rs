@@ -39,6 +39,7 @@ pub mod topo;
 pub mod tunables;
 pub mod types;
 pub mod user_errors;
+mod vg;
 
 pub use error::{Error, ErrorClass, Result};
 pub use oxmpi_device::{device, sys, transport};

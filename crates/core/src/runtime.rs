@@ -118,13 +118,22 @@ static STATE: StateLock<Phase> = StateLock::new(Phase::Before);
 
 /// The runtime lock held; releasing it wakes the threads that sleep in a wait (see
 /// [`crate::threads`]) unless the holder is one that is about to sleep.
+///
+/// Its release is the only cost the thread machinery adds to a call: one load of the
+/// sleeper count, which stays zero unless several threads may be inside MPI (granted
+/// `MPI_THREAD_MULTIPLE`, or the progress thread). Everything else happens on paths that
+/// a call made by one thread never takes (the lock found taken, a sleeper to wake).
 struct Locked {
     g: StateGuard<'static, Phase>,
     /// Release without waking anyone (the holder counted itself a sleeper).
     quiet: bool,
-    /// Set for a holder that any thread may be at any time (see [`AnyThread`]); dropped
-    /// after `g`, so the count covers the whole time the lock is held.
-    _any: Option<AnyThread>,
+}
+
+/// [`Locked`] for a call that any thread may make at any time (see [`AnyThread`]); the
+/// count is given back after the lock (fields drop in order).
+struct AnyLocked {
+    l: Locked,
+    _any: AnyThread,
 }
 
 /// Threads waiting for or holding the lock in a call that any thread may make at any
@@ -163,13 +172,37 @@ impl std::ops::DerefMut for Locked {
     }
 }
 
+impl std::ops::Deref for AnyLocked {
+    type Target = Phase;
+    #[inline]
+    fn deref(&self) -> &Phase {
+        &self.l.g
+    }
+}
+
+impl std::ops::DerefMut for AnyLocked {
+    #[inline]
+    fn deref_mut(&mut self) -> &mut Phase {
+        &mut self.l.g
+    }
+}
+
 impl Drop for Locked {
     #[inline]
     fn drop(&mut self) {
         let s = threads::sleepers();
-        if s != 0 && !self.quiet {
-            wake_sleepers(&self.g, s);
+        if s != 0 {
+            release_with_sleepers(self, s);
         }
+    }
+}
+
+/// The part of releasing the lock that only runs while threads sleep.
+#[cold]
+#[inline(never)]
+fn release_with_sleepers(l: &Locked, s: u32) {
+    if !l.quiet {
+        wake_sleepers(&l.g, s);
     }
 }
 
@@ -177,7 +210,6 @@ impl Drop for Locked {
 /// counts itself a sleeper after this holder cannot miss the wake: it polls after
 /// this holder's changes). The progress thread alone is woken only for work that no
 /// packet will announce: packets queued for ring space, collectives under way.
-#[cold]
 fn wake_sleepers(p: &Phase, s: u32) {
     let Phase::Running(rt) = p else {
         threads::ring_local();
@@ -194,12 +226,20 @@ fn wake_sleepers(p: &Phase, s: u32) {
     threads::ring_local();
 }
 
-fn lock() -> Locked {
-    let any = AnyThread::enter();
+/// Takes the lock, waiting as long as it is held.
+fn lock_plain() -> Locked {
     Locked {
         g: STATE.lock(),
         quiet: false,
-        _any: Some(any),
+    }
+}
+
+/// The lock for a call any thread may make at any time.
+fn lock() -> AnyLocked {
+    let any = AnyThread::enter();
+    AnyLocked {
+        l: lock_plain(),
+        _any: any,
     }
 }
 
@@ -209,44 +249,44 @@ fn lock() -> Locked {
 #[inline]
 fn lock_call() -> Result<Locked> {
     match STATE.try_lock() {
-        Some(g) => Ok(Locked {
-            g,
-            quiet: false,
-            _any: None,
-        }),
-        None if threads::concurrent() => Ok(lock()),
-        None => concurrent_call(),
+        Some(g) => Ok(Locked { g, quiet: false }),
+        None => lock_contended(),
     }
 }
 
-/// Tries of [`concurrent_call`] before it reports a second thread.
+/// Tries of [`lock_contended`] before it reports a second thread.
 const CONTENDED_TRIES: u32 = 64;
 
 #[cold]
-fn concurrent_call() -> Result<Locked> {
+#[inline(never)]
+fn lock_contended() -> Result<Locked> {
+    if threads::concurrent() {
+        return Ok(lock_plain());
+    }
     // The holder may be a call that any thread may make at any time (MPI_T,
     // MPI_Query_thread...): wait for it. Only a holder that is not counted so for a
     // while is another thread inside MPI.
     for _ in 0..CONTENDED_TRIES {
         if ANY_THREAD.load(Ordering::Acquire) > 0 {
-            let mut l = lock();
-            // This call is an ordinary one: it does not excuse others while it holds.
-            l._any = None;
+            // Counted while it waits; this call is an ordinary one once it holds the
+            // lock: it does not excuse others then.
+            let any = AnyThread::enter();
+            let l = lock_plain();
+            drop(any);
             return Ok(l);
         }
         if let Some(g) = STATE.try_lock() {
-            return Ok(Locked {
-                g,
-                quiet: false,
-                _any: None,
-            });
+            return Ok(Locked { g, quiet: false });
         }
         std::hint::spin_loop();
     }
     let g = lock();
     let level = match &*g {
         Phase::Running(rt) => rt.thread_level,
-        _ => return Ok(g),
+        _ => {
+            let AnyLocked { l, _any } = g;
+            return Ok(l);
+        }
     };
     err(
         ErrorClass::Other,
@@ -653,7 +693,10 @@ pub(crate) fn wait<R>(
         // Collectives waiting to run a user reduction function do so here, unlocked.
         crate::coll::nbc::run_parked();
         let (spin, yields, node, sleeper, seen, quiet) = {
-            let mut g = if bg { lock() } else { lock_call()? };
+            // The progress thread counts as a call any thread may make (declared before
+            // the lock: given back after it).
+            let _any = bg.then(AnyThread::enter);
+            let mut g = if bg { lock_plain() } else { lock_call()? };
             let rt = match &mut *g {
                 Phase::Running(rt) => rt,
                 Phase::Before => return err(ErrorClass::Other, "MPI has not been initialized"),
@@ -765,9 +808,12 @@ pub(crate) fn wait<R>(
             blocked_since.get_or_insert_with(Instant::now);
             // A rank with TCP connections sleeps in its epoll set; shared-memory senders
             // then poke its doorbell socket instead of the futex.
-            // A thread in epoll on a rank without a node segment cannot be woken by the
-            // rank's other threads: it naps briefly while there may be some.
-            let nap = if threads::concurrent() && node.is_none() && sleeper.is_some() {
+            // A thread in a set that the rank's other threads cannot wake it in (another
+            // transport's, IMPI's) naps briefly while there may be some.
+            let nap = if threads::concurrent()
+                && node.is_none()
+                && sleeper.as_ref().is_some_and(|e| !e.wakeable())
+            {
                 Duration::from_millis(1)
             } else {
                 Duration::from_millis(100)

@@ -43,6 +43,7 @@ impl<T> StateLock<T> {
         {
             self.lock_contended();
         }
+        crate::vg::happens_after(self.locked.as_ptr() as *const u8);
         StateGuard { lock: self }
     }
 
@@ -55,7 +56,10 @@ impl<T> StateLock<T> {
             .locked
             .compare_exchange(false, true, Ordering::Acquire, Ordering::Relaxed)
         {
-            Ok(_) => Some(StateGuard { lock: self }),
+            Ok(_) => {
+                crate::vg::happens_after(self.locked.as_ptr() as *const u8);
+                Some(StateGuard { lock: self })
+            }
             Err(_) => None,
         }
     }
@@ -107,6 +111,7 @@ impl<T> DerefMut for StateGuard<'_, T> {
 impl<T> Drop for StateGuard<'_, T> {
     #[inline]
     fn drop(&mut self) {
+        crate::vg::happens_before(self.lock.locked.as_ptr() as *const u8);
         self.lock.locked.store(false, Ordering::Release);
     }
 }

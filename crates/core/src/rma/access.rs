@@ -245,7 +245,19 @@ pub fn put_req(id: WinId, o: Origin, tg: TargetSpec, user: bool) -> Result<Optio
         return Ok(None);
     };
     let oi = type_info(o.ty)?;
-    same_size(&oi, o.count, &r, "origin")?;
+    let n = same_size(&oi, o.count, &r, "origin")?;
+    if w.is_am() && am::direct(&oi, n) {
+        // Sent from the origin buffer, without packing it into the request.
+        let d = DataOp {
+            kind: Kind::PutDirect,
+            pieces: pieces(&r),
+            op: 0,
+            basic: 0,
+            data: &[],
+            direct: o.addr,
+        };
+        return am::issue(&w, r.t, &d, 0, Deliver::Ack, user);
+    }
     let mut data = pack(&oi, &o);
     if w.is_am() {
         let d = DataOp {
@@ -254,6 +266,7 @@ pub fn put_req(id: WinId, o: Origin, tg: TargetSpec, user: bool) -> Result<Optio
             op: 0,
             basic: 0,
             data: &data,
+            direct: 0,
         };
         return am::issue(&w, r.t, &d, 0, Deliver::Ack, user);
     }
@@ -274,6 +287,18 @@ pub fn get_req(id: WinId, o: Origin, tg: TargetSpec, user: bool) -> Result<Optio
     };
     let oi = type_info(o.ty)?;
     let n = same_size(&oi, o.count, &r, "origin")?;
+    if w.is_am() && am::direct(&oi, n) {
+        // Received into the origin buffer, not unpacked from the reply.
+        let d = DataOp {
+            kind: Kind::GetDirect,
+            pieces: pieces(&r),
+            op: 0,
+            basic: 0,
+            data: &[],
+            direct: o.addr,
+        };
+        return am::issue(&w, r.t, &d, 0, Deliver::Ack, user);
+    }
     if w.is_am() {
         let d = DataOp {
             kind: Kind::Get,
@@ -281,6 +306,7 @@ pub fn get_req(id: WinId, o: Origin, tg: TargetSpec, user: bool) -> Result<Optio
             op: 0,
             basic: 0,
             data: &[],
+            direct: 0,
         };
         let to = Deliver::Unpack {
             info: oi,
@@ -375,6 +401,7 @@ fn am_accumulate(
         op: am::op_index(p),
         basic: am::type_index(basic),
         data,
+        direct: 0,
     };
     match result {
         Some((info, addr)) => am::issue(w, r.t, &d, n, Deliver::Unpack { info, addr }, user),
@@ -574,6 +601,7 @@ pub fn compare_and_swap(
             op: 0,
             basic: 0,
             data: &data,
+            direct: 0,
         };
         let to = Deliver::Unpack {
             info: r.info.clone(),

@@ -43,6 +43,11 @@ const REQ_TAG: i32 = 0;
 const TAG_SPAN: u32 = 1 << 29;
 /// Room for an error text in a reply.
 const ERR_ROOM: usize = 512;
+/// Added to a reply tag for the data of a direct put or get (above every reply tag).
+const DATA_TAG: i32 = 1 << 30;
+/// Puts and gets of at least this many bytes between a contiguous origin buffer and
+/// the target travel directly (see [`direct`]).
+const DIRECT_MIN: usize = 64 * 1024;
 
 /// Kinds of request.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -58,13 +63,20 @@ pub(crate) enum Kind {
     Unlock = 8,
     Post = 9,
     Complete = 10,
+    /// A put whose data follows in a message of its own on the reply tag plus
+    /// [`DATA_TAG`], sent from the origin buffer and received into the window.
+    PutDirect = 11,
+    /// A get whose data comes back in a message of its own on the reply tag plus
+    /// [`DATA_TAG`], sent from the window and received into the origin buffer.
+    GetDirect = 12,
 }
 
 impl Kind {
     fn from_u8(v: u8) -> Option<Kind> {
         use Kind::*;
         [
-            Put, Get, Acc, GetAcc, Cas, LockShared, LockExcl, Unlock, Post, Complete,
+            Put, Get, Acc, GetAcc, Cas, LockShared, LockExcl, Unlock, Post, Complete, PutDirect,
+            GetDirect,
         ]
         .into_iter()
         .find(|k| *k as u8 == v)
@@ -88,6 +100,32 @@ struct Pending {
     deliver: Deliver,
     /// The request of `MPI_Rput` ... completed with this operation.
     user: Option<ReqId>,
+    /// The data leg of a direct put (a send from the origin buffer) or get (a receive
+    /// into it), until it completes.
+    leg: Option<ReqId>,
+}
+
+impl Pending {
+    /// The origin (or result) buffer is still in use: the operation is not complete
+    /// locally (`MPI_Win_flush_local`). A put or accumulate packed its data when issued.
+    fn origin_busy(&self) -> bool {
+        self.leg.is_some() || matches!(self.deliver, Deliver::Unpack { .. })
+    }
+}
+
+/// Target pieces as addresses in this process: (address, length).
+type Pieces = Vec<(usize, usize)>;
+
+/// A direct put's data arriving at the target: the request is answered, and the next
+/// one handled, once it is in.
+struct Landing {
+    src: usize,
+    tag: i32,
+    req: ReqId,
+    /// Where the data is received when the window's pieces are not one: scattered
+    /// from here (or dropped, with `result` an error).
+    scratch: Option<(Vec<u8>, Pieces)>,
+    result: Result<()>,
 }
 
 struct Incoming {
@@ -130,6 +168,7 @@ pub(crate) struct Am {
     /// The first failure a target reported, for the next completion call.
     remote_error: Option<Error>,
     incoming: VecDeque<Incoming>,
+    landing: Option<Landing>,
     locks: Locks,
     /// Attached regions of a dynamic window: (address, length).
     pub(crate) regions: Vec<(usize, usize)>,
@@ -154,6 +193,7 @@ impl Am {
             pending: Vec::new(),
             remote_error: None,
             incoming: VecDeque::new(),
+            landing: None,
             locks: Locks::default(),
             regions: Vec::new(),
             posts: vec![0; n],
@@ -223,6 +263,8 @@ fn put_u64(v: &mut Vec<u8>, x: u64) {
 struct Cursor<'a> {
     b: &'a [u8],
     at: usize,
+    /// The bytes of the target pieces read so far (see `target_pieces`).
+    total: usize,
 }
 
 impl Cursor<'_> {
@@ -256,6 +298,15 @@ pub(crate) struct DataOp<'a> {
     pub basic: u8,
     /// Origin data (for compare-and-swap: new value, then compare value).
     pub data: &'a [u8],
+    /// For [`Kind::PutDirect`] and [`Kind::GetDirect`]: the contiguous origin buffer.
+    pub direct: usize,
+}
+
+/// Whether a put or get of `n` bytes between the origin buffer of `info` and the
+/// target travels directly: large enough that the copies into and out of the request
+/// and reply messages matter, and one contiguous piece at the origin.
+pub(crate) fn direct(info: &TypeInfo, n: usize) -> bool {
+    n >= DIRECT_MIN && info.contiguous
 }
 
 fn encode(tag: i32, d: &DataOp) -> Vec<u8> {
@@ -301,6 +352,29 @@ pub(crate) fn issue(
         let greq = user.then(|| rt.device.generalized_request());
         post_reply(rt, &mut a, t, tag, reply_len, deliver, greq);
         a.send(rt, t, REQ_TAG, msg);
+        let n: u64 = d.pieces.iter().map(|p| p.1).sum();
+        let leg = match d.kind {
+            Kind::PutDirect => Some(rt.device.isend(SendArgs {
+                dest: a.world[t],
+                ctx: a.ctx,
+                src_rank: a.me as i32,
+                tag: tag + DATA_TAG,
+                buf: d.direct as *const u8,
+                len: n as usize,
+                mode: SendMode::Standard,
+            })),
+            Kind::GetDirect => Some(rt.device.irecv(crate::device::RecvArgs {
+                spec: Spec {
+                    ctx: a.ctx,
+                    src: t as i32,
+                    tag: tag + DATA_TAG,
+                },
+                buf: d.direct as *mut u8,
+                cap: n as usize,
+            })),
+            _ => None,
+        };
+        a.pending.last_mut().expect("just posted").leg = leg;
         Ok(greq)
     })?;
     if a_dynamic(w) && !user {
@@ -340,6 +414,7 @@ fn post_reply(
         buf,
         deliver,
         user,
+        leg: None,
     });
 }
 
@@ -364,6 +439,25 @@ pub(crate) fn wait_replies(w: &Win, targets: Option<&[usize]>) -> Result<()> {
             .any(|p| targets.is_none_or(|ts| ts.contains(&p.t)))
     };
     runtime::block_on(|_| Ok(covered(&lock(w)).then_some(())))?;
+    match lock(w).remote_error.take() {
+        Some(e) => Err(e),
+        None => Ok(()),
+    }
+}
+
+/// Waits until the origin buffers of the operations to `targets` (all when `None`)
+/// may be reused: the data of puts and accumulates has left them (packed when issued,
+/// or the direct send done), and the replies of gets and fetching operations are in.
+pub(crate) fn wait_local(w: &Win, targets: Option<&[usize]>) -> Result<()> {
+    runtime::block_on(|rt| {
+        let mut a = lock(w);
+        reap(rt, &mut a);
+        let busy = a
+            .pending
+            .iter()
+            .any(|p| p.origin_busy() && targets.is_none_or(|ts| ts.contains(&p.t)));
+        Ok((!busy).then_some(()))
+    })?;
     match lock(w).remote_error.take() {
         Some(e) => Err(e),
         None => Ok(()),
@@ -436,10 +530,12 @@ pub fn progress(rt: &mut Runtime) -> bool {
     if COUNT.load(Ordering::Acquire) == 0 {
         return false;
     }
-    let wins: Vec<Arc<Win>> = served().clone();
+    // The list stays locked through the round (lock order: the list, then a
+    // window's state; nothing that holds a window's state takes the list).
+    let wins = served();
     let mut did = false;
-    for w in wins {
-        let mut a = lock(&w);
+    for w in wins.iter() {
+        let mut a = lock(w);
         did |= receive(rt, &mut a);
         did |= reap(rt, &mut a);
     }
@@ -476,17 +572,53 @@ fn receive(rt: &mut Runtime, a: &mut Am) -> bool {
         });
         did = true;
     }
-    while a
-        .incoming
-        .front()
-        .is_some_and(|i| rt.device.request(i.req).is_some_and(|r| r.is_complete()))
-    {
+    loop {
+        // Requests are handled in order: none while a direct put's data is arriving.
+        if let Some(l) = &a.landing {
+            if !rt.device.request(l.req).is_some_and(|r| r.is_complete()) {
+                break;
+            }
+            let l = a.landing.take().expect("checked");
+            rt.device.finish(l.req);
+            if let (Ok(()), Some((data, pieces))) = (&l.result, &l.scratch) {
+                scatter(pieces, data);
+            }
+            reply(rt, a, l.src, l.tag, l.result.map(|()| Vec::new()));
+            did = true;
+        }
+        let ready = a
+            .incoming
+            .front()
+            .is_some_and(|i| rt.device.request(i.req).is_some_and(|r| r.is_complete()));
+        if !ready {
+            break;
+        }
         let i = a.incoming.pop_front().expect("checked");
         rt.device.finish(i.req);
         handle(rt, a, i.src, &i.buf);
         did = true;
     }
     did
+}
+
+/// Writes `data` into the window's `pieces` (address, length), in order.
+fn scatter(pieces: &[(usize, usize)], data: &[u8]) {
+    let mut pos = 0;
+    for &(at, len) in pieces {
+        // SAFETY: `Am::address` checked `at..at + len` against this member's window
+        // memory (or an attached region), which lives as long as the window; `data`
+        // holds the pieces' total (the callers size it so).
+        unsafe { std::ptr::copy_nonoverlapping(data[pos..].as_ptr(), at as *mut u8, len) };
+        pos += len;
+    }
+}
+
+/// Reads the window's `pieces` (address, length) into `out`, in order.
+fn gather(pieces: &[(usize, usize)], out: &mut Vec<u8>) {
+    for &(at, len) in pieces {
+        // SAFETY: as in `scatter`.
+        out.extend_from_slice(unsafe { std::slice::from_raw_parts(at as *const u8, len) });
+    }
 }
 
 fn reply(rt: &mut Runtime, a: &Am, to: usize, tag: i32, r: Result<Vec<u8>>) {
@@ -511,7 +643,11 @@ fn reply(rt: &mut Runtime, a: &Am, to: usize, tag: i32, r: Result<Vec<u8>>) {
 
 /// Carries out one request from member `src`.
 fn handle(rt: &mut Runtime, a: &mut Am, src: usize, msg: &[u8]) {
-    let mut c = Cursor { b: msg, at: 0 };
+    let mut c = Cursor {
+        b: msg,
+        at: 0,
+        total: 0,
+    };
     let (Ok(kind), Ok(tag)) = (c.u8(), c.u64()) else {
         return;
     };
@@ -548,6 +684,36 @@ fn handle(rt: &mut Runtime, a: &mut Am, src: usize, msg: &[u8]) {
         }
         Kind::Post => a.posts[src] = a.posts[src].wrapping_add(1),
         Kind::Complete => a.completes[src] = a.completes[src].wrapping_add(1),
+        Kind::PutDirect => land(rt, a, src, tag, &mut c),
+        Kind::GetDirect => {
+            let r = target_pieces(a, &mut c);
+            let (data_tag, to) = (tag + DATA_TAG, a.world[src]);
+            let args = |buf: *const u8, len| SendArgs {
+                dest: to,
+                ctx: a.ctx,
+                src_rank: a.me as i32,
+                tag: data_tag,
+                buf,
+                len,
+                mode: SendMode::Standard,
+            };
+            // The data leg always goes (empty after a failure): the origin waits for it.
+            let id = match &r {
+                Ok((p, total)) if p.len() == 1 => {
+                    rt.device.isend(args(p[0].0 as *const u8, *total))
+                }
+                Ok((p, total)) => {
+                    let mut v = Vec::with_capacity(*total);
+                    gather(p, &mut v);
+                    rt.device.isend_staged(args(std::ptr::null(), 0), v)
+                }
+                Err(_) => rt
+                    .device
+                    .isend_staged(args(std::ptr::null(), 0), Vec::new()),
+            };
+            rt.device.free_request(id);
+            reply(rt, a, src, tag, r.map(|_| Vec::new()));
+        }
         _ => {
             let r = data_op(rt, a, kind, &mut c);
             reply(rt, a, src, tag, r);
@@ -555,35 +721,71 @@ fn handle(rt: &mut Runtime, a: &mut Am, src: usize, msg: &[u8]) {
     }
 }
 
-/// A put, get, accumulate or compare-and-swap at this member; the data to return.
-fn data_op(rt: &Runtime, a: &Am, kind: Kind, c: &mut Cursor) -> Result<Vec<u8>> {
-    let op = c.u8()?;
-    let basic = c.u8()?;
+/// Starts receiving a direct put's data: into the window when its pieces are one,
+/// else into a scratch buffer (also after a failure: the data comes anyway).
+fn land(rt: &mut Runtime, a: &mut Am, src: usize, tag: i32, c: &mut Cursor) {
+    let (result, pieces, total) = match target_pieces(a, c) {
+        Ok((p, total)) => (Ok(()), p, total),
+        Err(e) => (Err(e), Vec::new(), c.total),
+    };
+    let (buf, scratch) = match (&result, pieces.as_slice()) {
+        (Ok(()), &[(at, _)]) => (at as *mut u8, None),
+        _ => {
+            let mut v = vec![0u8; total];
+            (v.as_mut_ptr(), Some((v, pieces)))
+        }
+    };
+    let req = rt.device.irecv(crate::device::RecvArgs {
+        spec: Spec {
+            ctx: a.ctx,
+            src: src as i32,
+            tag: tag + DATA_TAG,
+        },
+        buf: if total == 0 {
+            std::ptr::NonNull::<u8>::dangling().as_ptr()
+        } else {
+            buf
+        },
+        cap: total,
+    });
+    a.landing = Some(Landing {
+        src,
+        tag,
+        req,
+        scratch,
+        result,
+    });
+}
+
+/// Reads a request's operation header and target pieces: the pieces as addresses here
+/// (checked against the window) and their total length; `c.total` holds the total
+/// even when a piece fails the check.
+fn target_pieces(a: &Am, c: &mut Cursor) -> Result<(Pieces, usize)> {
+    let _op = c.u8()?;
+    let _basic = c.u8()?;
     let n = c.u64()? as usize;
-    let mut pieces = Vec::with_capacity(n.min(1 << 20));
-    let mut total = 0usize;
+    let mut raw = Vec::with_capacity(n.min(1 << 20));
     for _ in 0..n {
         let off = c.u64()? as usize;
         let len = c.u64()? as usize;
-        pieces.push((a.address(off, len)?, len));
-        total += len;
+        raw.push((off, len));
+        c.total = c.total.saturating_add(len);
     }
+    let mut pieces = Vec::with_capacity(raw.len());
+    for (off, len) in raw {
+        pieces.push((a.address(off, len)?, len));
+    }
+    Ok((pieces, c.total))
+}
+
+/// A put, get, accumulate or compare-and-swap at this member; the data to return.
+fn data_op(rt: &Runtime, a: &Am, kind: Kind, c: &mut Cursor) -> Result<Vec<u8>> {
+    let op = c.b.get(c.at).copied().unwrap_or(0);
+    let basic = c.b.get(c.at + 1).copied().unwrap_or(0);
+    let (pieces, total) = target_pieces(a, c)?;
     let data = &c.b[c.at..];
-    let read = |out: &mut Vec<u8>| {
-        for &(at, len) in &pieces {
-            // SAFETY: `address` checked `at..at + len` against this member's window
-            // memory (or an attached region), which lives as long as the window.
-            out.extend_from_slice(unsafe { std::slice::from_raw_parts(at as *const u8, len) });
-        }
-    };
-    let write = |src: &[u8]| {
-        let mut pos = 0;
-        for &(at, len) in &pieces {
-            // SAFETY: as in `read`; `src` holds `total` bytes (checked by the callers).
-            unsafe { std::ptr::copy_nonoverlapping(src[pos..].as_ptr(), at as *mut u8, len) };
-            pos += len;
-        }
-    };
+    let read = |out: &mut Vec<u8>| gather(&pieces, out);
+    let write = |src: &[u8]| scatter(&pieces, src);
     let short = || {
         err::<()>(
             ErrorClass::Intern,
@@ -689,8 +891,15 @@ fn reap(rt: &mut Runtime, a: &mut Am) -> bool {
     let mut did = false;
     let mut i = 0;
     while i < a.pending.len() {
+        if let Some(l) = a.pending[i].leg {
+            if rt.device.request(l).is_some_and(|r| r.is_complete()) {
+                rt.device.finish(l);
+                a.pending[i].leg = None;
+                did = true;
+            }
+        }
         let req = a.pending[i].req;
-        if !rt.device.request(req).is_some_and(|r| r.is_complete()) {
+        if a.pending[i].leg.is_some() || !rt.device.request(req).is_some_and(|r| r.is_complete()) {
             i += 1;
             continue;
         }

@@ -1312,9 +1312,27 @@ pub fn unlock_all(id: WinId) -> Result<()> {
     Ok(())
 }
 
-/// `MPI_Win_flush`, `MPI_Win_flush_local` (`rank` given) and their `_all` forms:
-/// operations complete when issued, so only the epoch is checked and memory ordered.
+/// `MPI_Win_flush` (`rank` given) and `MPI_Win_flush_all`: operations on memory this
+/// process maps complete when issued, so only the epoch is checked and memory ordered;
+/// on the message transport the call waits for the targets' answers.
 pub fn flush(id: WinId, rank: Option<i32>) -> Result<()> {
+    flush_as(id, rank, false)
+}
+
+/// `MPI_Win_flush_local` (`rank` given) and `MPI_Win_flush_local_all`: like [`flush`],
+/// but on the message transport only until the origin buffers may be reused.
+pub fn flush_local(id: WinId, rank: Option<i32>) -> Result<()> {
+    flush_as(id, rank, true)
+}
+
+fn flush_as(id: WinId, rank: Option<i32>, local: bool) -> Result<()> {
+    let wait = |w: &Win, ts: Option<&[usize]>| {
+        if local {
+            am::wait_local(w, ts)
+        } else {
+            am::wait_replies(w, ts)
+        }
+    };
     let w = win(id)?;
     let m = w.meta();
     let open = m.epochs.lock_all.is_some() || m.epochs.locks.iter().any(|l| l.is_some());
@@ -1331,13 +1349,13 @@ pub fn flush(id: WinId, rank: Option<i32>) -> Result<()> {
                 }
                 drop(m);
                 if w.is_am() {
-                    return am::wait_replies(&w, Some(&[t]));
+                    return wait(&w, Some(&[t]));
                 }
             } else {
                 return Ok(());
             }
         }
-        None if open && w.is_am() => return am::wait_replies(&w, None),
+        None if open && w.is_am() => return wait(&w, None),
         None if !open => {
             return err(
                 ErrorClass::RmaSync,

@@ -282,6 +282,9 @@ impl Device {
             if n.wake_own() {
                 self.wire.poke(n.local_rank());
             }
+        } else if let (Some(t), None) = (&self.wire.tcp, &self.wire.impi) {
+            // Without a node segment the thread asleep sleeps in the TCP epoll set.
+            t.wake_sleeper();
         }
     }
 

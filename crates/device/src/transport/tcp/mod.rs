@@ -41,6 +41,7 @@ use conn::{Body, Borrowed, Conn, Phase};
 use frame::{encode_prefix, parse_prefix, PREFIX_BYTES};
 use nix::poll::PollTimeout;
 use nix::sys::epoll::{Epoll, EpollCreateFlags, EpollEvent, EpollFlags};
+use nix::sys::eventfd::{EfdFlags, EventFd};
 use std::io;
 use std::net::{SocketAddr, SocketAddrV4, TcpListener, TcpStream};
 use std::os::fd::{AsFd, AsRawFd};
@@ -67,6 +68,8 @@ const EPOLL_EVERY: u32 = 128;
 const TOKEN_LISTENER: u64 = 0;
 const TOKEN_BELL: u64 = 1;
 const TOKEN_CONN0: u64 = 2;
+/// The eventfd by which a rank's own threads wake the one of them in the epoll set.
+const TOKEN_WAKE: u64 = u64::MAX;
 
 /// What the transport hands to the device.
 pub trait Sink {
@@ -154,12 +157,20 @@ pub fn parse_card(field: &str) -> Option<(SocketAddrV4, bool)> {
 /// Where a blocked rank sleeps: the transport's epoll set.
 pub struct Sleeper {
     epoll: Arc<Epoll>,
+    /// The set's wake-up eventfd (none in another transport's set).
+    wake: Option<Arc<EventFd>>,
 }
 
 impl Sleeper {
     /// A sleeper on another transport's epoll set (the IMPI channels').
     pub(crate) fn on(epoll: Arc<Epoll>) -> Sleeper {
-        Sleeper { epoll }
+        Sleeper { epoll, wake: None }
+    }
+
+    /// True when the rank's own threads can wake the thread asleep here
+    /// ([`TcpNet::wake_sleeper`]).
+    pub fn wakeable(&self) -> bool {
+        self.wake.is_some()
     }
 
     /// The epoll set's descriptor (to nest it in another set).
@@ -171,7 +182,12 @@ impl Sleeper {
     pub fn wait(&self, timeout: Duration) {
         let mut ev = [EpollEvent::empty(); 1];
         let ms = timeout.as_millis().min(u16::MAX as u128) as u16;
-        let _ = self.epoll.wait(&mut ev, PollTimeout::from(ms));
+        if let (Ok(1), Some(w)) = (self.epoll.wait(&mut ev, PollTimeout::from(ms)), &self.wake) {
+            if ev[0].data() == TOKEN_WAKE {
+                // Read back, or the set would stay ready.
+                let _ = w.read();
+            }
+        }
     }
 }
 
@@ -184,6 +200,9 @@ pub struct TcpNet {
     /// The failure that ends the job, until the device takes it (see [`Self::fail`]).
     failure: Option<String>,
     epoll: Arc<Epoll>,
+    /// In the epoll set: a write wakes the thread asleep in the set, which reads it
+    /// back (see [`TcpNet::wake_sleeper`]).
+    wake: Arc<EventFd>,
     listener: TcpListener,
     bell: Option<Bell>,
     conns: Vec<Option<Conn>>,
@@ -243,6 +262,11 @@ impl TcpNet {
                 EpollEvent::new(EpollFlags::EPOLLIN, TOKEN_BELL),
             )?;
         }
+        let wake = EventFd::from_flags(EfdFlags::EFD_CLOEXEC | EfdFlags::EFD_NONBLOCK)?;
+        epoll.add(
+            wake.as_fd(),
+            EpollEvent::new(EpollFlags::EPOLLIN, TOKEN_WAKE),
+        )?;
         let n = size as usize;
         let card = listener.addr();
         let net = TcpNet {
@@ -255,6 +279,7 @@ impl TcpNet {
             secret,
             settings,
             epoll: Arc::new(epoll),
+            wake: Arc::new(wake),
             listener: listener.sock,
             bell,
             conns: Vec::new(),
@@ -274,10 +299,17 @@ impl TcpNet {
         Ok(net)
     }
 
+    /// Wakes the thread of this process that sleeps in the epoll set, if one does (a
+    /// thread of the rank changed what it may wait for).
+    pub fn wake_sleeper(&self) {
+        let _ = self.wake.write(1);
+    }
+
     /// The epoll set, for sleeping outside the runtime lock.
     pub fn sleeper(&self) -> Sleeper {
         Sleeper {
             epoll: self.epoll.clone(),
+            wake: Some(self.wake.clone()),
         }
     }
 
@@ -712,6 +744,9 @@ impl TcpNet {
         for ev in &evs[..n] {
             match ev.data() {
                 TOKEN_LISTENER => self.accept_all(),
+                TOKEN_WAKE => {
+                    let _ = self.wake.read();
+                }
                 TOKEN_BELL => {
                     if let Some(b) = &self.bell {
                         b.drain();
