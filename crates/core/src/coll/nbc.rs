@@ -180,6 +180,8 @@ impl Xchg {
 pub(crate) enum Step {
     Sched(Box<Exec>),
     Xchg(Xchg),
+    /// A context-id agreement (`MPI_Comm_idup`).
+    Agree(Box<crate::idup::Agreement>),
 }
 
 /// Where an op stands after moving forward.
@@ -254,6 +256,11 @@ impl Op {
                     None => return Progress::Pending,
                     Some(e) => self.note(e),
                 },
+                Step::Agree(a) => match a.advance(rt) {
+                    crate::idup::Poll::Pending => return Progress::Pending,
+                    crate::idup::Poll::User => return Progress::Parked,
+                    crate::idup::Poll::Done(e) => self.note(e),
+                },
             }
             self.at += 1;
         }
@@ -266,8 +273,10 @@ impl Op {
 
     /// Runs the parked local step (user code; without the runtime lock).
     fn resume_user(&mut self) {
-        if let Some(Step::Sched(x)) = self.steps.get_mut(self.at) {
-            x.resume_user();
+        match self.steps.get_mut(self.at) {
+            Some(Step::Sched(x)) => x.resume_user(),
+            Some(Step::Agree(a)) => a.run_user(),
+            _ => {}
         }
     }
 
