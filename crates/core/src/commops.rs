@@ -416,7 +416,7 @@ fn delete_all_attrs(id: CommId) -> Result<()> {
 pub(crate) fn discard(id: CommId) -> Result<()> {
     let r = delete_all_attrs(id);
     runtime::with(|rt| {
-        rt.comms.remove(id);
+        context::remove_now(rt, id);
         Ok(())
     })?;
     r
@@ -429,7 +429,7 @@ fn finish_dup(old: CommId, oc: &Comm, new: Comm) -> Result<CommId> {
     if let Err(e) = copy_attrs(old, id, &oc.attrs) {
         let _ = delete_all_attrs(id);
         runtime::with(|rt| {
-            rt.comms.remove(id);
+            context::remove_now(rt, id);
             Ok(())
         })?;
         return Err(e);
@@ -824,6 +824,107 @@ pub fn finalize_attributes() -> Result<()> {
 
 // ----- intercommunicators ----------------------------------------------------------------
 
+/// The arguments of `MPI_Intercomm_create` that only the local leader reads.
+struct IcreateArgs {
+    peer: Option<CommId>,
+    remote_leader: i32,
+    tag: i32,
+    me: u32,
+}
+
+/// One round of [`intercomm_create`]'s agreement: the local members' offers gathered
+/// at the local leader, the leaders' results swapped, the decision spread; `None`:
+/// try again.
+fn icreate_round(
+    lc: &Comm,
+    team: &Team,
+    a: &IcreateArgs,
+    o: &context::Offer,
+) -> Result<Option<(u32, Vec<u32>)>> {
+    let mut mine = Writer::default();
+    mine.bytes(&o.mask.encode()).u32(o.constrained as u32);
+    let all = team.gather(mine.finish())?;
+    let outcome = match all {
+        None => None,
+        Some(all) => {
+            let r = (|| {
+                let mut m = Mask::full();
+                let mut constrained = false;
+                for b in &all {
+                    let mut r = Reader::new(b);
+                    m.and(&Mask::decode(r.bytes()?).ok_or_else(malformed)?);
+                    constrained |= r.u32()? != 0;
+                }
+                let pid = a.peer.ok_or_else(|| {
+                    Error::new(ErrorClass::Comm, "invalid peer_comm (MPI_COMM_NULL or not a communicator) at the local leader")
+                })?;
+                let pc = snapshot(pid)?;
+                let pg = pc.peer_group();
+                let remote_leader = a.remote_leader;
+                let rw = pg.world_of(remote_leader).ok_or_else(|| {
+                    Error::new(
+                        ErrorClass::Rank,
+                        format!(
+                            "invalid remote_leader {remote_leader} (peer_comm size {})",
+                            pg.size()
+                        ),
+                    )
+                })?;
+                if rw == a.me {
+                    return err(
+                        ErrorClass::Rank,
+                        format!("remote_leader {remote_leader} is the local leader itself: the two groups overlap"),
+                    );
+                }
+                let mut w = Writer::default();
+                w.bytes(&m.encode())
+                    .u32(constrained as u32)
+                    .u32s(lc.group.members());
+                let theirs = ic::swap(
+                    Member {
+                        world: rw,
+                        id: remote_leader,
+                    },
+                    pc.rank,
+                    pc.coll_ctx(),
+                    ic::icreate_peer_tag(a.tag),
+                    w.finish(),
+                )?;
+                let mut r = Reader::new(&theirs);
+                m.and(&Mask::decode(r.bytes()?).ok_or_else(malformed)?);
+                constrained |= r.u32()? != 0;
+                let remote = r.u32s()?;
+                if let Some(w) = remote
+                    .iter()
+                    .find(|w| lc.group.rank_of_world(**w).is_some())
+                {
+                    return err(
+                        ErrorClass::Comm,
+                        format!("the local and remote groups overlap (world rank {w} is in both)"),
+                    );
+                }
+                // Both leaders see the same AND and flags, so they decide alike.
+                let ctx = match context::Decision::of(&m, constrained) {
+                    context::Decision::Exhausted => return Err(context::exhausted()),
+                    d => d.encode(),
+                };
+                let mut o = Writer::default();
+                o.u32(ctx).u32s(&remote);
+                Ok(o.finish())
+            })();
+            Some(ic::encode_outcome(&r))
+        }
+    };
+    let b = team.bcast(outcome)?;
+    let body = ic::decode_outcome(&b)?;
+    let mut r = Reader::new(&body);
+    let ctx = r.u32()?;
+    if context::Decision::decode(ctx) == context::Decision::Retry {
+        return Ok(None);
+    }
+    Ok(Some((ctx, r.u32s()?)))
+}
+
 /// `MPI_Intercomm_create`. `peer` and `remote_leader` matter only at the local leader.
 pub fn intercomm_create(
     local: CommId,
@@ -852,73 +953,26 @@ pub fn intercomm_create(
     let me = my_world()?;
     let mut team = team_of(&lc.group, lc.rank, lc.coll_ctx(), ic::TAG_ICREATE_LOCAL);
     team.root = local_leader as usize;
-    let (mask, _held) = held_mask()?;
-    let all = team.gather(mask.encode())?;
-    let outcome = match all {
-        None => None,
-        Some(all) => {
-            let r = (|| {
-                let mut m = Mask::full();
-                for b in &all {
-                    m.and(&Mask::decode(b).ok_or_else(malformed)?);
-                }
-                let pid = peer.ok_or_else(|| {
-                    Error::new(ErrorClass::Comm, "invalid peer_comm (MPI_COMM_NULL or not a communicator) at the local leader")
-                })?;
-                let pc = snapshot(pid)?;
-                let pg = pc.peer_group();
-                let rw = pg.world_of(remote_leader).ok_or_else(|| {
-                    Error::new(
-                        ErrorClass::Rank,
-                        format!(
-                            "invalid remote_leader {remote_leader} (peer_comm size {})",
-                            pg.size()
-                        ),
-                    )
-                })?;
-                if rw == me {
-                    return err(
-                        ErrorClass::Rank,
-                        format!("remote_leader {remote_leader} is the local leader itself: the two groups overlap"),
-                    );
-                }
-                let mut w = Writer::default();
-                w.bytes(&m.encode()).u32s(lc.group.members());
-                let theirs = ic::swap(
-                    Member {
-                        world: rw,
-                        id: remote_leader,
-                    },
-                    pc.rank,
-                    pc.coll_ctx(),
-                    ic::icreate_peer_tag(tag),
-                    w.finish(),
-                )?;
-                let mut r = Reader::new(&theirs);
-                m.and(&Mask::decode(r.bytes()?).ok_or_else(malformed)?);
-                let remote = r.u32s()?;
-                if let Some(w) = remote
-                    .iter()
-                    .find(|w| lc.group.rank_of_world(**w).is_some())
-                {
-                    return err(
-                        ErrorClass::Comm,
-                        format!("the local and remote groups overlap (world rank {w} is in both)"),
-                    );
-                }
-                let ctx = context::choose(&m)?;
-                let mut o = Writer::default();
-                o.u32(ctx).u32s(&remote);
-                Ok(o.finish())
-            })();
-            Some(ic::encode_outcome(&r))
-        }
+    let args = IcreateArgs {
+        peer,
+        remote_leader,
+        tag,
+        me,
     };
-    let b = team.bcast(outcome)?;
-    let body = ic::decode_outcome(&b)?;
-    let mut r = Reader::new(&body);
-    let ctx = r.u32()?;
-    let remote = r.u32s()?;
+    // Rounds repeat, as in `agree`, while the AND is empty only because members of
+    // either group held slots back for other agreements in progress.
+    let mut rounds = 0;
+    let r: Result<(u32, Vec<u32>)> = (|| loop {
+        let o = offer(rounds)?;
+        rounds += 1;
+        let r = icreate_round(&lc, &team, &args, &o);
+        release(o.hold);
+        if let Some(x) = r? {
+            return Ok(x);
+        }
+    })();
+    agreement_ended(rounds);
+    let (ctx, remote) = r?;
     let new = new_comm(
         ctx,
         lc.group.clone(),

@@ -162,6 +162,9 @@ pub struct Claims {
     keys: Vec<(AgreementKey, bool)>,
     /// Blocking agreements past their first round.
     blocking: u32,
+    /// Counts changes of the above: an agreement that only waits for another to go
+    /// first compares it to know when to try again (see `crate::idup`).
+    generation: u64,
 }
 
 impl Claims {
@@ -176,12 +179,23 @@ impl Claims {
 
     /// Gives back the slots of hold `id`.
     pub fn release(&mut self, id: HoldId) {
+        let n = self.holds.len();
         self.holds.retain(|(i, _)| *i != id);
+        if self.holds.len() != n {
+            self.generation += 1;
+        }
+    }
+
+    /// Changes with every change of the holds, the agreements in progress and the
+    /// blocking ones: what decides whether an agreement may offer, and what.
+    pub fn generation(&self) -> u64 {
+        self.generation
     }
 
     /// Notes a nonblocking agreement in progress.
     pub fn enter(&mut self, key: AgreementKey) {
         self.keys.push((key, false));
+        self.generation += 1;
     }
 
     /// Nonblocking agreement `key` ended its first round.
@@ -191,11 +205,13 @@ impl Claims {
                 k.1 = true;
             }
         }
+        self.generation += 1;
     }
 
     /// The nonblocking agreement `key` ended.
     pub fn leave(&mut self, key: AgreementKey) {
         self.keys.retain(|k| k.0 != key);
+        self.generation += 1;
     }
 
     /// True when nonblocking agreement `key` may offer slots in its next round.
@@ -210,6 +226,7 @@ impl Claims {
         } else {
             self.blocking = self.blocking.saturating_sub(1);
         }
+        self.generation += 1;
     }
 }
 
@@ -237,6 +254,7 @@ pub fn offer(rt: &mut Runtime, take: bool) -> Offer {
     let hold = c.next;
     c.next += 1;
     c.holds.push((hold, mask.clone()));
+    c.generation += 1;
     Offer {
         mask,
         constrained,
@@ -344,7 +362,17 @@ pub fn sweep(rt: &mut Runtime) {
     for (id, ctx) in retired {
         if !busy(&rt.device, id, ctx) {
             rt.comms.release(id);
+            // A later communicator on this context starts its collectives afresh.
+            rt.coll.forget_context(ctx);
         }
+    }
+}
+
+/// Removes communicator `id` at once (one that carried no traffic yet: a creation
+/// undone), forgetting its context's collective state like [`sweep`] does.
+pub fn remove_now(rt: &mut Runtime, id: u32) {
+    if let Some(c) = rt.comms.remove(id) {
+        rt.coll.forget_context(c.ctx);
     }
 }
 

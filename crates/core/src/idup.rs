@@ -79,6 +79,11 @@ pub(crate) struct Agreement {
     round: Option<Round>,
     /// Past the first round (every member has started the call).
     joined: bool,
+    /// A one-member agreement that had to try again: the claims' generation then. Its
+    /// rounds exchange no messages and depend only on the claims here, so it tries
+    /// again only once they changed (spinning in place would starve the agreement it
+    /// waits for).
+    idle_at: Option<u64>,
     copied: bool,
     error: Option<Error>,
 }
@@ -273,6 +278,10 @@ impl Agreement {
         }
         loop {
             if self.round.is_none() {
+                if self.idle_at == Some(rt.comms.claims.generation()) {
+                    return Poll::Pending;
+                }
+                self.idle_at = None;
                 self.start_round(rt);
                 runtime::progress(&mut rt.device);
             }
@@ -302,6 +311,9 @@ impl Agreement {
                     if !self.joined {
                         self.joined = true;
                         rt.comms.claims.joined(self.key);
+                    } else if self.remote.is_none() && self.local.members().len() == 1 {
+                        self.idle_at = Some(rt.comms.claims.generation());
+                        return Poll::Pending;
                     }
                 }
                 Decision::Exhausted => {
@@ -381,6 +393,7 @@ pub fn comm_idup(id: CommId, hints: Option<crate::comm::Hints>) -> Result<(CommI
             remote: c.remote.clone(),
             round: None,
             joined: false,
+            idle_at: None,
             copied: false,
             error: None,
         };

@@ -426,11 +426,15 @@ pub(crate) fn finish_how(op: Op, how: How) -> Result<Option<ReqId>> {
 /// Moves every started op forward; true if any finished a step that others may wait for.
 pub fn advance_all(rt: &mut Runtime) -> bool {
     let list = std::mem::take(&mut rt.coll.nbc.active);
+    // A change of the context claims (an agreement joined, went or released slots)
+    // may let an op moved earlier in this pass go on: it counts as something done, so
+    // the waiter polls again instead of sleeping on a doorbell no peer rings.
+    let claims = rt.comms.claims.generation();
     let mut did = false;
     for e in list {
         did |= settle(rt, e);
     }
-    did
+    did | (rt.comms.claims.generation() != claims)
 }
 
 /// `MPI_Start` of request `id` when it is a persistent collective: Ok(false) when it is
