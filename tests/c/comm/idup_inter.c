@@ -3,7 +3,9 @@
  * agree on the context; after the wait the duplicate is congruent, has the same remote
  * group, carries traffic both ways and intercommunicator collectives. Two idups on the
  * intercommunicator outstanding together with one on a local communicator, started in
- * different orders in the two groups. Needs 2 or more ranks.
+ * different orders in the two groups. MPI_Intercomm_create while idups (of the world and
+ * of MPI_COMM_SELF) are in progress and hold context slots: it tries again rather than
+ * failing or taking a slot they agree on. Needs 2 or more ranks.
  */
 #include "mtest.h"
 
@@ -76,6 +78,25 @@ int main(int argc, char **argv)
     MTEST_CALL(MPI_Comm_size(l, &ls));
     MTEST_CALL(MPI_Allreduce(&lr, &lsum, 1, MPI_INT, MPI_SUM, l));
     MTEST_EQ("local allreduce", ls * (ls - 1) / 2, lsum);
+
+    for (int i = 0; i < 10; i++) {
+        MPI_Comm w, s, ic2;
+        MPI_Request wq[2];
+        MTEST_CALL(MPI_Comm_idup(MPI_COMM_WORLD, &w, &wq[0]));
+        MTEST_CALL(MPI_Comm_idup(MPI_COMM_SELF, &s, &wq[1]));
+        MTEST_CALL(MPI_Intercomm_create(local, 0, MPI_COMM_WORLD, low ? size / 2 : 0, 20 + i,
+                                        &ic2));
+        MTEST_CALL(MPI_Waitall(2, wq, MPI_STATUSES_IGNORE));
+        check_inter(ic, ic2, 5 + i);
+        int wsum = 0, ssum = -1;
+        MTEST_CALL(MPI_Allreduce(&rank, &wsum, 1, MPI_INT, MPI_SUM, w));
+        MTEST_EQ("allreduce on the world's duplicate", size * (size - 1) / 2, wsum);
+        MTEST_CALL(MPI_Allreduce(&rank, &ssum, 1, MPI_INT, MPI_SUM, s));
+        MTEST_EQ("allreduce on MPI_COMM_SELF's duplicate", rank, ssum);
+        MTEST_CALL(MPI_Comm_free(&ic2));
+        MTEST_CALL(MPI_Comm_free(&s));
+        MTEST_CALL(MPI_Comm_free(&w));
+    }
 
     MTEST_CALL(MPI_Comm_free(&a));
     MTEST_CALL(MPI_Comm_free(&b));
