@@ -489,4 +489,34 @@ mod tests {
         assert_eq!(choose(&none).unwrap_err().class, ErrorClass::Other);
         assert_eq!(choose(&a).unwrap(), 6);
     }
+
+    #[test]
+    fn claims_generation_moves_with_what_decides_an_offer() {
+        let mut c = Claims::default();
+        let (a, b) = ((4, 0), (2, 1));
+        let g = c.generation();
+        c.enter(a);
+        c.enter(b);
+        assert!(c.generation() > g);
+        // Nobody offers before joining; then the lowest joined key goes first.
+        assert!(!c.may_offer(a));
+        c.joined(a);
+        assert!(c.may_offer(a));
+        c.joined(b);
+        assert!(!c.may_offer(a) && c.may_offer(b));
+        // A blocking agreement past its first round goes before both.
+        c.blocking(true);
+        assert!(!c.may_offer(b));
+        let g = c.generation();
+        c.blocking(false);
+        assert!(c.generation() > g && c.may_offer(b));
+        // The one waiting learns that the other went from the generation.
+        let g = c.generation();
+        c.leave(b);
+        assert!(c.generation() > g && c.may_offer(a));
+        // Releasing a hold that is not there changes nothing.
+        let g = c.generation();
+        c.release(12345);
+        assert_eq!(c.generation(), g);
+    }
 }
