@@ -10,6 +10,7 @@ pub mod abi;
 pub mod attr;
 pub mod coll;
 pub mod comm;
+pub mod comm_idup;
 pub mod comm_info;
 pub mod convert;
 pub mod count;

@@ -177,12 +177,21 @@ enum Slot {
     Retired {
         ctx: u32,
     },
+    /// Reserved for the communicator of an `MPI_Comm_idup` in progress: its handle
+    /// exists, it cannot be used yet.
+    Pending,
+}
+
+fn pending(id: CommId) -> String {
+    format!("communicator (index {id}) is not usable yet: the MPI_Comm_idup that creates it has not completed")
 }
 
 /// The table of communicators; index = [`CommId`].
 #[derive(Default)]
 pub struct CommTable {
     slots: Vec<Slot>,
+    /// Context slots held by agreements in progress (see [`crate::context`]).
+    pub claims: crate::context::Claims,
 }
 
 impl CommTable {
@@ -215,9 +224,45 @@ impl CommTable {
         self.slots[i] = Slot::Live(c);
     }
 
+    /// Reserves an index for a communicator whose creation is in progress.
+    pub fn reserve(&mut self) -> CommId {
+        if let Some(i) = self
+            .slots
+            .iter()
+            .skip(2)
+            .position(|s| matches!(s, Slot::Free))
+        {
+            self.slots[i + 2] = Slot::Pending;
+            (i + 2) as CommId
+        } else {
+            if self.slots.len() < 2 {
+                self.slots.resize_with(2, || Slot::Free);
+            }
+            self.slots.push(Slot::Pending);
+            (self.slots.len() - 1) as CommId
+        }
+    }
+
+    /// Puts the communicator into its reserved index; it holds a reference to its error
+    /// handler until removed.
+    pub fn fill(&mut self, id: CommId, c: Comm) {
+        if let Some(s @ Slot::Pending) = self.slots.get_mut(id as usize) {
+            crate::errhandler::retain(c.errhandler);
+            *s = Slot::Live(c);
+        }
+    }
+
+    /// Gives back a reserved index that was never filled.
+    pub fn unreserve(&mut self, id: CommId) {
+        if let Some(s @ Slot::Pending) = self.slots.get_mut(id as usize) {
+            *s = Slot::Free;
+        }
+    }
+
     pub fn get(&self, id: CommId) -> Result<&Comm> {
         match self.slots.get(id as usize) {
             Some(Slot::Live(c)) => Ok(c),
+            Some(Slot::Pending) => err(ErrorClass::Comm, pending(id)),
             _ => err(
                 ErrorClass::Comm,
                 format!("invalid communicator (index {id}, freed or never created)"),
@@ -228,6 +273,7 @@ impl CommTable {
     pub fn get_mut(&mut self, id: CommId) -> Result<&mut Comm> {
         match self.slots.get_mut(id as usize) {
             Some(Slot::Live(c)) => Ok(c),
+            Some(Slot::Pending) => err(ErrorClass::Comm, pending(id)),
             _ => err(
                 ErrorClass::Comm,
                 format!("invalid communicator (index {id}, freed or never created)"),
@@ -289,7 +335,7 @@ impl CommTable {
         self.slots.iter().filter_map(|s| match s {
             Slot::Live(c) => Some(c.ctx),
             Slot::Retired { ctx } => Some(*ctx),
-            Slot::Free => None,
+            Slot::Free | Slot::Pending => None,
         })
     }
 

@@ -104,40 +104,117 @@ pub(crate) fn team_of(group: &Group, me: i32, ctx: u32, tag: i32) -> Team {
     }
 }
 
-fn local_mask() -> Result<Mask> {
-    runtime::with(|rt| Ok(context::local_mask(rt)))
+/// The slots an agreement without retries offers: held, and nonblocking agreements
+/// offering nothing here, until the guard goes (at the end of the calling function).
+pub(crate) fn held_mask() -> Result<(Mask, HeldMask)> {
+    let o = offer(1)?;
+    Ok((o.mask, HeldMask(o.hold)))
+}
+
+/// See [`held_mask`].
+pub(crate) struct HeldMask(context::HoldId);
+
+impl Drop for HeldMask {
+    fn drop(&mut self) {
+        release(self.0);
+        agreement_ended(2);
+    }
+}
+
+/// This process's offer for one round of a blocking agreement, held until
+/// [`release`]: nothing in the first round (which only waits for every member), its
+/// free slots after it. `round` counts from 0; the second round marks the agreement as blocking the
+/// nonblocking ones until [`agreement_ended`].
+fn offer(round: usize) -> Result<context::Offer> {
+    runtime::with(|rt| {
+        if round == 1 {
+            rt.comms.claims.blocking(true);
+        }
+        Ok(context::offer(rt, round > 0))
+    })
+}
+
+/// A blocking agreement ended after `rounds` rounds.
+fn agreement_ended(rounds: usize) {
+    if rounds > 1 {
+        let _ = runtime::with(|rt| {
+            rt.comms.claims.blocking(false);
+            Ok(())
+        });
+    }
+}
+
+fn release(hold: context::HoldId) {
+    let _ = runtime::with(|rt| {
+        rt.comms.claims.release(hold);
+        Ok(())
+    });
 }
 
 /// Every member contributes `payload`; the root ANDs the free-context masks, runs
 /// `compute` on the payloads (in member order) to get one part per member, and each
-/// member receives (context id, its part) — or the error the root found.
+/// member receives (context id, its part) — or the error the root found. Rounds repeat
+/// while the AND is empty only because members held slots back.
 fn agree(
     team: &Team,
     payload: Vec<u8>,
     compute: impl FnOnce(&[Vec<u8>]) -> Result<Vec<Vec<u8>>>,
 ) -> Result<(u32, Vec<u8>)> {
+    let mut compute = Some(compute);
+    let mut rounds = 0;
+    let r = (|| loop {
+        let o = offer(rounds)?;
+        rounds += 1;
+        let r = agree_round(team, &payload, &o, &mut compute);
+        release(o.hold);
+        if let Some(x) = r? {
+            return Ok(x);
+        }
+    })();
+    agreement_ended(rounds);
+    r
+}
+
+/// One round of [`agree`]; `None`: try again.
+fn agree_round<F: FnOnce(&[Vec<u8>]) -> Result<Vec<Vec<u8>>>>(
+    team: &Team,
+    payload: &[u8],
+    o: &context::Offer,
+    compute: &mut Option<F>,
+) -> Result<Option<(u32, Vec<u8>)>> {
     let mut w = Writer::default();
-    w.bytes(&local_mask()?.encode()).bytes(&payload);
+    w.bytes(&o.mask.encode())
+        .u32(o.constrained as u32)
+        .bytes(payload);
     let all = team.gather(w.finish())?;
     let parts = all.map(|all| {
         let n = all.len();
         let r = (|| {
             let mut m = Mask::full();
+            let mut constrained = false;
             let mut payloads = Vec::with_capacity(n);
             for b in &all {
                 let mut r = Reader::new(b);
                 m.and(&Mask::decode(r.bytes()?).ok_or_else(malformed)?);
+                constrained |= r.u32()? != 0;
                 payloads.push(r.bytes()?.to_vec());
             }
-            let ctx = context::choose(&m)?;
-            let parts = compute(&payloads)?;
+            let ctx = match context::Decision::of(&m, constrained) {
+                context::Decision::Ctx(c) => c,
+                context::Decision::Retry => return Ok(None),
+                context::Decision::Exhausted => return Err(context::exhausted()),
+            };
+            let f = compute
+                .take()
+                .ok_or_else(|| Error::new(ErrorClass::Intern, "agreement computed twice"))?;
+            let parts = f(&payloads)?;
             if parts.len() != n {
                 return err(ErrorClass::Intern, "wrong number of parts");
             }
-            Ok((ctx, parts))
+            Ok(Some((ctx, parts)))
         })();
         match r {
-            Ok((ctx, parts)) => parts
+            Ok(Some((ctx, parts))) => parts
                 .into_iter()
                 .map(|p| {
                     let mut w = Writer::default();
@@ -145,6 +222,11 @@ fn agree(
                     ic::encode_outcome(&Ok(w.finish()))
                 })
                 .collect(),
+            Ok(None) => {
+                let mut w = Writer::default();
+                w.u32(context::Decision::Retry.encode()).bytes(&[]);
+                vec![ic::encode_outcome(&Ok(w.finish())); n]
+            }
             Err(e) => vec![ic::encode_outcome(&Err(e)); n],
         }
     });
@@ -153,7 +235,10 @@ fn agree(
     let mut r = Reader::new(&body);
     let ctx = r.u32()?;
     let part = r.bytes()?.to_vec();
-    Ok((ctx, part))
+    if context::Decision::decode(ctx) == context::Decision::Retry {
+        return Ok(None);
+    }
+    Ok(Some((ctx, part)))
 }
 
 /// Every member gets the list of all payloads (an allgather) and the agreed context id.
@@ -194,6 +279,26 @@ type InterAgreement = (u32, Vec<Vec<u8>>, Vec<Vec<u8>>);
 /// The agreement over both groups of an intercommunicator: a context id free at every
 /// member of both, the payloads of the local group and those of the remote group.
 fn inter_agree(c: &Comm, payload: Vec<u8>) -> Result<InterAgreement> {
+    let mut rounds = 0;
+    let r = (|| loop {
+        let o = offer(rounds)?;
+        rounds += 1;
+        let r = inter_agree_round(c, &payload, &o);
+        release(o.hold);
+        if let Some(x) = r? {
+            return Ok(x);
+        }
+    })();
+    agreement_ended(rounds);
+    r
+}
+
+/// One round of [`inter_agree`]; `None`: try again.
+fn inter_agree_round(
+    c: &Comm,
+    payload: &[u8],
+    o: &context::Offer,
+) -> Result<Option<InterAgreement>> {
     let remote = c
         .remote
         .as_ref()
@@ -202,21 +307,27 @@ fn inter_agree(c: &Comm, payload: Vec<u8>) -> Result<InterAgreement> {
     let nl = c.group.members().len();
     let nr = remote.members().len();
     let mut w = Writer::default();
-    w.bytes(&local_mask()?.encode()).bytes(&payload);
+    w.bytes(&o.mask.encode())
+        .u32(o.constrained as u32)
+        .bytes(payload);
     let all = team.gather(w.finish())?;
     let outcome = match all {
         None => None,
         Some(all) => {
             let r = (|| {
                 let mut m = Mask::full();
+                let mut constrained = false;
                 let mut payloads = Vec::with_capacity(all.len());
                 for b in &all {
                     let mut r = Reader::new(b);
                     m.and(&Mask::decode(r.bytes()?).ok_or_else(malformed)?);
+                    constrained |= r.u32()? != 0;
                     payloads.push(r.bytes()?.to_vec());
                 }
                 let mut s = Writer::default();
-                s.bytes(&m.encode()).bytes(&encode_list(&payloads));
+                s.bytes(&m.encode())
+                    .u32(constrained as u32)
+                    .bytes(&encode_list(&payloads));
                 let leader = Member {
                     world: remote.world_of(0).ok_or_else(malformed)?,
                     id: 0,
@@ -224,11 +335,16 @@ fn inter_agree(c: &Comm, payload: Vec<u8>) -> Result<InterAgreement> {
                 let theirs = ic::swap(leader, 0, c.coll_ctx(), ic::TAG_CROSS, s.finish())?;
                 let mut r = Reader::new(&theirs);
                 m.and(&Mask::decode(r.bytes()?).ok_or_else(malformed)?);
+                constrained |= r.u32()? != 0;
                 let remote_payloads = decode_list(r.bytes()?, nr)?;
                 if remote_payloads.len() != nr {
                     return Err(malformed());
                 }
-                let ctx = context::choose(&m)?;
+                // Both leaders see the same AND and flags, so they decide alike.
+                let ctx = match context::Decision::of(&m, constrained) {
+                    context::Decision::Exhausted => return Err(context::exhausted()),
+                    d => d.encode(),
+                };
                 let mut o = Writer::default();
                 o.u32(ctx)
                     .bytes(&encode_list(&payloads))
@@ -242,18 +358,21 @@ fn inter_agree(c: &Comm, payload: Vec<u8>) -> Result<InterAgreement> {
     let body = ic::decode_outcome(&b)?;
     let mut r = Reader::new(&body);
     let ctx = r.u32()?;
+    if context::Decision::decode(ctx) == context::Decision::Retry {
+        return Ok(None);
+    }
     let local = decode_list(r.bytes()?, nl)?;
     let remote_p = decode_list(r.bytes()?, nr)?;
     if local.len() != nl || remote_p.len() != nr {
         return Err(malformed());
     }
-    Ok((ctx, local, remote_p))
+    Ok(Some((ctx, local, remote_p)))
 }
 
 // ----- duplication and attribute copying ------------------------------------------------
 
 /// Runs the copy callbacks of `old`'s attributes for the new communicator `new`.
-fn copy_attrs(old: CommId, new: CommId, attrs: &crate::attr::AttrList) -> Result<()> {
+pub(crate) fn copy_attrs(old: CommId, new: CommId, attrs: &crate::attr::AttrList) -> Result<()> {
     for &(key, val) in attrs.entries().iter().rev() {
         let Some(h) = runtime::with(|rt| Ok(rt.keyvals.hooks(key)))? else {
             continue;
@@ -293,6 +412,16 @@ fn delete_all_attrs(id: CommId) -> Result<()> {
     }
 }
 
+/// Deletes the attributes of a communicator being abandoned and removes it.
+pub(crate) fn discard(id: CommId) -> Result<()> {
+    let r = delete_all_attrs(id);
+    runtime::with(|rt| {
+        context::remove_now(rt, id);
+        Ok(())
+    })?;
+    r
+}
+
 /// Inserts a freshly agreed duplicate of `old` and copies its attributes; on a copy
 /// callback failure the duplicate is deleted again.
 fn finish_dup(old: CommId, oc: &Comm, new: Comm) -> Result<CommId> {
@@ -300,7 +429,7 @@ fn finish_dup(old: CommId, oc: &Comm, new: Comm) -> Result<CommId> {
     if let Err(e) = copy_attrs(old, id, &oc.attrs) {
         let _ = delete_all_attrs(id);
         runtime::with(|rt| {
-            rt.comms.remove(id);
+            context::remove_now(rt, id);
             Ok(())
         })?;
         return Err(e);
@@ -322,7 +451,7 @@ pub fn comm_dup_with_info(id: CommId, info: Option<crate::info::InfoId>) -> Resu
 }
 
 /// The hints an info object gives a communicator that has none.
-fn hints_of(info: Option<crate::info::InfoId>) -> Result<Hints> {
+pub(crate) fn hints_of(info: Option<crate::info::InfoId>) -> Result<Hints> {
     let entries = match info {
         Some(i) => crate::info::entries(i)?,
         None => Vec::new(),
@@ -695,6 +824,107 @@ pub fn finalize_attributes() -> Result<()> {
 
 // ----- intercommunicators ----------------------------------------------------------------
 
+/// The arguments of `MPI_Intercomm_create` that only the local leader reads.
+struct IcreateArgs {
+    peer: Option<CommId>,
+    remote_leader: i32,
+    tag: i32,
+    me: u32,
+}
+
+/// One round of [`intercomm_create`]'s agreement: the local members' offers gathered
+/// at the local leader, the leaders' results swapped, the decision spread; `None`:
+/// try again.
+fn icreate_round(
+    lc: &Comm,
+    team: &Team,
+    a: &IcreateArgs,
+    o: &context::Offer,
+) -> Result<Option<(u32, Vec<u32>)>> {
+    let mut mine = Writer::default();
+    mine.bytes(&o.mask.encode()).u32(o.constrained as u32);
+    let all = team.gather(mine.finish())?;
+    let outcome = match all {
+        None => None,
+        Some(all) => {
+            let r = (|| {
+                let mut m = Mask::full();
+                let mut constrained = false;
+                for b in &all {
+                    let mut r = Reader::new(b);
+                    m.and(&Mask::decode(r.bytes()?).ok_or_else(malformed)?);
+                    constrained |= r.u32()? != 0;
+                }
+                let pid = a.peer.ok_or_else(|| {
+                    Error::new(ErrorClass::Comm, "invalid peer_comm (MPI_COMM_NULL or not a communicator) at the local leader")
+                })?;
+                let pc = snapshot(pid)?;
+                let pg = pc.peer_group();
+                let remote_leader = a.remote_leader;
+                let rw = pg.world_of(remote_leader).ok_or_else(|| {
+                    Error::new(
+                        ErrorClass::Rank,
+                        format!(
+                            "invalid remote_leader {remote_leader} (peer_comm size {})",
+                            pg.size()
+                        ),
+                    )
+                })?;
+                if rw == a.me {
+                    return err(
+                        ErrorClass::Rank,
+                        format!("remote_leader {remote_leader} is the local leader itself: the two groups overlap"),
+                    );
+                }
+                let mut w = Writer::default();
+                w.bytes(&m.encode())
+                    .u32(constrained as u32)
+                    .u32s(lc.group.members());
+                let theirs = ic::swap(
+                    Member {
+                        world: rw,
+                        id: remote_leader,
+                    },
+                    pc.rank,
+                    pc.coll_ctx(),
+                    ic::icreate_peer_tag(a.tag),
+                    w.finish(),
+                )?;
+                let mut r = Reader::new(&theirs);
+                m.and(&Mask::decode(r.bytes()?).ok_or_else(malformed)?);
+                constrained |= r.u32()? != 0;
+                let remote = r.u32s()?;
+                if let Some(w) = remote
+                    .iter()
+                    .find(|w| lc.group.rank_of_world(**w).is_some())
+                {
+                    return err(
+                        ErrorClass::Comm,
+                        format!("the local and remote groups overlap (world rank {w} is in both)"),
+                    );
+                }
+                // Both leaders see the same AND and flags, so they decide alike.
+                let ctx = match context::Decision::of(&m, constrained) {
+                    context::Decision::Exhausted => return Err(context::exhausted()),
+                    d => d.encode(),
+                };
+                let mut o = Writer::default();
+                o.u32(ctx).u32s(&remote);
+                Ok(o.finish())
+            })();
+            Some(ic::encode_outcome(&r))
+        }
+    };
+    let b = team.bcast(outcome)?;
+    let body = ic::decode_outcome(&b)?;
+    let mut r = Reader::new(&body);
+    let ctx = r.u32()?;
+    if context::Decision::decode(ctx) == context::Decision::Retry {
+        return Ok(None);
+    }
+    Ok(Some((ctx, r.u32s()?)))
+}
+
 /// `MPI_Intercomm_create`. `peer` and `remote_leader` matter only at the local leader.
 pub fn intercomm_create(
     local: CommId,
@@ -723,72 +953,26 @@ pub fn intercomm_create(
     let me = my_world()?;
     let mut team = team_of(&lc.group, lc.rank, lc.coll_ctx(), ic::TAG_ICREATE_LOCAL);
     team.root = local_leader as usize;
-    let all = team.gather(local_mask()?.encode())?;
-    let outcome = match all {
-        None => None,
-        Some(all) => {
-            let r = (|| {
-                let mut m = Mask::full();
-                for b in &all {
-                    m.and(&Mask::decode(b).ok_or_else(malformed)?);
-                }
-                let pid = peer.ok_or_else(|| {
-                    Error::new(ErrorClass::Comm, "invalid peer_comm (MPI_COMM_NULL or not a communicator) at the local leader")
-                })?;
-                let pc = snapshot(pid)?;
-                let pg = pc.peer_group();
-                let rw = pg.world_of(remote_leader).ok_or_else(|| {
-                    Error::new(
-                        ErrorClass::Rank,
-                        format!(
-                            "invalid remote_leader {remote_leader} (peer_comm size {})",
-                            pg.size()
-                        ),
-                    )
-                })?;
-                if rw == me {
-                    return err(
-                        ErrorClass::Rank,
-                        format!("remote_leader {remote_leader} is the local leader itself: the two groups overlap"),
-                    );
-                }
-                let mut w = Writer::default();
-                w.bytes(&m.encode()).u32s(lc.group.members());
-                let theirs = ic::swap(
-                    Member {
-                        world: rw,
-                        id: remote_leader,
-                    },
-                    pc.rank,
-                    pc.coll_ctx(),
-                    ic::icreate_peer_tag(tag),
-                    w.finish(),
-                )?;
-                let mut r = Reader::new(&theirs);
-                m.and(&Mask::decode(r.bytes()?).ok_or_else(malformed)?);
-                let remote = r.u32s()?;
-                if let Some(w) = remote
-                    .iter()
-                    .find(|w| lc.group.rank_of_world(**w).is_some())
-                {
-                    return err(
-                        ErrorClass::Comm,
-                        format!("the local and remote groups overlap (world rank {w} is in both)"),
-                    );
-                }
-                let ctx = context::choose(&m)?;
-                let mut o = Writer::default();
-                o.u32(ctx).u32s(&remote);
-                Ok(o.finish())
-            })();
-            Some(ic::encode_outcome(&r))
-        }
+    let args = IcreateArgs {
+        peer,
+        remote_leader,
+        tag,
+        me,
     };
-    let b = team.bcast(outcome)?;
-    let body = ic::decode_outcome(&b)?;
-    let mut r = Reader::new(&body);
-    let ctx = r.u32()?;
-    let remote = r.u32s()?;
+    // Rounds repeat, as in `agree`, while the AND is empty only because members of
+    // either group held slots back for other agreements in progress.
+    let mut rounds = 0;
+    let r: Result<(u32, Vec<u32>)> = (|| loop {
+        let o = offer(rounds)?;
+        rounds += 1;
+        let r = icreate_round(&lc, &team, &args, &o);
+        release(o.hold);
+        if let Some(x) = r? {
+            return Ok(x);
+        }
+    })();
+    agreement_ended(rounds);
+    let (ctx, remote) = r?;
     let new = new_comm(
         ctx,
         lc.group.clone(),

@@ -8,6 +8,12 @@
 //! process belongs to both, so an id names one communicator at every process that
 //! can send or receive on it.
 //!
+//! An agreement in progress holds the slots it offered ([`Claims`]) until it ends, so
+//! no other agreement at this process offers them meanwhile: a blocking one waits for
+//! its exchange while progress moves nonblocking ones (`MPI_Comm_idup`, see
+//! `crate::idup`) forward, and those may be several at once. An agreement whose AND
+//! comes out empty because some member held slots back tries again.
+//!
 //! A freed communicator's slot comes back only once nothing can still match on it:
 //! its table entry stays "retired" while requests started on it exist or messages for
 //! it wait in the unexpected queue (see `CommTable::retire` and [`sweep`]).
@@ -45,6 +51,31 @@ impl Mask {
 
     pub fn is_free(&self, slot: usize) -> bool {
         slot < SLOTS && self.words[slot / 64] & (1u64 << (slot % 64)) != 0
+    }
+
+    /// No slot free.
+    pub fn empty() -> Mask {
+        Mask {
+            words: vec![0; SLOTS / 64],
+        }
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.words.iter().all(|w| *w == 0)
+    }
+
+    /// Takes away the slots of `other`.
+    pub fn remove(&mut self, other: &Mask) {
+        for (a, b) in self.words.iter_mut().zip(&other.words) {
+            *a &= !*b;
+        }
+    }
+
+    /// Adds the slots of `other`.
+    pub fn or(&mut self, other: &Mask) {
+        for (a, b) in self.words.iter_mut().zip(&other.words) {
+            *a |= *b;
+        }
     }
 
     /// Keeps only the slots free in both.
@@ -87,8 +118,15 @@ pub fn ctx_of_slot(slot: usize) -> u32 {
 }
 
 /// Releases retired communicators whose traffic has drained, then returns the slots
-/// free at this process.
+/// free at this process and held by no agreement in progress.
 pub fn local_mask(rt: &mut Runtime) -> Mask {
+    let mut m = unclaimed_mask(rt);
+    m.remove(&rt.comms.claims.held());
+    m
+}
+
+/// The slots free at this process, held or not.
+fn unclaimed_mask(rt: &mut Runtime) -> Mask {
     sweep(rt);
     let mut m = Mask::full();
     // The slots of MPI_COMM_WORLD and MPI_COMM_SELF stay theirs while the world model
@@ -99,6 +137,174 @@ pub fn local_mask(rt: &mut Runtime) -> Mask {
         m.clear(ctx as usize / 2);
     }
     m
+}
+
+/// Identifies a hold in [`Claims`].
+pub type HoldId = u64;
+
+/// Key of a nonblocking agreement: (parent's context id, collective sequence number of
+/// the call on the parent) — the same at every member.
+pub type AgreementKey = (u32, u32);
+
+/// The slots that agreements in progress at this process offered, and the nonblocking
+/// agreements in progress.
+///
+/// Every agreement first runs a round in which nobody offers anything: once it ends,
+/// every member has joined, so the later rounds wait on nothing but progress, and a
+/// hold never waits on what the program does next. Blocking agreements past that first
+/// round go first: nonblocking ones offer nothing meanwhile. Among nonblocking ones past
+/// it, only the one with the lowest key offers.
+#[derive(Default)]
+pub struct Claims {
+    holds: Vec<(HoldId, Mask)>,
+    next: HoldId,
+    /// (key, past its first round).
+    keys: Vec<(AgreementKey, bool)>,
+    /// Blocking agreements past their first round.
+    blocking: u32,
+    /// Counts changes of the above: an agreement that only waits for another to go
+    /// first compares it to know when to try again (see `crate::idup`).
+    generation: u64,
+}
+
+impl Claims {
+    /// Every slot some agreement holds.
+    fn held(&self) -> Mask {
+        let mut m = Mask::empty();
+        for (_, h) in &self.holds {
+            m.or(h);
+        }
+        m
+    }
+
+    /// Gives back the slots of hold `id`.
+    pub fn release(&mut self, id: HoldId) {
+        let n = self.holds.len();
+        self.holds.retain(|(i, _)| *i != id);
+        if self.holds.len() != n {
+            self.generation += 1;
+        }
+    }
+
+    /// Changes with every change of the holds, the agreements in progress and the
+    /// blocking ones: what decides whether an agreement may offer, and what.
+    pub fn generation(&self) -> u64 {
+        self.generation
+    }
+
+    /// Notes a nonblocking agreement in progress.
+    pub fn enter(&mut self, key: AgreementKey) {
+        self.keys.push((key, false));
+        self.generation += 1;
+    }
+
+    /// Nonblocking agreement `key` ended its first round.
+    pub fn joined(&mut self, key: AgreementKey) {
+        for k in &mut self.keys {
+            if k.0 == key {
+                k.1 = true;
+            }
+        }
+        self.generation += 1;
+    }
+
+    /// The nonblocking agreement `key` ended.
+    pub fn leave(&mut self, key: AgreementKey) {
+        self.keys.retain(|k| k.0 != key);
+        self.generation += 1;
+    }
+
+    /// True when nonblocking agreement `key` may offer slots in its next round.
+    pub fn may_offer(&self, key: AgreementKey) -> bool {
+        self.blocking == 0 && self.keys.iter().filter(|k| k.1).map(|k| k.0).min() == Some(key)
+    }
+
+    /// A blocking agreement ended its first round (`true`) or ended (`false`).
+    pub fn blocking(&mut self, on: bool) {
+        if on {
+            self.blocking += 1;
+        } else {
+            self.blocking = self.blocking.saturating_sub(1);
+        }
+        self.generation += 1;
+    }
+}
+
+/// What one member offers in one round of an agreement.
+pub struct Offer {
+    pub mask: Mask,
+    /// The member held slots back (others' holds, or it offered nothing because another
+    /// agreement goes first): an empty AND is then no proof that no slot is free.
+    pub constrained: bool,
+    /// The hold on `mask`, to release when the round ends.
+    pub hold: HoldId,
+}
+
+/// Offers the free slots not held by others (or none, when `take` is false) and holds
+/// them until [`Claims::release`].
+pub fn offer(rt: &mut Runtime, take: bool) -> Offer {
+    let base = unclaimed_mask(rt);
+    let mut mask = base.clone();
+    mask.remove(&rt.comms.claims.held());
+    let constrained = !take || mask != base;
+    if !take {
+        mask = Mask::empty();
+    }
+    let c = &mut rt.comms.claims;
+    let hold = c.next;
+    c.next += 1;
+    c.holds.push((hold, mask.clone()));
+    c.generation += 1;
+    Offer {
+        mask,
+        constrained,
+        hold,
+    }
+}
+
+/// What the AND of a round's offers gives.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Decision {
+    Ctx(u32),
+    /// Nothing in common, but some member held slots back: try again.
+    Retry,
+    /// No slot free at every member.
+    Exhausted,
+}
+
+impl Decision {
+    pub fn of(m: &Mask, constrained: bool) -> Decision {
+        match m.lowest() {
+            Some(s) => Decision::Ctx(ctx_of_slot(s)),
+            None if constrained => Decision::Retry,
+            None => Decision::Exhausted,
+        }
+    }
+
+    /// On the wire: the id, or a code no id takes (ids are even).
+    pub fn encode(self) -> u32 {
+        match self {
+            Decision::Ctx(c) => c,
+            Decision::Retry => u32::MAX,
+            Decision::Exhausted => u32::MAX - 2,
+        }
+    }
+
+    pub fn decode(v: u32) -> Decision {
+        match v {
+            u32::MAX => Decision::Retry,
+            x if x == u32::MAX - 2 => Decision::Exhausted,
+            c => Decision::Ctx(c),
+        }
+    }
+}
+
+/// The error of an exhausted agreement.
+pub fn exhausted() -> crate::error::Error {
+    crate::error::Error::new(
+        ErrorClass::Other,
+        format!("no context id is free at every member: too many communicators exist (at most {SLOTS} per process)"),
+    )
 }
 
 /// The id for a new communicator from the AND of its members' masks.
@@ -156,7 +362,17 @@ pub fn sweep(rt: &mut Runtime) {
     for (id, ctx) in retired {
         if !busy(&rt.device, id, ctx) {
             rt.comms.release(id);
+            // A later communicator on this context starts its collectives afresh.
+            rt.coll.forget_context(ctx);
         }
+    }
+}
+
+/// Removes communicator `id` at once (one that carried no traffic yet: a creation
+/// undone), forgetting its context's collective state like [`sweep`] does.
+pub fn remove_now(rt: &mut Runtime, id: u32) {
+    if let Some(c) = rt.comms.remove(id) {
+        rt.coll.forget_context(c.ctx);
     }
 }
 
@@ -272,5 +488,35 @@ mod tests {
         assert_eq!(none.lowest(), None);
         assert_eq!(choose(&none).unwrap_err().class, ErrorClass::Other);
         assert_eq!(choose(&a).unwrap(), 6);
+    }
+
+    #[test]
+    fn claims_generation_moves_with_what_decides_an_offer() {
+        let mut c = Claims::default();
+        let (a, b) = ((4, 0), (2, 1));
+        let g = c.generation();
+        c.enter(a);
+        c.enter(b);
+        assert!(c.generation() > g);
+        // Nobody offers before joining; then the lowest joined key goes first.
+        assert!(!c.may_offer(a));
+        c.joined(a);
+        assert!(c.may_offer(a));
+        c.joined(b);
+        assert!(!c.may_offer(a) && c.may_offer(b));
+        // A blocking agreement past its first round goes before both.
+        c.blocking(true);
+        assert!(!c.may_offer(b));
+        let g = c.generation();
+        c.blocking(false);
+        assert!(c.generation() > g && c.may_offer(b));
+        // The one waiting learns that the other went from the generation.
+        let g = c.generation();
+        c.leave(b);
+        assert!(c.generation() > g && c.may_offer(a));
+        // Releasing a hold that is not there changes nothing.
+        let g = c.generation();
+        c.release(12345);
+        assert_eq!(c.generation(), g);
     }
 }

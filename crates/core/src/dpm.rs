@@ -249,12 +249,8 @@ fn establish(
             })
             .collect::<Result<Vec<u32>>>()
     })?;
-    // A group of its own: the collective sequence of a context starts afresh for a
-    // communicator whose group is new (`coll::state`), and the other job starts at 0.
-    runtime::with(|rt| {
-        rt.coll.forget_context(ctx);
-        Ok(())
-    })?;
+    // The collective state of a context is forgotten when its previous communicator is
+    // released (`context::sweep`), so both jobs start this one's sequence at 0.
     let new = crate::commops::new_comm(
         ctx,
         Arc::new((*lc.group).clone()),

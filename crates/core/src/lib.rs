@@ -20,6 +20,7 @@ pub mod errhandler;
 pub mod error;
 pub mod grequest;
 pub mod group;
+pub mod idup;
 pub mod info;
 mod internal_coll;
 pub mod mpit;

@@ -395,7 +395,7 @@ pub fn intercomm_create_from_groups(
         local_leader as usize,
     );
     let mut w = Writer::default();
-    let mask = runtime::with(|rt| Ok(context::local_mask(rt)))?;
+    let (mask, _held) = crate::commops::held_mask()?;
     w.bytes(&mask.encode());
     w.bytes(&call_payload(stringtag, &[local, remote]));
     let all = t.gather(w.finish())?;

@@ -180,6 +180,8 @@ impl Xchg {
 pub(crate) enum Step {
     Sched(Box<Exec>),
     Xchg(Xchg),
+    /// A context-id agreement (`MPI_Comm_idup`).
+    Agree(Box<crate::idup::Agreement>),
 }
 
 /// Where an op stands after moving forward.
@@ -254,6 +256,11 @@ impl Op {
                     None => return Progress::Pending,
                     Some(e) => self.note(e),
                 },
+                Step::Agree(a) => match a.advance(rt) {
+                    crate::idup::Poll::Pending => return Progress::Pending,
+                    crate::idup::Poll::User => return Progress::Parked,
+                    crate::idup::Poll::Done(e) => self.note(e),
+                },
             }
             self.at += 1;
         }
@@ -266,8 +273,10 @@ impl Op {
 
     /// Runs the parked local step (user code; without the runtime lock).
     fn resume_user(&mut self) {
-        if let Some(Step::Sched(x)) = self.steps.get_mut(self.at) {
-            x.resume_user();
+        match self.steps.get_mut(self.at) {
+            Some(Step::Sched(x)) => x.resume_user(),
+            Some(Step::Agree(a)) => a.run_user(),
+            _ => {}
         }
     }
 
@@ -417,11 +426,15 @@ pub(crate) fn finish_how(op: Op, how: How) -> Result<Option<ReqId>> {
 /// Moves every started op forward; true if any finished a step that others may wait for.
 pub fn advance_all(rt: &mut Runtime) -> bool {
     let list = std::mem::take(&mut rt.coll.nbc.active);
+    // A change of the context claims (an agreement joined, went or released slots)
+    // may let an op moved earlier in this pass go on: it counts as something done, so
+    // the waiter polls again instead of sleeping on a doorbell no peer rings.
+    let claims = rt.comms.claims.generation();
     let mut did = false;
     for e in list {
         did |= settle(rt, e);
     }
-    did
+    did | (rt.comms.claims.generation() != claims)
 }
 
 /// `MPI_Start` of request `id` when it is a persistent collective: Ok(false) when it is
