@@ -22,6 +22,7 @@ pub mod grequest;
 pub mod group;
 pub mod info;
 mod internal_coll;
+pub mod launcher;
 pub mod mpit;
 pub mod mprobe;
 pub mod namepub;

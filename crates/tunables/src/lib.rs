@@ -502,6 +502,14 @@ pub const INTERNAL: &[(&str, &str)] = &[
         "set by mpiexec for the mpiexec it starts for a spawned job: the parent's preput keys",
     ),
     (
+        "OXMPI_SPAWN_PLACE",
+        "set by a multi-host mpiexec for the mpiexec it starts for a spawned job: each rank's host",
+    ),
+    (
+        "OXMPI_SPAWN_REQUEST",
+        "set by a singleton for the mpiexec it starts to spawn: the spawn request",
+    ),
+    (
         "OXMPI_WRAPPER_ACTIVE",
         "set by mpicc/mpicxx/mpifort while they run, to detect a wrapper calling itself",
     ),
