@@ -356,7 +356,8 @@ pub fn join(fd: std::os::fd::BorrowedFd<'_>) -> Result<CommId> {
 /// `MPI_Comm_spawn` / `MPI_Comm_spawn_multiple`: `apps` is significant at `root`. The
 /// children are started by the process manager and connect back in their `MPI_Init`.
 /// A refused spawn (a program that does not exist, no launcher for a singleton) is
-/// `MPI_ERR_SPAWN` at every member. A singleton starts its launcher itself
+/// `MPI_ERR_SPAWN` at every member, and so are children that do not connect within
+/// `OXMPI_DPM_CONNECT_TIMEOUT`. A singleton starts its launcher itself
 /// ([`crate::launcher`]).
 pub fn spawn(apps: RootArgs<Vec<SpawnApp>>, root: i32, comm: CommId) -> Result<CommId> {
     establish(comm, root, "MPI_Comm_spawn", |mine| {
@@ -380,9 +381,22 @@ pub fn spawn(apps: RootArgs<Vec<SpawnApp>>, root: i32, comm: CommId) -> Result<C
                     )
                 })
             })?;
+            // Children that never connect (a launcher that answered the spawn but could not
+            // start them, as Hydra does for a missing program) fail the spawn in time.
+            let limit = connect_timeout(None)?;
+            let deadline = std::time::Instant::now() + limit;
             let side = port::accept_root(&name, mine, || {
                 if let Some(l) = launcher.as_mut() {
                     l.check()?;
+                }
+                if std::time::Instant::now() >= deadline {
+                    return err(
+                        ErrorClass::Spawn,
+                        format!(
+                            "MPI_Comm_spawn: the children did not connect within {} s (OXMPI_DPM_CONNECT_TIMEOUT)",
+                            limit.as_secs()
+                        ),
+                    );
                 }
                 idle()
             })?;

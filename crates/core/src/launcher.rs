@@ -31,7 +31,8 @@ fn my_object() -> Option<PathBuf> {
     // owned by the loader that stays valid while the object is loaded (we copy it at once).
     unsafe {
         let mut info: libc::Dl_info = std::mem::zeroed();
-        if libc::dladdr(my_object as *const libc::c_void, &mut info) == 0 || info.dli_fname.is_null()
+        if libc::dladdr(my_object as *const libc::c_void, &mut info) == 0
+            || info.dli_fname.is_null()
         {
             return None;
         }
@@ -48,7 +49,10 @@ fn candidates() -> Vec<PathBuf> {
             out.push(dir.join("../bin/mpiexec"));
         }
     }
-    if let Some(dir) = std::env::current_exe().ok().and_then(|p| p.parent().map(Into::into)) {
+    if let Some(dir) = std::env::current_exe()
+        .ok()
+        .and_then(|p| p.parent().map(Into::into))
+    {
         let dir: PathBuf = dir;
         out.push(dir.join("mpiexec"));
         // cargo puts examples and tests one directory below the binaries.
