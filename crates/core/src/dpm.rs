@@ -28,6 +28,7 @@ use crate::comm::{CommId, Group, NO_COMM, SELF, WORLD};
 use crate::context::{self, Mask};
 use crate::error::{err, Error, ErrorClass, Result};
 use crate::internal_coll::{self as ic, Reader, Writer};
+use crate::launcher::Launcher;
 use crate::port::{self, PortName, Remote, Side, KEY_BYTES};
 use crate::runtime::{self, Runtime};
 use crate::transport::bell::Bell;
@@ -350,8 +351,10 @@ pub fn join(fd: std::os::fd::BorrowedFd<'_>) -> Result<CommId> {
 
 /// `MPI_Comm_spawn` / `MPI_Comm_spawn_multiple`: `apps` is significant at `root`. The
 /// children are started by the process manager and connect back in their `MPI_Init`.
-/// A refused spawn (a program that does not exist, no process manager) is
-/// `MPI_ERR_SPAWN` at every member.
+/// A refused spawn (a program that does not exist, no launcher for a singleton) is
+/// `MPI_ERR_SPAWN` at every member, and so are children that do not connect within
+/// `OXMPI_DPM_CONNECT_TIMEOUT`. A singleton starts its launcher itself
+/// ([`crate::launcher`]).
 pub fn spawn(apps: RootArgs<Vec<SpawnApp>>, root: i32, comm: CommId) -> Result<CommId> {
     establish(comm, root, "MPI_Comm_spawn", |mine| {
         let apps = root_args("MPI_Comm_spawn", apps)?;
@@ -362,21 +365,38 @@ pub fn spawn(apps: RootArgs<Vec<SpawnApp>>, root: i32, comm: CommId) -> Result<C
                 apps,
                 preput: vec![(PARENT_PORT_KEY.to_string(), name.clone())],
             };
-            runtime::with(|rt| {
+            // A singleton has no process manager: it starts a launcher of its own.
+            let mut launcher = runtime::with(|rt| {
                 let Some(pmi) = rt.pmi.as_mut() else {
-                    return err(
-                        ErrorClass::Spawn,
-                        "MPI_Comm_spawn: this process was started without mpiexec and cannot spawn (singleton spawn is not supported)",
-                    );
+                    return Launcher::start(&req).map(Some);
                 };
-                pmi.spawn(&req).map_err(|e| {
+                pmi.spawn(&req).map(|_| None).map_err(|e| {
                     Error::new(
                         ErrorClass::Spawn,
                         format!("MPI_Comm_spawn: the process manager refused the spawn: {e}"),
                     )
                 })
             })?;
-            Ok((port::accept_root(&name, mine, idle)?, key))
+            // Children that never connect (a launcher that answered the spawn but could not
+            // start them, as Hydra does for a missing program) fail the spawn in time.
+            let limit = connect_timeout(None)?;
+            let deadline = std::time::Instant::now() + limit;
+            let side = port::accept_root(&name, mine, || {
+                if let Some(l) = launcher.as_mut() {
+                    l.check()?;
+                }
+                if std::time::Instant::now() >= deadline {
+                    return err(
+                        ErrorClass::Spawn,
+                        format!(
+                            "MPI_Comm_spawn: the children did not connect within {} s (OXMPI_DPM_CONNECT_TIMEOUT)",
+                            limit.as_secs()
+                        ),
+                    );
+                }
+                idle()
+            })?;
+            Ok((side, key))
         })();
         let _ = port::close(&name);
         r

@@ -23,6 +23,7 @@ pub mod group;
 pub mod idup;
 pub mod info;
 mod internal_coll;
+pub mod launcher;
 pub mod mpit;
 pub mod mprobe;
 pub mod namepub;

@@ -52,6 +52,8 @@ pub struct LaunchSpec {
     pub round_robin: bool,
     /// `-launcher NAME` / `-launcher-exec TEMPLATE`.
     pub launcher: Option<String>,
+    /// `-usize N`: the universe size the job's processes see (`MPI_UNIVERSE_SIZE`).
+    pub universe_size: Option<u32>,
 }
 
 impl LaunchSpec {
@@ -116,6 +118,8 @@ Several hosts:
   -f, -hostfile FILE     hosts from FILE, one 'host[:slots]' per line, '#' comments
   -ppn N                 N consecutive ranks per host (overrides slots)
   -rr                    round-robin placement: rank r on host r mod hosts
+  -usize N               the universe size (MPI_UNIVERSE_SIZE) the job sees; default the
+                         host list's slots (a host without :N counts 1), at least -n
   -launcher ssh|fork     how proxies start: ssh (default; localhost and this host's
                          name are started directly) or fork (every host is this machine)
   -launcher-exec TMPL    launcher command template, e.g. 'ip netns exec {host}'
@@ -173,6 +177,7 @@ pub fn parse(args: &[String]) -> Result<Request, UsageError> {
         ppn: None,
         round_robin: false,
         launcher: None,
+        universe_size: None,
     };
     let mut proxy: (Option<String>, Option<u32>) = (None, None);
     let mut sec = Section::default();
@@ -272,6 +277,19 @@ pub fn parse(args: &[String]) -> Result<Request, UsageError> {
                 spec.ppn = Some(n);
             }
             "rr" => spec.round_robin = true,
+            "usize" => {
+                let v = value("a number of processes")?;
+                let n: u32 = v
+                    .parse()
+                    .ok()
+                    .filter(|&n| n > 0 && u64::from(n) <= MAX_RANKS)
+                    .ok_or_else(|| {
+                        UsageError(format!(
+                            "{arg}: {v:?} is not a number of processes from 1 to {MAX_RANKS}"
+                        ))
+                    })?;
+                spec.universe_size = Some(n);
+            }
             "launcher" => {
                 let v = value("ssh or fork")?;
                 spec.launcher = Some(match v.as_str() {

@@ -17,6 +17,7 @@ use crate::job::{Job, JobOptions, RankProc};
 use crate::launch;
 use crate::outcome::Cause;
 use crate::signals;
+use crate::spawn::{Inherited, SpawnHosts};
 use crate::wire::{AppRun, Msg, ProxySpec};
 use nix::poll::{PollFd, PollFlags, PollTimeout};
 use oxmpi_pmi::{JobConfig, Server};
@@ -151,12 +152,41 @@ fn app_run(
     }
 }
 
-/// Runs a multi-host job; returns mpiexec's exit status.
-pub fn run(spec: &LaunchSpec, plan: &ClusterPlan, kvsname: String, secret: String) -> i32 {
+/// The universe size of a multi-host job: `-usize`, else the host list's slots (a host
+/// without a count has one), but at least the job's size.
+fn universe_size(spec: &LaunchSpec, hosts: &[HostSpec], size: u32) -> u32 {
+    spec.universe_size.unwrap_or_else(|| {
+        let slots: u64 = hosts.iter().map(|h| u64::from(h.slots.unwrap_or(1))).sum();
+        slots.clamp(u64::from(size), u64::from(u32::MAX)) as u32
+    })
+}
+
+/// Runs a multi-host job; returns mpiexec's exit status. `inherited`: the job is a
+/// spawned one (its name, secret, preput pairs and, when given, each rank's host).
+pub fn run(
+    spec: &LaunchSpec,
+    plan: &ClusterPlan,
+    kvsname: String,
+    secret: String,
+    inherited: Option<Inherited>,
+) -> i32 {
     let verbose = spec.verbose;
     let size = spec.size() as u32;
-    let assign = hosts::place(&plan.hosts, size, plan.placement);
+    let spawned = inherited.is_some();
+    let assign = match inherited.as_ref().and_then(|i| i.place.clone()) {
+        Some(p) => {
+            if p.len() != size as usize || p.iter().any(|&h| h >= plan.hosts.len()) {
+                return crate::usage_error("the spawning job's placement does not fit the job");
+            }
+            p
+        }
+        None => hosts::place(&plan.hosts, size, plan.placement),
+    };
     let mut cfg = JobConfig::new(kvsname.clone(), size);
+    cfg.universe_size = universe_size(spec, &plan.hosts, size);
+    if let Some(i) = inherited {
+        cfg.preput = i.preput;
+    }
     cfg.appnums = spec
         .apps
         .iter()
@@ -291,6 +321,13 @@ pub fn run(spec: &LaunchSpec, plan: &ClusterPlan, kvsname: String, secret: Strin
             verbose,
         },
     );
+    job.enable_spawn(kvsname.clone(), secret.clone());
+    job.spawn_on_hosts(SpawnHosts {
+        hosts: plan.hosts.iter().map(|h| h.name.clone()).collect(),
+        launcher: plan.launcher.clone(),
+        universe_size: cfg.universe_size,
+        next: size as usize,
+    });
     let mut proxy_of_host = vec![usize::MAX; plan.hosts.len()];
     for (id, l) in launched.iter_mut().enumerate() {
         let sock = l.conn.take().expect("every proxy connected");
@@ -326,6 +363,7 @@ pub fn run(spec: &LaunchSpec, plan: &ClusterPlan, kvsname: String, secret: Strin
                 apps: apps.clone(),
                 ranks,
                 stdin_rank0,
+                spawned,
             }),
         );
         if stdin_rank0 {

@@ -170,6 +170,8 @@ pub struct Job {
     stdin_proxy: Option<usize>,
     /// The job's name and secret, for the jobs it spawns (None: spawning is refused).
     spawn_ctx: Option<(String, String)>,
+    /// In a multi-host job: where spawned processes go.
+    spawn_hosts: Option<spawn::SpawnHosts>,
     /// Jobs this job spawned that have not ended well (those that did are dropped).
     spawned: Vec<SpawnedJob>,
     /// Jobs spawned so far (names them).
@@ -253,6 +255,7 @@ impl Job {
             proxies: Vec::new(),
             stdin_proxy: None,
             spawn_ctx: None,
+            spawn_hosts: None,
             spawned: Vec::new(),
             spawn_count: 0,
         }
@@ -264,6 +267,11 @@ impl Job {
         self.spawn_ctx = Some((kvsname, secret));
     }
 
+    /// In a multi-host job: spawned jobs run their ranks on `hosts` ([`spawn::SpawnHosts`]).
+    pub fn spawn_on_hosts(&mut self, hosts: spawn::SpawnHosts) {
+        self.spawn_hosts = Some(hosts);
+    }
+
     /// Starts a job for a spawn request of `rank`, or says why not.
     fn spawn_job(
         &mut self,
@@ -271,7 +279,7 @@ impl Job {
         req: &oxmpi_pmi::spawn::SpawnRequest,
     ) -> Result<String, String> {
         let Some((kvsname, secret)) = self.spawn_ctx.clone() else {
-            return Err("spawning is not supported in multi-host jobs yet".into());
+            return Err("this job cannot spawn".into());
         };
         if self.cause.is_some() {
             return Err("the job is ending".into());
@@ -283,7 +291,7 @@ impl Job {
             ));
         }
         let name = format!("{kvsname}-s{}", self.spawn_count + 1);
-        let j = spawn::start(req, &name, &secret)?;
+        let j = spawn::start(req, &name, &secret, self.spawn_hosts.as_mut())?;
         self.spawn_count += 1;
         self.verbose(format!(
             "rank {rank} spawned job {name}: {} process(es), mpiexec pid {}",

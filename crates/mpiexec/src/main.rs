@@ -2,8 +2,8 @@
 //!
 //! This file wires the pieces: [`args`] parses the command line, [`launch`] starts the
 //! ranks, [`job`] runs the event loop, [`outcome`] decides the message and exit status,
-//! [`shm`] removes leftover shared-memory files. A multi-host proxy mode will start the
-//! same [`job`] loop on each host with the PMI server relayed to the head node.
+//! [`shm`] removes leftover shared-memory files, [`cluster`] and [`proxy`] run multi-host
+//! jobs, [`spawn`] starts the jobs that a job spawns.
 
 mod args;
 mod auth;
@@ -50,6 +50,16 @@ pub(crate) fn usage_error(msg: &str) -> i32 {
 
 fn run(args: &[String]) -> i32 {
     ensure_standard_fds();
+    let singleton;
+    let args = if args.len() == 1 && args[0] == spawn::SINGLETON_ARG {
+        singleton = match spawn::singleton_command_line() {
+            Ok(a) => a,
+            Err(e) => return usage_error(&e),
+        };
+        &singleton[..]
+    } else {
+        args
+    };
     match args::parse(args) {
         Err(e) => usage_error(&e.0),
         Ok(Request::Help) => {
@@ -162,7 +172,7 @@ fn launch_job(mut spec: LaunchSpec) -> i32 {
         }
     }
     if spec.hosts.is_some() || spec.hostfile.is_some() {
-        return launch_cluster(spec, verbose, &settings);
+        return launch_cluster(spec, verbose, &settings, inherited);
     }
     let size = spec.size();
     let (child_nofile, nofile) = raise_nofile();
@@ -193,6 +203,7 @@ fn launch_job(mut spec: LaunchSpec) -> i32 {
         .enumerate()
         .flat_map(|(i, a)| std::iter::repeat_n(i as i32, a.nprocs as usize))
         .collect();
+    cfg.universe_size = spec.universe_size.unwrap_or(size);
     if let Some(i) = inherited {
         cfg.preput = i.preput;
     }
@@ -292,7 +303,12 @@ fn launch_job(mut spec: LaunchSpec) -> i32 {
 }
 
 /// A job on several hosts (see [`cluster`]).
-fn launch_cluster(mut spec: LaunchSpec, verbose: bool, settings: &Settings) -> i32 {
+fn launch_cluster(
+    mut spec: LaunchSpec,
+    verbose: bool,
+    settings: &Settings,
+    inherited: Option<spawn::Inherited>,
+) -> i32 {
     spec.verbose = verbose;
     let hosts = match (&spec.hosts, &spec.hostfile) {
         (Some(h), None) => h.clone(),
@@ -315,9 +331,12 @@ fn launch_cluster(mut spec: LaunchSpec, verbose: bool, settings: &Settings) -> i
         .clone()
         .or_else(|| settings.text(Id::Launcher))
         .unwrap_or_else(|| cluster::DEFAULT_LAUNCHER.to_string());
-    let (kvsname, secret) = match job_name_and_secret() {
-        Ok(x) => x,
-        Err(code) => return code,
+    let (kvsname, secret) = match &inherited {
+        Some(i) => (i.kvsname.clone(), i.secret.clone()),
+        None => match job_name_and_secret() {
+            Ok(x) => x,
+            Err(code) => return code,
+        },
     };
     let plan = cluster::ClusterPlan {
         hosts,
@@ -330,5 +349,5 @@ fn launch_cluster(mut spec: LaunchSpec, verbose: bool, settings: &Settings) -> i
         tcp_if: settings.text(Id::TcpIf),
         proxy_path: settings.text(Id::ProxyPath),
     };
-    cluster::run(&spec, &plan, kvsname, secret)
+    cluster::run(&spec, &plan, kvsname, secret, inherited)
 }

@@ -137,7 +137,7 @@ impl Proxy {
             kvsname: spec.kvsname.clone(),
             secret: spec.secret.clone(),
             size: spec.size,
-            spawned: false,
+            spawned: spec.spawned,
         };
         let nlocal = spec.ranks.len() as u32;
         for (i, &(rank, app)) in spec.ranks.iter().enumerate() {

@@ -1,7 +1,7 @@
 //! Jobs started by a running job (`MPI_Comm_spawn`, PMI spawn requests).
 //!
 //! A spawn request starts one more `mpiexec` (this same program) as a child of this one,
-//! on this host, with the request's commands as its applications: the new job gets its
+//! with the request's commands as its applications: the new job gets its
 //! own PMI server, key-value space (`kvsname`), `MPI_COMM_WORLD` and process group, and
 //! the ranks see `PMI_SPAWNED=1`. The request's preput pairs (where MPICH's parents put
 //! the address their root listens on, `PARENT_ROOT_PORT_NAME`) are in the new job's
@@ -15,6 +15,13 @@
 //! so a program that does not exist fails the spawn at once instead of leaving the
 //! parents waiting for children that never come. Info keys read: `wdir`, `path`, `host`
 //! (only this host's names); others, `soft` included, are ignored as the standard allows.
+//!
+//! In a multi-host job ([`SpawnHosts`]) the spawned `mpiexec` is itself the head of a
+//! multi-host job: it gets the host list and launcher of the spawning job, and
+//! `OXMPI_SPAWN_PLACE` says on which host each of its ranks runs (the `host` info key,
+//! else round-robin over the hosts, continuing after the ranks placed so far).
+//!
+//! A singleton spawns by running `mpiexec --singleton-spawn` ([`SINGLETON_ARG`]) itself.
 //!
 //! The spawning `mpiexec` waits for its spawned jobs before it exits; a spawned job that
 //! fails fails the spawning job, and ending the spawning job ends its spawned jobs (they
@@ -32,6 +39,27 @@ use std::process::{Command, Stdio};
 const ENV_KVSNAME: &str = "OXMPI_SPAWN_KVSNAME";
 const ENV_SECRET: &str = "OXMPI_SPAWN_SECRET";
 const ENV_PREPUT: &str = "OXMPI_SPAWN_PREPUT";
+const ENV_PLACE: &str = "OXMPI_SPAWN_PLACE";
+const ENV_REQUEST: &str = "OXMPI_SPAWN_REQUEST";
+
+/// The argument with which a singleton (a process started without a launcher) runs
+/// `mpiexec` to spawn: the request is in `OXMPI_SPAWN_REQUEST`
+/// ([`oxmpi_pmi::spawn::to_word`]), the new job's name and secret in
+/// `OXMPI_SPAWN_KVSNAME` / `OXMPI_SPAWN_SECRET`.
+pub const SINGLETON_ARG: &str = "--singleton-spawn";
+
+/// For [`SINGLETON_ARG`]: reads the singleton's request, moves its preput pairs where
+/// [`take_inherited`] finds them, and returns the command line (after the program name)
+/// of the job to run. Call before any thread starts.
+pub fn singleton_command_line() -> Result<Vec<String>, String> {
+    let word = std::env::var(ENV_REQUEST)
+        .map_err(|_| format!("{SINGLETON_ARG} needs {ENV_REQUEST} (it is for MPI programs)"))?;
+    std::env::remove_var(ENV_REQUEST);
+    let req = oxmpi_pmi::spawn::from_word(&word)
+        .map_err(|e| format!("{ENV_REQUEST} is malformed: {e}"))?;
+    std::env::set_var(ENV_PREPUT, encode_preput(&req.preput));
+    command_line(&req, std::env::var_os("PATH").as_ref(), false)
+}
 
 /// Spawned jobs one job may have running at once.
 pub const MAX_SPAWNED: usize = 256;
@@ -42,6 +70,53 @@ pub struct Inherited {
     pub kvsname: String,
     pub secret: String,
     pub preput: Vec<(String, String)>,
+    /// In a multi-host job: the index into `-hosts` of each rank's host.
+    pub place: Option<Vec<usize>>,
+}
+
+/// Where a multi-host job's spawned processes may go: its hosts, in the order of its
+/// host list, and how its proxies are started.
+#[derive(Debug, Clone)]
+pub struct SpawnHosts {
+    pub hosts: Vec<String>,
+    pub launcher: String,
+    /// The universe size the spawned jobs report.
+    pub universe_size: u32,
+    /// Round-robin cursor: the host (mod `hosts`) of the next process placed without a
+    /// `host` info key; starts after the job's own ranks.
+    pub next: usize,
+}
+
+impl SpawnHosts {
+    /// The host of every process of `req`: an application's `host` info key, else the
+    /// next host round-robin.
+    fn place(&mut self, req: &SpawnRequest) -> Result<Vec<String>, String> {
+        let mut out = Vec::new();
+        let mut next = self.next;
+        for app in &req.apps {
+            let fixed = match app.info_value("host") {
+                Some(h) => Some(
+                    crate::hosts::parse_entry(h)
+                        .ok()
+                        .filter(|e| e.slots.is_none())
+                        .ok_or_else(|| format!("host {h:?}: not a host name"))?
+                        .name,
+                ),
+                None => None,
+            };
+            for _ in 0..app.maxprocs {
+                out.push(match &fixed {
+                    Some(h) => h.clone(),
+                    None => {
+                        next += 1;
+                        self.hosts[(next - 1) % self.hosts.len()].clone()
+                    }
+                });
+            }
+        }
+        self.next = next;
+        Ok(out)
+    }
 }
 
 /// A running spawned job.
@@ -60,7 +135,8 @@ pub fn take_inherited() -> Result<Option<Inherited>, String> {
     };
     let secret = std::env::var_os(ENV_SECRET).unwrap_or_default();
     let preput = std::env::var_os(ENV_PREPUT).unwrap_or_default();
-    for v in [ENV_KVSNAME, ENV_SECRET, ENV_PREPUT] {
+    let place = std::env::var_os(ENV_PLACE);
+    for v in [ENV_KVSNAME, ENV_SECRET, ENV_PREPUT, ENV_PLACE] {
         std::env::remove_var(v);
     }
     let text = |v: OsString, what: &str| {
@@ -72,10 +148,21 @@ pub fn take_inherited() -> Result<Option<Inherited>, String> {
     if kvsname.is_empty() || secret.is_empty() {
         return Err(format!("{ENV_KVSNAME} or {ENV_SECRET} is empty"));
     }
+    let place = match place {
+        None => None,
+        Some(p) => Some(
+            text(p, ENV_PLACE)?
+                .split(',')
+                .map(|i| i.parse::<usize>())
+                .collect::<Result<Vec<_>, _>>()
+                .map_err(|_| format!("malformed {ENV_PLACE}"))?,
+        ),
+    };
     Ok(Some(Inherited {
         kvsname,
         secret,
         preput: decode_preput(&text(preput, ENV_PREPUT)?)?,
+        place,
     }))
 }
 
@@ -123,6 +210,7 @@ fn is_this_host(host: &str) -> bool {
 pub fn command_line(
     req: &SpawnRequest,
     path_var: Option<&OsString>,
+    multi_host: bool,
 ) -> Result<Vec<String>, String> {
     use oxmpi_pmi::limits::{MAX_KEY_LEN, MAX_VALUE_LEN};
     // The new job's PMI server would refuse these at its start, failing the new job
@@ -141,9 +229,9 @@ pub fn command_line(
     let mut args = Vec::new();
     for (i, app) in req.apps.iter().enumerate() {
         if let Some(h) = app.info_value("host") {
-            if !is_this_host(h) {
+            if !multi_host && !is_this_host(h) {
                 return Err(format!(
-                    "host {h:?}: spawning on other hosts is not supported yet"
+                    "host {h:?}: this job runs on this host only (spawning on other hosts needs mpiexec -hosts or -f)"
                 ));
             }
         }
@@ -191,12 +279,48 @@ pub fn command_line(
     Ok(args)
 }
 
-/// Starts the spawned job `kvsname` for `req`, sharing `secret`.
-pub fn start(req: &SpawnRequest, kvsname: &str, secret: &str) -> Result<SpawnedJob, String> {
-    let args = command_line(req, std::env::var_os("PATH").as_ref())?;
+/// The global options that make a spawned `mpiexec` start its ranks on `hosts` (one
+/// name per rank), and the value of [`ENV_PLACE`].
+fn cluster_options(hosts: &[String], cluster: &SpawnHosts) -> (Vec<String>, String) {
+    let mut uniq: Vec<&str> = Vec::new();
+    let mut place = Vec::with_capacity(hosts.len());
+    for h in hosts {
+        let i = uniq.iter().position(|u| u == h).unwrap_or_else(|| {
+            uniq.push(h);
+            uniq.len() - 1
+        });
+        place.push(i.to_string());
+    }
+    let opts = vec![
+        "-hosts".to_owned(),
+        uniq.join(","),
+        "-launcher-exec".to_owned(),
+        cluster.launcher.clone(),
+        "-usize".to_owned(),
+        cluster.universe_size.to_string(),
+    ];
+    (opts, place.join(","))
+}
+
+/// Starts the spawned job `kvsname` for `req`, sharing `secret`; in a multi-host job
+/// (`cluster`) its ranks go where [`SpawnHosts`] places them.
+pub fn start(
+    req: &SpawnRequest,
+    kvsname: &str,
+    secret: &str,
+    cluster: Option<&mut SpawnHosts>,
+) -> Result<SpawnedJob, String> {
+    let mut args = command_line(req, std::env::var_os("PATH").as_ref(), cluster.is_some())?;
     let exe = std::env::current_exe().map_err(|e| format!("cannot find mpiexec itself: {e}"))?;
     let parent_pid = std::process::id() as libc::pid_t;
     let mut cmd = Command::new(exe);
+    if let Some(c) = cluster {
+        let hosts = c.place(req)?;
+        let (mut opts, place) = cluster_options(&hosts, c);
+        opts.append(&mut args);
+        args = opts;
+        cmd.env(ENV_PLACE, place);
+    }
     cmd.args(&args)
         .env(ENV_KVSNAME, kvsname)
         .env(ENV_SECRET, secret)
@@ -272,7 +396,7 @@ mod tests {
             apps: vec![app("true", 2, &[]), app("sh", 1, &[("wdir", "/tmp")])],
             preput: vec![],
         };
-        let args = command_line(&req, path.as_ref()).unwrap();
+        let args = command_line(&req, path.as_ref(), false).unwrap();
         let t = resolve_program("true", path.as_ref()).unwrap();
         let sh = resolve_program("sh", path.as_ref()).unwrap();
         assert_eq!(
@@ -301,21 +425,21 @@ mod tests {
             ),
             (
                 app("true", 1, &[("host", "elsewhere.invalid")]),
-                "other hosts",
+                "this host only",
             ),
         ] {
             let req = SpawnRequest {
                 apps: vec![bad],
                 preput: vec![],
             };
-            let e = command_line(&req, path.as_ref()).unwrap_err();
+            let e = command_line(&req, path.as_ref(), false).unwrap_err();
             assert!(e.contains(why), "{e}");
         }
         let req = SpawnRequest {
             apps: vec![app("true", 1, &[])],
             preput: vec![("k".repeat(65), "v".into())],
         };
-        assert!(command_line(&req, path.as_ref())
+        assert!(command_line(&req, path.as_ref(), false)
             .unwrap_err()
             .contains("preput"));
         // The path info key is searched first.
@@ -323,7 +447,7 @@ mod tests {
             apps: vec![app("sh", 1, &[("path", "/bin")])],
             preput: vec![],
         };
-        let args = command_line(&req, None).unwrap();
+        let args = command_line(&req, None, false).unwrap();
         assert_eq!(args[2], "/bin/sh");
     }
 }

@@ -18,6 +18,8 @@ pub struct ProxySpec {
     pub ranks: Vec<(u32, u32)>,
     /// Rank 0 runs here and reads mpiexec's stdin.
     pub stdin_rank0: bool,
+    /// The job was started by a spawn (its ranks see `PMI_SPAWNED=1`).
+    pub spawned: bool,
 }
 
 /// One application section as a proxy needs it.
@@ -137,7 +139,7 @@ pub fn encode(m: &Msg) -> Vec<u8> {
             w.str(&s.kvsname);
             w.str(&s.secret);
             w.u32(s.size);
-            w.u8(s.stdin_rank0 as u8);
+            w.u8(s.stdin_rank0 as u8 | (s.spawned as u8) << 1);
             w.u32(s.apps.len() as u32);
             for a in &s.apps {
                 w.str(&a.program);
@@ -216,7 +218,8 @@ fn decode_body(b: &[u8]) -> Result<Msg, WireError> {
             let kvsname = r.str()?;
             let secret = r.str()?;
             let size = r.u32()?;
-            let stdin_rank0 = r.u8()? != 0;
+            let flags = r.u8()?;
+            let (stdin_rank0, spawned) = (flags & 1 != 0, flags & 2 != 0);
             let napps = r.count(13)?;
             let mut apps = Vec::with_capacity(napps);
             for _ in 0..napps {
@@ -254,6 +257,7 @@ fn decode_body(b: &[u8]) -> Result<Msg, WireError> {
                 apps,
                 ranks,
                 stdin_rank0,
+                spawned,
             })
         }
         2 => Msg::Pmi {
@@ -335,6 +339,7 @@ mod tests {
                 }],
                 ranks: vec![(1, 0), (3, 0)],
                 stdin_rank0: false,
+                spawned: true,
             }),
             Msg::Pmi {
                 rank: 2,

@@ -285,6 +285,23 @@ pub fn v2_request(req: &SpawnRequest) -> Message {
     m
 }
 
+/// `req` as one word of [`crate::encode_value`]'s alphabet (its PMI-2 form), for an
+/// environment variable: a singleton hands its spawn request so to the launcher it
+/// starts.
+pub fn to_word(req: &SpawnRequest) -> Result<String, CodecError> {
+    Ok(crate::encode_value(&crate::v2::encode(&v2_request(req))?))
+}
+
+/// The request [`to_word`] wrote.
+pub fn from_word(w: &str) -> Result<SpawnRequest, CodecError> {
+    let b = crate::decode_value(w).map_err(|e| CodecError::new(e.to_string()))?;
+    let h = crate::v2::HEADER_LEN;
+    if b.len() < h || crate::v2::parse_header(&b[..h])? != b.len() - h {
+        return Err(CodecError::new("truncated spawn request"));
+    }
+    parse_v2(&crate::v2::parse_body(&b[h..])?)
+}
+
 /// What became of a spawn: the new job's name, or why it could not start.
 pub type SpawnOutcome = Result<String, String>;
 
@@ -357,6 +374,24 @@ preput_val_0=tag#0$port#4$\ninfo_num=1\ninfo_key_0=wdir\ninfo_val_0=/tmp\nendcmd
                 .unwrap();
         let (app, _, preput) = parse_v1_block(&minimal).unwrap();
         assert!(app.args.is_empty() && app.info.is_empty() && preput.is_empty());
+    }
+
+    #[test]
+    fn requests_survive_a_word() {
+        let req = SpawnRequest {
+            apps: vec![SpawnApp {
+                command: "./w;x".into(),
+                maxprocs: 3,
+                args: vec!["a b".into(), "".into(), "k=v;".into()],
+                info: vec![("wdir".into(), "/tmp".into())],
+            }],
+            preput: vec![("PARENT_ROOT_PORT_NAME".into(), "oxmpi-port:1".into())],
+        };
+        let w = to_word(&req).unwrap();
+        assert!(!w.contains(' ') && !w.contains('='));
+        assert_eq!(from_word(&w).unwrap(), req);
+        assert!(from_word("zz").is_err());
+        assert!(from_word(&w[..w.len() - 2]).is_err());
     }
 
     #[test]

@@ -364,7 +364,7 @@ registry! {
     DpmConnectTimeout = Tunable {
         name: "OXMPI_DPM_CONNECT_TIMEOUT", category: C::Process, reader: R::Library,
         kind: K::Int { min: 1, max: 86_400 }, auto: false, default: I::Int(60), rule: "",
-        doc: "seconds MPI_Comm_connect waits for the port's owner to accept (info key \"timeout\" overrides it) before it fails with MPI_ERR_PORT",
+        doc: "seconds MPI_Comm_connect waits for the port's owner to accept (info key \"timeout\" overrides it) before it fails with MPI_ERR_PORT; also how long MPI_Comm_spawn waits for the children to connect before it fails with MPI_ERR_SPAWN",
     };
     TcpDebug = Tunable {
         name: "OXMPI_TCP_DEBUG", category: C::Tcp, reader: R::Library,
@@ -500,6 +500,14 @@ pub const INTERNAL: &[(&str, &str)] = &[
     (
         "OXMPI_SPAWN_PREPUT",
         "set by mpiexec for the mpiexec it starts for a spawned job: the parent's preput keys",
+    ),
+    (
+        "OXMPI_SPAWN_PLACE",
+        "set by a multi-host mpiexec for the mpiexec it starts for a spawned job: each rank's host",
+    ),
+    (
+        "OXMPI_SPAWN_REQUEST",
+        "set by a singleton for the mpiexec it starts to spawn: the spawn request",
     ),
     (
         "OXMPI_WRAPPER_ACTIVE",
