@@ -494,9 +494,10 @@ fn gather_global(
 }
 
 /// `MPI_Gather` (4.12). `recv` matters at the root.
-pub(crate) fn gather(s: &Span, send: Buf, recv: Buf, root: i32) -> Result<()> {
+pub(crate) fn gather(s: &Span, send: Input<Buf>, recv: Buf, root: i32) -> Result<()> {
     let root = s.check_root(root)?;
     let me = s.rank;
+    let (send, in_place) = own_input(s, send, root, || block(recv, me))?;
     let st = info(send.ty)?;
     let packsize = ext_size(&st, count_of(send.count, "sendcount")?)?;
     if packsize >= s.xsize {
@@ -506,25 +507,27 @@ pub(crate) fn gather(s: &Span, send: Buf, recv: Buf, root: i32) -> Result<()> {
         }
         for i in 0..s.size() {
             let p = block(recv, i)?;
-            if i == me {
-                copy(send, p)?;
-            } else {
+            if i != me {
                 s.recv(p, i, GATHER_TAG)?;
+            } else if !in_place {
+                copy(send, p)?;
             }
         }
         return Ok(());
     }
     let sizes = vec![packsize; s.size()];
     let rblock = |r: usize| block(recv, r);
-    gather_short(s, send, root, &sizes, &rblock, GATHER_TAG)
+    gather_short(s, send, in_place, root, &sizes, &rblock, GATHER_TAG)
 }
 
 /// `gather_short` and `gatherv_short`: `sizes[r]` is rank r's packed size (known at
 /// the root and, for its own rank, everywhere), `rblock(r)` its receive block at the
 /// root.
+#[allow(clippy::too_many_arguments)]
 fn gather_short(
     s: &Span,
     send: Buf,
+    in_place: bool,
     root: usize,
     sizes: &[usize],
     rblock: &dyn Fn(usize) -> Result<Buf>,
@@ -541,10 +544,10 @@ fn gather_short(
     if root_local {
         if me == root {
             for r in s.locals(mine) {
-                if r == me {
-                    copy(send, rblock(r)?)?;
-                } else {
+                if r != me {
                     s.recv(rblock(r)?, r, tag)?;
+                } else if !in_place {
+                    copy(send, rblock(r)?)?;
                 }
             }
         } else {
@@ -629,9 +632,10 @@ fn vblock(v: &VBuf<'_>, r: usize) -> Result<Buf> {
 }
 
 /// `MPI_Gatherv` (4.13). `recv` matters at the root.
-pub(crate) fn gatherv(s: &Span, send: Buf, recv: &VBuf<'_>, root: i32) -> Result<()> {
+pub(crate) fn gatherv(s: &Span, send: Input<Buf>, recv: &VBuf<'_>, root: i32) -> Result<()> {
     let root = s.check_root(root)?;
     let me = s.rank;
+    let (send, in_place) = own_input(s, send, root, || vblock(recv, me))?;
     let at_root = me == root;
     let maxsize = v_is_short(s, at_root.then_some((recv.counts, recv.ty)), root)?;
     if maxsize == 0 {
@@ -641,10 +645,10 @@ pub(crate) fn gatherv(s: &Span, send: Buf, recv: &VBuf<'_>, root: i32) -> Result
         }
         for i in 0..s.size() {
             let p = vblock(recv, i)?;
-            if i == me {
-                copy(send, p)?;
-            } else {
+            if i != me {
                 s.recv(p, i, GATHERV_TAG)?;
+            } else if !in_place {
+                copy(send, p)?;
             }
         }
         return Ok(());
@@ -658,7 +662,7 @@ pub(crate) fn gatherv(s: &Span, send: Buf, recv: &VBuf<'_>, root: i32) -> Result
         }
     }
     let rblock = |r: usize| vblock(recv, r);
-    gather_short(s, send, root, &sizes, &rblock, GATHERV_TAG)
+    gather_short(s, send, in_place, root, &sizes, &rblock, GATHERV_TAG)
 }
 
 // ----- 4.14, 4.15 Scatter(v) ---------------------------------------------------------
@@ -668,7 +672,7 @@ pub(crate) fn gatherv(s: &Span, send: Buf, recv: &VBuf<'_>, root: i32) -> Result
 fn scatter_short(
     s: &Span,
     sblock: &dyn Fn(usize) -> Result<Buf>,
-    recv: Buf,
+    recv: Input<Buf>,
     root: usize,
     cap: usize,
     tag: i32,
@@ -696,17 +700,18 @@ fn scatter_short(
     if s.are_local(me, root) {
         if me == root {
             for r in s.locals(mine) {
-                if r == me {
-                    copy(sblock(r)?, recv)?;
-                } else {
+                if r != me {
                     s.send(sblock(r)?, r, tag)?;
+                } else if let Input::Data(b) = recv {
+                    copy(sblock(r)?, b)?;
                 }
             }
         } else {
-            s.recv(recv, root, tag)?;
+            s.recv(data_or_arg(recv)?, root, tag)?;
         }
         return Ok(());
     }
+    let recv = data_or_arg(recv)?;
     let mysize = ext_size(&info(recv.ty)?, count_of(recv.count, "recvcount")?)?;
     if me != lm {
         // Tell the master how much of its buffer is this rank's, then take it.
@@ -745,57 +750,100 @@ fn scatter_short(
 }
 
 /// `MPI_Scatter` (4.14). `send` matters at the root.
-pub(crate) fn scatter(s: &Span, send: Buf, recv: Buf, root: i32) -> Result<()> {
+pub(crate) fn scatter(s: &Span, send: Buf, recv: Input<Buf>, root: i32) -> Result<()> {
     let root = s.check_root(root)?;
     let me = s.rank;
-    let packsize = ext_size(&info(recv.ty)?, count_of(recv.count, "recvcount")?)?;
+    let mine = match recv {
+        Input::Data(b) => b,
+        Input::InPlace if me == root => send,
+        Input::InPlace => return in_place_off_root(),
+    };
+    let packsize = ext_size(&info(mine.ty)?, count_of(mine.count, "recvcount")?)?;
     let sblock = |r: usize| block(send, r);
     if packsize < s.xsize {
         let cap = s.locals(s.lmn(me)).len() * packsize;
         return scatter_short(s, &sblock, recv, root, cap, SCATTER_TAG);
     }
-    if me != root {
-        s.recv(recv, root, SCATTER_TAG)?;
-        return Ok(());
-    }
-    for i in 0..s.size() {
-        if i == me {
-            copy(sblock(i)?, recv)?;
-        } else {
-            s.send(sblock(i)?, i, SCATTER_TAG)?;
-        }
-    }
-    Ok(())
+    scatter_long(s, &sblock, recv, root, SCATTER_TAG)
 }
 
 /// `MPI_Scatterv` (4.15). `send` matters at the root.
-pub(crate) fn scatterv(s: &Span, send: &VBuf<'_>, recv: Buf, root: i32) -> Result<()> {
+pub(crate) fn scatterv(s: &Span, send: &VBuf<'_>, recv: Input<Buf>, root: i32) -> Result<()> {
     let root = s.check_root(root)?;
     let me = s.rank;
+    if recv.is_in_place() && me != root {
+        return in_place_off_root();
+    }
     let maxsize = v_is_short(s, (me == root).then_some((send.counts, send.ty)), root)?;
     let sblock = |r: usize| vblock(send, r);
     if maxsize > 0 {
         let cap = s.locals(s.lmn(me)).len() * maxsize as usize;
         return scatter_short(s, &sblock, recv, root, cap, SCATTERV_TAG);
     }
+    scatter_long(s, &sblock, recv, root, SCATTERV_TAG)
+}
+
+/// `scatter_long`, `scatterv_long`: the root sends each rank its block.
+fn scatter_long(
+    s: &Span,
+    sblock: &dyn Fn(usize) -> Result<Buf>,
+    recv: Input<Buf>,
+    root: usize,
+    tag: i32,
+) -> Result<()> {
+    let me = s.rank;
     if me != root {
-        s.recv(recv, root, SCATTERV_TAG)?;
+        s.recv(data_or_arg(recv)?, root, tag)?;
         return Ok(());
     }
     for i in 0..s.size() {
-        if i == me {
-            copy(sblock(i)?, recv)?;
-        } else {
-            s.send(sblock(i)?, i, SCATTERV_TAG)?;
+        if i != me {
+            s.send(sblock(i)?, i, tag)?;
+        } else if let Input::Data(b) = recv {
+            copy(sblock(i)?, b)?;
         }
     }
     Ok(())
 }
 
+fn in_place_off_root<T>() -> Result<T> {
+    err(
+        ErrorClass::Buffer,
+        "MPI_IN_PLACE is allowed only at the root",
+    )
+}
+
+fn data_or_arg(i: Input<Buf>) -> Result<Buf> {
+    match i {
+        Input::Data(b) => Ok(b),
+        Input::InPlace => in_place_off_root(),
+    }
+}
+
+/// A rooted gather's own contribution: the send buffer, or (in place, at the root
+/// only) its block of the receive buffer; and whether it is in place.
+fn own_input(
+    s: &Span,
+    send: Input<Buf>,
+    root: usize,
+    own: impl FnOnce() -> Result<Buf>,
+) -> Result<(Buf, bool)> {
+    match send {
+        Input::Data(b) => Ok((b, false)),
+        Input::InPlace if s.rank == root => Ok((own()?, true)),
+        Input::InPlace => in_place_off_root(),
+    }
+}
+
 // ----- 4.19, 4.20 Allgather(v) -------------------------------------------------------
 
 /// `MPI_Allgather` (4.19): gather to 0, then broadcast from 0.
-pub(crate) fn allgather(s: &Span, send: Buf, recv: Buf) -> Result<()> {
+pub(crate) fn allgather(s: &Span, send: Input<Buf>, recv: Buf) -> Result<()> {
+    // In place everywhere: rank 0 gathers in place, the others send their block.
+    let send = match send {
+        Input::InPlace if s.rank != 0 => Input::Data(block(recv, s.rank)?),
+        other => other,
+    };
     gather(s, send, recv, 0)?;
     let all = Buf {
         count: recv.count * s.size() as i64,
@@ -806,7 +854,11 @@ pub(crate) fn allgather(s: &Span, send: Buf, recv: Buf) -> Result<()> {
 
 /// `MPI_Allgatherv` (4.20): gatherv to 0, then a broadcast from 0 of all the
 /// elements, in rank order (reading 44: an indexed type over the blocks).
-pub(crate) fn allgatherv(s: &Span, send: Buf, recv: &VBuf<'_>) -> Result<()> {
+pub(crate) fn allgatherv(s: &Span, send: Input<Buf>, recv: &VBuf<'_>) -> Result<()> {
+    let send = match send {
+        Input::InPlace if s.rank != 0 => Input::Data(vblock(recv, s.rank)?),
+        other => other,
+    };
     gatherv(s, send, recv, 0)?;
     let n = s.size();
     let ty = crate::types::indexed(&recv.counts[..n], &recv.displs[..n], recv.ty)?;
@@ -959,7 +1011,7 @@ fn apply(input: Buf, inout: Buf, op: OpId) -> Result<()> {
 /// `MPI_Reduce` (4.16). `rbuf` matters at the root.
 pub(crate) fn reduce(
     s: &Span,
-    sbuf: usize,
+    sbuf: Input<usize>,
     rbuf: usize,
     count: i64,
     ty: TypeId,
@@ -969,6 +1021,18 @@ pub(crate) fn reduce(
     let root = s.check_root(root)?;
     let n = count_of(count, "count")?;
     let b = |addr| Buf { addr, count, ty };
+    // In place (at the root only): the root's data is in `rbuf`, which the reduction
+    // overwrites, so it is read from a copy.
+    let saved;
+    let sbuf = match sbuf {
+        Input::Data(a) => a,
+        Input::InPlace if s.rank == root => {
+            saved = Scratch::new(ty, n)?;
+            copy(b(rbuf), saved.buf(ty, n))?;
+            saved.base
+        }
+        Input::InPlace => return in_place_off_root(),
+    };
     // Checks the operation against the type before any message moves.
     let probe = Scratch::new(ty, 1)?;
     apply(probe.buf(ty, 0), probe.buf(ty, 0), op)?;
@@ -1078,12 +1142,18 @@ fn reduce_noncommutative(
 /// reading 43).
 pub(crate) fn allreduce(
     s: &Span,
-    sbuf: usize,
+    sbuf: Input<usize>,
     rbuf: usize,
     count: i64,
     ty: TypeId,
     op: OpId,
 ) -> Result<()> {
+    // In place everywhere: the others' data is in `rbuf`, which a non-root's reduce
+    // only reads.
+    let sbuf = match sbuf {
+        Input::InPlace if s.rank != 0 => Input::Data(rbuf),
+        other => other,
+    };
     reduce(s, sbuf, rbuf, count, ty, op, 0)?;
     bcast(
         s,
@@ -1099,7 +1169,7 @@ pub(crate) fn allreduce(
 /// `MPI_Reduce_scatter` (4.17): reduce to 0, then scatterv from 0.
 pub(crate) fn reduce_scatter(
     s: &Span,
-    sbuf: usize,
+    sbuf: Input<usize>,
     rbuf: usize,
     rcounts: &[i64],
     ty: TypeId,
@@ -1119,7 +1189,12 @@ pub(crate) fn reduce_scatter(
         total += count_of(c, &format!("recvcounts[{i}]"))?;
     }
     let tmp = Scratch::new(ty, if s.rank == 0 { total } else { 0 })?;
-    reduce(s, sbuf, tmp.base, total as i64, ty, op, 0)?;
+    // In place: the input is in `rbuf` (read by the reduce, written by the scatterv).
+    let sbuf = match sbuf {
+        Input::Data(a) => a,
+        Input::InPlace => rbuf,
+    };
+    reduce(s, Input::Data(sbuf), tmp.base, total as i64, ty, op, 0)?;
     let v = VBuf {
         addr: tmp.base,
         counts,
@@ -1129,11 +1204,11 @@ pub(crate) fn reduce_scatter(
     scatterv(
         s,
         &v,
-        Buf {
+        Input::Data(Buf {
             addr: rbuf,
             count: counts[s.rank],
             ty,
-        },
+        }),
         0,
     )
 }
@@ -1141,7 +1216,7 @@ pub(crate) fn reduce_scatter(
 /// `MPI_Scan` (4.18; its first lines are lost in the scan, reading 42).
 pub(crate) fn scan(
     s: &Span,
-    sbuf: usize,
+    sbuf: Input<usize>,
     rbuf: usize,
     count: i64,
     ty: TypeId,
@@ -1150,7 +1225,9 @@ pub(crate) fn scan(
     let n = count_of(count, "count")?;
     let me = s.rank;
     let b = |addr| Buf { addr, count, ty };
-    copy(b(sbuf), b(rbuf))?;
+    if let Input::Data(a) = sbuf {
+        copy(b(a), b(rbuf))?;
+    }
     if me > 0 {
         let tmp = Scratch::new(ty, n)?;
         s.recv(tmp.buf(ty, n), me - 1, SCAN_TAG)?;
@@ -1174,7 +1251,7 @@ pub(crate) fn new_cid(s: &Span) -> Result<u32> {
     let u8t = Predefined::Uint64 as TypeId;
     allreduce(
         s,
-        &mine as *const u64 as usize,
+        Input::Data(&mine as *const u64 as usize),
         &mut max as *mut u64 as usize,
         1,
         u8t,
@@ -1198,11 +1275,11 @@ pub(crate) fn split_exchange(s: &Span, color: i32, key: i32) -> Result<Vec<(i32,
     let int = Predefined::Int as TypeId;
     allgather(
         s,
-        Buf {
+        Input::Data(Buf {
             addr: mine.as_ptr() as usize,
             count: 3,
             ty: int,
-        },
+        }),
         Buf {
             addr: all.as_mut_ptr() as usize,
             count: 3,
@@ -1212,8 +1289,8 @@ pub(crate) fn split_exchange(s: &Span, color: i32, key: i32) -> Result<Vec<(i32,
     Ok(all.chunks_exact(3).map(|c| (c[0], c[1])).collect())
 }
 
-/// Keeps `Input` in the signature of hooks that accept only data (MPI_IN_PLACE is
-/// MPI-2 and takes oxmpi's own algorithms, reading 46).
+/// The data of an all-to-all's send argument; `None` in place (MPI-2, which takes
+/// oxmpi's own algorithm at every rank, reading 46).
 pub(crate) fn data<T: Copy>(i: &Input<T>) -> Option<T> {
     match i {
         Input::Data(d) => Some(*d),

@@ -326,9 +326,9 @@ pub unsafe fn gather_how(
 ) -> Result<Option<ReqId>> {
     // A communicator spanning IMPI clients runs chapter 4's algorithm (blocking
     // MPI-1 calls; docs/impi.md).
-    if let (How::Block, Some(d)) = (how, super::impi::data(&send)) {
+    if how == How::Block {
         if let Some(s) = super::impi::span(comm)? {
-            super::impi::gather(&s, d, recv, root_rank)?;
+            super::impi::gather(&s, send, recv, root_rank)?;
             return Ok(None);
         }
     }
@@ -421,9 +421,9 @@ pub unsafe fn gatherv_how(
 ) -> Result<Option<ReqId>> {
     // A communicator spanning IMPI clients runs chapter 4's algorithm (blocking
     // MPI-1 calls; docs/impi.md).
-    if let (How::Block, Some(d)) = (how, super::impi::data(&send)) {
+    if how == How::Block {
         if let Some(s) = super::impi::span(comm)? {
-            super::impi::gatherv(&s, d, &recv, root_rank)?;
+            super::impi::gatherv(&s, send, &recv, root_rank)?;
             return Ok(None);
         }
     }
@@ -519,9 +519,9 @@ pub unsafe fn scatter_how(
 ) -> Result<Option<ReqId>> {
     // A communicator spanning IMPI clients runs chapter 4's algorithm (blocking
     // MPI-1 calls; docs/impi.md).
-    if let (How::Block, Some(d)) = (how, super::impi::data(&recv)) {
+    if how == How::Block {
         if let Some(s) = super::impi::span(comm)? {
-            super::impi::scatter(&s, send, d, root_rank)?;
+            super::impi::scatter(&s, send, recv, root_rank)?;
             return Ok(None);
         }
     }
@@ -600,9 +600,9 @@ pub unsafe fn scatterv_how(
 ) -> Result<Option<ReqId>> {
     // A communicator spanning IMPI clients runs chapter 4's algorithm (blocking
     // MPI-1 calls; docs/impi.md).
-    if let (How::Block, Some(d)) = (how, super::impi::data(&recv)) {
+    if how == How::Block {
         if let Some(s) = super::impi::span(comm)? {
-            super::impi::scatterv(&s, &send, d, root_rank)?;
+            super::impi::scatterv(&s, &send, recv, root_rank)?;
             return Ok(None);
         }
     }
@@ -684,9 +684,9 @@ pub unsafe fn allgather_how(
 ) -> Result<Option<ReqId>> {
     // A communicator spanning IMPI clients runs chapter 4's algorithm (blocking
     // MPI-1 calls; docs/impi.md).
-    if let (How::Block, Some(d)) = (how, super::impi::data(&send)) {
+    if how == How::Block {
         if let Some(s) = super::impi::span(comm)? {
-            super::impi::allgather(&s, d, recv)?;
+            super::impi::allgather(&s, send, recv)?;
             return Ok(None);
         }
     }
@@ -773,9 +773,9 @@ pub unsafe fn allgatherv_how(
 ) -> Result<Option<ReqId>> {
     // A communicator spanning IMPI clients runs chapter 4's algorithm (blocking
     // MPI-1 calls; docs/impi.md).
-    if let (How::Block, Some(d)) = (how, super::impi::data(&send)) {
+    if how == How::Block {
         if let Some(s) = super::impi::span(comm)? {
-            super::impi::allgatherv(&s, d, &recv)?;
+            super::impi::allgatherv(&s, send, &recv)?;
             return Ok(None);
         }
     }

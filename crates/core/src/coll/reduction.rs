@@ -116,9 +116,9 @@ pub unsafe fn reduce_how(
 ) -> Result<Option<ReqId>> {
     // A communicator spanning IMPI clients runs chapter 4's algorithm (blocking
     // MPI-1 calls; docs/impi.md).
-    if let (How::Block, Some(d)) = (how, super::impi::data(&send)) {
+    if how == How::Block {
         if let Some(s) = super::impi::span(comm)? {
-            super::impi::reduce(&s, d, recv, count, ty, op, root_rank)?;
+            super::impi::reduce(&s, send, recv, count, ty, op, root_rank)?;
             return Ok(None);
         }
     }
@@ -334,9 +334,9 @@ pub unsafe fn allreduce_how(
 ) -> Result<Option<ReqId>> {
     // A communicator spanning IMPI clients runs chapter 4's algorithm (blocking
     // MPI-1 calls; docs/impi.md).
-    if let (How::Block, Some(d)) = (how, super::impi::data(&send)) {
+    if how == How::Block {
         if let Some(s) = super::impi::span(comm)? {
-            super::impi::allreduce(&s, d, recv, count, ty, op)?;
+            super::impi::allreduce(&s, send, recv, count, ty, op)?;
             return Ok(None);
         }
     }
@@ -376,9 +376,9 @@ pub unsafe fn scan_how(
 ) -> Result<Option<ReqId>> {
     // A communicator spanning IMPI clients runs chapter 4's algorithm (blocking
     // MPI-1 calls; docs/impi.md).
-    if let (How::Block, Some(d)) = (how, super::impi::data(&send)) {
+    if how == How::Block {
         if let Some(s) = super::impi::span(comm)? {
-            super::impi::scan(&s, d, recv, count, ty, op)?;
+            super::impi::scan(&s, send, recv, count, ty, op)?;
             return Ok(None);
         }
     }
@@ -529,9 +529,9 @@ pub unsafe fn reduce_scatter_how(
 ) -> Result<Option<ReqId>> {
     // A communicator spanning IMPI clients runs chapter 4's algorithm (blocking
     // MPI-1 calls; docs/impi.md).
-    if let (How::Block, Some(d)) = (how, super::impi::data(&send)) {
+    if how == How::Block {
         if let Some(s) = super::impi::span(comm)? {
-            super::impi::reduce_scatter(&s, d, recv, recvcounts, ty, op)?;
+            super::impi::reduce_scatter(&s, send, recv, recvcounts, ty, op)?;
             return Ok(None);
         }
     }
