@@ -500,24 +500,35 @@ pub(crate) fn gather(s: &Span, send: Input<Buf>, recv: Buf, root: i32) -> Result
     let (send, in_place) = own_input(s, send, root, || block(recv, me))?;
     let st = info(send.ty)?;
     let packsize = ext_size(&st, count_of(send.count, "sendcount")?)?;
+    let rblock = |r: usize| block(recv, r);
     if packsize >= s.xsize {
-        // gather_long
-        if me != root {
-            return s.send(send, root, GATHER_TAG);
-        }
-        for i in 0..s.size() {
-            let p = block(recv, i)?;
-            if i != me {
-                s.recv(p, i, GATHER_TAG)?;
-            } else if !in_place {
-                copy(send, p)?;
-            }
-        }
-        return Ok(());
+        return gather_long(s, send, in_place, root, &rblock, GATHER_TAG);
     }
     let sizes = vec![packsize; s.size()];
-    let rblock = |r: usize| block(recv, r);
     gather_short(s, send, in_place, root, &sizes, &rblock, GATHER_TAG)
+}
+
+/// `gather_long`, `gatherv_long`: every rank sends its buffer to the root.
+fn gather_long(
+    s: &Span,
+    send: Buf,
+    in_place: bool,
+    root: usize,
+    rblock: &dyn Fn(usize) -> Result<Buf>,
+    tag: i32,
+) -> Result<()> {
+    let me = s.rank;
+    if me != root {
+        return s.send(send, root, tag);
+    }
+    for i in 0..s.size() {
+        if i != me {
+            s.recv(rblock(i)?, i, tag)?;
+        } else if !in_place {
+            copy(send, rblock(i)?)?;
+        }
+    }
+    Ok(())
 }
 
 /// `gather_short` and `gatherv_short`: `sizes[r]` is rank r's packed size (known at
@@ -640,18 +651,8 @@ pub(crate) fn gatherv(s: &Span, send: Input<Buf>, recv: &VBuf<'_>, root: i32) ->
     let maxsize = v_is_short(s, at_root.then_some((recv.counts, recv.ty)), root)?;
     if maxsize == 0 {
         // gatherv_long (reading 41: the tag is IMPI_GATHERV_TAG on both sides).
-        if !at_root {
-            return s.send(send, root, GATHERV_TAG);
-        }
-        for i in 0..s.size() {
-            let p = vblock(recv, i)?;
-            if i != me {
-                s.recv(p, i, GATHERV_TAG)?;
-            } else if !in_place {
-                copy(send, p)?;
-            }
-        }
-        return Ok(());
+        let rblock = |r: usize| vblock(recv, r);
+        return gather_long(s, send, in_place, root, &rblock, GATHERV_TAG);
     }
     let mut sizes = vec![maxsize as usize; s.size()];
     sizes[me] = ext_size(&info(send.ty)?, count_of(send.count, "sendcount")?)?;
