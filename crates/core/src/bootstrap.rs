@@ -66,6 +66,8 @@ pub struct Bootstrap {
     pub poker: Option<Poker>,
     /// The host channels toward the other clients of an IMPI job.
     pub impi: Option<ImpiNet>,
+    /// What IMPI's collectives (chapter 4) need to know of the job.
+    pub impi_world: Option<crate::coll::impi::World>,
 }
 
 fn pmi_err(what: &str, e: impl std::fmt::Display) -> Error {
@@ -174,6 +176,7 @@ fn singleton(cfg: &Config, pmi: Option<Client>, appnum: i32, universe: Option<u3
         tcp: None,
         poker: None,
         impi: None,
+        impi_world: None,
     }
 }
 
@@ -456,7 +459,9 @@ pub fn run(cfg: &Config) -> Result<Bootstrap> {
         _ => None,
     };
 
+    let impi_world = impi.as_ref().map(crate::coll::impi::World::of_job);
     Ok(Bootstrap {
+        impi_world,
         rank,
         size,
         pmi: Some(pmi),

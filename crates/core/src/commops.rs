@@ -10,6 +10,7 @@
 //! released.
 
 use crate::attr::{AttrHooks, AttrKind, AttrObject, Key, KeyvalId, Predefined};
+use crate::coll::impi;
 use crate::comm::{Comm, CommId, Group, Hints, SELF, WORLD};
 use crate::context::{self, Mask};
 use crate::error::{err, Error, ErrorClass, Result};
@@ -497,6 +498,8 @@ fn comm_dup_hinted(id: CommId, hints: Option<Hints>) -> Result<CommId> {
     let c = snapshot(id)?;
     let ctx = if c.is_inter() {
         inter_agree(&c, Vec::new())?.0
+    } else if let Some(s) = impi::span(id)? {
+        impi::new_cid(&s)?
     } else {
         agree_all(
             &team_of(&c.group, c.rank, c.coll_ctx(), ic::TAG_INTRA),
@@ -552,10 +555,16 @@ pub fn comm_create(id: CommId, group: &Group) -> Result<Option<CommId>> {
             None => Ok(None),
         };
     }
-    let (ctx, _) = agree_all(
-        &team_of(&c.group, c.rank, c.coll_ctx(), ic::TAG_INTRA),
-        Vec::new(),
-    )?;
+    let ctx = match impi::span(id)? {
+        Some(s) => impi::new_cid(&s)?,
+        None => {
+            agree_all(
+                &team_of(&c.group, c.rank, c.coll_ctx(), ic::TAG_INTRA),
+                Vec::new(),
+            )?
+            .0
+        }
+    };
     match new_comm(ctx, Arc::new(group.clone()), None, &c, me) {
         Some(n) => install(n).map(Some),
         None => Ok(None),
@@ -690,10 +699,18 @@ fn split_checked(
         let r = members_of_color(rg, &remote, color)?;
         return inter_part(ctx, l, r, &c, me);
     }
-    let (ctx, all) = agree_all(
-        &team_of(&c.group, c.rank, c.coll_ctx(), ic::TAG_INTRA),
-        color_key(color, key),
-    )?;
+    let (ctx, all) = match impi::span(id)? {
+        // IMPI 4.7: the new id first, then an allgather of (color, key, rank).
+        Some(s) => {
+            let ctx = impi::new_cid(&s)?;
+            let all = impi::split_exchange(&s, color, key)?;
+            (ctx, all.into_iter().map(|(c, k)| color_key(c, k)).collect())
+        }
+        None => agree_all(
+            &team_of(&c.group, c.rank, c.coll_ctx(), ic::TAG_INTRA),
+            color_key(color, key),
+        )?,
+    };
     if color == UNDEFINED {
         return Ok(None);
     }
@@ -787,6 +804,10 @@ pub fn comm_free(id: CommId) -> Result<()> {
         );
     }
     snapshot(id)?;
+    // IMPI 4.5: freeing an intracommunicator that spans clients is a barrier.
+    if let Some(s) = impi::span(id)? {
+        impi::barrier(&s)?;
+    }
     delete_all_attrs(id)?;
     crate::dpm::forget(id);
     runtime::with(|rt| {

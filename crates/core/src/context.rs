@@ -94,6 +94,16 @@ impl Mask {
             .map(|(i, w)| i * 64 + w.trailing_zeros() as usize)
     }
 
+    /// The highest slot not free.
+    pub fn highest_used(&self) -> Option<usize> {
+        self.words
+            .iter()
+            .enumerate()
+            .rev()
+            .find(|(_, w)| **w != u64::MAX)
+            .map(|(i, w)| i * 64 + 63 - (!*w).leading_zeros() as usize)
+    }
+
     pub fn encode(&self) -> Vec<u8> {
         self.words.iter().flat_map(|w| w.to_le_bytes()).collect()
     }
@@ -307,6 +317,15 @@ pub fn exhausted() -> crate::error::Error {
     )
 }
 
+/// This process's `IMPI_max_cid` (IMPI 4.3.1): the collective context id of the
+/// highest pair in use here (retired ones included), which chapter 4's agreement on a
+/// new id must exceed. It falls again when communicators are freed, as the advice of
+/// 4.5 allows.
+pub fn max_cid(rt: &mut Runtime) -> u64 {
+    let slot = local_mask(rt).highest_used().unwrap_or(0);
+    ctx_of_slot(slot) as u64 + 1
+}
+
 /// The id for a new communicator from the AND of its members' masks.
 pub fn choose(m: &Mask) -> Result<u32> {
     match m.lowest() {
@@ -476,6 +495,8 @@ mod tests {
         b.clear(64);
         a.and(&b);
         assert_eq!(a.lowest(), Some(3));
+        assert_eq!(a.highest_used(), Some(64));
+        assert_eq!(Mask::full().highest_used(), None);
         assert!(!a.is_free(64));
         assert!(a.is_free(65));
         let d = Mask::decode(&a.encode()).unwrap();

@@ -373,6 +373,42 @@ pub unsafe fn isend(b: Buf, dest: i32, tag: i32, comm: CommId, mode: Mode) -> Re
     })
 }
 
+/// A standard send in `comm`'s collective context: the point-to-point step of a
+/// collective algorithm that must look like a user send on the wire (IMPI chapter 4
+/// runs its collectives as sends and receives in the collective context).
+///
+/// # Safety
+/// As for [`isend`].
+pub(crate) unsafe fn isend_coll(b: Buf, dest: i32, tag: i32, comm: CommId) -> Result<ReqId> {
+    runtime::with(
+        |rt| match plan_send(rt, &b, dest, tag, comm, Mode::Standard)? {
+            None => Ok(rt
+                .device
+                .complete_request(Status::proc_null(), Direction::Send)),
+            Some(mut p) => {
+                p.args.ctx += 1;
+                start_plan_request(rt, p, Mode::Standard, comm)
+            }
+        },
+    )
+}
+
+/// A receive in `comm`'s collective context (see [`isend_coll`]).
+///
+/// # Safety
+/// As for [`irecv`].
+pub(crate) unsafe fn irecv_coll(b: Buf, src: i32, tag: i32, comm: CommId) -> Result<ReqId> {
+    runtime::with(|rt| match plan_recv(rt, &b, src, tag, comm)? {
+        None => Ok(rt
+            .device
+            .complete_request(Status::proc_null(), Direction::Recv)),
+        Some(mut p) => {
+            p.args.spec.ctx += 1;
+            Ok(post_recv(rt, p, comm))
+        }
+    })
+}
+
 /// `MPI_Send`, `MPI_Bsend`, `MPI_Ssend`, `MPI_Rsend`.
 ///
 /// # Safety

@@ -483,7 +483,8 @@ fn start(provided: ThreadLevel) -> Result<Box<Runtime>> {
     }
     // A node with more ranks than CPUs is balanced by hand (see `placement`).
     placement::apply(cfg.bind, boot.node_index, nlocal);
-    let coll = crate::coll::State::from_settings(&settings);
+    let mut coll = crate::coll::State::from_settings(&settings);
+    coll.impi = boot.impi_world.map(Arc::new);
     let mut device = Device::new(
         boot.rank,
         boot.peers,
@@ -887,6 +888,11 @@ pub fn finalize() -> Result<()> {
     // Attribute delete callbacks on MPI_COMM_SELF (then MPI_COMM_WORLD) run first; a
     // failing callback is reported once finalization is complete.
     let attrs = crate::commops::finalize_attributes();
+    // IMPI 4.24: MPI_Finalize begins with a barrier on MPI_COMM_WORLD when the world
+    // spans clients.
+    if let Some(s) = crate::coll::impi::span(WORLD)? {
+        crate::coll::impi::barrier(&s)?;
+    }
     // Let buffered sends and queued packets drain before leaving.
     block_on(|rt| {
         let drained = crate::p2p_mpi4::drained(rt);

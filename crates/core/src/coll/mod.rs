@@ -28,6 +28,7 @@
 
 mod check;
 mod exec;
+pub(crate) mod impi;
 mod inter;
 pub mod movement;
 pub mod nbc;

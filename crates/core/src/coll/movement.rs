@@ -192,6 +192,14 @@ pub fn barrier(comm: CommId) -> Result<()> {
 
 /// `MPI_Barrier`.
 pub fn barrier_how(comm: CommId, how: How) -> Result<Option<ReqId>> {
+    // A communicator spanning IMPI clients runs chapter 4's algorithm (blocking
+    // MPI-1 calls; docs/impi.md).
+    if how == How::Block {
+        if let Some(s) = super::impi::span(comm)? {
+            super::impi::barrier(&s)?;
+            return Ok(None);
+        }
+    }
     let key = Key::bare(shm::Kind::Barrier, comm);
     let ran = drive_how(how, Some(key), |rt| {
         let Some(t) = team_or_inter(rt, comm)? else {
@@ -233,6 +241,14 @@ pub unsafe fn bcast(b: Buf, root_rank: i32, comm: CommId) -> Result<()> {
 /// # Safety
 /// The buffer must hold `count` elements of its datatype.
 pub unsafe fn bcast_how(b: Buf, root_rank: i32, comm: CommId, how: How) -> Result<Option<ReqId>> {
+    // A communicator spanning IMPI clients runs chapter 4's algorithm (blocking
+    // MPI-1 calls; docs/impi.md).
+    if how == How::Block {
+        if let Some(s) = super::impi::span(comm)? {
+            super::impi::bcast(&s, b, root_rank)?;
+            return Ok(None);
+        }
+    }
     let key = usize::try_from(root_rank).ok().and_then(|r| {
         let kind = shm::Kind::Bcast { root: r };
         Key::predefined(kind, comm, Input::Data(b.addr), b.addr, b.count, b.ty, 0)
@@ -308,6 +324,14 @@ pub unsafe fn gather_how(
     comm: CommId,
     how: How,
 ) -> Result<Option<ReqId>> {
+    // A communicator spanning IMPI clients runs chapter 4's algorithm (blocking
+    // MPI-1 calls; docs/impi.md).
+    if how == How::Block {
+        if let Some(s) = super::impi::span(comm)? {
+            super::impi::gather(&s, send, recv, root_rank)?;
+            return Ok(None);
+        }
+    }
     let ran = drive_how(how, None, |rt| {
         let Some(t) = team_or_inter(rt, comm)? else {
             return Ok(Plan::Inter);
@@ -395,6 +419,14 @@ pub unsafe fn gatherv_how(
     comm: CommId,
     how: How,
 ) -> Result<Option<ReqId>> {
+    // A communicator spanning IMPI clients runs chapter 4's algorithm (blocking
+    // MPI-1 calls; docs/impi.md).
+    if how == How::Block {
+        if let Some(s) = super::impi::span(comm)? {
+            super::impi::gatherv(&s, send, &recv, root_rank)?;
+            return Ok(None);
+        }
+    }
     let ran = drive_how(how, None, |rt| {
         let Some(t) = team_or_inter(rt, comm)? else {
             return Ok(Plan::Inter);
@@ -485,6 +517,14 @@ pub unsafe fn scatter_how(
     comm: CommId,
     how: How,
 ) -> Result<Option<ReqId>> {
+    // A communicator spanning IMPI clients runs chapter 4's algorithm (blocking
+    // MPI-1 calls; docs/impi.md).
+    if how == How::Block {
+        if let Some(s) = super::impi::span(comm)? {
+            super::impi::scatter(&s, send, recv, root_rank)?;
+            return Ok(None);
+        }
+    }
     let ran = drive_how(how, None, |rt| {
         let Some(t) = team_or_inter(rt, comm)? else {
             return Ok(Plan::Inter);
@@ -558,6 +598,14 @@ pub unsafe fn scatterv_how(
     comm: CommId,
     how: How,
 ) -> Result<Option<ReqId>> {
+    // A communicator spanning IMPI clients runs chapter 4's algorithm (blocking
+    // MPI-1 calls; docs/impi.md).
+    if how == How::Block {
+        if let Some(s) = super::impi::span(comm)? {
+            super::impi::scatterv(&s, &send, recv, root_rank)?;
+            return Ok(None);
+        }
+    }
     let ran = drive_how(how, None, |rt| {
         let Some(t) = team_or_inter(rt, comm)? else {
             return Ok(Plan::Inter);
@@ -634,6 +682,14 @@ pub unsafe fn allgather_how(
     comm: CommId,
     how: How,
 ) -> Result<Option<ReqId>> {
+    // A communicator spanning IMPI clients runs chapter 4's algorithm (blocking
+    // MPI-1 calls; docs/impi.md).
+    if how == How::Block {
+        if let Some(s) = super::impi::span(comm)? {
+            super::impi::allgather(&s, send, recv)?;
+            return Ok(None);
+        }
+    }
     let ran = drive_how(how, None, |rt| {
         let Some(t) = team_or_inter(rt, comm)? else {
             return Ok(Plan::Inter);
@@ -715,6 +771,14 @@ pub unsafe fn allgatherv_how(
     comm: CommId,
     how: How,
 ) -> Result<Option<ReqId>> {
+    // A communicator spanning IMPI clients runs chapter 4's algorithm (blocking
+    // MPI-1 calls; docs/impi.md).
+    if how == How::Block {
+        if let Some(s) = super::impi::span(comm)? {
+            super::impi::allgatherv(&s, send, &recv)?;
+            return Ok(None);
+        }
+    }
     let ran = drive_how(how, None, |rt| {
         let Some(t) = team_or_inter(rt, comm)? else {
             return Ok(Plan::Inter);
@@ -789,6 +853,14 @@ pub unsafe fn alltoall_how(
     comm: CommId,
     how: How,
 ) -> Result<Option<ReqId>> {
+    // A communicator spanning IMPI clients runs chapter 4's algorithm (blocking
+    // MPI-1 calls; docs/impi.md).
+    if let (How::Block, Some(d)) = (how, super::impi::data(&send)) {
+        if let Some(s) = super::impi::span(comm)? {
+            super::impi::alltoall(&s, d, recv)?;
+            return Ok(None);
+        }
+    }
     let ran = drive_how(how, None, |rt| {
         let Some(t) = team_or_inter(rt, comm)? else {
             return Ok(Plan::Inter);
@@ -873,6 +945,14 @@ pub unsafe fn alltoallv_how(
     comm: CommId,
     how: How,
 ) -> Result<Option<ReqId>> {
+    // A communicator spanning IMPI clients runs chapter 4's algorithm (blocking
+    // MPI-1 calls; docs/impi.md).
+    if let (How::Block, Some(d)) = (how, super::impi::data(&send)) {
+        if let Some(s) = super::impi::span(comm)? {
+            super::impi::alltoallv(&s, &d, &recv)?;
+            return Ok(None);
+        }
+    }
     let ran = drive_how(how, None, |rt| {
         let Some(t) = team_or_inter(rt, comm)? else {
             return Ok(Plan::Inter);

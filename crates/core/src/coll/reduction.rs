@@ -114,6 +114,14 @@ pub unsafe fn reduce_how(
     comm: CommId,
     how: How,
 ) -> Result<Option<ReqId>> {
+    // A communicator spanning IMPI clients runs chapter 4's algorithm (blocking
+    // MPI-1 calls; docs/impi.md).
+    if how == How::Block {
+        if let Some(s) = super::impi::span(comm)? {
+            super::impi::reduce(&s, send, recv, count, ty, op, root_rank)?;
+            return Ok(None);
+        }
+    }
     let key = usize::try_from(root_rank).ok().and_then(|r| {
         Key::predefined(
             shm::Kind::Reduce { root: r },
@@ -324,6 +332,14 @@ pub unsafe fn allreduce_how(
     comm: CommId,
     how: How,
 ) -> Result<Option<ReqId>> {
+    // A communicator spanning IMPI clients runs chapter 4's algorithm (blocking
+    // MPI-1 calls; docs/impi.md).
+    if how == How::Block {
+        if let Some(s) = super::impi::span(comm)? {
+            super::impi::allreduce(&s, send, recv, count, ty, op)?;
+            return Ok(None);
+        }
+    }
     // SAFETY: forwarded contract.
     unsafe { reduce_all(Kind::Allreduce, send, recv, count, ty, op, comm, how) }
 }
@@ -358,6 +374,14 @@ pub unsafe fn scan_how(
     comm: CommId,
     how: How,
 ) -> Result<Option<ReqId>> {
+    // A communicator spanning IMPI clients runs chapter 4's algorithm (blocking
+    // MPI-1 calls; docs/impi.md).
+    if how == How::Block {
+        if let Some(s) = super::impi::span(comm)? {
+            super::impi::scan(&s, send, recv, count, ty, op)?;
+            return Ok(None);
+        }
+    }
     // SAFETY: forwarded contract.
     unsafe { reduce_all(Kind::Scan, send, recv, count, ty, op, comm, how) }
 }
@@ -503,6 +527,14 @@ pub unsafe fn reduce_scatter_how(
     comm: CommId,
     how: How,
 ) -> Result<Option<ReqId>> {
+    // A communicator spanning IMPI clients runs chapter 4's algorithm (blocking
+    // MPI-1 calls; docs/impi.md).
+    if how == How::Block {
+        if let Some(s) = super::impi::span(comm)? {
+            super::impi::reduce_scatter(&s, send, recv, recvcounts, ty, op)?;
+            return Ok(None);
+        }
+    }
     let ran = drive_how(how, None, |rt| {
         let Some(t) = team_or_inter(rt, comm)? else {
             return Ok(Plan::Inter);

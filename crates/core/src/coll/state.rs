@@ -52,6 +52,8 @@ pub struct State {
     pub last_algo: u32,
     /// Nonblocking and persistent collectives under way or initialised.
     pub nbc: super::nbc::Table,
+    /// The IMPI job this process is part of (chapter 4's collectives), if any.
+    pub impi: Option<Arc<super::impi::World>>,
 }
 
 impl State {
@@ -72,6 +74,7 @@ impl State {
             algo_calls: [0; Algorithm::ALL.len()],
             last_algo: 0,
             nbc: Default::default(),
+            impi: None,
         }
     }
 

@@ -53,6 +53,9 @@ pub struct ImpiJoin {
     pub host: u32,
     pub maxdatalen: u32,
     pub tag_ub: i32,
+    /// The negotiated `IMPI_C_COLL_XSIZE` and `IMPI_C_COLL_MAXLINEAR` (IMPI chapter 4).
+    pub coll_xsize: u32,
+    pub coll_maxlinear: u32,
     pub hosts: Vec<HostInfo>,
     /// Every proc's host and identifier, by world rank.
     pub procs: Vec<(u32, Proc)>,
@@ -148,6 +151,8 @@ impl ImpiJoin {
             host: 0,
             maxdatalen: 0,
             tag_ub: 0,
+            coll_xsize: 1024,
+            coll_maxlinear: 4,
             hosts: Vec::new(),
             procs: Vec::new(),
             chans: Vec::new(),
@@ -167,6 +172,10 @@ impl ImpiJoin {
                 Some("size") => size = num(w.next())? as usize,
                 Some("maxdatalen") => j.maxdatalen = num(w.next())? as u32,
                 Some("tagub") => j.tag_ub = num(w.next())? as i32,
+                Some("coll") => {
+                    j.coll_xsize = num(w.next())? as u32;
+                    j.coll_maxlinear = num(w.next())? as u32;
+                }
                 Some("host") => {
                     let _ = num(w.next())?;
                     j.hosts.push(HostInfo {

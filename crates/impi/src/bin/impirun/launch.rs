@@ -37,6 +37,7 @@ pub fn description(job: &Job, world: u32, my_host: u32, chans: &[u32]) -> String
     s.push_str(&format!("size {}\n", job.procs.len()));
     s.push_str(&format!("maxdatalen {}\n", job.maxdatalen));
     s.push_str(&format!("tagub {}\n", job.tag_ub));
+    s.push_str(&format!("coll {} {}\n", job.coll_xsize, job.coll_maxlinear));
     for (i, h) in job.hosts.iter().enumerate() {
         s.push_str(&format!(
             "host {i} {} {} {}\n",
