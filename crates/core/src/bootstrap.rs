@@ -21,6 +21,7 @@ use crate::config::{
 };
 use crate::device::Peer;
 use crate::error::{Error, ErrorClass, Result};
+use crate::impi_attr::ImpiPlaces;
 use crate::placement::{self, CardCpus};
 use crate::transport::bell::{Bell, Poker};
 use crate::transport::fd_share::{self, FdOffer};
@@ -66,6 +67,8 @@ pub struct Bootstrap {
     pub poker: Option<Poker>,
     /// The host channels toward the other clients of an IMPI job.
     pub impi: Option<ImpiNet>,
+    /// Each world rank's IMPI client and host (IMPI jobs only).
+    pub impi_places: Option<ImpiPlaces>,
 }
 
 fn pmi_err(what: &str, e: impl std::fmt::Display) -> Error {
@@ -174,6 +177,7 @@ fn singleton(cfg: &Config, pmi: Option<Client>, appnum: i32, universe: Option<u3
         tcp: None,
         poker: None,
         impi: None,
+        impi_places: None,
     }
 }
 
@@ -456,6 +460,14 @@ pub fn run(cfg: &Config) -> Result<Bootstrap> {
         _ => None,
     };
 
+    let impi_places = impi.as_ref().map(|j| ImpiPlaces {
+        client: j
+            .procs
+            .iter()
+            .map(|(h, _)| j.hosts[*h as usize].client)
+            .collect(),
+        host: j.procs.iter().map(|(h, _)| *h).collect(),
+    });
     Ok(Bootstrap {
         rank,
         size,
@@ -480,6 +492,7 @@ pub fn run(cfg: &Config) -> Result<Bootstrap> {
             }
             None => None,
         },
+        impi_places,
     })
 }
 

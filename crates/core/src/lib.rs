@@ -20,6 +20,8 @@ pub mod errhandler;
 pub mod error;
 pub mod grequest;
 pub mod group;
+pub mod impi_attr;
+mod impi_wire;
 pub mod info;
 mod internal_coll;
 pub mod mpit;

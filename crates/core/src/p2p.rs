@@ -225,6 +225,9 @@ struct SendPlan {
     /// The buffer when it is not contiguous (packed by the device as it sends, or into
     /// the attached buffer for buffered mode).
     layout: Option<Box<Layout>>,
+    /// The message in external32 toward a rank of another IMPI client (`args` points
+    /// here; see `impi_wire`).
+    ext32: Option<Vec<u8>>,
 }
 
 #[inline(always)]
@@ -250,6 +253,27 @@ fn plan_send(
             format!("message of {count} elements is too large"),
         )
     })?;
+    let mode = match mode {
+        Mode::Synchronous => SendMode::Synchronous,
+        Mode::Ready => SendMode::Ready,
+        _ => SendMode::Standard,
+    };
+    if crate::impi_wire::is_impi_peer(rt, w) {
+        let v = crate::impi_wire::pack(t, b, count)?;
+        return Ok(Some(SendPlan {
+            args: SendArgs {
+                dest: w,
+                ctx: c.ctx,
+                src_rank: c.rank,
+                tag,
+                buf: v.as_ptr(),
+                len: v.len(),
+                mode,
+            },
+            layout: None,
+            ext32: Some(v),
+        }));
+    }
     let direct = zero_copy_addr(t, b, count);
     let layout = (direct.is_none() && len > 0).then(|| Box::new(layout(t, b, count)));
     Ok(Some(SendPlan {
@@ -260,13 +284,10 @@ fn plan_send(
             tag,
             buf: direct.unwrap_or(b.addr) as *const u8,
             len,
-            mode: match mode {
-                Mode::Synchronous => SendMode::Synchronous,
-                Mode::Ready => SendMode::Ready,
-                _ => SendMode::Standard,
-            },
+            mode,
         },
         layout,
+        ext32: None,
     }))
 }
 
@@ -292,9 +313,10 @@ fn start_plan_request(rt: &mut Runtime, p: SendPlan, mode: Mode, comm: CommId) -
         bsend_copy(rt, p, comm)?;
         rt.device.complete_request(Status::EMPTY, Direction::Send)
     } else {
-        match p.layout {
-            Some(l) => rt.device.isend_layout(p.args, *l),
-            None => rt.device.isend_request(p.args),
+        match (p.layout, p.ext32) {
+            (_, Some(v)) => rt.device.isend_staged(p.args, v),
+            (Some(l), None) => rt.device.isend_layout(p.args, *l),
+            (None, None) => rt.device.isend_request(p.args),
         }
     };
     set_owner(rt, id, comm);
@@ -423,7 +445,10 @@ fn plan_recv(rt: &Runtime, b: &Buf, src: i32, tag: i32, comm: CommId) -> Result<
             format!("receive of {count} elements is too large"),
         )
     })?;
-    let direct = zero_copy_addr(t, b, count);
+    // A receive that may match a rank of another IMPI client carries its layout even
+    // when contiguous: the device converts such a message from external32 with it.
+    let direct =
+        zero_copy_addr(t, b, count).filter(|_| !crate::impi_wire::recv_may_be_impi(rt, c, src));
     Ok(Some(RecvPlan {
         args: RecvArgs {
             spec: Spec {
@@ -620,14 +645,33 @@ fn start_one(rt: &mut Runtime, id: ReqId) -> Result<()> {
         (Some(t), Some(b)) => b.count > 0 && zero_copy_addr(t, b, b.count as usize).is_none(),
         _ => false,
     };
+    // Toward a rank of another IMPI client the message goes in external32, packed at
+    // each start; a receive in an IMPI job carries its layout (see `impi_wire`).
+    let ext32 = match (p, &t, &b) {
+        (Persistent::Send(a) | Persistent::Bsend(a), Some(t), Some(b))
+            if crate::impi_wire::is_impi_peer(rt, a.dest) =>
+        {
+            Some(crate::impi_wire::pack(t, b, b.count as usize)?)
+        }
+        _ => None,
+    };
+    let staged = staged
+        || (matches!(p, Persistent::Recv(_))
+            && rt.impi_places.is_some()
+            && b.is_some_and(|b| b.count > 0));
     let started = match p {
-        Persistent::Bsend(a) => {
+        Persistent::Bsend(mut a) => {
+            if let Some(v) = &ext32 {
+                a.buf = v.as_ptr();
+                a.len = v.len();
+            }
             let plan = SendPlan {
                 args: a,
-                layout: staged.then(|| {
+                layout: (staged && ext32.is_none()).then(|| {
                     let b = b.expect("buf");
                     Box::new(layout(t.as_ref().expect("type"), &b, b.count as usize))
                 }),
+                ext32,
             };
             let owner = r.owner;
             bsend_copy(rt, plan, owner)?;
@@ -635,6 +679,10 @@ fn start_one(rt: &mut Runtime, id: ReqId) -> Result<()> {
             rt.device.mark_done(id, Status::EMPTY);
             Ok(())
         }
+        Persistent::Send(_) if ext32.is_some() => rt
+            .device
+            .start_staged(id, ext32.expect("packed"))
+            .map_err(|_| Error::new(ErrorClass::Request, "cannot start request")),
         Persistent::Send(_) | Persistent::Recv(_) if staged => {
             let (t, b) = (t.expect("type"), b.expect("buf"));
             rt.device
