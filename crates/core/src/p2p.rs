@@ -1221,7 +1221,7 @@ pub unsafe fn sendrecv_replace(
     comm: CommId,
 ) -> Result<Status> {
     // SAFETY: forwarded contract.
-    let (tmp, sb) = unsafe { replace_staging(&b)? };
+    let (tmp, sb) = unsafe { replace_staging(&b, dest, comm)? };
     // SAFETY: `sb` describes `tmp`, which outlives the operation; `b` per contract.
     let s = unsafe { sendrecv(sb, dest, stag, b, src, rtag, comm) };
     drop(tmp);
@@ -1229,27 +1229,35 @@ pub unsafe fn sendrecv_replace(
 }
 
 /// The packed copy of `b` that a send-receive with replace sends from, and the
-/// buffer (bytes) that describes it.
+/// buffer (bytes) that describes it. Toward a rank of another IMPI client the copy is
+/// external32 already (sent as bytes, which external32 leaves as they are).
 ///
 /// # Safety
 /// The buffer must hold `count` elements of the datatype.
-pub(crate) unsafe fn replace_staging(b: &Buf) -> Result<(Vec<u8>, Buf)> {
-    let (len, t) = runtime::with(|rt| {
+pub(crate) unsafe fn replace_staging(b: &Buf, dest: i32, comm: CommId) -> Result<(Vec<u8>, Buf)> {
+    let (len, t, impi) = runtime::with(|rt| {
         let count = check_count(b.count)?;
         let t = rt.types.for_comm(b.ty)?.clone();
         check_buffer(b, &t)?;
-        Ok((count * t.size, t))
+        let c = rt.comms.get(comm)?;
+        let impi = dest >= 0
+            && c.peer_group()
+                .world_of(dest)
+                .is_some_and(|w| crate::impi_wire::is_impi_peer(rt, w));
+        Ok((count * t.size, t, impi))
     })?;
     let count = b.count as usize;
     let mut tmp = vec![0u8; len];
-    if len > 0 {
+    if impi {
+        tmp = crate::impi_wire::pack(&t, b, count)?;
+    } else if len > 0 {
         // SAFETY: the buffer holds count elements (contract).
         unsafe { t.pack(b.addr as *const u8, count, &mut tmp) };
     }
     let byte = crate::types::TypeId::from(oxmpi_datatype::Predefined::Byte as u32);
     let sb = Buf {
         addr: tmp.as_ptr() as usize,
-        count: len as i64,
+        count: tmp.len() as i64,
         ty: byte,
     };
     Ok((tmp, sb))

@@ -7,7 +7,7 @@
    different IMPI clients convert through external32 (IMPI 1.2.2) and ranks of one
    client stay native. Values are chosen to fit external32's sizes (MPI_LONG is 4
    bytes there) and to show byte order. Also MPI_ANY_SOURCE receives, MPI_Get_count in
-   native elements, persistent and buffered sends. */
+   native elements, persistent and buffered sends, MPI_Sendrecv_replace. */
 #define N 5
 struct rec { char c; double d; int i[3]; long l; short s; };
 static int errs = 0;
@@ -95,6 +95,10 @@ int main(int argc, char **argv) {
             CHECK(sir[i].v == (short)(-from - i) && sir[i].i == 70000 + from, "rank %d: MPI_SHORT_INT %d", rank, i);
             CHECK(iir[2 * i] == from && iir[2 * i + 1] == -i, "rank %d: MPI_2INT %d", rank, i);
         }
+        long rep[N];
+        for (int i = 0; i < N; i++) rep[i] = -(long)rank * 11 - i;
+        MPI_Sendrecv_replace(rep, N, MPI_LONG, to, 105, from, 105, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+        for (int i = 0; i < N; i++) CHECK(rep[i] == -(long)from * 11 - i, "rank %d: MPI_Sendrecv_replace MPI_LONG %d", rank, i);
         /* A derived struct type and a strided vector, long enough to span packets. */
         MPI_Datatype rt, vt;
         int bl[5] = {1, 1, 3, 1, 1};

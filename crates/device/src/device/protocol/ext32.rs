@@ -95,7 +95,7 @@ pub(super) fn finish_ext32(r: &mut Request) {
     } else {
         (got / elem).min(l.count)
     };
-    let rest = got - whole * elem.min(got);
+    let rest = got - whole * elem;
     if whole > 0 {
         // SAFETY: the user buffer holds `count >= whole` elements of the type (MPI
         // contract, checked by the MPI layer); `scratch` is our own memory.
