@@ -947,13 +947,13 @@ fn data_path_in_external32() {
     let them = (ip, pid0);
     // Reads the next packet other than PROTOACK (checked: oxmpi acknowledges every
     // packet with ackmark 1), with its data.
-    let mut acks = 0;
-    let mut next = |ch: &mut TcpStream| -> (Vec<u8>, Vec<u8>) {
+    let acks = std::cell::Cell::new(0);
+    let next = |ch: &mut TcpStream| -> (Vec<u8>, Vec<u8>) {
         loop {
             let h = read_exact_n(ch, 128);
             if field(&h, 0, 4) == 2 {
                 assert_eq!(h, packet(2, 0, them, me, 0, 0).to_vec(), "PROTOACK");
-                acks += 1;
+                acks.set(acks.get() + 1);
                 continue;
             }
             let n = if field(&h, 0, 4) <= 1 {
@@ -1018,7 +1018,7 @@ fn data_path_in_external32() {
             sync_srqid = field(&h, 56, 8);
         }
     }
-    assert_eq!(acks, 0, "no PROTOACK before this host sent anything");
+    assert_eq!(acks.get(), 0, "no PROTOACK before this host sent anything");
     let mut syncack = packet(3, 0, me, them, sync_srqid, 0);
     syncack[72..80].fill(0);
     ch.write_all(&syncack).unwrap();
@@ -1038,7 +1038,7 @@ fn data_path_in_external32() {
     ch.write_all(&reply(11, 2, &(-6i32).to_be_bytes())).unwrap();
     // Each data packet is acknowledged (ackmark 1), then the rank finalizes.
     let (h, _) = next(&mut ch);
-    assert_eq!(acks, 2, "a PROTOACK for each of the two data packets");
+    assert_eq!(acks.get(), 2, "a PROTOACK for each of the two data packets");
     let fini = packet(7, 0, ([0; 16], 0), ([0; 16], 0), 0, 0);
     assert_eq!(h, fini.to_vec(), "IMPI_PK_FINI");
     ch.write_all(&fini).unwrap();
