@@ -857,23 +857,35 @@ fn field(h: &[u8], off: usize, n: usize) -> u64 {
         .fold(0u64, |a, &b| a << 8 | u64::from(b))
 }
 
-/// A mock server that plays a foreign client 1 (one host, one proc, no oxmpi
-/// extension) drives an oxmpi client 0 that runs a program: the program's sends arrive
-/// as `DATA`/`DATASYNC` packets whose every header field is checked and whose data is
-/// external32 (big-endian, `MPI_LONG` in 4 bytes); the mock answers `SYNCACK`, sends
-/// external32 data back (which the program checks in native form), and finalizes the
-/// channel with `IMPI_PK_FINI`.
-#[test]
-fn data_path_in_external32() {
+/// A job of an oxmpi client 0 running `prog` (one rank) and a mock foreign client 1
+/// (one host, one proc, no oxmpi extension), with the mock server between them.
+struct MockJob {
+    oxmpi: Proc,
+    /// The mock server's connection to the oxmpi client.
+    server: TcpStream,
+    /// The host channel from the foreign host to the oxmpi rank.
+    ch: TcpStream,
+    /// The foreign host's listening socket (kept open until the end).
+    _host1: TcpListener,
+    /// The IMPI_Proc identifiers: (host id, pid) of the foreign proc and oxmpi's rank.
+    foreign: ([u8; 16], i64),
+    oxmpi_proc: ([u8; 16], i64),
+    dir: std::path::PathBuf,
+}
+
+/// Compiles `prog` with the staged `mpicc` (None when the tree is not staged) and runs
+/// the startup of a [`MockJob`] up to the host connection, the mock server answering
+/// every label oxmpi sends with the foreign client's value appended.
+fn mock_job(name: &str, prog: &str) -> Option<MockJob> {
     let Some(cc) = staged_mpicc() else {
-        eprintln!("data_path_in_external32: no staged mpicc (run `make stage`); not run");
-        return;
+        eprintln!("{name}: no staged mpicc (run `make stage`); not run");
+        return None;
     };
-    let dir = std::env::temp_dir().join(format!("impi-data-{}", std::process::id()));
+    let dir = std::env::temp_dir().join(format!("impi-{name}-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
     let src = dir.join("prog.c");
     let exe = dir.join("prog");
-    std::fs::write(&src, DATA_PROG).unwrap();
+    std::fs::write(&src, prog).unwrap();
     let ok = Command::new(&cc)
         .arg("-o")
         .arg(&exe)
@@ -942,9 +954,39 @@ fn data_path_in_external32() {
     let mut ch = TcpStream::connect(("127.0.0.1", port0)).unwrap();
     ch.set_read_timeout(Some(Duration::from_secs(60))).unwrap();
     ch.write_all(&1i32.to_be_bytes()).unwrap();
+    Some(MockJob {
+        oxmpi,
+        server: s,
+        ch,
+        _host1: host1,
+        foreign: (ip, foreign_pid),
+        oxmpi_proc: (ip, pid0),
+        dir,
+    })
+}
 
-    let me = (ip, foreign_pid);
-    let them = (ip, pid0);
+/// A mock server that plays a foreign client 1 (one host, one proc, no oxmpi
+/// extension) drives an oxmpi client 0 that runs a program: the program's sends arrive
+/// as `DATA`/`DATASYNC` packets whose every header field is checked and whose data is
+/// external32 (big-endian, `MPI_LONG` in 4 bytes); the mock answers `SYNCACK`, sends
+/// external32 data back (which the program checks in native form), and finalizes the
+/// channel with `IMPI_PK_FINI`.
+#[test]
+fn data_path_in_external32() {
+    let Some(job) = mock_job("data", DATA_PROG) else {
+        return;
+    };
+    let MockJob {
+        oxmpi,
+        server: mut s,
+        mut ch,
+        _host1,
+        foreign: me,
+        oxmpi_proc: them,
+        dir,
+    } = job;
+    let (ip, foreign_pid, pid0) = (me.0, me.1, them.1);
+
     // Reads the next packet other than PROTOACK (checked: oxmpi acknowledges every
     // packet with ackmark 1), with its data.
     let acks = std::cell::Cell::new(0);
@@ -1048,7 +1090,6 @@ fn data_path_in_external32() {
     drop(ch);
     assert_eq!(read_exact_n(&mut s, 8), cmd(b"FINI", &[]));
     drop(s);
-    drop(host1);
     let o = oxmpi.finish();
     let _ = std::fs::remove_dir_all(&dir);
     assert_eq!(o.code, 0, "{}", o.stderr);
@@ -1056,6 +1097,55 @@ fn data_path_in_external32() {
         o.stdout.contains(" No Errors"),
         "{}\n{}",
         o.stdout,
+        o.stderr
+    );
+}
+
+/// The foreign host announces a long message (its first `DATASYNC` carries 4000 of
+/// 100000 bytes) and vanishes before the rest: the oxmpi rank reports the channel's
+/// end naming the host, and its client ends with an error, in bounded time, without a
+/// `FINI` to the server.
+#[test]
+fn foreign_host_vanishing_mid_message() {
+    const PROG: &str = r#"
+#include <mpi.h>
+#include <stdio.h>
+#include <stdlib.h>
+int main(int argc, char **argv) {
+    MPI_Init(&argc, &argv);
+    char *b = malloc(100000);
+    MPI_Recv(b, 100000, MPI_BYTE, 1, 5, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+    printf("received\n");
+    MPI_Finalize();
+    return 0;
+}
+"#;
+    let Some(mut job) = mock_job("vanish", PROG) else {
+        return;
+    };
+    let mut p = packet(1, 4000, job.foreign, job.oxmpi_proc, 9, 100_000);
+    p[80..84].copy_from_slice(&1i32.to_be_bytes());
+    p[84..88].copy_from_slice(&5i32.to_be_bytes());
+    p[96..104].copy_from_slice(&1u64.to_be_bytes());
+    job.ch.write_all(&p).unwrap();
+    job.ch.write_all(&[7u8; 4000]).unwrap();
+    // Whether or not `pk_cid` 0 is MPI_COMM_WORLD's context here (the receive matches
+    // or the message waits), the host goes away with the message unfinished.
+    std::thread::sleep(Duration::from_millis(300));
+    drop(job.ch);
+    let mut rest = Vec::new();
+    let _ = job.server.read_to_end(&mut rest);
+    assert!(
+        !rest.windows(4).any(|w| w == b"FINI"),
+        "no FINI after a failed job"
+    );
+    let o = job.oxmpi.finish();
+    let _ = std::fs::remove_dir_all(&job.dir);
+    assert_ne!(o.code, 0, "{}", o.stdout);
+    assert!(!o.stdout.contains("received"), "{}", o.stdout);
+    assert!(
+        o.stderr.contains("IMPI host 1 closed its channel"),
+        "{}",
         o.stderr
     );
 }

@@ -90,11 +90,7 @@ pub(super) fn finish_ext32(r: &mut Request) {
     }
     let elem = oxmpi_datatype::pack_external_size(&l.ty, 1).unwrap_or(0);
     let got = (r.status.bytes as usize).min(scratch.len());
-    let whole = if elem == 0 {
-        0
-    } else {
-        (got / elem).min(l.count)
-    };
+    let whole = got.checked_div(elem).unwrap_or(0).min(l.count);
     let rest = got - whole * elem;
     if whole > 0 {
         // SAFETY: the user buffer holds `count >= whole` elements of the type (MPI
