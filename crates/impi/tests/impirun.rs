@@ -1143,8 +1143,12 @@ int main(int argc, char **argv) {
     let _ = std::fs::remove_dir_all(&job.dir);
     assert_ne!(o.code, 0, "{}", o.stdout);
     assert!(!o.stdout.contains("received"), "{}", o.stdout);
+    // A close with oxmpi's answers unread is a reset; either way the error names the
+    // host and the channel.
     assert!(
-        o.stderr.contains("IMPI host 1 closed its channel"),
+        o.stderr.contains("IMPI host 1 closed its channel")
+            || o.stderr
+                .contains("IMPI channel to host 1: Connection reset"),
         "{}",
         o.stderr
     );
