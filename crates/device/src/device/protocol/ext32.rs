@@ -9,6 +9,7 @@
 //! native bytes again. A message from a rank of this client lands natively, as ever.
 
 use super::{Io, Protocol};
+use crate::device::request::Layout;
 use crate::device::request::{
     InvalidRequest, Op, Outcome, Persistent, ReqId, Request, SendState, Status,
 };
@@ -102,6 +103,9 @@ pub(super) fn finish_ext32(r: &mut Request) {
             "external32 unpack of a checked size: {done:?}"
         );
     }
+    if rest > 0 && whole < l.count && elem == l.size {
+        partial_element(&l, whole, &scratch[whole * elem..got]);
+    }
     // A partial element counts as less than one native element, so MPI_Get_count
     // reports MPI_UNDEFINED for it as it would natively.
     let partial = if rest > 0 {
@@ -110,4 +114,31 @@ pub(super) fn finish_ext32(r: &mut Request) {
         0
     };
     r.status.bytes = (whole * l.size + partial) as u64;
+}
+
+/// Lands the first bytes `part` of element `at` of `l`, whose type has the same size
+/// in external32 as natively: then every one of its scalars does (none grows in
+/// external32), so the received prefix is the same length in both forms. The element
+/// is converted whole in a scratch copy (the missing bytes as zeros), packed natively,
+/// and only the prefix is unpacked into the user's buffer, so nothing past the
+/// received scalars is written.
+fn partial_element(l: &Layout, at: usize, part: &[u8]) {
+    let ty = &l.ty;
+    let span = ty.true_extent().max(0) as usize;
+    let mut ext = vec![0u8; l.size];
+    ext[..part.len()].copy_from_slice(part);
+    let mut tmp = vec![0u8; span.max(1)];
+    // The element's origin in `tmp`: its data starts at the true lower bound.
+    let origin = tmp.as_mut_ptr().wrapping_offset(-ty.true_lb());
+    // SAFETY: one element of the type at `origin` occupies exactly
+    // `tmp[..true_extent]`; `ext` holds its external32 size.
+    if unsafe { oxmpi_datatype::unpack_external(ty, origin, 1, &ext) }.is_err() {
+        return;
+    }
+    let mut native = vec![0u8; l.size];
+    // SAFETY: as above, the element in `tmp` is readable; `native` is our own memory.
+    unsafe { oxmpi_datatype::pack(ty, origin as *const u8, 1, 0, &mut native) };
+    // SAFETY: the user buffer holds `count > at` elements (MPI contract); the prefix
+    // is stream bytes of element `at`.
+    unsafe { l.unpack_at(at * l.size, &native[..part.len()]) };
 }
