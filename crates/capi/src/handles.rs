@@ -1136,7 +1136,7 @@ mod tests {
             let mut parts = rest.splitn(2, char::is_whitespace);
             let name = parts.next().unwrap_or("");
             let value = parts.next().unwrap_or("").trim();
-            if name.starts_with("MPI_") && !name.contains('(') {
+            if (name.starts_with("MPI_") || name.starts_with("IMPI_")) && !name.contains('(') {
                 raw.insert(name.to_string(), value.to_string());
             }
         }
