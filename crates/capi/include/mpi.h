@@ -307,6 +307,13 @@ typedef struct {
 #define MPI_LASTUSEDCODE         0x6440000b
 #define MPI_APPNUM               0x6440000d
 
+/* IMPI (Interoperable MPI 0.0, section 2.5): client and host attributes of every
+   communicator, set in jobs joined by impirun (absent, flag 0, otherwise) */
+#define IMPI_CLIENT_SIZE         0x64400101
+#define IMPI_CLIENT_COLOR        0x64400103
+#define IMPI_HOST_SIZE           0x64400105
+#define IMPI_HOST_COLOR          0x64400107
+
 /* Predefined attribute keys of every window */
 #define MPI_WIN_BASE             0x66000001
 #define MPI_WIN_SIZE             0x66000003

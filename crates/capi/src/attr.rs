@@ -121,6 +121,10 @@ fn key_of(h: c_int) -> Result<Key> {
             PredefinedKeyval::UniverseSize => Predefined::UniverseSize,
             PredefinedKeyval::LastUsedCode => Predefined::LastUsedCode,
             PredefinedKeyval::AppNum => Predefined::AppNum,
+            PredefinedKeyval::ImpiClientSize => Predefined::ImpiClientSize,
+            PredefinedKeyval::ImpiClientColor => Predefined::ImpiClientColor,
+            PredefinedKeyval::ImpiHostSize => Predefined::ImpiHostSize,
+            PredefinedKeyval::ImpiHostColor => Predefined::ImpiHostColor,
             _ => {
                 return Err(Error::new(
                     ErrorClass::Keyval,
@@ -159,7 +163,38 @@ fn predefined_slot(p: Predefined) -> &'static AtomicI32 {
         Predefined::UniverseSize => 4,
         Predefined::LastUsedCode => 5,
         Predefined::AppNum => 6,
+        // Answered from `interned` (their values differ between communicators).
+        Predefined::ImpiClientSize
+        | Predefined::ImpiClientColor
+        | Predefined::ImpiHostSize
+        | Predefined::ImpiHostColor => 0,
     }]
+}
+
+/// The IMPI 2.5 attributes, whose values depend on the communicator.
+fn impi_attr(p: Predefined) -> bool {
+    matches!(
+        p,
+        Predefined::ImpiClientSize
+            | Predefined::ImpiClientColor
+            | Predefined::ImpiHostSize
+            | Predefined::ImpiHostColor
+    )
+}
+
+/// A value that never changes at a stable address, for an attribute whose value
+/// depends on the communicator: a pointer `MPI_Comm_get_attr` handed out for one
+/// communicator must keep its value when another is queried. The values are small
+/// (sizes and colors below the world size), so the set stays small.
+fn interned(v: i32) -> &'static i32 {
+    static VALUES: std::sync::Mutex<Vec<&'static i32>> = std::sync::Mutex::new(Vec::new());
+    let mut vals = VALUES.lock().unwrap_or_else(|e| e.into_inner());
+    if let Some(&r) = vals.iter().find(|&&r| *r == v) {
+        return r;
+    }
+    let r: &'static i32 = Box::leak(Box::new(v));
+    vals.push(r);
+    r
 }
 
 /// # Safety
@@ -217,6 +252,9 @@ unsafe fn get_attr(c: MPI_Comm, k: c_int, val: *mut c_void, flag: *mut c_int) ->
     let ptr: Option<*mut c_void> = match (v, key) {
         (None, _) => None,
         (Some(AttrValue::Word(w)), _) => Some(w as *mut c_void),
+        (Some(AttrValue::Int(i)), Key::Predefined(p)) if impi_attr(p) => {
+            Some(interned(i) as *const i32 as *mut c_void)
+        }
         (Some(AttrValue::Int(i)), Key::Predefined(p)) => {
             let slot = predefined_slot(p);
             slot.store(i, Ordering::Relaxed);

@@ -373,6 +373,12 @@ abi_constants! {
     MPI_LASTUSEDCODE: c_int = 0x6440_000b;
     MPI_APPNUM: c_int = 0x6440_000d;
 
+    // IMPI 2.5: client and host attributes of every communicator (IMPI jobs)
+    IMPI_CLIENT_SIZE: c_int = 0x6440_0101;
+    IMPI_CLIENT_COLOR: c_int = 0x6440_0103;
+    IMPI_HOST_SIZE: c_int = 0x6440_0105;
+    IMPI_HOST_COLOR: c_int = 0x6440_0107;
+
     // Predefined attribute keys of every window
     MPI_WIN_BASE: c_int = 0x6600_0001;
     MPI_WIN_SIZE: c_int = 0x6600_0003;
@@ -824,6 +830,10 @@ pub enum PredefinedKeyval {
     UniverseSize,
     LastUsedCode,
     AppNum,
+    ImpiClientSize,
+    ImpiClientColor,
+    ImpiHostSize,
+    ImpiHostColor,
     WinBase,
     WinSize,
     WinDispUnit,
@@ -833,7 +843,7 @@ pub enum PredefinedKeyval {
 
 impl PredefinedKeyval {
     /// Every predefined key.
-    pub const ALL: [PredefinedKeyval; 12] = [
+    pub const ALL: [PredefinedKeyval; 16] = [
         PredefinedKeyval::TagUb,
         PredefinedKeyval::Host,
         PredefinedKeyval::Io,
@@ -841,6 +851,10 @@ impl PredefinedKeyval {
         PredefinedKeyval::UniverseSize,
         PredefinedKeyval::LastUsedCode,
         PredefinedKeyval::AppNum,
+        PredefinedKeyval::ImpiClientSize,
+        PredefinedKeyval::ImpiClientColor,
+        PredefinedKeyval::ImpiHostSize,
+        PredefinedKeyval::ImpiHostColor,
         PredefinedKeyval::WinBase,
         PredefinedKeyval::WinSize,
         PredefinedKeyval::WinDispUnit,
@@ -858,6 +872,10 @@ impl PredefinedKeyval {
             PredefinedKeyval::UniverseSize => MPI_UNIVERSE_SIZE,
             PredefinedKeyval::LastUsedCode => MPI_LASTUSEDCODE,
             PredefinedKeyval::AppNum => MPI_APPNUM,
+            PredefinedKeyval::ImpiClientSize => IMPI_CLIENT_SIZE,
+            PredefinedKeyval::ImpiClientColor => IMPI_CLIENT_COLOR,
+            PredefinedKeyval::ImpiHostSize => IMPI_HOST_SIZE,
+            PredefinedKeyval::ImpiHostColor => IMPI_HOST_COLOR,
             PredefinedKeyval::WinBase => MPI_WIN_BASE,
             PredefinedKeyval::WinSize => MPI_WIN_SIZE,
             PredefinedKeyval::WinDispUnit => MPI_WIN_DISP_UNIT,
@@ -876,6 +894,10 @@ impl PredefinedKeyval {
             PredefinedKeyval::UniverseSize => "MPI_UNIVERSE_SIZE",
             PredefinedKeyval::LastUsedCode => "MPI_LASTUSEDCODE",
             PredefinedKeyval::AppNum => "MPI_APPNUM",
+            PredefinedKeyval::ImpiClientSize => "IMPI_CLIENT_SIZE",
+            PredefinedKeyval::ImpiClientColor => "IMPI_CLIENT_COLOR",
+            PredefinedKeyval::ImpiHostSize => "IMPI_HOST_SIZE",
+            PredefinedKeyval::ImpiHostColor => "IMPI_HOST_COLOR",
             PredefinedKeyval::WinBase => "MPI_WIN_BASE",
             PredefinedKeyval::WinSize => "MPI_WIN_SIZE",
             PredefinedKeyval::WinDispUnit => "MPI_WIN_DISP_UNIT",
@@ -1114,7 +1136,7 @@ mod tests {
             let mut parts = rest.splitn(2, char::is_whitespace);
             let name = parts.next().unwrap_or("");
             let value = parts.next().unwrap_or("").trim();
-            if name.starts_with("MPI_") && !name.contains('(') {
+            if (name.starts_with("MPI_") || name.starts_with("IMPI_")) && !name.contains('(') {
                 raw.insert(name.to_string(), value.to_string());
             }
         }

@@ -64,6 +64,14 @@ pub enum Predefined {
     UniverseSize,
     LastUsedCode,
     AppNum,
+    /// IMPI 2.5: the number of IMPI clients with ranks in the communicator.
+    ImpiClientSize,
+    /// IMPI 2.5: which of them the calling rank's client is (0..size-1).
+    ImpiClientColor,
+    /// IMPI 2.5: the number of IMPI hosts with ranks in the communicator.
+    ImpiHostSize,
+    /// IMPI 2.5: which of them the calling rank's host is (0..size-1).
+    ImpiHostColor,
 }
 
 impl Predefined {
@@ -76,6 +84,10 @@ impl Predefined {
             Predefined::UniverseSize => "MPI_UNIVERSE_SIZE",
             Predefined::LastUsedCode => "MPI_LASTUSEDCODE",
             Predefined::AppNum => "MPI_APPNUM",
+            Predefined::ImpiClientSize => "IMPI_CLIENT_SIZE",
+            Predefined::ImpiClientColor => "IMPI_CLIENT_COLOR",
+            Predefined::ImpiHostSize => "IMPI_HOST_SIZE",
+            Predefined::ImpiHostColor => "IMPI_HOST_COLOR",
         }
     }
 }

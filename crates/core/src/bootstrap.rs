@@ -21,6 +21,7 @@ use crate::config::{
 };
 use crate::device::Peer;
 use crate::error::{Error, ErrorClass, Result};
+use crate::impi_attr::ImpiPlaces;
 use crate::placement::{self, CardCpus};
 use crate::transport::bell::{Bell, Poker};
 use crate::transport::fd_share::{self, FdOffer};
@@ -68,6 +69,8 @@ pub struct Bootstrap {
     pub impi: Option<ImpiNet>,
     /// What IMPI's collectives (chapter 4) need to know of the job.
     pub impi_world: Option<crate::coll::impi::World>,
+    /// Each world rank's IMPI client and host (IMPI jobs only).
+    pub impi_places: Option<ImpiPlaces>,
 }
 
 fn pmi_err(what: &str, e: impl std::fmt::Display) -> Error {
@@ -177,6 +180,7 @@ fn singleton(cfg: &Config, pmi: Option<Client>, appnum: i32, universe: Option<u3
         poker: None,
         impi: None,
         impi_world: None,
+        impi_places: None,
     }
 }
 
@@ -460,6 +464,14 @@ pub fn run(cfg: &Config) -> Result<Bootstrap> {
     };
 
     let impi_world = impi.as_ref().map(crate::coll::impi::World::of_job);
+    let impi_places = impi.as_ref().map(|j| ImpiPlaces {
+        client: j
+            .procs
+            .iter()
+            .map(|(h, _)| j.hosts[*h as usize].client)
+            .collect(),
+        host: j.procs.iter().map(|(h, _)| *h).collect(),
+    });
     Ok(Bootstrap {
         impi_world,
         rank,
@@ -485,6 +497,7 @@ pub fn run(cfg: &Config) -> Result<Bootstrap> {
             }
             None => None,
         },
+        impi_places,
     })
 }
 

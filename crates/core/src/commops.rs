@@ -1168,7 +1168,7 @@ pub fn free_keyval(id: KeyvalId, kind: AttrKind) -> Result<()> {
     runtime::with(|rt| rt.keyvals.free(id, kind))
 }
 
-fn predefined_value(rt: &runtime::Runtime, p: Predefined) -> Option<i32> {
+fn predefined_value(rt: &runtime::Runtime, c: &Comm, p: Predefined) -> Option<i32> {
     match p {
         Predefined::TagUb => Some(TAG_UB),
         Predefined::Host => Some(PROC_NULL),
@@ -1177,6 +1177,14 @@ fn predefined_value(rt: &runtime::Runtime, p: Predefined) -> Option<i32> {
         Predefined::UniverseSize => rt.universe_size.map(|u| u.min(i32::MAX as u32) as i32),
         Predefined::LastUsedCode => Some(crate::user_errors::last_used()),
         Predefined::AppNum => (rt.appnum >= 0).then_some(rt.appnum),
+        // Set in IMPI jobs only (IMPI 2.5).
+        Predefined::ImpiClientSize
+        | Predefined::ImpiClientColor
+        | Predefined::ImpiHostSize
+        | Predefined::ImpiHostColor => rt
+            .impi_places
+            .as_ref()
+            .and_then(|pl| pl.value(p, c.group.members(), rt.world_rank)),
     }
 }
 
@@ -1185,7 +1193,7 @@ pub fn attr_get(id: CommId, key: Key) -> Result<Option<AttrValue>> {
     runtime::with(|rt| {
         let c = rt.comms.get(id)?;
         match key {
-            Key::Predefined(p) => Ok(predefined_value(rt, p).map(AttrValue::Int)),
+            Key::Predefined(p) => Ok(predefined_value(rt, c, p).map(AttrValue::Int)),
             Key::User(k) => {
                 rt.keyvals.check_use(k, AttrKind::Comm)?;
                 Ok(c.attrs.get(k).map(AttrValue::Word))

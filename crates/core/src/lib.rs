@@ -21,6 +21,8 @@ pub mod error;
 pub mod grequest;
 pub mod group;
 pub mod idup;
+pub mod impi_attr;
+mod impi_wire;
 pub mod info;
 mod internal_coll;
 pub mod launcher;

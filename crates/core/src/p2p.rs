@@ -225,6 +225,9 @@ struct SendPlan {
     /// The buffer when it is not contiguous (packed by the device as it sends, or into
     /// the attached buffer for buffered mode).
     layout: Option<Box<Layout>>,
+    /// The message in external32 toward a rank of another IMPI client (`args` points
+    /// here; see `impi_wire`).
+    ext32: Option<Vec<u8>>,
 }
 
 #[inline(always)]
@@ -250,6 +253,27 @@ fn plan_send(
             format!("message of {count} elements is too large"),
         )
     })?;
+    let mode = match mode {
+        Mode::Synchronous => SendMode::Synchronous,
+        Mode::Ready => SendMode::Ready,
+        _ => SendMode::Standard,
+    };
+    if crate::impi_wire::is_impi_peer(rt, w) {
+        let v = crate::impi_wire::pack(t, b, count)?;
+        return Ok(Some(SendPlan {
+            args: SendArgs {
+                dest: w,
+                ctx: c.ctx,
+                src_rank: c.rank,
+                tag,
+                buf: v.as_ptr(),
+                len: v.len(),
+                mode,
+            },
+            layout: None,
+            ext32: Some(v),
+        }));
+    }
     let direct = zero_copy_addr(t, b, count);
     let layout = (direct.is_none() && len > 0).then(|| Box::new(layout(t, b, count)));
     Ok(Some(SendPlan {
@@ -260,13 +284,10 @@ fn plan_send(
             tag,
             buf: direct.unwrap_or(b.addr) as *const u8,
             len,
-            mode: match mode {
-                Mode::Synchronous => SendMode::Synchronous,
-                Mode::Ready => SendMode::Ready,
-                _ => SendMode::Standard,
-            },
+            mode,
         },
         layout,
+        ext32: None,
     }))
 }
 
@@ -292,9 +313,10 @@ fn start_plan_request(rt: &mut Runtime, p: SendPlan, mode: Mode, comm: CommId) -
         bsend_copy(rt, p, comm)?;
         rt.device.complete_request(Status::EMPTY, Direction::Send)
     } else {
-        match p.layout {
-            Some(l) => rt.device.isend_layout(p.args, *l),
-            None => rt.device.isend_request(p.args),
+        match (p.layout, p.ext32) {
+            (_, Some(v)) => rt.device.isend_staged(p.args, v),
+            (Some(l), None) => rt.device.isend_layout(p.args, *l),
+            (None, None) => rt.device.isend_request(p.args),
         }
     };
     set_owner(rt, id, comm);
@@ -459,7 +481,10 @@ fn plan_recv(rt: &Runtime, b: &Buf, src: i32, tag: i32, comm: CommId) -> Result<
             format!("receive of {count} elements is too large"),
         )
     })?;
-    let direct = zero_copy_addr(t, b, count);
+    // A receive that may match a rank of another IMPI client carries its layout even
+    // when contiguous: the device converts such a message from external32 with it.
+    let direct =
+        zero_copy_addr(t, b, count).filter(|_| !crate::impi_wire::recv_may_be_impi(rt, c, src));
     Ok(Some(RecvPlan {
         args: RecvArgs {
             spec: Spec {
@@ -656,14 +681,33 @@ fn start_one(rt: &mut Runtime, id: ReqId) -> Result<()> {
         (Some(t), Some(b)) => b.count > 0 && zero_copy_addr(t, b, b.count as usize).is_none(),
         _ => false,
     };
+    // Toward a rank of another IMPI client the message goes in external32, packed at
+    // each start; a receive in an IMPI job carries its layout (see `impi_wire`).
+    let ext32 = match (p, &t, &b) {
+        (Persistent::Send(a) | Persistent::Bsend(a), Some(t), Some(b))
+            if crate::impi_wire::is_impi_peer(rt, a.dest) =>
+        {
+            Some(crate::impi_wire::pack(t, b, b.count as usize)?)
+        }
+        _ => None,
+    };
+    let staged = staged
+        || (matches!(p, Persistent::Recv(_))
+            && rt.impi_places.is_some()
+            && b.is_some_and(|b| b.count > 0));
     let started = match p {
-        Persistent::Bsend(a) => {
+        Persistent::Bsend(mut a) => {
+            if let Some(v) = &ext32 {
+                a.buf = v.as_ptr();
+                a.len = v.len();
+            }
             let plan = SendPlan {
                 args: a,
-                layout: staged.then(|| {
+                layout: (staged && ext32.is_none()).then(|| {
                     let b = b.expect("buf");
                     Box::new(layout(t.as_ref().expect("type"), &b, b.count as usize))
                 }),
+                ext32,
             };
             let owner = r.owner;
             bsend_copy(rt, plan, owner)?;
@@ -671,6 +715,10 @@ fn start_one(rt: &mut Runtime, id: ReqId) -> Result<()> {
             rt.device.mark_done(id, Status::EMPTY);
             Ok(())
         }
+        Persistent::Send(_) if ext32.is_some() => rt
+            .device
+            .start_staged(id, ext32.expect("packed"))
+            .map_err(|_| Error::new(ErrorClass::Request, "cannot start request")),
         Persistent::Send(_) | Persistent::Recv(_) if staged => {
             let (t, b) = (t.expect("type"), b.expect("buf"));
             rt.device
@@ -1203,7 +1251,7 @@ pub unsafe fn sendrecv_replace(
     comm: CommId,
 ) -> Result<Status> {
     // SAFETY: forwarded contract.
-    let (tmp, sb) = unsafe { replace_staging(&b)? };
+    let (tmp, sb) = unsafe { replace_staging(&b, dest, comm)? };
     // SAFETY: `sb` describes `tmp`, which outlives the operation; `b` per contract.
     let s = unsafe { sendrecv(sb, dest, stag, b, src, rtag, comm) };
     drop(tmp);
@@ -1211,27 +1259,35 @@ pub unsafe fn sendrecv_replace(
 }
 
 /// The packed copy of `b` that a send-receive with replace sends from, and the
-/// buffer (bytes) that describes it.
+/// buffer (bytes) that describes it. Toward a rank of another IMPI client the copy is
+/// external32 already (sent as bytes, which external32 leaves as they are).
 ///
 /// # Safety
 /// The buffer must hold `count` elements of the datatype.
-pub(crate) unsafe fn replace_staging(b: &Buf) -> Result<(Vec<u8>, Buf)> {
-    let (len, t) = runtime::with(|rt| {
+pub(crate) unsafe fn replace_staging(b: &Buf, dest: i32, comm: CommId) -> Result<(Vec<u8>, Buf)> {
+    let (len, t, impi) = runtime::with(|rt| {
         let count = check_count(b.count)?;
         let t = rt.types.for_comm(b.ty)?.clone();
         check_buffer(b, &t)?;
-        Ok((count * t.size, t))
+        let c = rt.comms.get(comm)?;
+        let impi = dest >= 0
+            && c.peer_group()
+                .world_of(dest)
+                .is_some_and(|w| crate::impi_wire::is_impi_peer(rt, w));
+        Ok((count * t.size, t, impi))
     })?;
     let count = b.count as usize;
     let mut tmp = vec![0u8; len];
-    if len > 0 {
+    if impi {
+        tmp = crate::impi_wire::pack(&t, b, count)?;
+    } else if len > 0 {
         // SAFETY: the buffer holds count elements (contract).
         unsafe { t.pack(b.addr as *const u8, count, &mut tmp) };
     }
     let byte = crate::types::TypeId::from(oxmpi_datatype::Predefined::Byte as u32);
     let sb = Buf {
         addr: tmp.as_ptr() as usize,
-        count: len as i64,
+        count: tmp.len() as i64,
         ty: byte,
     };
     Ok((tmp, sb))

@@ -217,7 +217,7 @@ pub unsafe fn isendrecv_replace(
     comm: CommId,
 ) -> Result<ReqId> {
     // SAFETY: forwarded contract.
-    let (tmp, sb) = unsafe { p2p::replace_staging(&b)? };
+    let (tmp, sb) = unsafe { p2p::replace_staging(&b, dest, comm)? };
     // SAFETY: `sb` describes `tmp`, which the compound request keeps until it is done;
     // `b` per the contract.
     unsafe { start_pair(sb, dest, stag, b, src, rtag, comm, Some(tmp)) }

@@ -82,6 +82,8 @@ pub struct Runtime {
     pub world_size: u32,
     pub appnum: i32,
     pub universe_size: Option<u32>,
+    /// Each world rank's IMPI client and host, in an IMPI job (the 2.5 attributes).
+    pub impi_places: Option<crate::impi_attr::ImpiPlaces>,
     pub thread_level: ThreadLevel,
     pub processor_name: String,
     pub oversubscribed: bool,
@@ -518,6 +520,7 @@ fn start(provided: ThreadLevel) -> Result<Box<Runtime>> {
         world_size: boot.size,
         appnum: boot.appnum,
         universe_size: boot.universe_size,
+        impi_places: boot.impi_places,
         thread_level: provided,
         processor_name: bootstrap::processor_name(),
         oversubscribed,

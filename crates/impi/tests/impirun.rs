@@ -806,3 +806,350 @@ fn silent_server_and_client_timeout() {
     assert!(start.elapsed() < Duration::from_secs(10));
     drop(mock);
 }
+
+// ---- the data path against a mock foreign host (chapter 3, external32) ----
+
+/// A C program for the oxmpi side of `data_path_in_external32`: world rank 0 (oxmpi)
+/// sends to world rank 1 (the mock foreign proc) and receives from it.
+const DATA_PROG: &str = r#"
+#include <mpi.h>
+#include <stdio.h>
+int main(int argc, char **argv) {
+    int errs = 0, size;
+    MPI_Init(&argc, &argv);
+    MPI_Comm_size(MPI_COMM_WORLD, &size);
+    int v[3] = {1, -2, 0x01020304};
+    long l[2] = {-5, 100000};
+    double d = 1.5;
+    MPI_Send(v, 3, MPI_INT, 1, 7, MPI_COMM_WORLD);
+    MPI_Send(l, 2, MPI_LONG, 1, 8, MPI_COMM_WORLD);
+    MPI_Ssend(&d, 1, MPI_DOUBLE, 1, 9, MPI_COMM_WORLD);
+    int got[2] = {0, 0}, cnt = -1;
+    long lg = 0;
+    MPI_Status st;
+    MPI_Recv(got, 2, MPI_INT, 1, 10, MPI_COMM_WORLD, &st);
+    MPI_Get_count(&st, MPI_INT, &cnt);
+    if (got[0] != 3 || got[1] != -4 || cnt != 2 || st.MPI_SOURCE != 1) errs++;
+    MPI_Recv(&lg, 1, MPI_LONG, MPI_ANY_SOURCE, 11, MPI_COMM_WORLD, &st);
+    MPI_Get_count(&st, MPI_LONG, &cnt);
+    if (lg != -6 || cnt != 1 || size != 2) errs++;
+    printf(errs ? " Found %d errors\n" : " No Errors\n", errs);
+    MPI_Finalize();
+    return 0;
+}
+"#;
+
+/// The staged `mpicc`, when the tree has been staged (`make stage`).
+fn staged_mpicc() -> Option<std::path::PathBuf> {
+    let prefix = std::env::var_os("OXMPI_PREFIX")
+        .map(std::path::PathBuf::from)
+        .unwrap_or_else(|| {
+            std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../target/oxmpi")
+        });
+    let cc = prefix.join("bin/mpicc");
+    cc.exists().then_some(cc)
+}
+
+/// One `IMPI_Packet` header field, big-endian, at `off`.
+fn field(h: &[u8], off: usize, n: usize) -> u64 {
+    h[off..off + n]
+        .iter()
+        .fold(0u64, |a, &b| a << 8 | u64::from(b))
+}
+
+/// A job of an oxmpi client 0 running `prog` (one rank) and a mock foreign client 1
+/// (one host, one proc, no oxmpi extension), with the mock server between them.
+struct MockJob {
+    oxmpi: Proc,
+    /// The mock server's connection to the oxmpi client.
+    server: TcpStream,
+    /// The host channel from the foreign host to the oxmpi rank.
+    ch: TcpStream,
+    /// The foreign host's listening socket (kept open until the end).
+    _host1: TcpListener,
+    /// The IMPI_Proc identifiers: (host id, pid) of the foreign proc and oxmpi's rank.
+    foreign: ([u8; 16], i64),
+    oxmpi_proc: ([u8; 16], i64),
+    dir: std::path::PathBuf,
+}
+
+/// Compiles `prog` with the staged `mpicc` (None when the tree is not staged) and runs
+/// the startup of a [`MockJob`] up to the host connection, the mock server answering
+/// every label oxmpi sends with the foreign client's value appended.
+fn mock_job(name: &str, prog: &str) -> Option<MockJob> {
+    let Some(cc) = staged_mpicc() else {
+        eprintln!("{name}: no staged mpicc (run `make stage`); not run");
+        return None;
+    };
+    let dir = std::env::temp_dir().join(format!("impi-{name}-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let src = dir.join("prog.c");
+    let exe = dir.join("prog");
+    std::fs::write(&src, prog).unwrap();
+    let ok = Command::new(&cc)
+        .arg("-o")
+        .arg(&exe)
+        .arg(&src)
+        .status()
+        .unwrap();
+    assert!(ok.success(), "mpicc failed");
+
+    let mock = TcpListener::bind((Ipv4Addr::LOCALHOST, 0)).unwrap();
+    let addr = mock.local_addr().unwrap().to_string();
+    let exe_s = exe.to_str().unwrap().to_string();
+    let oxmpi = Proc::spawn(
+        &[
+            "-client", "0", &addr, "-ackmark", "1", "-hiwater", "4", "-np", "1", &exe_s,
+        ],
+        KEY,
+    );
+    let (mut s, _) = mock.accept().unwrap();
+    s.set_read_timeout(Some(Duration::from_secs(60))).unwrap();
+    assert_eq!(read_exact_n(&mut s, 12), cmd(b"AUTH", &[0, 0, 0, 2]));
+    s.write_all(&[0, 0, 0, 1, 0, 0, 0, 0]).unwrap();
+    assert_eq!(read_exact_n(&mut s, 8), 5678u64.to_be_bytes());
+    assert_eq!(read_exact_n(&mut s, 12), cmd(b"IMPI", &0i32.to_be_bytes()));
+    s.write_all(&cmd(b"IMPI", &2i32.to_be_bytes())).unwrap();
+
+    let ip = mapped_loopback();
+    let foreign_pid = 77i64;
+    let u4 = |v: u32| v.to_be_bytes().to_vec();
+    let host1 = TcpListener::bind((Ipv4Addr::LOCALHOST, 0)).unwrap();
+    let host1_port = host1.local_addr().unwrap().port() as u32;
+    let (mut port0, mut pid0) = (0u16, 0i64);
+    loop {
+        let h = read_exact_n(&mut s, 8);
+        if h == cmd(b"DONE", &[]) {
+            break;
+        }
+        assert_eq!(&h[..4], b"COLL");
+        let p = read_exact_n(&mut s, be32(&h[4..]) as usize);
+        let (label, data) = (be32(&p) as i32, &p[4..]);
+        let theirs = match label {
+            0x1000 => Some([u4(0), u4(0)].concat()),
+            0x1100 | 0x1200 | 0x2200 => Some(u4(1)),
+            0x1300 => Some(u4(4000)),
+            0x1400 => Some(u4(32767)),
+            0x1500 | 0x1600 => Some(u4(u32::MAX)),
+            0x2000 | 0x3000 => Some(ip.to_vec()),
+            0x2100 => Some(u4(host1_port)),
+            // The foreign host acknowledges every 50 packets and takes 100.
+            0x2300 => Some(u4(50)),
+            0x2400 => Some(u4(100)),
+            0x3100 => Some(foreign_pid.to_be_bytes().to_vec()),
+            _ => None, // oxmpi's extension label: this client does not submit it
+        };
+        match label {
+            0x2100 => port0 = be32(data) as u16,
+            0x3100 => pid0 = i64::from_be_bytes(data[..8].try_into().unwrap()),
+            _ => {}
+        }
+        let mut out = label.to_be_bytes().to_vec();
+        out.extend_from_slice(&(if theirs.is_some() { 3u32 } else { 1 }).to_be_bytes());
+        out.extend_from_slice(data);
+        out.extend_from_slice(&theirs.unwrap_or_default());
+        s.write_all(&cmd(b"COLL", &out)).unwrap();
+    }
+    s.write_all(&cmd(b"DONE", &[])).unwrap();
+    let mut ch = TcpStream::connect(("127.0.0.1", port0)).unwrap();
+    ch.set_read_timeout(Some(Duration::from_secs(60))).unwrap();
+    ch.write_all(&1i32.to_be_bytes()).unwrap();
+    Some(MockJob {
+        oxmpi,
+        server: s,
+        ch,
+        _host1: host1,
+        foreign: (ip, foreign_pid),
+        oxmpi_proc: (ip, pid0),
+        dir,
+    })
+}
+
+/// A mock server that plays a foreign client 1 (one host, one proc, no oxmpi
+/// extension) drives an oxmpi client 0 that runs a program: the program's sends arrive
+/// as `DATA`/`DATASYNC` packets whose every header field is checked and whose data is
+/// external32 (big-endian, `MPI_LONG` in 4 bytes); the mock answers `SYNCACK`, sends
+/// external32 data back (which the program checks in native form), and finalizes the
+/// channel with `IMPI_PK_FINI`.
+#[test]
+fn data_path_in_external32() {
+    let Some(job) = mock_job("data", DATA_PROG) else {
+        return;
+    };
+    let MockJob {
+        oxmpi,
+        server: mut s,
+        mut ch,
+        _host1,
+        foreign: me,
+        oxmpi_proc: them,
+        dir,
+    } = job;
+    let (ip, foreign_pid, pid0) = (me.0, me.1, them.1);
+
+    // Reads the next packet other than PROTOACK (checked: oxmpi acknowledges every
+    // packet with ackmark 1), with its data.
+    let acks = std::cell::Cell::new(0);
+    let next = |ch: &mut TcpStream| -> (Vec<u8>, Vec<u8>) {
+        loop {
+            let h = read_exact_n(ch, 128);
+            if field(&h, 0, 4) == 2 {
+                assert_eq!(h, packet(2, 0, them, me, 0, 0).to_vec(), "PROTOACK");
+                acks.set(acks.get() + 1);
+                continue;
+            }
+            let n = if field(&h, 0, 4) <= 1 {
+                field(&h, 4, 4)
+            } else {
+                0
+            };
+            let d = read_exact_n(ch, n as usize);
+            return (h, d);
+        }
+    };
+    let mut cid = None;
+    // (type, tag, external32 bytes)
+    let sends: [(u64, u64, Vec<u8>); 3] = [
+        (
+            0,
+            7,
+            [1i32, -2, 0x0102_0304]
+                .iter()
+                .flat_map(|v| v.to_be_bytes())
+                .collect(),
+        ),
+        (
+            0,
+            8,
+            [-5i32, 100_000]
+                .iter()
+                .flat_map(|v| v.to_be_bytes())
+                .collect(),
+        ),
+        (1, 9, 1.5f64.to_be_bytes().to_vec()),
+    ];
+    let mut seq = 0;
+    let mut sync_srqid = 0;
+    for (kind, tag, bytes) in &sends {
+        let (h, d) = next(&mut ch);
+        seq += 1;
+        assert_eq!(
+            field(&h, 0, 4),
+            *kind,
+            "pk_type of the message with tag {tag}"
+        );
+        assert_eq!(field(&h, 4, 4), bytes.len() as u64, "pk_len");
+        assert_eq!(&h[8..24], &ip, "pk_src host id");
+        assert_eq!(field(&h, 24, 8) as i64, pid0, "pk_src pid");
+        assert_eq!(&h[32..48], &ip, "pk_dest host id");
+        assert_eq!(field(&h, 48, 8) as i64, foreign_pid, "pk_dest pid");
+        assert_eq!(field(&h, 64, 8), 0, "pk_drqid of a first packet");
+        assert_eq!(field(&h, 72, 8), bytes.len() as u64, "pk_msglen");
+        assert_eq!(field(&h, 80, 4), 0, "pk_lsrank");
+        assert_eq!(field(&h, 84, 4), *tag, "pk_tag");
+        let c = field(&h, 88, 8);
+        assert_eq!(*cid.get_or_insert(c), c, "one pk_cid for MPI_COMM_WORLD");
+        assert_eq!(field(&h, 96, 8), seq, "pk_seqnum");
+        assert_eq!(
+            &h[104..128],
+            &[0u8; 24][..],
+            "pk_count, pk_dtype, pk_reserved"
+        );
+        assert_eq!(&d, bytes, "external32 data of the message with tag {tag}");
+        if *kind == 1 {
+            sync_srqid = field(&h, 56, 8);
+        }
+    }
+    assert_eq!(acks.get(), 0, "no PROTOACK before this host sent anything");
+    let mut syncack = packet(3, 0, me, them, sync_srqid, 0);
+    syncack[72..80].fill(0);
+    ch.write_all(&syncack).unwrap();
+    let cid = cid.unwrap();
+    let reply = |tag: i32, seq: u64, data: &[u8]| {
+        let mut p = packet(0, data.len() as u32, me, them, 500 + seq, data.len() as u64);
+        p[80..84].copy_from_slice(&1i32.to_be_bytes());
+        p[84..88].copy_from_slice(&tag.to_be_bytes());
+        p[88..96].copy_from_slice(&cid.to_be_bytes());
+        p[96..104].copy_from_slice(&seq.to_be_bytes());
+        let mut v = p.to_vec();
+        v.extend_from_slice(data);
+        v
+    };
+    let ints: Vec<u8> = [3i32, -4].iter().flat_map(|v| v.to_be_bytes()).collect();
+    ch.write_all(&reply(10, 1, &ints)).unwrap();
+    ch.write_all(&reply(11, 2, &(-6i32).to_be_bytes())).unwrap();
+    // Each data packet is acknowledged (ackmark 1), then the rank finalizes.
+    let (h, _) = next(&mut ch);
+    assert_eq!(acks.get(), 2, "a PROTOACK for each of the two data packets");
+    let fini = packet(7, 0, ([0; 16], 0), ([0; 16], 0), 0, 0);
+    assert_eq!(h, fini.to_vec(), "IMPI_PK_FINI");
+    ch.write_all(&fini).unwrap();
+    let mut rest = Vec::new();
+    ch.read_to_end(&mut rest).unwrap();
+    assert!(rest.is_empty());
+    drop(ch);
+    assert_eq!(read_exact_n(&mut s, 8), cmd(b"FINI", &[]));
+    drop(s);
+    let o = oxmpi.finish();
+    let _ = std::fs::remove_dir_all(&dir);
+    assert_eq!(o.code, 0, "{}", o.stderr);
+    assert!(
+        o.stdout.contains(" No Errors"),
+        "{}\n{}",
+        o.stdout,
+        o.stderr
+    );
+}
+
+/// The foreign host announces a long message (its first `DATASYNC` carries 4000 of
+/// 100000 bytes) and vanishes before the rest: the oxmpi rank reports the channel's
+/// end naming the host, and its client ends with an error, in bounded time, without a
+/// `FINI` to the server.
+#[test]
+fn foreign_host_vanishing_mid_message() {
+    const PROG: &str = r#"
+#include <mpi.h>
+#include <stdio.h>
+#include <stdlib.h>
+int main(int argc, char **argv) {
+    MPI_Init(&argc, &argv);
+    char *b = malloc(100000);
+    MPI_Recv(b, 100000, MPI_BYTE, 1, 5, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+    printf("received\n");
+    MPI_Finalize();
+    return 0;
+}
+"#;
+    let Some(mut job) = mock_job("vanish", PROG) else {
+        return;
+    };
+    let mut p = packet(1, 4000, job.foreign, job.oxmpi_proc, 9, 100_000);
+    p[80..84].copy_from_slice(&1i32.to_be_bytes());
+    p[84..88].copy_from_slice(&5i32.to_be_bytes());
+    p[96..104].copy_from_slice(&1u64.to_be_bytes());
+    job.ch.write_all(&p).unwrap();
+    job.ch.write_all(&[7u8; 4000]).unwrap();
+    // Whether or not `pk_cid` 0 is MPI_COMM_WORLD's context here (the receive matches
+    // or the message waits), the host goes away with the message unfinished.
+    std::thread::sleep(Duration::from_millis(300));
+    drop(job.ch);
+    let mut rest = Vec::new();
+    let _ = job.server.read_to_end(&mut rest);
+    assert!(
+        !rest.windows(4).any(|w| w == b"FINI"),
+        "no FINI after a failed job"
+    );
+    let o = job.oxmpi.finish();
+    let _ = std::fs::remove_dir_all(&job.dir);
+    assert_ne!(o.code, 0, "{}", o.stdout);
+    assert!(!o.stdout.contains("received"), "{}", o.stdout);
+    // A close with oxmpi's answers unread is a reset; either way the error names the
+    // host and the channel.
+    assert!(
+        o.stderr.contains("IMPI host 1 closed its channel")
+            || o.stderr
+                .contains("IMPI channel to host 1: Connection reset"),
+        "{}",
+        o.stderr
+    );
+}

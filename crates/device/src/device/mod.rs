@@ -427,6 +427,13 @@ impl Device {
         p.isend_layout(a, l, io)
     }
 
+    /// Restarts an inactive persistent send with the bytes of `scratch` (the message
+    /// in external32 toward a rank of another IMPI client) instead of its buffer.
+    pub fn start_staged(&mut self, id: ReqId, scratch: Vec<u8>) -> Result<(), InvalidRequest> {
+        let (p, io) = split!(self);
+        p.restart_staged(id, scratch, io)
+    }
+
     /// Restarts an inactive persistent send or receive whose buffer is not contiguous,
     /// like [`Device::start`] with the buffer described by `l`.
     pub fn start_layout(&mut self, id: ReqId, l: Layout) -> Result<(), InvalidRequest> {

@@ -232,6 +232,9 @@ pub(crate) struct Extra {
     /// The user buffer of a persistent request (re-staged at each start when its type
     /// is not contiguous).
     pub(crate) persistent_buf: Option<BufRef>,
+    /// A receive restaged for a message in external32 (from an IMPI peer): the user's
+    /// buffer, filled from `scratch` at completion (`protocol::ext32`).
+    pub(crate) ext32: Option<Arc<Layout>>,
 }
 
 pub struct Request {

@@ -20,6 +20,7 @@
 //! and `mprobe.rs` matched probe and the receive of a matched message.
 
 mod cancel;
+mod ext32;
 mod mprobe;
 mod rendezvous;
 
@@ -321,6 +322,9 @@ impl Protocol {
         let Some(r) = self.reqs.get_mut(id) else {
             return;
         };
+        if matches!(r.op, Op::Recv(..)) {
+            ext32::finish_ext32(r);
+        }
         r.complete = true;
         r.op = Op::Done;
         if r.cancel_pending {
@@ -764,6 +768,7 @@ impl Protocol {
     }
 
     fn deliver_eager(&mut self, id: ReqId, from: u32, hdr: &Header, data: &[u8], io: &mut impl Io) {
+        self.restage_ext32(id, from);
         let Some(r) = self.reqs.get_mut(id) else {
             unreachable!("matched request {id} does not exist")
         };

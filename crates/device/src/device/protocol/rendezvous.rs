@@ -117,6 +117,7 @@ impl Protocol {
     /// it is our own or a single-copy pull is allowed (then `Fin`), else ask for a
     /// stream with `Cts`. A pull that fails disables pulls and falls back to `Cts`.
     pub(super) fn start_pull(&mut self, id: ReqId, from: u32, hdr: &Header, io: &mut impl Io) {
+        self.restage_ext32(id, from);
         let a = self.recv_args(id);
         let n = self.set_recv_status(id, hdr, a.cap);
         if self.is_lost(from) {
