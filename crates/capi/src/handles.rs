@@ -173,7 +173,7 @@ macro_rules! abi_constants {
 
 abi_constants! {
     /// The version of the standard this library claims (`MPI_Get_version`).
-    MPI_VERSION: c_int = 3;
+    MPI_VERSION: c_int = 4;
     MPI_SUBVERSION: c_int = 1;
 
     // Position of the fields in a Fortran status (an array of MPI_Fint).

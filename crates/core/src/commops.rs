@@ -1010,17 +1010,27 @@ pub fn intercomm_create(
 pub fn intercomm_merge(id: CommId, high: bool) -> Result<CommId> {
     let c = snapshot(id)?;
     require_inter(&c)?;
-    let (ctx, local, remote) = inter_agree(&c, vec![high as u8])?;
-    let flag = |p: &[Vec<u8>]| {
-        p.first()
-            .and_then(|x| x.first())
-            .copied()
-            .ok_or_else(malformed)
+    let mut w = Writer::default();
+    w.u32(high as u32);
+    identity(&mut w)?;
+    let (ctx, local, remote) = inter_agree(&c, w.finish())?;
+    // Each group's leader (member 0) decides for its group.
+    let leader = |p: &[Vec<u8>]| -> Result<(bool, String, u32)> {
+        let mut r = Reader::new(p.first().ok_or_else(malformed)?);
+        let high = r.u32()? != 0;
+        let job = String::from_utf8_lossy(r.bytes()?).into_owned();
+        Ok((high, job, r.u32()?))
     };
-    let (lh, rh) = (flag(&local)? != 0, flag(&remote)? != 0);
+    let ((lh, ljob, lrank), (rh, rjob, rrank)) = (leader(&local)?, leader(&remote)?);
     let rg = c.remote.as_ref().ok_or_else(malformed)?;
     let local_first = if lh != rh {
         !lh
+    } else if (&ljob, lrank) != (&rjob, rrank) {
+        // The same `high` on both sides: the group whose leader comes first by (job, rank
+        // in its job) goes first. Both sides see the same two leaders, so they agree even
+        // when the groups are of different jobs, whose device slot numbers (`world_of`)
+        // differ from process to process.
+        (&ljob, lrank) < (&rjob, rrank)
     } else {
         c.group.world_of(0) < rg.world_of(0)
     };
@@ -1035,6 +1045,17 @@ pub fn intercomm_merge(id: CommId, high: bool) -> Result<CommId> {
     let me = my_world()?;
     let new = new_comm(ctx, Arc::new(Group::new(members)), None, &c, me).ok_or_else(malformed)?;
     install(new)
+}
+
+/// Writes who this process is across jobs: its job's name (the PMI key-value space name,
+/// distinct for spawned and separately started jobs; empty for a singleton) and its rank
+/// in its own `MPI_COMM_WORLD`.
+fn identity(w: &mut Writer) -> Result<()> {
+    runtime::with(|rt| {
+        let job = rt.pmi.as_ref().map_or("", |p| p.kvsname());
+        w.bytes(job.as_bytes()).u32(rt.world_rank);
+        Ok(())
+    })
 }
 
 // ----- queries -------------------------------------------------------------------------------

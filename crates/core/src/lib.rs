@@ -60,7 +60,8 @@ pub const ROOT: i32 = -3;
 pub const UNDEFINED: i32 = -32766;
 /// Largest tag value (`MPI_TAG_UB`).
 pub const TAG_UB: i32 = i32::MAX;
-/// The MPI standard version the library reports (`MPI_Get_version`).
-pub const MPI_VERSION: (i32, i32) = (3, 1);
+/// The MPI standard version the library reports (`MPI_Get_version`, `MPI_VERSION` in
+/// `mpi.h`): MPI-4.1, whose functions oxmpi provides except MPI-IO (README, "MPI version").
+pub const MPI_VERSION: (i32, i32) = (4, 1);
 /// oxmpi's version.
 pub const VERSION: &str = env!("CARGO_PKG_VERSION");

@@ -350,7 +350,7 @@ mod tests {
     fn parsable_lines_have_keys() {
         let (text, _) = render(true);
         assert!(text.lines().all(|l| l.contains(':')));
-        assert!(text.contains("mpi_version:3.1"));
+        assert!(text.contains("mpi_version:4.1"));
         assert!(text.contains("var:OXMPI_SHM_EAGER_LIMIT:default:auto"));
         assert!(text.contains("var:OXMPI_YIELD:default:200"));
         assert!(text.contains("var:OXMPI_COLL_SHM_MAX:values:bytes, 0 to 2k"));
