@@ -6,9 +6,11 @@
 //! - requests: `publish\tSERVICE\tPORT`, `lookup\tSERVICE`, `unpublish\tSERVICE`;
 //! - replies: `ok`, `ok\tPORT` (lookup), `err\tTOKEN` (a [`NameError::token`]).
 //!
-//! Every line ends with `\n` and is at most [`MAX_LINE`] bytes.
+//! Every line ends with `\n` and is at most [`MAX_LINE`] bytes. [`read_line`] reads one
+//! from whatever stream the caller owns (this module opens none).
 
 use crate::names::{NameError, NameService, MAX_NAME_LEN};
+use std::io::{self, BufRead, Read};
 
 /// Longest line, newline included.
 pub const MAX_LINE: usize = 2 * MAX_NAME_LEN + 32;
@@ -81,6 +83,20 @@ pub fn parse_reply(line: &str) -> Option<Reply> {
     }
 }
 
+/// Reads one line of at most [`MAX_LINE`] bytes, returned without its newline; a longer
+/// line, end of stream before the newline, or invalid UTF-8 is an error.
+pub fn read_line(r: &mut impl BufRead) -> io::Result<String> {
+    let mut buf = Vec::new();
+    r.take(MAX_LINE as u64).read_until(b'\n', &mut buf)?;
+    if buf.pop() != Some(b'\n') {
+        return Err(io::Error::new(
+            io::ErrorKind::InvalidData,
+            "line too long or cut short",
+        ));
+    }
+    String::from_utf8(buf).map_err(|_| io::Error::new(io::ErrorKind::InvalidData, "not UTF-8"))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -128,5 +144,10 @@ mod tests {
         assert_eq!(Request::parse(""), None);
         assert_eq!(parse_reply("err\tno_such_token"), None);
         assert_eq!(parse_reply("okay"), None);
+        let mut r = io::Cursor::new(b"ok\tp\nrest".to_vec());
+        assert_eq!(read_line(&mut r).unwrap(), "ok\tp");
+        assert!(read_line(&mut r).is_err());
+        let long = vec![b'x'; MAX_LINE + 1];
+        assert!(read_line(&mut io::Cursor::new(long)).is_err());
     }
 }
