@@ -43,7 +43,8 @@ impl RemoteNames {
         for a in addrs {
             match TcpStream::connect_timeout(&a, TIMEOUT) {
                 Ok(mut s) => {
-                    s.set_read_timeout(Some(TIMEOUT)).map_err(|e| e.to_string())?;
+                    s.set_read_timeout(Some(TIMEOUT))
+                        .map_err(|e| e.to_string())?;
                     s.set_write_timeout(Some(TIMEOUT))
                         .map_err(|e| e.to_string())?;
                     s.write_all(req.encode().as_bytes())
@@ -74,7 +75,10 @@ impl NameService for RemoteNames {
         })? {
             Some(p) => Ok(p),
             None => {
-                eprintln!("mpiexec: name server {}: lookup answered without a port", self.addr);
+                eprintln!(
+                    "mpiexec: name server {}: lookup answered without a port",
+                    self.addr
+                );
                 Err(NameError::Unreachable)
             }
         }
