@@ -417,6 +417,17 @@ mod tests {
     }
 
     #[test]
+    fn nameserver_address() {
+        let r = run("-nameserver 127.0.0.1:6392 -n 2 prog");
+        assert_eq!(r.nameserver.as_deref(), Some("127.0.0.1:6392"));
+        assert_eq!(run("-n 1 prog").nameserver, None);
+        for bad in ["host", ":80", "host:0", "host:99999", "host:x"] {
+            let e = p(&format!("-nameserver {bad} prog")).unwrap_err();
+            assert!(e.0.contains("not HOST:PORT"), "{bad}: {}", e.0);
+        }
+    }
+
+    #[test]
     fn genv_name_with_equals_is_rejected() {
         assert!(p("-genv B=x 2 prog").is_err());
     }
