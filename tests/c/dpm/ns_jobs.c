@@ -4,36 +4,39 @@
  *   ns_jobs server SERVICE   rank 0 checks that SERVICE is not published yet
  *                            (MPI_ERR_NAME), opens a port and publishes it under SERVICE
  *                            (a second publish is MPI_ERR_NAME); the job accepts one
- *                            connection, exchanges messages with every client rank,
+ *                            connection, exchanges messages with the client job,
  *                            then rank 0 unpublishes SERVICE (again: MPI_ERR_SERVICE).
  *   ns_jobs client SERVICE   rank 0 looks SERVICE up until it is published, the job
- *                            connects and exchanges messages with every server rank.
+ *                            connects and exchanges messages with the server job.
  *   ns_jobs missing SERVICE  a lookup of SERVICE is MPI_ERR_NAME (an unpublished name,
  *                            or a name server that cannot be reached).
  * Each job's rank 0 prints " No Errors".
  */
 #include "mtest.h"
+#include <stdlib.h>
 #include <string.h>
 
+/* Each side's rank 0 broadcasts a greeting to the other job, and an allgather over the
+ * intercommunicator gives every rank the other job's rank numbers. */
 static void exchange(MPI_Comm inter, int server, int rank)
 {
     int rsize;
     MTEST_CALL(MPI_Comm_remote_size(inter, &rsize));
-    for (int r = 0; r < rsize; r++) {
-        int v = (server ? 1000 : 2000) + rank, got = -1;
-        MTEST_CALL(MPI_Sendrecv(&v, 1, MPI_INT, r, 1, &got, 1, MPI_INT, r, 1, inter,
-                                MPI_STATUS_IGNORE));
-        MTEST_EQ("value from the other job", (server ? 2000 : 1000) + r, got);
+    char mine[32], theirs[32] = "", want[32];
+    snprintf(mine, sizeof mine, "hello from %s", server ? "server" : "client");
+    snprintf(want, sizeof want, "hello from %s", server ? "client" : "server");
+    for (int from_server = 1; from_server >= 0; from_server--) {
+        int sending = from_server == server;
+        int root = sending ? (rank == 0 ? MPI_ROOT : MPI_PROC_NULL) : 0;
+        MTEST_CALL(MPI_Bcast(sending ? mine : theirs, 32, MPI_CHAR, root, inter));
     }
-    char msg[32] = "", want[32];
-    snprintf(want, sizeof want, "hello from %s 0", server ? "server" : "client");
-    if (rank == 0) {
-        char mine[32];
-        snprintf(mine, sizeof mine, "hello from %s 0", server ? "client" : "server");
-        MTEST_CALL(MPI_Sendrecv(mine, 32, MPI_CHAR, 0, 2, msg, 32, MPI_CHAR, 0, 2, inter,
-                                MPI_STATUS_IGNORE));
-        MTEST_CHECK(strcmp(msg, want) == 0, "rank 0 got \"%s\", expected \"%s\"", msg, want);
-    }
+    MTEST_CHECK(strcmp(theirs, want) == 0, "got \"%s\", expected \"%s\"", theirs, want);
+    int v = (server ? 1000 : 2000) + rank;
+    int *got = mtest_malloc(sizeof(int) * (size_t)rsize);
+    MTEST_CALL(MPI_Allgather(&v, 1, MPI_INT, got, 1, MPI_INT, inter));
+    for (int r = 0; r < rsize; r++)
+        MTEST_EQ("value from the other job", (server ? 2000 : 1000) + r, got[r]);
+    free(got);
 }
 
 int main(int argc, char **argv)
