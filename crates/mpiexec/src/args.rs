@@ -54,6 +54,8 @@ pub struct LaunchSpec {
     pub launcher: Option<String>,
     /// `-usize N`: the universe size the job's processes see (`MPI_UNIVERSE_SIZE`).
     pub universe_size: Option<u32>,
+    /// `-nameserver HOST:PORT`: the standalone name server (`oxmpi-nameserver`).
+    pub nameserver: Option<String>,
 }
 
 impl LaunchSpec {
@@ -112,6 +114,9 @@ Global options:
   --timeout SECONDS      end the job with exit code 124 after SECONDS
                          (also MPIEXEC_TIMEOUT in the environment)
   -v, -verbose           print what mpiexec does (also OXMPI_MPIEXEC_VERBOSE=1)
+  -nameserver HOST:PORT  answer MPI_Publish_name/Lookup_name/Unpublish_name from the
+                         oxmpi-nameserver there (shared by separately started jobs)
+                         instead of this job's own table; also OXMPI_NAMESERVER
 
 Several hosts:
   -hosts H1[:N],H2,...   run on these hosts (N: ranks per block on that host, default 1)
@@ -135,6 +140,14 @@ the rank's exit code, the MPI_Abort code, 128+N for a rank killed by signal N (o
 mpiexec itself receiving signal N), 124 for --timeout, 1 for a rank that exited
 without MPI_Finalize after MPI_Init, 2 for usage or launch errors.
 ";
+
+/// Checks that `v` has the form `HOST:PORT` (a name server's address).
+pub fn check_host_port(v: &str) -> Result<(), String> {
+    match v.rsplit_once(':') {
+        Some((h, p)) if !h.is_empty() && p.parse::<u16>().is_ok_and(|p| p > 0) => Ok(()),
+        _ => Err("not HOST:PORT".into()),
+    }
+}
 
 #[derive(Default)]
 struct Section {
@@ -178,6 +191,7 @@ pub fn parse(args: &[String]) -> Result<Request, UsageError> {
         round_robin: false,
         launcher: None,
         universe_size: None,
+        nameserver: None,
     };
     let mut proxy: (Option<String>, Option<u32>) = (None, None);
     let mut sec = Section::default();
@@ -290,6 +304,11 @@ pub fn parse(args: &[String]) -> Result<Request, UsageError> {
                     })?;
                 spec.universe_size = Some(n);
             }
+            "nameserver" => {
+                let v = value("HOST:PORT")?;
+                check_host_port(&v).map_err(|e| UsageError(format!("{arg} {v:?}: {e}")))?;
+                spec.nameserver = Some(v);
+            }
             "launcher" => {
                 let v = value("ssh or fork")?;
                 spec.launcher = Some(match v.as_str() {
@@ -395,6 +414,17 @@ mod tests {
                 ("B".to_owned(), "x=y".to_owned())
             ]
         );
+    }
+
+    #[test]
+    fn nameserver_address() {
+        let r = run("-nameserver 127.0.0.1:6392 -n 2 prog");
+        assert_eq!(r.nameserver.as_deref(), Some("127.0.0.1:6392"));
+        assert_eq!(run("-n 1 prog").nameserver, None);
+        for bad in ["host", ":80", "host:0", "host:99999", "host:x"] {
+            let e = p(&format!("-nameserver {bad} prog")).unwrap_err();
+            assert!(e.0.contains("not HOST:PORT"), "{bad}: {}", e.0);
+        }
     }
 
     #[test]

@@ -198,6 +198,7 @@ pub fn run(
         Ok(s) => s,
         Err(e) => return crate::usage_error(&e),
     };
+    crate::use_nameserver(&mut server, spec);
     let ip = match head_address(plan) {
         Ok(ip) => ip,
         Err(e) => return crate::usage_error(&e),

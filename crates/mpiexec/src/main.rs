@@ -3,7 +3,8 @@
 //! This file wires the pieces: [`args`] parses the command line, [`launch`] starts the
 //! ranks, [`job`] runs the event loop, [`outcome`] decides the message and exit status,
 //! [`shm`] removes leftover shared-memory files, [`cluster`] and [`proxy`] run multi-host
-//! jobs, [`spawn`] starts the jobs that a job spawns.
+//! jobs, [`spawn`] starts the jobs that a job spawns, [`nameclient`] forwards name
+//! publishing to a standalone name server.
 
 mod args;
 mod auth;
@@ -11,6 +12,7 @@ mod cluster;
 mod hosts;
 mod job;
 mod launch;
+mod nameclient;
 mod outcome;
 mod output;
 mod proxy;
@@ -158,6 +160,19 @@ fn launch_job(mut spec: LaunchSpec) -> i32 {
             }
         }
     }
+    if spec.nameserver.is_none() {
+        spec.nameserver = settings.text(Id::Nameserver);
+        if let Some(ns) = &spec.nameserver {
+            if let Err(e) = args::check_host_port(ns) {
+                return usage_error(&format!("{}={ns:?}: {e}", Id::Nameserver.name()));
+            }
+        }
+    }
+    if let Some(ns) = &spec.nameserver {
+        // Jobs this job spawns (a new mpiexec each) inherit the environment: they use the
+        // same name server. mpiexec has started no thread yet.
+        std::env::set_var(Id::Nameserver.name(), ns);
+    }
     let path = std::env::var_os("PATH");
     let mut resolved = Vec::new();
     for app in &spec.apps {
@@ -211,6 +226,7 @@ fn launch_job(mut spec: LaunchSpec) -> i32 {
         Ok(s) => s,
         Err(e) => return usage_error(&e),
     };
+    use_nameserver(&mut server, &spec);
     let sigfd = match signals::install() {
         Ok(fd) => fd,
         Err(e) => {
@@ -300,6 +316,13 @@ fn launch_job(mut spec: LaunchSpec) -> i32 {
         );
     }
     cause.map_or(0, |c| c.exit_code())
+}
+
+/// Sends the job's name publishing to the standalone name server, if one is named.
+pub(crate) fn use_nameserver(server: &mut Server, spec: &LaunchSpec) {
+    if let Some(ns) = &spec.nameserver {
+        server.set_name_service(Box::new(nameclient::RemoteNames::new(ns.clone())));
+    }
 }
 
 /// A job on several hosts (see [`cluster`]).

@@ -14,6 +14,7 @@
 //! - [`server`]: the sans-IO [`Server`] state machine used by `mpiexec`.
 //! - [`spawn`]: spawn requests (`MPI_Comm_spawn`) as the server receives them.
 //! - [`names`]: the name service table the server answers name publishing from.
+//! - [`namewire`]: the line protocol of the standalone name server (`oxmpi-nameserver`).
 //!
 //! Nothing in this crate except [`client`] performs I/O.
 
@@ -24,6 +25,7 @@ pub mod limits;
 pub mod mapping;
 pub mod message;
 pub mod names;
+pub mod namewire;
 pub mod server;
 pub mod spawn;
 pub mod v1;

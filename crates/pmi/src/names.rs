@@ -7,6 +7,10 @@
 //! A service name is published once: publishing it again before it is unpublished is
 //! refused (MPI leaves this to the implementation; refusing keeps one answer per name).
 //! Refusal reasons are single tokens, because PMI-1 values cannot hold spaces.
+//!
+//! [`NameService`] is what the server asks: this crate's [`NameTable`], or (in
+//! `mpiexec` with a standalone name server) a client of the server, which speaks the
+//! line protocol of [`crate::namewire`].
 
 use crate::limits::MAX_VALUE_LEN;
 use std::collections::HashMap;
@@ -27,6 +31,8 @@ pub enum NameError {
     BadName,
     /// The table holds [`MAX_NAMES`] names.
     Full,
+    /// The standalone name server could not be reached or did not answer.
+    Unreachable,
 }
 
 impl NameError {
@@ -37,7 +43,43 @@ impl NameError {
             NameError::UnknownService => "unknown_service",
             NameError::BadName => "invalid_service_or_port_name",
             NameError::Full => "name_table_full",
+            NameError::Unreachable => "name_server_unreachable",
         }
+    }
+
+    /// The error a wire token names, if any.
+    pub fn from_token(token: &str) -> Option<NameError> {
+        [
+            NameError::AlreadyPublished,
+            NameError::UnknownService,
+            NameError::BadName,
+            NameError::Full,
+            NameError::Unreachable,
+        ]
+        .into_iter()
+        .find(|e| e.token() == token)
+    }
+}
+
+/// A name service: where publish, lookup and unpublish requests are answered.
+pub trait NameService: std::fmt::Debug {
+    /// Publishes `port` under `service`.
+    fn publish(&mut self, service: &str, port: &str) -> Result<(), NameError>;
+    /// The port published under `service`.
+    fn lookup(&mut self, service: &str) -> Result<String, NameError>;
+    /// Withdraws `service`.
+    fn unpublish(&mut self, service: &str) -> Result<(), NameError>;
+}
+
+impl NameService for NameTable {
+    fn publish(&mut self, service: &str, port: &str) -> Result<(), NameError> {
+        NameTable::publish(self, service, port)
+    }
+    fn lookup(&mut self, service: &str) -> Result<String, NameError> {
+        NameTable::lookup(self, service).map(str::to_owned)
+    }
+    fn unpublish(&mut self, service: &str) -> Result<(), NameError> {
+        NameTable::unpublish(self, service)
     }
 }
 
@@ -124,5 +166,19 @@ mod tests {
         }
         assert_eq!(t.publish("one-more", "p"), Err(NameError::Full));
         assert_eq!(t.len(), MAX_NAMES);
+    }
+
+    #[test]
+    fn tokens_round_trip() {
+        for e in [
+            NameError::AlreadyPublished,
+            NameError::UnknownService,
+            NameError::BadName,
+            NameError::Full,
+            NameError::Unreachable,
+        ] {
+            assert_eq!(NameError::from_token(e.token()), Some(e));
+        }
+        assert_eq!(NameError::from_token("what"), None);
     }
 }

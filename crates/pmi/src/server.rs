@@ -19,7 +19,7 @@ use crate::decoder::{StreamDecoder, Wire};
 use crate::limits::{MAX_KEY_LEN, MAX_KVSNAME_LEN, MAX_VALUE_LEN};
 use crate::mapping::format_process_mapping;
 use crate::message::Message;
-use crate::names::NameTable;
+use crate::names::{NameService, NameTable};
 use crate::spawn::{self, SpawnOutcome, SpawnRequest};
 use crate::{v1, v2};
 use std::collections::{HashMap, VecDeque};
@@ -144,8 +144,9 @@ pub struct Server {
     fence: Vec<(ConnId, Wire, Option<String>)>,
     fence_epoch: u64,
     events: VecDeque<Event>,
-    /// The name service of the job (`MPI_Publish_name`).
-    names: NameTable,
+    /// The name service of the job (`MPI_Publish_name`): its own table unless the driver
+    /// set another ([`Server::set_name_service`]).
+    names: Box<dyn NameService + Send>,
 }
 
 fn v1_get_result_not_found() -> Message {
@@ -189,7 +190,7 @@ impl Server {
             fence: Vec::new(),
             fence_epoch: 0,
             events: VecDeque::new(),
-            names: NameTable::default(),
+            names: Box::new(NameTable::default()),
         };
         for (k, v) in preput {
             s.store(false, k.clone(), v)
@@ -201,6 +202,12 @@ impl Server {
     /// The job configuration.
     pub fn config(&self) -> &JobConfig {
         &self.cfg
+    }
+
+    /// Answers name publishing from `names` instead of the job's own table (a standalone
+    /// name server shared by several jobs).
+    pub fn set_name_service(&mut self, names: Box<dyn NameService + Send>) {
+        self.names = names;
     }
 
     /// Registers a new connection. `rank` is known for a connection handed to a child at
@@ -643,7 +650,7 @@ impl Server {
                         Ok(port) => self.names.publish(&service, port).map(|()| None),
                         Err(e) => return self.bad_request(conn, &msg, e),
                     },
-                    "lookup_name" => self.names.lookup(&service).map(|p| Some(p.to_owned())),
+                    "lookup_name" => self.names.lookup(&service).map(Some),
                     _ => self.names.unpublish(&service).map(|()| None),
                 };
                 // MPICH's client reads `info`; `rc` is what oxmpi's client checks.
@@ -823,7 +830,7 @@ impl Server {
                         Ok(port) => self.names.publish(&service, port).map(|()| None),
                         Err(e) => return self.bad_request(conn, &msg, e),
                     },
-                    "name-lookup" => self.names.lookup(&service).map(|p| Some(p.to_owned())),
+                    "name-lookup" => self.names.lookup(&service).map(Some),
                     _ => self.names.unpublish(&service).map(|()| None),
                 };
                 let name = format!("{cmd}-response");

@@ -457,6 +457,11 @@ registry! {
         kind: K::Bool, auto: false, default: I::Bool(false), rule: "",
         doc: "1 makes mpiexec print what it does (as -verbose)",
     };
+    Nameserver = Tunable {
+        name: "OXMPI_NAMESERVER", category: C::Launch, reader: R::Mpiexec,
+        kind: K::Text, auto: false, default: I::Auto, rule: "the job's own name table",
+        doc: "HOST:PORT of an oxmpi-nameserver that answers the job's MPI_Publish_name, MPI_Lookup_name and MPI_Unpublish_name (as -nameserver), so that separately started jobs see each other's names",
+    };
     Cc = Tunable {
         name: "OXMPI_CC", category: C::Wrapper, reader: R::Wrapper,
         kind: K::Text, auto: false, default: I::Auto, rule: "MPICH_CC, else cc",
