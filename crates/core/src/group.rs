@@ -116,7 +116,10 @@ fn check_rank_list(ranks: &[i32], size: i32) -> Result<()> {
 /// `MPI_Group_incl`: the processes of `g` at `ranks`, in that order.
 pub fn incl(g: &Group, ranks: &[i32]) -> Result<Group> {
     check_rank_list(ranks, g.size())?;
-    Ok(Group::new(ranks.iter().map(|&r| g.members()[r as usize]).collect()).in_session(g.session()))
+    Ok(
+        Group::new(ranks.iter().map(|&r| g.members()[r as usize]).collect())
+            .in_session(g.session()),
+    )
 }
 
 /// `MPI_Group_excl`: the processes of `g` not at `ranks`, in `g`'s order.
@@ -185,7 +188,10 @@ pub fn expand_ranges(ranges: &[[i32; 3]], size: i32) -> Result<Vec<i32>> {
 /// `MPI_Group_range_incl`.
 pub fn range_incl(g: &Group, ranges: &[[i32; 3]]) -> Result<Group> {
     let ranks = expand_ranges(ranges, g.size())?;
-    Ok(Group::new(ranks.iter().map(|&r| g.members()[r as usize]).collect()).in_session(g.session()))
+    Ok(
+        Group::new(ranks.iter().map(|&r| g.members()[r as usize]).collect())
+            .in_session(g.session()),
+    )
 }
 
 /// `MPI_Group_range_excl`.
