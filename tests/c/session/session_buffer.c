@@ -28,6 +28,8 @@ static MPI_Comm self_comm(MPI_Session s)
 
 int main(int argc, char **argv)
 {
+    /* The world model runs too, only so that MPI_COMM_SELF's MPI_ERRORS_RETURN receives the
+     * errors of calls on invalid sessions (which belong to no session). */
     mtest_init(&argc, &argv);
     MPI_Session s = stest_session();
     MPI_Comm world = stest_world_comm(s, "sbuf-world");
@@ -147,6 +149,7 @@ int main(int argc, char **argv)
     MTEST_CALL(MPI_Comm_free(&cs));
     MTEST_CALL(MPI_Comm_free(&cd));
     int rc = stest_finish(world, s);
+    MTEST_CALL(MPI_Finalize());
     free(space);
     free(cspace);
     free(a);
