@@ -3068,6 +3068,25 @@ int MPI_Comm_detach_buffer_c(MPI_Comm comm, void *buffer_addr, MPI_Count *size);
 int PMPI_Comm_attach_buffer_c(MPI_Comm comm, void *buffer, MPI_Count size);
 int PMPI_Comm_detach_buffer_c(MPI_Comm comm, void *buffer_addr, MPI_Count *size);
 
+/* ======================================================================
+ * MPI-4.1 session buffers (section 3.6): a buffered send on a
+ * communicator derived from a session uses the session's buffer when the
+ * communicator has none of its own. MPICH 4.0.2 lacks them; the
+ * prototypes are the MPI 4.1 standard's.
+ * ====================================================================== */
+int MPI_Session_attach_buffer(MPI_Session session, void *buffer, int size);
+int MPI_Session_detach_buffer(MPI_Session session, void *buffer_addr, int *size);
+int MPI_Session_flush_buffer(MPI_Session session);
+int MPI_Session_iflush_buffer(MPI_Session session, MPI_Request *request);
+int MPI_Session_attach_buffer_c(MPI_Session session, void *buffer, MPI_Count size);
+int MPI_Session_detach_buffer_c(MPI_Session session, void *buffer_addr, MPI_Count *size);
+int PMPI_Session_attach_buffer(MPI_Session session, void *buffer, int size);
+int PMPI_Session_detach_buffer(MPI_Session session, void *buffer_addr, int *size);
+int PMPI_Session_flush_buffer(MPI_Session session);
+int PMPI_Session_iflush_buffer(MPI_Session session, MPI_Request *request);
+int PMPI_Session_attach_buffer_c(MPI_Session session, void *buffer, MPI_Count size);
+int PMPI_Session_detach_buffer_c(MPI_Session session, void *buffer_addr, MPI_Count *size);
+
 #if defined(__cplusplus)
 }
 #endif

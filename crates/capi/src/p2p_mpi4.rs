@@ -4,6 +4,7 @@
 //! accessors `MPI_Status_get/set_source/tag/error`; the buffered-send buffers of the
 //! process and of communicators (`MPI_Buffer_attach detach flush iflush`,
 //! `MPI_Comm_attach_buffer detach_buffer flush_buffer iflush_buffer`,
+//! `MPI_Session_attach_buffer detach_buffer flush_buffer iflush_buffer`,
 //! `MPI_BUFFER_AUTOMATIC`).
 //!
 //! The rules are the engine's (`oxmpi_core::p2p_mpi4`); outcomes are written with the
@@ -13,8 +14,9 @@ use crate::convert::{self, buf, comm, request, request_handle, status_ptr, STATU
 use crate::count::CountWidth;
 use crate::export::Target;
 use crate::grequest::{any_done, deliver, error_of, report_all, some_done};
-use crate::handles::{MPI_Comm, MPI_Datatype, MPI_Request, MPI_Status};
+use crate::handles::{MPI_Comm, MPI_Datatype, MPI_Request, MPI_Session, MPI_Status};
 use crate::p2p::{read_requests, statuses_ptr};
+use crate::session::{session, target as session_target};
 use crate::{count_fns, mpi_fn};
 use oxmpi_core::grequest::Outcome;
 use oxmpi_core::p2p_mpi4::{self, Attached, Scope};
@@ -287,4 +289,26 @@ mpi_fn! { MPI_Comm_iflush_buffer / PMPI_Comm_iflush_buffer (c: MPI_Comm, r: *mut
     let id = comm(c)?;
     // SAFETY: `r` is the caller's writable request handle (MPI contract); NULL is refused.
     unsafe { iflush_out(r, Scope::Comm(id)) }
+}}
+
+count_fns! { MPI_Session_attach_buffer / PMPI_Session_attach_buffer, MPI_Session_attach_buffer_c / PMPI_Session_attach_buffer_c (s: MPI_Session, b: MutPtr, size: Count) target(session_target(s)) {
+    let id = session(s)?;
+    p2p_mpi4::buffer_attach(Scope::Session(id), attach_arg(b, size)?)
+}}
+
+count_fns! { MPI_Session_detach_buffer / PMPI_Session_detach_buffer, MPI_Session_detach_buffer_c / PMPI_Session_detach_buffer_c (s: MPI_Session, b: MutPtr, size: *mut Count) target(session_target(s)) {
+    let id = session(s)?;
+    // SAFETY: `b` is the address of the caller's pointer and `size` its int (MPI contract);
+    // `detach_out` refuses NULL.
+    unsafe { detach_out(b, size, Scope::Session(id)) }
+}}
+
+mpi_fn! { MPI_Session_flush_buffer / PMPI_Session_flush_buffer (s: MPI_Session) target(session_target(s)) {
+    p2p_mpi4::buffer_flush(Scope::Session(session(s)?))
+}}
+
+mpi_fn! { MPI_Session_iflush_buffer / PMPI_Session_iflush_buffer (s: MPI_Session, r: *mut MPI_Request) target(session_target(s)) {
+    let id = session(s)?;
+    // SAFETY: `r` is the caller's writable request handle (MPI contract); NULL is refused.
+    unsafe { iflush_out(r, Scope::Session(id)) }
 }}

@@ -24,7 +24,7 @@ use oxmpi_core::{commops, dpm, info as core_info, Error, ErrorClass, Result};
 use std::os::raw::{c_char, c_int};
 
 /// The session a handle names.
-fn session(h: MPI_Session) -> Result<SessionId> {
+pub(crate) fn session(h: MPI_Session) -> Result<SessionId> {
     let bad = || {
         if h == handles::MPI_SESSION_NULL {
             Error::new(ErrorClass::Session, "invalid session MPI_SESSION_NULL")
@@ -41,7 +41,7 @@ fn session(h: MPI_Session) -> Result<SessionId> {
 }
 
 /// Error-handler target for a session argument.
-fn target(h: MPI_Session) -> Target {
+pub(crate) fn target(h: MPI_Session) -> Target {
     match handles::session_index(h) {
         Some(s) if core_session::check(s).is_ok() => Target::Session(s),
         _ => Target::None,

@@ -7,6 +7,7 @@
 
 use crate::attr::AttrList;
 use crate::error::{err, ErrorClass, Result};
+use crate::session::SessionId;
 use crate::topo::Topology;
 use std::sync::Arc;
 
@@ -21,14 +22,39 @@ pub const SELF: CommId = 1;
 pub const NO_COMM: CommId = CommId::MAX;
 
 /// An ordered set of processes, named by world rank.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug)]
 pub struct Group {
     members: Vec<u32>,
+    /// The session the group was made from (`MPI_Group_from_session_pset`), which
+    /// communicators made from it belong to; not part of the group's identity.
+    session: Option<SessionId>,
 }
+
+impl PartialEq for Group {
+    fn eq(&self, other: &Group) -> bool {
+        self.members == other.members
+    }
+}
+
+impl Eq for Group {}
 
 impl Group {
     pub fn new(members: Vec<u32>) -> Group {
-        Group { members }
+        Group {
+            members,
+            session: None,
+        }
+    }
+
+    /// The group marked as made from session `s` (or from none).
+    pub fn in_session(mut self, s: Option<SessionId>) -> Group {
+        self.session = s;
+        self
+    }
+
+    /// The session the group was made from, if any.
+    pub fn session(&self) -> Option<SessionId> {
+        self.session
     }
 
     pub fn size(&self) -> i32 {
@@ -84,6 +110,10 @@ pub struct Comm {
     /// The assertions of MPI 4.1 section 7.4.4 the program made on this communicator
     /// (`MPI_Comm_set_info`, `MPI_Comm_dup_with_info`; `MPI_Comm_dup` copies them).
     pub hints: Hints,
+    /// The session the communicator was derived from (made from a session's group, or
+    /// from such a communicator); `None` in the world model. Buffered sends use its
+    /// session buffer (`crate::p2p_mpi4`).
+    pub session: Option<SessionId>,
 }
 
 /// The communicator assertions of MPI 4.1 section 7.4.4, all false by default. A

@@ -78,6 +78,7 @@ pub(crate) fn new_comm(
         attrs: Default::default(),
         topo: None,
         hints: Default::default(),
+        session: parent.session,
     })
 }
 
@@ -517,6 +518,7 @@ fn comm_dup_hinted(id: CommId, hints: Option<Hints>) -> Result<CommId> {
         attrs: Default::default(),
         topo: c.topo.clone(),
         hints: hints.unwrap_or(c.hints),
+        session: c.session,
     };
     finish_dup(id, &c, new)
 }

@@ -59,7 +59,7 @@ pub fn union(a: &Group, b: &Group) -> Group {
     let in_a = position_map(a);
     let mut v = a.members().to_vec();
     v.extend(b.members().iter().filter(|w| !in_a.contains_key(w)));
-    Group::new(v)
+    Group::new(v).in_session(a.session().or(b.session()))
 }
 
 /// `MPI_Group_intersection`: the members of `a` that are also in `b`, in `a`'s order.
@@ -72,6 +72,7 @@ pub fn intersection(a: &Group, b: &Group) -> Group {
             .filter(|w| in_b.contains_key(w))
             .collect(),
     )
+    .in_session(a.session())
 }
 
 /// `MPI_Group_difference`: the members of `a` that are not in `b`, in `a`'s order.
@@ -84,6 +85,7 @@ pub fn difference(a: &Group, b: &Group) -> Group {
             .filter(|w| !in_b.contains_key(w))
             .collect(),
     )
+    .in_session(a.session())
 }
 
 /// Checks a list of distinct valid ranks of a group of `size` processes.
@@ -114,9 +116,10 @@ fn check_rank_list(ranks: &[i32], size: i32) -> Result<()> {
 /// `MPI_Group_incl`: the processes of `g` at `ranks`, in that order.
 pub fn incl(g: &Group, ranks: &[i32]) -> Result<Group> {
     check_rank_list(ranks, g.size())?;
-    Ok(Group::new(
-        ranks.iter().map(|&r| g.members()[r as usize]).collect(),
-    ))
+    Ok(
+        Group::new(ranks.iter().map(|&r| g.members()[r as usize]).collect())
+            .in_session(g.session()),
+    )
 }
 
 /// `MPI_Group_excl`: the processes of `g` not at `ranks`, in `g`'s order.
@@ -133,7 +136,8 @@ pub fn excl(g: &Group, ranks: &[i32]) -> Result<Group> {
             .filter(|(i, _)| !drop[*i])
             .map(|(_, &w)| w)
             .collect(),
-    ))
+    )
+    .in_session(g.session()))
 }
 
 /// Expands range triplets `(first, last, stride)` into the ranks they name, checking
@@ -184,9 +188,10 @@ pub fn expand_ranges(ranges: &[[i32; 3]], size: i32) -> Result<Vec<i32>> {
 /// `MPI_Group_range_incl`.
 pub fn range_incl(g: &Group, ranges: &[[i32; 3]]) -> Result<Group> {
     let ranks = expand_ranges(ranges, g.size())?;
-    Ok(Group::new(
-        ranks.iter().map(|&r| g.members()[r as usize]).collect(),
-    ))
+    Ok(
+        Group::new(ranks.iter().map(|&r| g.members()[r as usize]).collect())
+            .in_session(g.session()),
+    )
 }
 
 /// `MPI_Group_range_excl`.

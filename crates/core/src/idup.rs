@@ -378,6 +378,7 @@ pub fn comm_idup(id: CommId, hints: Option<crate::comm::Hints>) -> Result<(CommI
             attrs: Default::default(),
             topo: c.topo.clone(),
             hints: hints.unwrap_or(c.hints),
+            session: c.session,
         };
         let a = Agreement {
             key,

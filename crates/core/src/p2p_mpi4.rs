@@ -3,8 +3,9 @@
 //! without freeing them, for one request or an array (`MPI_Request_get_status` and its
 //! `_all`, `_any`, `_some` forms); and the buffered-send buffers beyond the one the
 //! device keeps for the process: buffers attached to a communicator, automatic
-//! buffering (`MPI_BUFFER_AUTOMATIC`), and flushing them (`MPI_Buffer_flush`,
-//! `MPI_Comm_flush_buffer` and their nonblocking forms).
+//! buffering (`MPI_BUFFER_AUTOMATIC`), buffers attached to sessions, and flushing
+//! them (`MPI_Buffer_flush`, `MPI_Comm_flush_buffer`, `MPI_Session_flush_buffer` and
+//! their nonblocking forms).
 //!
 //! A compound request is a device request that the device leaves incomplete (a
 //! "generalized" device request: the MPI layer completes it and gives it its status)
@@ -14,8 +15,10 @@
 //! same call reclaims the copies of buffered messages that have left and completes
 //! flush requests. With nothing of this pending, `advance` costs a few length checks.
 //!
-//! A buffered send on a communicator with a buffer of its own copies the message
-//! there (the same accounting as the process buffer: `MPI_BSEND_OVERHEAD` per
+//! A buffered send uses the buffer of its communicator if one is attached, else the
+//! buffer of the session the communicator was derived from, else the process's
+//! (MPI 4.1 section 3.6). A buffered send on a communicator or session buffer copies
+//! the message there (the same accounting as the process buffer: `MPI_BSEND_OVERHEAD` per
 //! message); with automatic buffering (attached to the communicator or the process)
 //! the copy is a heap allocation of its own. Such a copy that can leave at once
 //! (`Device::send_now`) is released at once; otherwise its send request is kept here
@@ -29,6 +32,7 @@ use crate::error::{err, Error, ErrorClass, Result};
 use crate::grequest::{self, Outcome};
 use crate::p2p::{self, Buf, Mode};
 use crate::runtime::{self, Runtime};
+use crate::session::SessionId;
 
 /// A request made of a send and a receive.
 struct Compound {
@@ -46,8 +50,11 @@ struct Compound {
 #[derive(Default)]
 pub struct State {
     compounds: Vec<Compound>,
-    /// Buffers attached to communicators (few: a linear search).
-    comm_buffers: Vec<CommBuffer>,
+    /// Buffers attached to communicators and sessions (few: a linear search).
+    buffers: Vec<OwnedBuffer>,
+    /// How many of `buffers` belong to sessions: zero spares buffered sends the
+    /// lookup of their communicator's session.
+    session_buffers: usize,
     /// `MPI_Buffer_attach(MPI_BUFFER_AUTOMATIC, ..)` is in force.
     process_automatic: bool,
     /// Copies of buffered messages still being sent, in the order they started.
@@ -230,13 +237,16 @@ pub unsafe fn isendrecv_replace(
 pub enum Space {
     /// The buffer attached to this communicator.
     Comm(CommId),
+    /// The buffer attached to this session.
+    Session(SessionId),
     /// A heap copy of its own (`MPI_BUFFER_AUTOMATIC` attached to the process).
     ProcessAutomatic,
 }
 
-/// A buffer attached to a communicator.
-struct CommBuffer {
-    comm: CommId,
+/// A buffer attached to a communicator or a session.
+struct OwnedBuffer {
+    /// `Space::Comm` or `Space::Session`.
+    owner: Space,
     /// `None`: `MPI_BUFFER_AUTOMATIC`.
     pool: Option<BsendPool>,
 }
@@ -271,6 +281,19 @@ pub enum Scope {
     Process,
     /// The buffer of a communicator (`MPI_Comm_*_buffer`).
     Comm(CommId),
+    /// The buffer of a session (`MPI_Session_*_buffer`).
+    Session(SessionId),
+}
+
+impl Scope {
+    /// The space of the buffer attached to a communicator or session.
+    fn space(self) -> Space {
+        match self {
+            Scope::Process => Space::ProcessAutomatic,
+            Scope::Comm(c) => Space::Comm(c),
+            Scope::Session(s) => Space::Session(s),
+        }
+    }
 }
 
 /// What a buffer attach or detach hands over.
@@ -283,12 +306,24 @@ pub enum Attached {
 }
 
 /// Where a buffered send on `comm` puts its copy, when not in the device's process
-/// pool: the communicator's own buffer, else automatic buffering of the process.
+/// pool: the communicator's own buffer, else the buffer of its session, else
+/// automatic buffering of the process.
 #[inline]
 pub(crate) fn buffer_for(rt: &Runtime, comm: CommId) -> Option<Space> {
     let st = &rt.p2p4;
-    if st.comm_buffers.iter().any(|b| b.comm == comm) {
+    if st.buffers.is_empty() {
+        return st.process_automatic.then_some(Space::ProcessAutomatic);
+    }
+    let has = |space: Space| st.buffers.iter().any(|b| b.owner == space);
+    if has(Space::Comm(comm)) {
         return Some(Space::Comm(comm));
+    }
+    if st.session_buffers > 0 {
+        if let Some(s) = rt.comms.get(comm).ok().and_then(|c| c.session) {
+            if has(Space::Session(s)) {
+                return Some(Space::Session(s));
+            }
+        }
     }
     st.process_automatic.then_some(Space::ProcessAutomatic)
 }
@@ -349,15 +384,11 @@ pub(crate) fn bsend_elsewhere(
 }
 
 fn pool_of(rt: &mut Runtime, space: Space) -> Option<&mut BsendPool> {
-    match space {
-        Space::Comm(c) => rt
-            .p2p4
-            .comm_buffers
-            .iter_mut()
-            .find(|b| b.comm == c)
-            .and_then(|b| b.pool.as_mut()),
-        Space::ProcessAutomatic => None,
-    }
+    rt.p2p4
+        .buffers
+        .iter_mut()
+        .find(|b| b.owner == space)
+        .and_then(|b| b.pool.as_mut())
 }
 
 /// A region of `len` bytes in the pool of `space` (after reclaiming what has left, if
@@ -377,7 +408,8 @@ fn region(rt: &mut Runtime, space: Space, len: usize) -> Result<Option<usize>> {
         None => err(
             ErrorClass::Buffer,
             format!(
-                "the buffer attached to the communicator is too small for a buffered send of {len} bytes (plus MPI_BSEND_OVERHEAD) with the messages still pending"
+                "the buffer attached to {} is too small for a buffered send of {len} bytes (plus MPI_BSEND_OVERHEAD) with the messages still pending",
+                space_name(space)
             ),
         ),
     }
@@ -417,11 +449,11 @@ fn pending(rt: &Runtime, what: Scope, upto: u64) -> bool {
                     .iter()
                     .any(|f| f.space == Space::ProcessAutomatic && f.seq <= upto)
         }
-        Scope::Comm(c) => rt
+        Scope::Comm(_) | Scope::Session(_) => rt
             .p2p4
             .in_flight
             .iter()
-            .any(|f| f.space == Space::Comm(c) && f.seq <= upto),
+            .any(|f| f.space == what.space() && f.seq <= upto),
     }
 }
 
@@ -448,28 +480,36 @@ pub(crate) fn drained(rt: &mut Runtime) -> bool {
 }
 
 fn check_scope(rt: &Runtime, what: Scope) -> Result<()> {
-    if let Scope::Comm(c) = what {
-        rt.comms.get(c)?;
+    match what {
+        Scope::Comm(c) => rt.comms.get(c).map(|_| ()),
+        // The session table has a lock of its own, never held while taking the runtime's.
+        Scope::Session(s) => crate::session::check(s),
+        Scope::Process => Ok(()),
     }
-    Ok(())
 }
 
 fn attached(rt: &Runtime, what: Scope) -> bool {
     match what {
         Scope::Process => rt.device.bsend.is_attached() || rt.p2p4.process_automatic,
-        Scope::Comm(c) => rt.p2p4.comm_buffers.iter().any(|b| b.comm == c),
+        _ => rt.p2p4.buffers.iter().any(|b| b.owner == what.space()),
     }
 }
 
-fn scope_name(what: Scope) -> &'static str {
-    match what {
-        Scope::Process => "the process",
-        Scope::Comm(_) => "the communicator",
+fn scope_name(what: Scope) -> String {
+    space_name(what.space())
+}
+
+fn space_name(space: Space) -> String {
+    match space {
+        Space::ProcessAutomatic => "the process".into(),
+        Space::Comm(_) => "the communicator".into(),
+        Space::Session(s) => format!("session {s}"),
     }
 }
 
-/// `MPI_Buffer_attach` and `MPI_Comm_attach_buffer`. A user buffer of `size` bytes,
-/// or `MPI_BUFFER_AUTOMATIC`; one buffer per process and per communicator.
+/// `MPI_Buffer_attach`, `MPI_Comm_attach_buffer` and `MPI_Session_attach_buffer`. A
+/// user buffer of `size` bytes, or `MPI_BUFFER_AUTOMATIC`; one buffer per process, per
+/// communicator and per session.
 pub fn buffer_attach(what: Scope, buffer: Attached) -> Result<()> {
     if let (Scope::Process, Attached::Buffer(addr, size)) = (what, buffer) {
         return crate::p2p::buffer_attach(addr, size);
@@ -484,27 +524,45 @@ pub fn buffer_attach(what: Scope, buffer: Attached) -> Result<()> {
         }
         match (what, buffer) {
             (Scope::Process, _) => rt.p2p4.process_automatic = true,
-            (Scope::Comm(comm), Attached::Automatic) => {
-                rt.p2p4.comm_buffers.push(CommBuffer { comm, pool: None })
-            }
-            (Scope::Comm(comm), Attached::Buffer(addr, size)) => {
+            (_, Attached::Automatic) => add_buffer(rt, what, None),
+            (_, Attached::Buffer(addr, size)) => {
                 if addr.is_null() && size > 0 {
-                    return err(ErrorClass::Buffer, "null buffer");
+                    return err(ErrorClass::Buffer, format!("null buffer of size {size}"));
                 }
                 let mut pool = BsendPool::default();
                 pool.attach(addr, size);
-                rt.p2p4.comm_buffers.push(CommBuffer {
-                    comm,
-                    pool: Some(pool),
-                });
+                add_buffer(rt, what, Some(pool));
             }
         }
         Ok(())
     })
 }
 
-/// `MPI_Buffer_detach` and `MPI_Comm_detach_buffer`: waits until every message
-/// buffered there has left, then hands the buffer back.
+fn add_buffer(rt: &mut Runtime, what: Scope, pool: Option<BsendPool>) {
+    if let Scope::Session(_) = what {
+        rt.p2p4.session_buffers += 1;
+    }
+    rt.p2p4.buffers.push(OwnedBuffer {
+        owner: what.space(),
+        pool,
+    });
+}
+
+/// Takes the buffer of a communicator or session out of the list.
+fn remove_buffer(rt: &mut Runtime, what: Scope) -> Option<OwnedBuffer> {
+    let i = rt
+        .p2p4
+        .buffers
+        .iter()
+        .position(|b| b.owner == what.space())?;
+    if let Scope::Session(_) = what {
+        rt.p2p4.session_buffers -= 1;
+    }
+    Some(rt.p2p4.buffers.swap_remove(i))
+}
+
+/// `MPI_Buffer_detach`, `MPI_Comm_detach_buffer` and `MPI_Session_detach_buffer`:
+/// waits until every message buffered there has left, then hands the buffer back.
 pub fn buffer_detach(what: Scope) -> Result<Attached> {
     runtime::with(|rt| {
         check_scope(rt, what)?;
@@ -530,16 +588,11 @@ pub fn buffer_detach(what: Scope) -> Result<Attached> {
                 let (p, n) = rt.device.bsend.detach();
                 Attached::Buffer(p, n)
             }
-            Scope::Comm(c) => {
-                let i = rt
-                    .p2p4
-                    .comm_buffers
-                    .iter()
-                    .position(|b| b.comm == c)
-                    .ok_or_else(|| {
-                        Error::new(ErrorClass::Buffer, "the buffer was detached meanwhile")
-                    })?;
-                match rt.p2p4.comm_buffers.swap_remove(i).pool {
+            Scope::Comm(_) | Scope::Session(_) => {
+                let b = remove_buffer(rt, what).ok_or_else(|| {
+                    Error::new(ErrorClass::Buffer, "the buffer was detached meanwhile")
+                })?;
+                match b.pool {
                     Some(mut pool) => {
                         let (p, n) = pool.detach();
                         Attached::Buffer(p, n)
@@ -551,7 +604,7 @@ pub fn buffer_detach(what: Scope) -> Result<Attached> {
     })
 }
 
-/// `MPI_Buffer_flush` and `MPI_Comm_flush_buffer`: waits until every message
+/// `MPI_Buffer_flush`, `MPI_Comm_flush_buffer` and `MPI_Session_flush_buffer`: waits until every message
 /// buffered there so far has left. With no buffer attached there is nothing to wait for.
 pub fn buffer_flush(what: Scope) -> Result<()> {
     let upto = runtime::with(|rt| {
@@ -564,7 +617,8 @@ pub fn buffer_flush(what: Scope) -> Result<()> {
     })
 }
 
-/// `MPI_Buffer_iflush` and `MPI_Comm_iflush_buffer`: a request that completes (with
+/// `MPI_Buffer_iflush`, `MPI_Comm_iflush_buffer` and `MPI_Session_iflush_buffer`: a
+/// request that completes (with
 /// the empty status) once every message buffered there so far has left. For the
 /// process buffer the program attached itself, whose messages the device sends
 /// without telling them apart, that is once the buffer is empty.
@@ -575,7 +629,7 @@ pub fn buffer_iflush(what: Scope) -> Result<ReqId> {
         if let Some(r) = rt.device.request_mut(parent) {
             r.owner = match what {
                 Scope::Comm(c) => c,
-                Scope::Process => NO_COMM,
+                Scope::Process | Scope::Session(_) => NO_COMM,
             };
             r.direction = crate::device::Direction::Send;
         }
@@ -590,9 +644,25 @@ pub fn buffer_iflush(what: Scope) -> Result<ReqId> {
 /// Forgets the buffer attached to communicator `comm`, which is being freed (its
 /// messages still in flight are sent and reclaimed as usual).
 pub(crate) fn comm_freed(rt: &mut Runtime, comm: CommId) {
-    rt.p2p4.comm_buffers.retain(|b| b.comm != comm);
+    forget(rt, Scope::Comm(comm));
+}
+
+/// `MPI_Session_finalize` of session `s`: true once the messages buffered in its
+/// buffer have left; the buffer is then forgotten (the program's memory is its own
+/// again, as after a detach).
+pub(crate) fn session_buffer_drained(rt: &mut Runtime, s: SessionId) -> bool {
+    advance(rt);
+    if pending(rt, Scope::Session(s), u64::MAX) {
+        return false;
+    }
+    forget(rt, Scope::Session(s));
+    true
+}
+
+fn forget(rt: &mut Runtime, what: Scope) {
+    let _ = remove_buffer(rt, what);
     for f in rt.p2p4.in_flight.iter_mut() {
-        if f.space == Space::Comm(comm) {
+        if f.space == what.space() {
             // Its pool is gone: nothing to give the region back to.
             f.hold = Hold::Heap(Vec::new());
         }

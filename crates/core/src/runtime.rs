@@ -551,6 +551,7 @@ fn install_world(rt: &mut Runtime) {
             attrs: Default::default(),
             topo: None,
             hints: Default::default(),
+            session: None,
         },
     );
     rt.comms.set(
@@ -565,6 +566,7 @@ fn install_world(rt: &mut Runtime) {
             attrs: Default::default(),
             topo: None,
             hints: Default::default(),
+            session: None,
         },
     );
     rt.world_model = WorldModel::Active;

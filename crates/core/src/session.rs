@@ -114,6 +114,8 @@ pub fn finalize(id: SessionId) -> Result<()> {
         .get_mut(id as usize)
         .and_then(|s| s.take())
         .ok_or_else(|| invalid(id))?;
+    // A buffer attached to the session is detached, once its messages have left.
+    runtime::block_on(|rt| Ok(crate::p2p_mpi4::session_buffer_drained(rt, id).then_some(())))?;
     // The last user of the runtime lets buffered sends and queued packets leave
     // before the runtime goes dormant (the exit hook only says goodbye to the job).
     // Earlier, they belong to models that are still running and drain later.
@@ -218,7 +220,7 @@ pub fn pset_info(id: SessionId, name: &str) -> Result<Vec<(String, String)>> {
 
 /// `MPI_Group_from_session_pset`.
 pub fn group_from_pset(id: SessionId, name: &str) -> Result<Group> {
-    Ok(Group::new(pset_members(id, name)?))
+    Ok(Group::new(pset_members(id, name)?).in_session(Some(id)))
 }
 
 // ----- communicators from groups ----------------------------------------------------------
@@ -286,6 +288,7 @@ fn install(
     remote: Option<Arc<Group>>,
     errhandler: Errhandler,
 ) -> Result<CommId> {
+    let session = group.session();
     runtime::with(|rt| {
         let rank = group.rank_of_world(rt.world_rank).ok_or_else(|| {
             Error::new(
@@ -303,6 +306,7 @@ fn install(
             attrs: Default::default(),
             topo: None,
             hints: Default::default(),
+            session,
         }))
     })
 }
