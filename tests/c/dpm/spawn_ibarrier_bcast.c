@@ -3,7 +3,7 @@
  * MPI_Ibarrier and poll it with MPI_Test, then the parents broadcast to the children
  * with MPI_Bcast (root = MPI_ROOT at parent 0, MPI_PROC_NULL at the other parents,
  * 0 at the children): first an 8-byte count, then a longer payload of that length.
- * Several rounds, then Ibarrier and Bcast on the merged communicator. With THREADS=2
+ * The spawn's errcodes are checked at every parent. Several rounds, then Ibarrier and Bcast on the merged communicator. With THREADS=2
  * (a single parent only) two threads of the parent spawn and run this at once, each
  * with its own children, as concurrent mpi4py.futures pools do. NCHILD children
  * (default 2).
@@ -73,8 +73,13 @@ static char *prog;
 static void parent_side(MPI_Comm comm)
 {
     MPI_Comm inter;
-    MTEST_CALL(MPI_Comm_spawn(prog, MPI_ARGV_NULL, nchild, MPI_INFO_NULL, 0, comm, &inter,
-                              MPI_ERRCODES_IGNORE));
+    /* array_of_errcodes is an output at every member, not only at the root. */
+    int codes[8];
+    for (int i = 0; i < 8; i++)
+        codes[i] = -1;
+    MTEST_CALL(MPI_Comm_spawn(prog, MPI_ARGV_NULL, nchild, MPI_INFO_NULL, 0, comm, &inter, codes));
+    for (int i = 0; i < nchild && i < 8; i++)
+        MTEST_EQ("errcode of a spawned process", MPI_SUCCESS, codes[i]);
     run(inter, 0);
     MTEST_CALL(MPI_Comm_disconnect(&inter));
 }
