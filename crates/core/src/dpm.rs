@@ -9,7 +9,8 @@
 //! given to `MPI_Comm_join`) and broadcasts what it learnt; every member then adds the
 //! other group's processes as device peers (`Device::add_peer`, with the port's key)
 //! and installs the intercommunicator, whose context id is the lowest slot free on
-//! both sides. An error at the root (a spawn refused, a malformed port name, a
+//! both sides (each member holds its offered slots until then, and establishments at
+//! one process take turns, so threads creating communicators meanwhile cannot take it). An error at the root (a spawn refused, a malformed port name, a
 //! connect timeout) reaches every member through the broadcast.
 //!
 //! Spawning: the root opens a port of its own, asks the process manager to start the
