@@ -272,7 +272,9 @@ unsafe fn app_arg(
 }
 
 /// Spawns `apps` (read at the root) and writes the outputs: the intercommunicator, and
-/// one code per process (`MPI_SUCCESS`, or the spawn's error class) at the root.
+/// one code per process (`MPI_SUCCESS`, or the spawn's error class): at the root one
+/// per process asked for, at the others one per process started (they do not know how
+/// many were asked for; a failed spawn leaves their array untouched).
 ///
 /// # Safety
 /// `out` non-null and writable; `errcodes` null or holding `nprocs` ints at the root.
@@ -285,6 +287,13 @@ unsafe fn spawn_out(
     nprocs: usize,
 ) -> Result<()> {
     let r = dpm::spawn(args, root, id);
+    // The codes are an output at every member (MPI 4.1, MPI_COMM_SPAWN: array_of_errcodes
+    // is OUT, not significant only at the root as the inputs are); the other members
+    // learn the number of processes started from the intercommunicator.
+    let nprocs = match (&r, nprocs) {
+        (Ok(ic), 0) => commops::comm_remote_size(*ic).map_or(0, |n| n.max(0) as usize),
+        _ => nprocs,
+    };
     if !errcodes.is_null() && nprocs > 0 {
         let code = match &r {
             Ok(_) => 0,

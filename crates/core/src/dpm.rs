@@ -9,7 +9,8 @@
 //! given to `MPI_Comm_join`) and broadcasts what it learnt; every member then adds the
 //! other group's processes as device peers (`Device::add_peer`, with the port's key)
 //! and installs the intercommunicator, whose context id is the lowest slot free on
-//! both sides. An error at the root (a spawn refused, a malformed port name, a
+//! both sides (each member holds its offered slots until then, and establishments at
+//! one process take turns, so threads creating communicators meanwhile cannot take it). An error at the root (a spawn refused, a malformed port name, a
 //! connect timeout) reaches every member through the broadcast.
 //!
 //! Spawning: the root opens a port of its own, asks the process manager to start the
@@ -171,6 +172,9 @@ fn malformed() -> Error {
     )
 }
 
+/// Held by the thread establishing an intercommunicator at this process.
+static ESTABLISH: std::sync::Mutex<()> = std::sync::Mutex::new(());
+
 /// Builds an intercommunicator between the group of `comm` and another group (see the
 /// module doc). `talk` runs at the root only: given this group's side, it reaches the
 /// other root and gives back the other side and the key both groups' processes use.
@@ -191,10 +195,34 @@ fn establish(
             ),
         );
     }
-    let (mine, mask, me) = runtime::with(|rt| {
+    // The offered slots stay held until the intercommunicator is installed, so that no
+    // communicator creation of another thread at this process picks one of them
+    // meanwhile (two communicators would share a context here: their collective
+    // sequences and messages get mixed). Those agreements see the hold and retry; two
+    // establishments at once would each leave the other nothing, so they take turns.
+    let _turn = ESTABLISH.lock().unwrap_or_else(|e| e.into_inner());
+    let (mine, offer, me) = runtime::with(|rt| {
         let r = me_remote(rt)?;
-        Ok((r, context::local_mask(rt), rt.world_rank))
+        Ok((r, context::offer(rt, true), rt.world_rank))
     })?;
+    let hold = offer.hold;
+    let r = establish_held(root, &lc, offer.mask, mine, me, talk);
+    runtime::with(|rt| {
+        rt.comms.claims.release(hold);
+        Ok(())
+    })?;
+    r
+}
+
+/// [`establish`] once this member's free slots are held.
+fn establish_held(
+    root: i32,
+    lc: &crate::comm::Comm,
+    mask: Mask,
+    mine: Remote,
+    me: u32,
+    talk: impl FnOnce(&Side) -> Result<(Side, Vec<u8>)>,
+) -> Result<CommId> {
     let mut team = crate::commops::team_of(&lc.group, lc.rank, lc.coll_ctx(), ic::TAG_DPM);
     team.root = root as usize;
     let mut w = Writer::default();
@@ -256,7 +284,7 @@ fn establish(
         ctx,
         Arc::new((*lc.group).clone()),
         Some(Arc::new(Group::new(slots))),
-        &lc,
+        lc,
         me,
     )
     .ok_or_else(malformed)?;
