@@ -483,6 +483,10 @@ registry! {
 /// or read only by tests and examples. Nothing validates them at `MPI_Init`.
 pub const INTERNAL: &[(&str, &str)] = &[
     (
+        "OXMPI_PREFIX",
+        "read by the IMPI tests (crates/impi/tests): the staged prefix whose impirun and mpicc they run, target/oxmpi when unset",
+    ),
+    (
         "OXMPI_IMPI",
         "set by impirun -client for its ranks: the unix socket that hands each rank its IMPI job description and host channels",
     ),
