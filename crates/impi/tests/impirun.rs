@@ -1078,9 +1078,25 @@ fn data_path_in_external32() {
     let ints: Vec<u8> = [3i32, -4].iter().flat_map(|v| v.to_be_bytes()).collect();
     ch.write_all(&reply(10, 1, &ints)).unwrap();
     ch.write_all(&reply(11, 2, &(-6i32).to_be_bytes())).unwrap();
-    // Each data packet is acknowledged (ackmark 1), then the rank finalizes.
+    // MPI_Finalize starts with chapter 4's barrier on MPI_COMM_WORLD (4.24): with one
+    // master in each client, each sends one empty message in the world's collective
+    // context (pk_cid + 1) with IMPI_BARRIER_TAG. Ours goes first, whatever order the
+    // rank uses.
+    let mut barrier = reply(110, 3, &[]);
+    barrier[88..96].copy_from_slice(&(cid + 1).to_be_bytes());
+    ch.write_all(&barrier).unwrap();
+    let (h, d) = next(&mut ch);
+    assert_eq!(field(&h, 0, 4), 0, "the barrier's pk_type");
+    assert_eq!(field(&h, 84, 4), 110, "IMPI_BARRIER_TAG");
+    assert_eq!(field(&h, 88, 8), cid + 1, "the world's collective context");
+    assert!(d.is_empty(), "an empty barrier message");
+    // Each packet is acknowledged (ackmark 1), then the rank finalizes.
     let (h, _) = next(&mut ch);
-    assert_eq!(acks.get(), 2, "a PROTOACK for each of the two data packets");
+    assert_eq!(
+        acks.get(),
+        3,
+        "a PROTOACK for each of the three data packets"
+    );
     let fini = packet(7, 0, ([0; 16], 0), ([0; 16], 0), 0, 0);
     assert_eq!(h, fini.to_vec(), "IMPI_PK_FINI");
     ch.write_all(&fini).unwrap();
