@@ -167,18 +167,13 @@ mpi_fn! { MPI_Comm_set_name / PMPI_Comm_set_name (c: MPI_Comm, name: *const c_ch
 }}
 
 mpi_fn! { MPI_Comm_get_name / PMPI_Comm_get_name (c: MPI_Comm, name: *mut c_char, len: *mut c_int) target(convert::target(c)) {
-    let id = comm(c)?;
-    let name = convert::out(name, "comm_name")?;
-    let len = convert::out(len, "resultlen")?;
-    let s = commops::comm_get_name(id)?;
-    let n = s.len().min(commops::MAX_NAME);
-    // SAFETY: the buffer holds MPI_MAX_OBJECT_NAME bytes (MPI contract); both checked.
-    unsafe {
-        std::ptr::copy_nonoverlapping(s.as_ptr(), name as *mut u8, n);
-        *name.add(n) = 0;
-        *len = n as c_int;
+    // The null handle is a predefined object with a predefined name (MPI 4.1 section 7.8).
+    if c == handles::MPI_COMM_NULL {
+        return convert::write_name("MPI_COMM_NULL", commops::MAX_NAME, name, len, "comm_name");
     }
-    Ok(())
+    let id = comm(c)?;
+    let s = commops::comm_get_name(id)?;
+    convert::write_name(&s, commops::MAX_NAME, name, len, "comm_name")
 }}
 
 mpi_fn! { MPI_Intercomm_create / PMPI_Intercomm_create (local: MPI_Comm, local_leader: c_int, peer: MPI_Comm, remote_leader: c_int, tag: c_int, out: *mut MPI_Comm) target(convert::target(local)) {
