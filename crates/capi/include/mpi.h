@@ -294,6 +294,8 @@ typedef struct {
 #define MPI_COMM_TYPE_SHARED       1
 #define MPI_COMM_TYPE_HW_GUIDED    2
 #define MPI_COMM_TYPE_HW_UNGUIDED  3
+/* MPI 4.1 (MPICH 4.1's value) */
+#define MPI_COMM_TYPE_RESOURCE_GUIDED 4
 
 /* Topologies reported by MPI_Topo_test */
 #define MPI_GRAPH                1

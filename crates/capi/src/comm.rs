@@ -33,9 +33,20 @@ pub unsafe fn new_comm_out(out: *mut MPI_Comm, what: &str) -> Result<*mut MPI_Co
     Ok(out)
 }
 
-fn check_info(info: MPI_Info) -> Result<()> {
-    // A live info object or MPI_INFO_NULL (a freed one is refused too).
-    crate::info::optional_info(info).map(|_| ())
+/// The split of `MPI_COMM_TYPE_HW_GUIDED` / `MPI_COMM_TYPE_RESOURCE_GUIDED`: by the resource
+/// the info key `mpi_hw_resource_type` names (MPI 4.1 section 7.4.2). The one resource oxmpi
+/// knows is `mpi_shared_memory` (the `MPI_COMM_TYPE_SHARED` split); a missing key or any other
+/// resource gives `MPI_COMM_NULL`, as the standard says for an unsupported one.
+fn guided(info: Option<oxmpi_core::info::InfoId>) -> Result<SplitType> {
+    let v = match info {
+        Some(i) => oxmpi_core::info::get(i, b"mpi_hw_resource_type")?,
+        None => None,
+    };
+    Ok(if v.as_deref() == Some(b"mpi_shared_memory".as_slice()) {
+        SplitType::Shared
+    } else {
+        SplitType::Hardware
+    })
 }
 
 /// The error-handler target for a call whose communicator is passed by pointer.
@@ -102,10 +113,11 @@ mpi_fn! { MPI_Comm_split_type / PMPI_Comm_split_type (c: MPI_Comm, ty: c_int, ke
     // `new_comm_out` refuses NULL.
     let out = unsafe { new_comm_out(out, "newcomm")? };
     let id = comm(c)?;
-    check_info(info)?;
+    let info = crate::info::optional_info(info)?;
     let ty = match ty {
         handles::MPI_COMM_TYPE_SHARED => SplitType::Shared,
-        handles::MPI_COMM_TYPE_HW_GUIDED | handles::MPI_COMM_TYPE_HW_UNGUIDED => SplitType::Hardware,
+        handles::MPI_COMM_TYPE_HW_GUIDED | handles::MPI_COMM_TYPE_RESOURCE_GUIDED => guided(info)?,
+        handles::MPI_COMM_TYPE_HW_UNGUIDED => SplitType::Hardware,
         UNDEFINED => SplitType::Undefined,
         t => return Err(Error::new(ErrorClass::Arg, format!("invalid split_type {t}"))),
     };
@@ -167,18 +179,13 @@ mpi_fn! { MPI_Comm_set_name / PMPI_Comm_set_name (c: MPI_Comm, name: *const c_ch
 }}
 
 mpi_fn! { MPI_Comm_get_name / PMPI_Comm_get_name (c: MPI_Comm, name: *mut c_char, len: *mut c_int) target(convert::target(c)) {
-    let id = comm(c)?;
-    let name = convert::out(name, "comm_name")?;
-    let len = convert::out(len, "resultlen")?;
-    let s = commops::comm_get_name(id)?;
-    let n = s.len().min(commops::MAX_NAME);
-    // SAFETY: the buffer holds MPI_MAX_OBJECT_NAME bytes (MPI contract); both checked.
-    unsafe {
-        std::ptr::copy_nonoverlapping(s.as_ptr(), name as *mut u8, n);
-        *name.add(n) = 0;
-        *len = n as c_int;
+    // The null handle is a predefined object with a predefined name (MPI 4.1 section 7.8).
+    if c == handles::MPI_COMM_NULL {
+        return convert::write_name("MPI_COMM_NULL", commops::MAX_NAME, name, len, "comm_name");
     }
-    Ok(())
+    let id = comm(c)?;
+    let s = commops::comm_get_name(id)?;
+    convert::write_name(&s, commops::MAX_NAME, name, len, "comm_name")
 }}
 
 mpi_fn! { MPI_Intercomm_create / PMPI_Intercomm_create (local: MPI_Comm, local_leader: c_int, peer: MPI_Comm, remote_leader: c_int, tag: c_int, out: *mut MPI_Comm) target(convert::target(local)) {

@@ -8,6 +8,7 @@ use oxmpi_core::device::{ReqId, Status};
 use oxmpi_core::p2p::Buf;
 use oxmpi_core::types::TypeId;
 use oxmpi_core::{Error, ErrorClass, Result};
+use std::os::raw::{c_char, c_int};
 
 /// `MPI_STATUS_IGNORE` / `MPI_STATUSES_IGNORE` as MPICH defines them.
 pub const STATUS_IGNORE: usize = 1;
@@ -167,6 +168,31 @@ pub fn out<T>(p: *mut T, what: &str) -> Result<*mut T> {
         ));
     }
     Ok(p)
+}
+
+/// Writes an object name for the `MPI_*_get_name` calls: at most `max` bytes of `s` (cut at a
+/// character boundary), NUL-terminated, and its length.
+pub fn write_name(
+    s: &str,
+    max: usize,
+    name: *mut c_char,
+    len: *mut c_int,
+    what: &str,
+) -> Result<()> {
+    let name = out(name, what)?;
+    let len = out(len, "resultlen")?;
+    let mut n = s.len().min(max);
+    while !s.is_char_boundary(n) {
+        n -= 1;
+    }
+    // SAFETY: the caller's buffer holds MPI_MAX_OBJECT_NAME (> max) bytes (MPI contract); both
+    // pointers were checked for NULL above.
+    unsafe {
+        std::ptr::copy_nonoverlapping(s.as_ptr(), name as *mut u8, n);
+        *name.add(n) = 0;
+        *len = n as c_int;
+    }
+    Ok(())
 }
 
 /// Checks a required status pointer (a real status or `MPI_STATUS_IGNORE`).

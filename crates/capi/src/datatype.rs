@@ -801,19 +801,13 @@ mpi_fn! { MPI_Type_set_name / PMPI_Type_set_name (dt: MPI_Datatype, name: *const
 }}
 
 mpi_fn! { MPI_Type_get_name / PMPI_Type_get_name (dt: MPI_Datatype, name: *mut c_char, len: *mut c_int) target(Target::None) {
-    let id = datatype(dt)?;
-    let name = out(name, "type_name")?;
-    let len = out(len, "resultlen")?;
-    let s = types::name(id)?;
-    let n = s.len().min(types::MAX_NAME_BYTES);
-    // SAFETY: the buffer holds MPI_MAX_OBJECT_NAME (= MAX_NAME_BYTES + 1) bytes (MPI
-    // contract); both pointers checked.
-    unsafe {
-        std::ptr::copy_nonoverlapping(s.as_ptr(), name as *mut u8, n);
-        *name.add(n) = 0;
-        *len = n as c_int;
+    // The null handle is a predefined object with a predefined name (MPI 4.1 section 7.8).
+    if dt == handles::MPI_DATATYPE_NULL {
+        return convert::write_name("MPI_DATATYPE_NULL", types::MAX_NAME_BYTES, name, len, "type_name");
     }
-    Ok(())
+    let id = datatype(dt)?;
+    let s = types::name(id)?;
+    convert::write_name(&s, types::MAX_NAME_BYTES, name, len, "type_name")
 }}
 
 // ----- addresses ------------------------------------------------------------------------

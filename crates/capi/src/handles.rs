@@ -358,6 +358,7 @@ abi_constants! {
     MPI_COMM_TYPE_SHARED: c_int = 1;
     MPI_COMM_TYPE_HW_GUIDED: c_int = 2;
     MPI_COMM_TYPE_HW_UNGUIDED: c_int = 3;
+    MPI_COMM_TYPE_RESOURCE_GUIDED: c_int = 4;
 
     // Topologies reported by MPI_Topo_test
     MPI_GRAPH: c_int = 1;

@@ -242,18 +242,13 @@ mpi_fn! { MPI_Win_set_name / PMPI_Win_set_name (w: MPI_Win, name: *const c_char)
 }}
 
 mpi_fn! { MPI_Win_get_name / PMPI_Win_get_name (w: MPI_Win, name: *mut c_char, len: *mut c_int) target(target(w)) {
-    let id = win(w)?;
-    let name = convert::out(name, "win_name")?;
-    let len = convert::out(len, "resultlen")?;
-    let s = rma::get_name(id)?;
-    let n = s.len().min(MAX_NAME);
-    // SAFETY: the buffer holds MPI_MAX_OBJECT_NAME bytes (MPI contract); both checked.
-    unsafe {
-        std::ptr::copy_nonoverlapping(s.as_ptr(), name as *mut u8, n);
-        *name.add(n) = 0;
-        *len = n as c_int;
+    // The null handle is a predefined object with a predefined name (MPI 4.1 section 7.8).
+    if w == handles::MPI_WIN_NULL {
+        return convert::write_name("MPI_WIN_NULL", MAX_NAME, name, len, "win_name");
     }
-    Ok(())
+    let id = win(w)?;
+    let s = rma::get_name(id)?;
+    convert::write_name(&s, MAX_NAME, name, len, "win_name")
 }}
 
 // ----- error handlers --------------------------------------------------------------------

@@ -331,19 +331,24 @@ enum Combine {
 fn combiner(
     op: u32,
     origin: Option<&TypeInfo>,
-    target: &TypeInfo,
+    r: &Resolved,
     target_ty: TypeId,
 ) -> Result<Combine> {
-    Ok(combiner_op(op, origin, target, target_ty)?.0)
+    Ok(combiner_op(op, origin, r, target_ty)?.0)
 }
 
 /// [`combiner`], with the predefined operation.
+///
+/// With no target data (a zero count or an empty type) nothing is combined, so the operation
+/// need not be defined for the datatype: `MPI_Get_accumulate` of zero `MPI_BYTE`s with its
+/// default `MPI_SUM` is a valid no-op, as in MPICH and Open MPI.
 fn combiner_op(
     op: u32,
     origin: Option<&TypeInfo>,
-    target: &TypeInfo,
+    r: &Resolved,
     target_ty: TypeId,
 ) -> Result<(Combine, PredefinedOp)> {
+    let target = &r.info;
     let o = runtime::with(|rt| rt.coll.ops.get(op))?;
     let p = match o {
         Op::Predefined(p) => p,
@@ -372,6 +377,7 @@ fn combiner_op(
     let c = match p {
         PredefinedOp::Replace => Combine::Replace,
         PredefinedOp::NoOp => Combine::NoOp,
+        _ if target.size * r.count == 0 => Combine::NoOp,
         _ => Combine::Reduce(Reducer::new(&Op::Predefined(p), target_ty, target)?),
     };
     Ok((c, p))
@@ -496,14 +502,16 @@ pub fn accumulate_req(
         return Ok(None);
     };
     let oi = type_info(o.ty)?;
-    let (c, p) = combiner_op(op, Some(&oi), &r.info, tg.ty)?;
-    if matches!(c, Combine::NoOp) {
+    let (c, p) = combiner_op(op, Some(&oi), &r, tg.ty)?;
+    if matches!(p, PredefinedOp::NoOp) {
         return err(
             ErrorClass::Op,
             "MPI_NO_OP is not an operation of MPI_Accumulate",
         );
     }
-    same_size(&oi, o.count, &r, "origin")?;
+    if same_size(&oi, o.count, &r, "origin")? == 0 {
+        return Ok(None);
+    }
     let data = pack(&oi, &o);
     if w.is_am() {
         return am_accumulate(&w, &r, p, &data, None, user);
@@ -536,12 +544,14 @@ pub fn get_accumulate_req(
         (Combine::NoOp, Vec::new())
     } else {
         let oi = type_info(o.ty)?;
-        let c = combiner(op, Some(&oi), &r.info, tg.ty)?;
+        let c = combiner(op, Some(&oi), &r, tg.ty)?;
         same_size(&oi, o.count, &r, "origin")?;
         (c, pack(&oi, &o))
     };
-    let (_, p) = combiner_op(op, Some(&ri), &r.info, tg.ty)?;
-    same_size(&ri, result.count, &r, "result")?;
+    let (_, p) = combiner_op(op, Some(&ri), &r, tg.ty)?;
+    if same_size(&ri, result.count, &r, "result")? == 0 {
+        return Ok(None);
+    }
     if w.is_am() {
         return am_accumulate(&w, &r, p, &data, Some((ri, result.addr)), user);
     }

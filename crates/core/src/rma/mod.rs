@@ -1041,25 +1041,30 @@ pub fn attr_cells(id: WinId) -> Result<AttrAddrs> {
 
 /// `MPI_Win_shared_query`: (size, disp_unit, base) of member `rank`, or of the lowest
 /// member with memory for `MPI_PROC_NULL`.
+///
+/// MPI 4.1 (section 12.2.3) allows the query on windows of every flavor but dynamic. Only a
+/// shared window's segments are all load/store accessible; in a window made by
+/// `MPI_Win_create` or `MPI_Win_allocate` just the caller's own segment is, and any other
+/// segment reads as size 0 with a NULL base.
 pub fn shared_query(id: WinId, rank: i32) -> Result<(usize, usize, usize)> {
     let w = win(id)?;
-    if w.flavor != Flavor::Shared {
+    if w.flavor == Flavor::Dynamic {
         return err(
             ErrorClass::RmaFlavor,
-            "the window was not made by MPI_Win_allocate_shared",
+            "MPI_Win_shared_query: a window made by MPI_Win_create_dynamic has no segments to query",
         );
     }
-    let p = if rank == crate::PROC_NULL {
-        w.parts
-            .iter()
-            .find(|p| p.size > 0)
-            .copied()
-            .unwrap_or(w.parts[0])
+    let t = if rank == crate::PROC_NULL {
+        w.parts.iter().position(|p| p.size > 0).unwrap_or(0)
     } else {
-        let t = w.target(rank, "rank")?.expect("not PROC_NULL");
-        w.parts[t]
+        w.target(rank, "rank")?.expect("not PROC_NULL")
     };
-    Ok((p.size, p.disp_unit, p.addr))
+    let p = w.parts[t];
+    if w.flavor == Flavor::Shared || t == w.rank {
+        Ok((p.size, p.disp_unit, p.addr))
+    } else {
+        Ok((0, p.disp_unit, 0))
+    }
 }
 
 /// This process's rank in window `id`'s group.
