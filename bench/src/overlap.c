@@ -103,7 +103,9 @@ static void validate(struct ctx *c, long size)
     long at;
     MPI_Request reqs[1];
     int nreq;
-    bench_fill(c->sbuf, (size_t)size, (unsigned)size);
+    size_t blocks = c->op == OP_IALLTOALL ? (size_t)c->nranks : 1;
+    for (size_t k = 0; k < blocks; k++) /* alltoall: every block, one per receiver */
+        bench_fill(c->sbuf + k * (size_t)size, (size_t)size, (unsigned)size);
     if (c->op == OP_IBCAST && c->rank != 0)
         memset(c->sbuf, 0, (size_t)size); /* the broadcast must bring the pattern */
     memset(c->rbuf, 0, (size_t)size * (c->op == OP_IALLTOALL ? (size_t)c->nranks : 1));
