@@ -187,6 +187,11 @@ impl Claims {
         m
     }
 
+    /// True while some agreement holds slots.
+    pub fn holding(&self) -> bool {
+        self.holds.iter().any(|(_, m)| !m.is_empty())
+    }
+
     /// Gives back the slots of hold `id`.
     pub fn release(&mut self, id: HoldId) {
         let n = self.holds.len();

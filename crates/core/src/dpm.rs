@@ -172,6 +172,9 @@ fn malformed() -> Error {
     )
 }
 
+/// How long an establishment waits for the context-id holds of other threads' agreements.
+const HOLD_WAIT: Duration = Duration::from_secs(10);
+
 /// Held by the thread establishing an intercommunicator at this process.
 static ESTABLISH: std::sync::Mutex<()> = std::sync::Mutex::new(());
 
@@ -201,10 +204,26 @@ fn establish(
     // sequences and messages get mixed). Those agreements see the hold and retry; two
     // establishments at once would each leave the other nothing, so they take turns.
     let _turn = ESTABLISH.lock().unwrap_or_else(|e| e.into_inner());
-    let (mine, offer, me) = runtime::with(|rt| {
-        let r = me_remote(rt)?;
-        Ok((r, context::offer(rt, true), rt.world_rank))
-    })?;
+    // An agreement of another thread in its round (an Intercomm_merge, a Comm_dup)
+    // holds every slot it found free, which would leave this one nothing to offer and
+    // the establishment no id (it cannot retry: the other group has its answer). Such a
+    // round ends on its own, so wait for it; a hold that outlasts the bound (a pending
+    // idup whose members are not there yet) is passed over with what is unheld.
+    let deadline = std::time::Instant::now() + HOLD_WAIT;
+    let (mine, offer, me) = loop {
+        let got = runtime::with(|rt| {
+            if rt.comms.claims.holding() && std::time::Instant::now() < deadline {
+                runtime::progress_all(rt);
+                return Ok(None);
+            }
+            let r = me_remote(rt)?;
+            Ok(Some((r, context::offer(rt, true), rt.world_rank)))
+        })?;
+        match got {
+            Some(g) => break g,
+            None => std::thread::yield_now(),
+        }
+    };
     let hold = offer.hold;
     let r = establish_held(root, &lc, offer.mask, mine, me, talk);
     runtime::with(|rt| {
