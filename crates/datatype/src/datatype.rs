@@ -142,6 +142,27 @@ pub(crate) enum Kind {
 }
 
 impl Kind {
+    /// The component types [`crate::program::compile`] takes the programs of, each
+    /// pushed as not yet ready.
+    fn compile_inputs<'a>(&'a self, out: &mut Vec<(&'a Datatype, bool)>) {
+        match self {
+            Kind::Named(_) => {}
+            Kind::Dup(old)
+            | Kind::Contiguous { old, .. }
+            | Kind::Vector { old, .. }
+            | Kind::Hvector { old, .. }
+            | Kind::Indexed { old, .. }
+            | Kind::Hindexed { old, .. }
+            | Kind::IndexedBlock { old, .. }
+            | Kind::HindexedBlock { old, .. }
+            | Kind::Resized { old, .. } => out.push((old, false)),
+            Kind::Struct { types, .. } => out.extend(types.iter().map(|t| (t, false))),
+            Kind::Subarray { expansion, .. } | Kind::Darray { expansion, .. } => {
+                out.push((expansion, false))
+            }
+        }
+    }
+
     /// Moves the component types out (leaving a placeholder), for iterative drop.
     fn take_children(&mut self, out: &mut Vec<Datatype>) {
         let kind = std::mem::replace(self, Kind::Named(Predefined::Byte));
@@ -384,9 +405,32 @@ impl Datatype {
     /// The compiled program, compiling on first use (also for uncommitted types, so that
     /// pack/unpack of an uncommitted type is well defined rather than a crash).
     pub(crate) fn program(&self) -> &Program {
+        if let Some(p) = self.0.program.get() {
+            return p;
+        }
+        self.compile_components();
         self.0
             .program
             .get_or_init(|| Arc::new(program::compile(self)))
+    }
+
+    /// Compiles the types this one's program is built from, deepest first and with an
+    /// explicit work list: compiling a type compiles its components on demand, which for
+    /// a type nested [`crate::MAX_DEPTH`] deep would nest that many compiles on the stack.
+    fn compile_components(&self) {
+        let mut work: Vec<(&Datatype, bool)> = Vec::new();
+        self.resolve().0.kind.compile_inputs(&mut work);
+        while let Some((t, ready)) = work.pop() {
+            if t.0.program.get().is_some() {
+                continue;
+            }
+            if ready {
+                t.0.program.get_or_init(|| Arc::new(program::compile(t)));
+                continue;
+            }
+            work.push((t, true));
+            t.resolve().0.kind.compile_inputs(&mut work);
+        }
     }
 
     /// Follows `Dup` links to the type that was actually constructed.
