@@ -239,7 +239,12 @@ fn interface(s: &mut String, f: &Func, prefix: &str) {
         // The binding label: `mpi_send_fts`, which takes the buffers' descriptors.
         let at = s.trim_end().len();
         s.truncate(at);
-        writeln!(s, " bind(C, name='mpi_{}_fts')", f.name.to_ascii_lowercase()).unwrap();
+        writeln!(
+            s,
+            " bind(C, name='mpi_{}_fts')",
+            f.name.to_ascii_lowercase()
+        )
+        .unwrap();
     }
     writeln!(
         s,
@@ -657,6 +662,29 @@ mod tests {
         for l in m.lines() {
             assert!(l.len() <= 132, "too long for free form: {l}");
         }
+    }
+
+    #[test]
+    fn choice_buffers_are_assumed_rank() {
+        let consts = crate::header::constants(include_str!("../../capi/include/mpi.h"));
+        let funcs = crate::api::parse(crate::API_TABLE).unwrap();
+        let m = mpi_module(&consts, &funcs);
+        // The mpi module: BIND(C) interfaces naming the _fts entry points.
+        assert!(m.contains("ierror) bind(C, name='mpi_send_fts')"));
+        assert!(m.contains("      type(*), dimension(..), intent(in) :: buf\n"));
+        assert!(m.contains("      type(*), dimension(..), asynchronous :: buf\n"));
+        assert!(m.contains("MPI_SUBARRAYS_SUPPORTED = .false."));
+        // CHARACTER arguments: the assumed-size interface stays.
+        let pack = &m[m.find("subroutine MPI_Pack_external(").unwrap()..];
+        let pack = &pack[..pack.find("end subroutine").unwrap()];
+        assert!(!pack.contains("bind(C") && pack.contains("NO_ARG_CHECK :: inbuf"));
+        // mpi_f08: the module procedures take assumed-rank buffers and call pmpi_*_fts.
+        let f = mpi_f08_module(&consts, &funcs);
+        assert!(f.contains("ierror) bind(C, name='pmpi_isend_fts')"));
+        assert!(f.contains("ierror) bind(C, name='pmpi_send_c_fts')"));
+        let send = &f[f.find("\n  subroutine MPI_Send(").unwrap()..];
+        let send = &send[..send.find("end subroutine").unwrap()];
+        assert!(send.contains("type(*), dimension(..), intent(in) :: buf"));
     }
 
     #[test]

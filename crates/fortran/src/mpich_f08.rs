@@ -167,10 +167,17 @@ end module oxmpi_mpich_glue
 /// and windows.
 fn callbacks(s: &mut String) {
     s.push_str(LINK_CONSTANTS);
-    for (kind, ty) in [("comm", "MPI_Comm"), ("type", "MPI_Datatype"), ("win", "MPI_Win")] {
+    for (kind, ty) in [
+        ("comm", "MPI_Comm"),
+        ("type", "MPI_Datatype"),
+        ("win", "MPI_Win"),
+    ] {
         for (name, body) in [
             ("null_copy_fn", "flag = .false."),
-            ("dup_fn", "attribute_val_out = attribute_val_in\n    flag = .true."),
+            (
+                "dup_fn",
+                "attribute_val_out = attribute_val_in\n    flag = .true.",
+            ),
         ] {
             writeln!(
                 s,
@@ -500,8 +507,21 @@ mod tests {
         ] {
             assert!(src.contains(name), "no {name}");
         }
-        // Calls whose MPICH sentinels are not provided have no wrapper.
-        assert!(!src.contains("subroutine mpi_comm_spawn_f08("));
+        // MPICH's link-time sentinels and predefined callbacks, and the calls that take
+        // the sentinels.
+        for name in [
+            "module mpi_f08_link_constants",
+            "module mpi_f08_callbacks",
+            "subroutine mpi_comm_dup_fn(",
+            "subroutine mpi_win_null_delete_fn(",
+            "subroutine mpi_comm_spawn_f08(",
+            "subroutine mpi_dist_graph_create_adjacent_f08(",
+            "if (f08_is_argv_null(loc(argv))) then",
+            "f08_weights(c_loc(sourceweights))",
+            "f08_errcodes(c_loc(array_of_errcodes))",
+        ] {
+            assert!(src.contains(name), "no {name}");
+        }
         for l in src.lines() {
             assert!(l.len() <= 132, "too long for free form: {l}");
         }

@@ -427,9 +427,10 @@ fn ts_entry(s: &mut String, f: &Func) {
     p.push("ierror: *mut MPI_Fint".into());
     let params = p.join(", ");
     let handle = |h: &str| {
-        f.args
-            .iter()
-            .find(|a| a.kind.base == Base::Handle(if h == "Win" { "Win" } else { "Comm" }) && a.kind.mode == Mode::In)
+        f.args.iter().find(|a| {
+            a.kind.base == Base::Handle(if h == "Win" { "Win" } else { "Comm" })
+                && a.kind.mode == Mode::In
+        })
     };
     let (obj, is_win) = match (handle("Win"), handle("Comm")) {
         (Some(w), _) => (format!("Some(*{})", w.name), true),
@@ -472,11 +473,44 @@ fn ts_entry(s: &mut String, f: &Func) {
     writeln!(s, "        pmpi_{lower}_({});", call.join(", ")).unwrap();
     s.push_str(&post);
     writeln!(s, "    }}\n}}\n").unwrap();
-    let names: Vec<String> = f.fortran_args().map(|a| a.name.clone()).chain(["ierror".to_string()]).collect();
+    let names: Vec<String> = f
+        .fortran_args()
+        .map(|a| a.name.clone())
+        .chain(["ierror".to_string()])
+        .collect();
     writeln!(
         s,
         "/// `mpi_{lower}_fts`: another name of [`{body}`] (the one the modules call, which a\n/// profiling library may replace).\n///\n/// # Safety\n/// As for [`{body}`].\n#[no_mangle]\npub unsafe extern \"C\" fn mpi_{lower}_fts({params}) {{\n    // SAFETY: the same contract as {body}.\n    unsafe {{ {body}({}) }}\n}}\n",
         names.join(", ")
     )
     .unwrap();
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn fts_entry_points() {
+        let funcs = crate::api::parse(crate::API_TABLE).unwrap();
+        let mut s = String::new();
+        for name in ["Recv", "Isend", "Put", "Pack_external", "Comm_rank"] {
+            let f = funcs.iter().find(|f| f.name == name).unwrap();
+            if has_ts_entry(f) {
+                ts_entry(&mut s, f);
+            }
+        }
+        // A blocking receive copies a noncontiguous section back after the call.
+        assert!(s.contains(
+            "pub unsafe extern \"C\" fn pmpi_recv_fts(buf: *const crate::fortran_cdesc::CfiCdesc"
+        ));
+        assert!(s.contains("let mut b_buf = crate::fortran_cdesc::TsBuf::new(buf);"));
+        assert!(s.contains("b_buf.back();"));
+        assert!(s.contains("pub unsafe extern \"C\" fn mpi_recv_fts("));
+        // Calls that outlive themselves refuse one, through the communicator or window.
+        assert!(s.contains("ts_refuse(\"MPI_ISEND\", \"buf\", Some(*comm), false)"));
+        assert!(s.contains("ts_refuse(\"MPI_PUT\", \"origin_addr\", Some(*win), true)"));
+        // No descriptor entry for CHARACTER-taking or buffer-less calls.
+        assert!(!s.contains("pmpi_pack_external_fts") && !s.contains("pmpi_comm_rank_fts"));
+    }
 }
