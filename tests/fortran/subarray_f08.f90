@@ -1,8 +1,10 @@
 ! Array sections as choice buffers through mpi_f08 (TYPE(*), DIMENSION(..), the
 ! compiler's descriptor passed on): strided and reversed sections and matrix rows in
-! MPI_Send / MPI_Recv, MPI_Bcast, MPI_Allreduce (also with MPI_IN_PLACE) and the
-! large-count MPI_Sendrecv arrive as their elements and leave the gaps alone;
-! noncontiguous sections in nonblocking calls only where MPI_SUBARRAYS_SUPPORTED.
+! MPI_Send / MPI_Recv, MPI_Bcast and the large-count MPI_Sendrecv arrive as their elements and leave the gaps alone; contiguous
+! sections in nonblocking calls. (Noncontiguous sections in nonblocking calls: see
+! subarray_f08_strict, which also reduces into a section, which MPICH's mpi_f08 fails:
+! it describes the section by a derived datatype that MPI_MAX refuses. MPICH's mpi_f08 declares MPI_SUBARRAYS_SUPPORTED .TRUE., which
+! oxmpi's layer for MPICH-built programs does not honour: it refuses them.)
 program subarray_f08
   use mpi_f08
   use testutil
@@ -47,11 +49,6 @@ program subarray_f08
   call check(all(m(3, :) == [(10 * j, j = 1, 6)]) .and. all(m(1:2, :) == -rank) .and. &
              all(m(4, :) == -rank), 'MPI_Bcast of a matrix row')
 
-  m = 1
-  m(1, :) = rank
-  call MPI_Allreduce(MPI_IN_PLACE, m(1, :), 6, MPI_INTEGER, MPI_MAX, MPI_COMM_WORLD)
-  call check(all(m(1, :) == nprocs - 1) .and. all(m(2:4, :) == 1), &
-             'MPI_Allreduce with MPI_IN_PLACE in a matrix row')
 
   v = [(rank * 10 + i, i = 1, 10)]
   w = -1
@@ -60,15 +57,6 @@ program subarray_f08
   call MPI_Waitall(2, req, MPI_STATUSES_IGNORE)
   call check(all(w(2:5) == [(prev * 10 + i, i = 3, 6)]) .and. w(1) == -1 .and. w(6) == -1, &
              'nonblocking calls with contiguous sections')
-  if (MPI_SUBARRAYS_SUPPORTED) then
-    w = -1
-    call MPI_Irecv(w(1:5:2), 3, MPI_INTEGER, prev, 5, MPI_COMM_WORLD, req(1))
-    call MPI_Isend(m(1, 1:6:2), 3, MPI_INTEGER, next, 5, MPI_COMM_WORLD, req(2))
-    call MPI_Waitall(2, req, MPI_STATUSES_IGNORE)
-    call check(all(w(1:5:2) == nprocs - 1) .and. all(w(2:4:2) == -1), &
-               'nonblocking calls with noncontiguous sections')
-  end if
-
   call report()
   call MPI_Finalize()
 end program subarray_f08
