@@ -4,7 +4,8 @@
 //! external procedure `mpi_send_f08ts_` (choice buffers as `TYPE(*), DIMENSION(..)`:
 //! gfortran's descriptor), `mpi_comm_rank_f08_` (no buffer), `mpi_send_f08ts_large_` /
 //! `mpi_type_size_f08_large_` (the `_c` forms), all with an optional IERROR (a null
-//! address when absent); `==` and `/=` on handles into `mpi_f08_types`' module
+//! address when absent), and a call of `PMPI_Send` into `pmpir_send_f08ts_` (each
+//! wrapper is defined under both names); `==` and `/=` on handles into `mpi_f08_types`' module
 //! procedures; and `MPI_IN_PLACE`, `MPI_BOTTOM`, `MPI_STATUS(ES)_IGNORE` into the C
 //! objects `MPIR_F08_*`. This file defines each of them in Fortran (compiled by gfortran
 //! at staging, so the descriptors are the compiler's own): a wrapper takes the buffer's
@@ -278,8 +279,14 @@ pub fn source(funcs: &[Func]) -> String {
     s.push_str(GLUE);
     types_module(&mut s);
     let types: Vec<&str> = F08_HANDLES.iter().map(|(t, _)| *t).collect();
-    for f in funcs.iter().filter(|f| wrapped(f)) {
+    // Each procedure twice: `mpi_send_f08ts_`, and `pmpir_send_f08ts_`, which MPICH's
+    // module compiles a call of PMPI_Send into (a profiling library's, say).
+    let names = funcs.iter().filter(|f| wrapped(f)).flat_map(|f| {
         let name = mpich_name(f);
+        let pmpir = format!("pmpir{}", &name[3..]);
+        [(f, name), (f, pmpir)]
+    });
+    for (f, name) in names {
         let entry = format!("pmpi_{}", f.name.to_ascii_lowercase());
         s.push('\n');
         let end = heading(&mut s, f, &name, "");
@@ -499,6 +506,8 @@ mod tests {
         let src = source(&funcs);
         for name in [
             "subroutine mpi_send_f08ts(",
+            "subroutine pmpir_send_f08ts(",
+            "subroutine pmpir_comm_rank_f08(",
             "subroutine mpi_send_f08ts_large(",
             "subroutine mpi_comm_rank_f08(",
             "subroutine mpi_type_size_f08_large(",
