@@ -206,9 +206,46 @@ pub(crate) fn result_decl(f: &Func, name: &str, indent: &str) -> String {
     }
 }
 
+/// A choice buffer of a routine with `_fts` entry points (see `rust::has_ts_entry`):
+/// assumed type and rank, so the compiler passes a C descriptor of any actual argument
+/// (a noncontiguous section included, never a copy).
+fn ts_dummy(a: &Arg, nonblocking: bool) -> String {
+    format!(
+        "      type(*), dimension(..){}{} :: {}",
+        if a.kind.mode == Mode::In {
+            ", intent(in)"
+        } else {
+            ""
+        },
+        if nonblocking { ", asynchronous" } else { "" },
+        a.name
+    )
+}
+
+/// The dummy of `a` in the `mpi_f08` module, `ts` for a routine with `_fts` entry points.
+fn dummy_f08_ts(a: &Arg, nonblocking: bool, ts: bool) -> String {
+    if ts && a.kind.base == Base::Buf {
+        ts_dummy(a, nonblocking)
+    } else {
+        dummy_f08(a, nonblocking)
+    }
+}
+
 fn interface(s: &mut String, f: &Func, prefix: &str) {
     let name = format!("{prefix}_{}", f.name);
+    let ts = crate::rust::has_ts_entry(f);
     let end = heading(s, f, &name, "    ");
+    if ts {
+        // The binding label: `mpi_send_fts`, which takes the buffers' descriptors.
+        let at = s.trim_end().len();
+        s.truncate(at);
+        writeln!(
+            s,
+            " bind(C, name='mpi_{}_fts')",
+            f.name.to_ascii_lowercase()
+        )
+        .unwrap();
+    }
     writeln!(
         s,
         "      import :: MPI_STATUS_SIZE, MPI_ADDRESS_KIND, MPI_COUNT_KIND, MPI_Status"
@@ -216,8 +253,13 @@ fn interface(s: &mut String, f: &Func, prefix: &str) {
     .unwrap();
     writeln!(s, "      implicit none").unwrap();
     s.push_str(&result_decl(f, &name, "      "));
+    let nb = is_nonblocking(&f.name);
     for a in f.fortran_args() {
-        writeln!(s, "{}", dummy(a)).unwrap();
+        if ts && a.kind.base == Base::Buf {
+            writeln!(s, "{}", ts_dummy(a, nb)).unwrap();
+        } else {
+            writeln!(s, "{}", dummy(a)).unwrap();
+        }
     }
     if f.has_ierror() {
         writeln!(s, "      integer, intent(out) :: ierror").unwrap();
@@ -460,12 +502,19 @@ pub fn mpi_f08_module(consts: &[Const], funcs: &[Func]) -> String {
     s.push_str(F_SYNC_REG);
     for f in &f08 {
         let name = format!("pmpi_{}", f.name.to_ascii_lowercase());
+        let ts = crate::rust::has_ts_entry(f);
         let end = heading(&mut s, f, &name, "    ");
+        if ts {
+            let at = s.trim_end().len();
+            s.truncate(at);
+            writeln!(s, " bind(C, name='{name}_fts')").unwrap();
+        }
         writeln!(s, "      import").unwrap();
         writeln!(s, "      implicit none").unwrap();
         s.push_str(&result_decl(f, &name, "      "));
+        let nb = is_nonblocking(&f.name);
         for a in f.fortran_args() {
-            writeln!(s, "{}", dummy_f08(a, false)).unwrap();
+            writeln!(s, "{}", dummy_f08_ts(a, nb, ts)).unwrap();
         }
         if f.has_ierror() {
             writeln!(s, "      integer, intent(out) :: ierror").unwrap();
@@ -543,11 +592,12 @@ pub fn mpi_f08_module(consts: &[Const], funcs: &[Func]) -> String {
         }
         writeln!(s, "ierror)").unwrap();
         let nb = is_nonblocking(&f.name);
+        let ts = crate::rust::has_ts_entry(f);
         for a in f.fortran_args() {
             writeln!(
                 s,
                 "{}",
-                dummy_f08(a, nb)
+                dummy_f08_ts(a, nb, ts)
                     .replace("\n      ", "\n    ")
                     .replacen("      ", "    ", 1)
             )
@@ -612,6 +662,29 @@ mod tests {
         for l in m.lines() {
             assert!(l.len() <= 132, "too long for free form: {l}");
         }
+    }
+
+    #[test]
+    fn choice_buffers_are_assumed_rank() {
+        let consts = crate::header::constants(include_str!("../../capi/include/mpi.h"));
+        let funcs = crate::api::parse(crate::API_TABLE).unwrap();
+        let m = mpi_module(&consts, &funcs);
+        // The mpi module: BIND(C) interfaces naming the _fts entry points.
+        assert!(m.contains("ierror) bind(C, name='mpi_send_fts')"));
+        assert!(m.contains("      type(*), dimension(..), intent(in) :: buf\n"));
+        assert!(m.contains("      type(*), dimension(..), asynchronous :: buf\n"));
+        assert!(m.contains("MPI_SUBARRAYS_SUPPORTED = .false."));
+        // CHARACTER arguments: the assumed-size interface stays.
+        let pack = &m[m.find("subroutine MPI_Pack_external(").unwrap()..];
+        let pack = &pack[..pack.find("end subroutine").unwrap()];
+        assert!(!pack.contains("bind(C") && pack.contains("NO_ARG_CHECK :: inbuf"));
+        // mpi_f08: the module procedures take assumed-rank buffers and call pmpi_*_fts.
+        let f = mpi_f08_module(&consts, &funcs);
+        assert!(f.contains("ierror) bind(C, name='pmpi_isend_fts')"));
+        assert!(f.contains("ierror) bind(C, name='pmpi_send_c_fts')"));
+        let send = &f[f.find("\n  subroutine MPI_Send(").unwrap()..];
+        let send = &send[..send.find("end subroutine").unwrap()];
+        assert!(send.contains("type(*), dimension(..), intent(in) :: buf"));
     }
 
     #[test]

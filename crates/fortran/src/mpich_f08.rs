@@ -4,7 +4,8 @@
 //! external procedure `mpi_send_f08ts_` (choice buffers as `TYPE(*), DIMENSION(..)`:
 //! gfortran's descriptor), `mpi_comm_rank_f08_` (no buffer), `mpi_send_f08ts_large_` /
 //! `mpi_type_size_f08_large_` (the `_c` forms), all with an optional IERROR (a null
-//! address when absent); `==` and `/=` on handles into `mpi_f08_types`' module
+//! address when absent), and a call of `PMPI_Send` into `pmpir_send_f08ts_` (each
+//! wrapper is defined under both names); `==` and `/=` on handles into `mpi_f08_types`' module
 //! procedures; and `MPI_IN_PLACE`, `MPI_BOTTOM`, `MPI_STATUS(ES)_IGNORE` into the C
 //! objects `MPIR_F08_*`. This file defines each of them in Fortran (compiled by gfortran
 //! at staging, so the descriptors are the compiler's own): a wrapper takes the buffer's
@@ -13,24 +14,47 @@
 //! to a contiguous temporary (and a received one back) through the C descriptor
 //! gfortran builds for a `BIND(C)` call (`oxmpi_f08_cdesc_*` in `libmpi.so.12`); as the
 //! buffer of a nonblocking, persistent or one-sided call it is refused with an error of
-//! class `MPI_ERR_BUFFER`, as the entry points take addresses. `MPI_ARGV(S)_NULL`, `MPI_ERRCODES_IGNORE`,
-//! `MPI_UNWEIGHTED`/`MPI_WEIGHTS_EMPTY` (module variables of MPICH's
-//! `mpi_f08_link_constants`) and the predefined callbacks of `mpi_f08_callbacks` are not
-//! provided: a program that names them does not load.
+//! class `MPI_ERR_BUFFER`, as the entry points take addresses. `MPI_ARGV(S)_NULL`,
+//! `MPI_ERRCODES_IGNORE` and `MPI_UNWEIGHTED`/`MPI_WEIGHTS_EMPTY` are module variables of
+//! MPICH's `mpi_f08_link_constants` (the program holds copies of them, through copy
+//! relocations, so they are defined here with MPICH's sizes), mapped to oxmpi's by
+//! address; the predefined attribute callbacks (`MPI_COMM_DUP_FN`, ...) are module
+//! procedures of `mpi_f08_callbacks`, defined here with the standard's semantics.
 
 use crate::api::{Base, Func, Mode};
 use crate::fortran::F08_HANDLES;
 use crate::fortran::{dummy_f08, heading, is_nonblocking, removed_in_mpi3, result_decl};
 use std::fmt::Write;
 
+/// MPICH's `mpi_f08_link_constants` (the sentinels of spawning, error codes and graph
+/// weights; sizes as MPICH's, since a program's copy relocations copy them) and
+/// `mpi_f08_callbacks` (the predefined attribute callbacks, called by the library with
+/// Fortran's conventions like any Fortran callback).
+const LINK_CONSTANTS: &str = "module mpi_f08_link_constants
+  implicit none
+  integer, target :: MPI_UNWEIGHTED, MPI_WEIGHTS_EMPTY, MPI_ERRCODES_IGNORE(1)
+  character(len=1), target :: MPI_ARGV_NULL(1), MPI_ARGVS_NULL(1, 1)
+end module mpi_f08_link_constants
+
+module mpi_f08_callbacks
+  use mpi_f08, only: MPI_Comm, MPI_Datatype, MPI_Win, MPI_ADDRESS_KIND, MPI_SUCCESS
+  implicit none
+contains
+";
+
 /// The glue module: MPICH's sentinel objects and the mapping to oxmpi's.
 const GLUE: &str = "module oxmpi_mpich_glue
   use, intrinsic :: iso_c_binding, only: c_ptr, c_loc, c_associated, c_intptr_t
   use mpi_f08, only: MPI_Status, MPI_BOTTOM, MPI_IN_PLACE, MPI_STATUS_IGNORE, &
-    MPI_STATUSES_IGNORE, MPI_ERR_BUFFER, MPI_COMM_SELF, MPI_Comm, MPI_Win
+    MPI_STATUSES_IGNORE, MPI_ERR_BUFFER, MPI_COMM_SELF, MPI_Comm, MPI_Win, &
+    MPI_UNWEIGHTED, MPI_WEIGHTS_EMPTY, MPI_ERRCODES_IGNORE
+  use mpi_f08_link_constants, only: lc_unweighted => MPI_UNWEIGHTED, &
+    lc_weights_empty => MPI_WEIGHTS_EMPTY, lc_errcodes_ignore => MPI_ERRCODES_IGNORE, &
+    lc_argv_null => MPI_ARGV_NULL, lc_argvs_null => MPI_ARGVS_NULL
   implicit none
   private
   public :: f08_buf, f08_status, f08_statuses, f08_noncontig
+  public :: f08_weights, f08_errcodes, f08_is_argv_null, f08_is_argvs_null, addr
   public :: oxmpi_f08_cdesc_bytes, oxmpi_f08_cdesc_copy
   ! Public, or gfortran keeps the symbols local to the library.
   public :: mpich_bottom, mpich_in_place, mpich_status_ignore, mpich_statuses_ignore
@@ -84,6 +108,31 @@ contains
     q = swap(p, c_loc(mpich_status_ignore), addr(loc(MPI_STATUS_IGNORE)))
   end function f08_status
 
+  ! MPICH's MPI_UNWEIGHTED / MPI_WEIGHTS_EMPTY become oxmpi's.
+  function f08_weights(p) result(q)
+    type(c_ptr), intent(in) :: p
+    type(c_ptr) :: q
+    q = swap(swap(p, c_loc(lc_unweighted), addr(loc(MPI_UNWEIGHTED))), &
+             c_loc(lc_weights_empty), addr(loc(MPI_WEIGHTS_EMPTY)))
+  end function f08_weights
+
+  function f08_errcodes(p) result(q)
+    type(c_ptr), intent(in) :: p
+    type(c_ptr) :: q
+    q = swap(p, c_loc(lc_errcodes_ignore), addr(loc(MPI_ERRCODES_IGNORE)))
+  end function f08_errcodes
+
+  ! Whether an argument list at address `i` is MPICH's MPI_ARGV_NULL (MPI_ARGVS_NULL).
+  logical function f08_is_argv_null(i)
+    integer(c_intptr_t), intent(in) :: i
+    f08_is_argv_null = i == loc(lc_argv_null)
+  end function f08_is_argv_null
+
+  logical function f08_is_argvs_null(i)
+    integer(c_intptr_t), intent(in) :: i
+    f08_is_argvs_null = i == loc(lc_argvs_null)
+  end function f08_is_argvs_null
+
   function f08_statuses(p) result(q)
     type(c_ptr), intent(in) :: p
     type(c_ptr) :: q
@@ -113,6 +162,38 @@ contains
   end subroutine f08_noncontig
 end module oxmpi_mpich_glue
 ";
+
+/// `mpi_f08_callbacks`' procedures: `MPI_<KIND>_NULL_COPY_FN` (no copy), `_DUP_FN`
+/// (copies the value), `_NULL_DELETE_FN` (nothing to do), for communicators, datatypes
+/// and windows.
+fn callbacks(s: &mut String) {
+    s.push_str(LINK_CONSTANTS);
+    for (kind, ty) in [
+        ("comm", "MPI_Comm"),
+        ("type", "MPI_Datatype"),
+        ("win", "MPI_Win"),
+    ] {
+        for (name, body) in [
+            ("null_copy_fn", "flag = .false."),
+            (
+                "dup_fn",
+                "attribute_val_out = attribute_val_in\n    flag = .true.",
+            ),
+        ] {
+            writeln!(
+                s,
+                "  subroutine mpi_{kind}_{name}(old, keyval, extra_state, attribute_val_in, &\n      attribute_val_out, flag, ierror)\n    type({ty}) :: old\n    integer :: keyval, ierror\n    integer(kind=MPI_ADDRESS_KIND) :: extra_state, attribute_val_in, attribute_val_out\n    logical :: flag\n    {body}\n    ierror = MPI_SUCCESS\n  end subroutine mpi_{kind}_{name}"
+            )
+            .unwrap();
+        }
+        writeln!(
+            s,
+            "  subroutine mpi_{kind}_null_delete_fn(obj, keyval, attribute_val, extra_state, ierror)\n    type({ty}) :: obj\n    integer :: keyval, ierror\n    integer(kind=MPI_ADDRESS_KIND) :: attribute_val, extra_state\n    ierror = MPI_SUCCESS\n  end subroutine mpi_{kind}_null_delete_fn"
+        )
+        .unwrap();
+    }
+    s.push_str("end module mpi_f08_callbacks\n\n");
+}
 
 /// `mpi_f08_types`' comparison procedures (module procedures of that name in MPICH).
 fn types_module(s: &mut String) {
@@ -181,17 +262,9 @@ pub fn mpich_name(f: &Func) -> String {
     )
 }
 
-/// Whether a wrapper can be written for `f`: MPICH's sentinels of spawning and graph
-/// weights are not provided, and MPI-3's removed calls have no `mpi_f08` form.
+/// Whether a wrapper is written for `f`: MPI-3's removed calls have no `mpi_f08` form.
 fn wrapped(f: &Func) -> bool {
-    !removed_in_mpi3(&f.name)
-        && !f.args.iter().any(|a| {
-            matches!(
-                a.kind.base,
-                Base::Argv | Base::Argvs | Base::Strs | Base::Errcodes | Base::Weights
-            )
-        })
-        && !matches!(f.name.as_str(), "Status_f082f" | "Status_f2f08")
+    !removed_in_mpi3(&f.name) && !matches!(f.name.as_str(), "Status_f082f" | "Status_f2f08")
 }
 
 /// The source compiled into `libmpichfort.so.12`: the glue, `mpi_f08_types` and one
@@ -202,17 +275,24 @@ pub fn source(funcs: &[Func]) -> String {
         "! MPICH's mpi_f08 entry points over oxmpi (libmpichfort.so.12). Generated by\n\
          ! oxmpi-fortran-gen from crates/fortran/api/mpi.api; do not edit.\n",
     );
+    callbacks(&mut s);
     s.push_str(GLUE);
     types_module(&mut s);
     let types: Vec<&str> = F08_HANDLES.iter().map(|(t, _)| *t).collect();
-    for f in funcs.iter().filter(|f| wrapped(f)) {
+    // Each procedure twice: `mpi_send_f08ts_`, and `pmpir_send_f08ts_`, which MPICH's
+    // module compiles a call of PMPI_Send into (a profiling library's, say).
+    let names = funcs.iter().filter(|f| wrapped(f)).flat_map(|f| {
         let name = mpich_name(f);
+        let pmpir = format!("pmpir{}", &name[3..]);
+        [(f, name), (f, pmpir)]
+    });
+    for (f, name) in names {
         let entry = format!("pmpi_{}", f.name.to_ascii_lowercase());
         s.push('\n');
         let end = heading(&mut s, f, &name, "");
         writeln!(
             s,
-            "  use, intrinsic :: iso_c_binding, only: c_ptr, c_loc, c_int8_t, c_intptr_t\n  use mpi_f08, only: {}, MPI_Status, MPI_ADDRESS_KIND, MPI_COUNT_KIND, &\n    MPI_COMM_SELF\n  use oxmpi_mpich_glue\n  implicit none",
+            "  use, intrinsic :: iso_c_binding, only: c_ptr, c_loc, c_int8_t, c_intptr_t\n  use mpi_f08, only: {}, MPI_Status, MPI_ADDRESS_KIND, MPI_COUNT_KIND, &\n    MPI_COMM_SELF, oxmpi_argv_null => MPI_ARGV_NULL, oxmpi_argvs_null => MPI_ARGVS_NULL\n  use oxmpi_mpich_glue\n  implicit none",
             types.join(", &\n    ")
         )
         .unwrap();
@@ -251,6 +331,12 @@ pub fn source(funcs: &[Func]) -> String {
                 (Base::Status, Mode::Out) => {
                     writeln!(s, "  type(MPI_Status), target :: {n}").unwrap()
                 }
+                (Base::Weights, _) => writeln!(
+                    s,
+                    "  !GCC$ ATTRIBUTES NO_ARG_CHECK :: {n}\n  integer, dimension(*), target :: {n}"
+                )
+                .unwrap(),
+                (Base::Errcodes, _) => writeln!(s, "  integer, target :: {n}(*)").unwrap(),
                 (Base::Status, Mode::OutArray(_)) => {
                     writeln!(s, "  type(MPI_Status), target :: {n}(*)").unwrap()
                 }
@@ -272,6 +358,8 @@ pub fn source(funcs: &[Func]) -> String {
                     (Base::Buf, _) => format!("f08_buf(p_{n})"),
                     (Base::Status, Mode::Out) => format!("f08_status(c_loc({n}))"),
                     (Base::Status, Mode::OutArray(_)) => format!("f08_statuses(c_loc({n}(1)))"),
+                    (Base::Weights, _) => format!("f08_weights(c_loc({n}))"),
+                    (Base::Errcodes, _) => format!("f08_errcodes(c_loc({n}))"),
                     _ => n.clone(),
                 }
             })
@@ -353,12 +441,40 @@ pub fn source(funcs: &[Func]) -> String {
                 .unwrap();
             }
         }
-        let mut call = format!("  call {entry}(");
-        for a in &args {
-            write!(call, "{a}, &\n      ").unwrap();
+        let call_with = |args: &[String]| {
+            let mut call = format!("call {entry}(");
+            for a in args {
+                write!(call, "{a}, &\n      ").unwrap();
+            }
+            call.push_str("ierror_c)");
+            call
+        };
+        // MPICH's MPI_ARGV_NULL / MPI_ARGVS_NULL (CHARACTER arrays, passed with a hidden
+        // length) become oxmpi's by a second call.
+        let argv = f
+            .fortran_args()
+            .enumerate()
+            .find(|(_, a)| matches!(a.kind.base, Base::Argv | Base::Argvs));
+        match argv {
+            Some((i, a)) => {
+                let (n, base) = (&a.name, a.kind.base);
+                let (test, ours) = if base == Base::Argv {
+                    ("f08_is_argv_null", "oxmpi_argv_null")
+                } else {
+                    ("f08_is_argvs_null", "oxmpi_argvs_null")
+                };
+                let mut mapped = args.clone();
+                mapped[i] = ours.to_string();
+                writeln!(
+                    s,
+                    "  if ({test}(loc({n}))) then\n    {}\n  else\n    {}\n  end if",
+                    call_with(&mapped),
+                    call_with(&args)
+                )
+                .unwrap();
+            }
+            None => writeln!(s, "  {}", call_with(&args)).unwrap(),
         }
-        call.push_str("ierror_c)");
-        writeln!(s, "{call}").unwrap();
         s.push_str(&after);
         writeln!(
             s,
@@ -374,7 +490,9 @@ pub fn source(funcs: &[Func]) -> String {
 fn by_address(a: &crate::api::Arg) -> bool {
     matches!(
         (a.kind.base, &a.kind.mode),
-        (Base::Buf, _) | (Base::Status, Mode::Out) | (Base::Status, Mode::OutArray(_))
+        (Base::Buf | Base::Weights | Base::Errcodes, _)
+            | (Base::Status, Mode::Out)
+            | (Base::Status, Mode::OutArray(_))
     )
 }
 
@@ -388,6 +506,8 @@ mod tests {
         let src = source(&funcs);
         for name in [
             "subroutine mpi_send_f08ts(",
+            "subroutine pmpir_send_f08ts(",
+            "subroutine pmpir_comm_rank_f08(",
             "subroutine mpi_send_f08ts_large(",
             "subroutine mpi_comm_rank_f08(",
             "subroutine mpi_type_size_f08_large(",
@@ -396,8 +516,21 @@ mod tests {
         ] {
             assert!(src.contains(name), "no {name}");
         }
-        // Calls whose MPICH sentinels are not provided have no wrapper.
-        assert!(!src.contains("subroutine mpi_comm_spawn_f08("));
+        // MPICH's link-time sentinels and predefined callbacks, and the calls that take
+        // the sentinels.
+        for name in [
+            "module mpi_f08_link_constants",
+            "module mpi_f08_callbacks",
+            "subroutine mpi_comm_dup_fn(",
+            "subroutine mpi_win_null_delete_fn(",
+            "subroutine mpi_comm_spawn_f08(",
+            "subroutine mpi_dist_graph_create_adjacent_f08(",
+            "if (f08_is_argv_null(loc(argv))) then",
+            "f08_weights(c_loc(sourceweights))",
+            "f08_errcodes(c_loc(array_of_errcodes))",
+        ] {
+            assert!(src.contains(name), "no {name}");
+        }
         for l in src.lines() {
             assert!(l.len() <= 132, "too long for free form: {l}");
         }

@@ -6,7 +6,10 @@
 //! reference, then IERROR, then one hidden `usize` length per CHARACTER argument), calls
 //! `PMPI_Name` and converts the results back; `pmpi_name__`, `pmpi_name`, `PMPI_NAME`
 //! and the four `mpi_` names (the manglings MPICH exports for gfortran's options and other
-//! compilers) forward to it.
+//! compilers) forward to it. A function with choice buffers also gets `pmpi_name_fts`
+//! and `mpi_name_fts`, which the `mpi` and `mpi_f08` modules bind their `TYPE(*),
+//! DIMENSION(..)` interfaces to: they take each buffer's C descriptor, find its address
+//! (or a contiguous copy, `capi/src/fortran_cdesc.rs`) and call `pmpi_name_`.
 
 use crate::api::{Arg, Base, Func, Mode, Ret};
 use crate::header::{lookup, Const};
@@ -89,6 +92,9 @@ pub fn generate(
             .get(&f.name)
             .ok_or_else(|| format!("no PMPI_{} in oxmpi-capi", f.name))?;
         entry(&mut s, f, consts, module)?;
+        if has_ts_entry(f) {
+            ts_entry(&mut s, f);
+        }
     }
     Ok(s)
 }
@@ -387,4 +393,124 @@ fn entry(s: &mut String, f: &Func, consts: &[Const], module: &str) -> Result<(),
         .unwrap();
     }
     Ok(())
+}
+
+/// Whether `f` has `_fts` entry points: it has a choice buffer and no CHARACTER argument
+/// (whose hidden length a `BIND(C)` interface cannot pass; `MPI_PACK_EXTERNAL` and
+/// `MPI_UNPACK_EXTERNAL` keep the assumed-size interface, so the compiler copies a
+/// section in and out).
+pub fn has_ts_entry(f: &Func) -> bool {
+    f.args.iter().any(|a| a.kind.base == Base::Buf) && !f.fortran_args().any(has_len)
+}
+
+/// `pmpi_name_fts` and `mpi_name_fts`: the entry points of the modules' `TYPE(*),
+/// DIMENSION(..)` interfaces. Each choice buffer comes as a C descriptor: a blocking call
+/// gets its address, or a contiguous copy of a noncontiguous section (copied back after
+/// the call for an output buffer); a call whose operation outlives it refuses a
+/// noncontiguous section (`MPI_ERR_BUFFER`, through the error handler of its window or
+/// communicator).
+fn ts_entry(s: &mut String, f: &Func) {
+    let lower = f.name.to_ascii_lowercase();
+    let upper = f.name.to_ascii_uppercase();
+    let body = format!("pmpi_{lower}_fts");
+    let nonblocking = crate::fortran::is_nonblocking(&f.name);
+    let mut p: Vec<String> = f
+        .fortran_args()
+        .map(|a| {
+            if a.kind.base == Base::Buf {
+                format!("{}: *const crate::fortran_cdesc::CfiCdesc", a.name)
+            } else {
+                format!("{}: {}", a.name, param_type(a))
+            }
+        })
+        .collect();
+    p.push("ierror: *mut MPI_Fint".into());
+    let params = p.join(", ");
+    let handle = |h: &str| {
+        f.args.iter().find(|a| {
+            a.kind.base == Base::Handle(if h == "Win" { "Win" } else { "Comm" })
+                && a.kind.mode == Mode::In
+        })
+    };
+    let (obj, is_win) = match (handle("Win"), handle("Comm")) {
+        (Some(w), _) => (format!("Some(*{})", w.name), true),
+        (None, Some(c)) => (format!("Some(*{})", c.name), false),
+        (None, None) => ("None".to_string(), false),
+    };
+    let mut pre = String::new();
+    let mut post = String::new();
+    let mut call = Vec::new();
+    for a in f.fortran_args() {
+        let n = &a.name;
+        if a.kind.base != Base::Buf {
+            call.push(n.clone());
+        } else if nonblocking {
+            writeln!(
+                pre,
+                "        let Some(b_{n}) = crate::fortran_cdesc::ts_fixed({n}) else {{\n            *ierror = crate::fortran_cdesc::ts_refuse(\"MPI_{upper}\", \"{n}\", {obj}, {is_win});\n            return;\n        }};"
+            )
+            .unwrap();
+            call.push(format!("b_{n}"));
+        } else {
+            writeln!(
+                pre,
+                "        let mut b_{n} = crate::fortran_cdesc::TsBuf::new({n});"
+            )
+            .unwrap();
+            if a.kind.mode != Mode::In {
+                writeln!(post, "        b_{n}.back();").unwrap();
+            }
+            call.push(format!("b_{n}.addr()"));
+        }
+    }
+    call.push("ierror".into());
+    writeln!(
+        s,
+        "/// `MPI_{upper}` of the `mpi` and `mpi_f08` modules: choice buffers as C descriptors.\n///\n/// # Safety\n/// Called from Fortran through a `BIND(C)` interface: each buffer is a descriptor the\n/// compiler built, every other argument a reference as for [`pmpi_{lower}_`].\n#[no_mangle]\npub unsafe extern \"C\" fn {body}({params}) {{\n    // SAFETY: the contract above; the buffers' addresses are those of the arrays the\n    // descriptors describe, or of contiguous copies that live until the call returns.\n    unsafe {{"
+    )
+    .unwrap();
+    s.push_str(&pre);
+    writeln!(s, "        pmpi_{lower}_({});", call.join(", ")).unwrap();
+    s.push_str(&post);
+    writeln!(s, "    }}\n}}\n").unwrap();
+    let names: Vec<String> = f
+        .fortran_args()
+        .map(|a| a.name.clone())
+        .chain(["ierror".to_string()])
+        .collect();
+    writeln!(
+        s,
+        "/// `mpi_{lower}_fts`: another name of [`{body}`] (the one the modules call, which a\n/// profiling library may replace).\n///\n/// # Safety\n/// As for [`{body}`].\n#[no_mangle]\npub unsafe extern \"C\" fn mpi_{lower}_fts({params}) {{\n    // SAFETY: the same contract as {body}.\n    unsafe {{ {body}({}) }}\n}}\n",
+        names.join(", ")
+    )
+    .unwrap();
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn fts_entry_points() {
+        let funcs = crate::api::parse(crate::API_TABLE).unwrap();
+        let mut s = String::new();
+        for name in ["Recv", "Isend", "Put", "Pack_external", "Comm_rank"] {
+            let f = funcs.iter().find(|f| f.name == name).unwrap();
+            if has_ts_entry(f) {
+                ts_entry(&mut s, f);
+            }
+        }
+        // A blocking receive copies a noncontiguous section back after the call.
+        assert!(s.contains(
+            "pub unsafe extern \"C\" fn pmpi_recv_fts(buf: *const crate::fortran_cdesc::CfiCdesc"
+        ));
+        assert!(s.contains("let mut b_buf = crate::fortran_cdesc::TsBuf::new(buf);"));
+        assert!(s.contains("b_buf.back();"));
+        assert!(s.contains("pub unsafe extern \"C\" fn mpi_recv_fts("));
+        // Calls that outlive themselves refuse one, through the communicator or window.
+        assert!(s.contains("ts_refuse(\"MPI_ISEND\", \"buf\", Some(*comm), false)"));
+        assert!(s.contains("ts_refuse(\"MPI_PUT\", \"origin_addr\", Some(*win), true)"));
+        // No descriptor entry for CHARACTER-taking or buffer-less calls.
+        assert!(!s.contains("pmpi_pack_external_fts") && !s.contains("pmpi_comm_rank_fts"));
+    }
 }
