@@ -201,6 +201,21 @@ impl Claims {
         }
     }
 
+    /// Shrinks hold `id` to slot `slot` alone: the slot an agreement decided on, held
+    /// until its communicator is installed.
+    pub fn narrow(&mut self, id: HoldId, slot: usize) {
+        for (i, m) in &mut self.holds {
+            if *i == id {
+                let mut only = Mask::empty();
+                if slot < SLOTS {
+                    only.words[slot / 64] |= 1u64 << (slot % 64);
+                }
+                *m = only;
+                self.generation += 1;
+            }
+        }
+    }
+
     /// Changes with every change of the holds, the agreements in progress and the
     /// blocking ones: what decides whether an agreement may offer, and what.
     pub fn generation(&self) -> u64 {
