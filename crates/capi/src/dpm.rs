@@ -272,12 +272,13 @@ unsafe fn app_arg(
 }
 
 /// Spawns `apps` (read at the root) and writes the outputs: the intercommunicator, and
-/// one code per process (`MPI_SUCCESS`, or the spawn's error class): at the root one
-/// per process asked for, at the others one per process started (they do not know how
-/// many were asked for; a failed spawn leaves their array untouched).
+/// one code per process asked for (`MPI_SUCCESS`, or the spawn's error class) at every
+/// member, as MPICH does: the root's number of processes reaches the others with the
+/// outcome, also of a failed spawn (the array is untouched where the call failed before).
 ///
 /// # Safety
-/// `out` non-null and writable; `errcodes` null or holding `nprocs` ints at the root.
+/// `out` non-null and writable; `errcodes` null or holding `nprocs` ints at the root and
+/// as many as the root asked for at the others.
 unsafe fn spawn_out(
     args: RootArgs<Vec<SpawnApp>>,
     root: c_int,
@@ -286,14 +287,11 @@ unsafe fn spawn_out(
     errcodes: *mut c_int,
     nprocs: usize,
 ) -> Result<()> {
-    let r = dpm::spawn(args, root, id);
+    let asked = u32::try_from(nprocs).unwrap_or(u32::MAX);
+    let (r, n) = dpm::spawn_counted(args, asked, root, id);
     // The codes are an output at every member (MPI 4.1, MPI_COMM_SPAWN: array_of_errcodes
-    // is OUT, not significant only at the root as the inputs are); the other members
-    // learn the number of processes started from the intercommunicator.
-    let nprocs = match (&r, nprocs) {
-        (Ok(ic), 0) => commops::comm_remote_size(*ic).map_or(0, |n| n.max(0) as usize),
-        _ => nprocs,
-    };
+    // is OUT, not significant only at the root as the inputs are).
+    let nprocs = if nprocs > 0 { nprocs } else { n };
     if !errcodes.is_null() && nprocs > 0 {
         let code = match &r {
             Ok(_) => 0,

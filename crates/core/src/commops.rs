@@ -153,6 +153,42 @@ fn release(hold: context::HoldId) {
     });
 }
 
+/// The slot a blocking agreement decided on, still held at this process: another
+/// thread's agreement must not offer it before the new communicator is installed (two
+/// communicators would share the context here, mixing their messages and collective
+/// sequences). Keep it until after [`install`], or until giving up.
+#[must_use = "the decided slot is free to other threads once this is dropped"]
+pub(crate) struct Decided(context::HoldId);
+
+impl Drop for Decided {
+    fn drop(&mut self) {
+        release(self.0);
+    }
+}
+
+/// Ends the hold of one agreement round with outcome `r`: a decision on context id
+/// `ctx(x)` keeps that slot held (see [`Decided`]); anything else releases it.
+fn end_round<T>(
+    hold: context::HoldId,
+    r: Result<Option<T>>,
+    ctx: impl Fn(&T) -> u32,
+) -> Result<Option<(T, Decided)>> {
+    match r {
+        Ok(Some(x)) => {
+            let slot = ctx(&x) as usize / 2;
+            let _ = runtime::with(|rt| {
+                rt.comms.claims.narrow(hold, slot);
+                Ok(())
+            });
+            Ok(Some((x, Decided(hold))))
+        }
+        other => {
+            release(hold);
+            other.map(|_| None)
+        }
+    }
+}
+
 /// Every member contributes `payload`; the root ANDs the free-context masks, runs
 /// `compute` on the payloads (in member order) to get one part per member, and each
 /// member receives (context id, its part) — or the error the root found. Rounds repeat
@@ -161,16 +197,15 @@ fn agree(
     team: &Team,
     payload: Vec<u8>,
     compute: impl FnOnce(&[Vec<u8>]) -> Result<Vec<Vec<u8>>>,
-) -> Result<(u32, Vec<u8>)> {
+) -> Result<(u32, Vec<u8>, Decided)> {
     let mut compute = Some(compute);
     let mut rounds = 0;
     let r = (|| loop {
         let o = offer(rounds)?;
         rounds += 1;
         let r = agree_round(team, &payload, &o, &mut compute);
-        release(o.hold);
-        if let Some(x) = r? {
-            return Ok(x);
+        if let Some(((ctx, part), held)) = end_round(o.hold, r, |x| x.0)? {
+            return Ok((ctx, part, held));
         }
     })();
     agreement_ended(rounds);
@@ -244,9 +279,9 @@ fn agree_round<F: FnOnce(&[Vec<u8>]) -> Result<Vec<Vec<u8>>>>(
 }
 
 /// Every member gets the list of all payloads (an allgather) and the agreed context id.
-pub(crate) fn agree_all(team: &Team, payload: Vec<u8>) -> Result<(u32, Vec<Vec<u8>>)> {
+pub(crate) fn agree_all(team: &Team, payload: Vec<u8>) -> Result<(u32, Vec<Vec<u8>>, Decided)> {
     let n = team.members.len();
-    let (ctx, part) = agree(team, payload, |p| {
+    let (ctx, part, held) = agree(team, payload, |p| {
         let mut w = Writer::default();
         w.u32(p.len() as u32);
         for x in p {
@@ -254,7 +289,7 @@ pub(crate) fn agree_all(team: &Team, payload: Vec<u8>) -> Result<(u32, Vec<Vec<u
         }
         Ok(vec![w.finish(); n])
     })?;
-    Ok((ctx, decode_list(&part, n)?))
+    Ok((ctx, decode_list(&part, n)?, held))
 }
 
 fn decode_list(b: &[u8], max: usize) -> Result<Vec<Vec<u8>>> {
@@ -280,14 +315,13 @@ type InterAgreement = (u32, Vec<Vec<u8>>, Vec<Vec<u8>>);
 
 /// The agreement over both groups of an intercommunicator: a context id free at every
 /// member of both, the payloads of the local group and those of the remote group.
-fn inter_agree(c: &Comm, payload: Vec<u8>) -> Result<InterAgreement> {
+fn inter_agree(c: &Comm, payload: Vec<u8>) -> Result<(InterAgreement, Decided)> {
     let mut rounds = 0;
     let r = (|| loop {
         let o = offer(rounds)?;
         rounds += 1;
         let r = inter_agree_round(c, &payload, &o);
-        release(o.hold);
-        if let Some(x) = r? {
+        if let Some(x) = end_round(o.hold, r, |x| x.0)? {
             return Ok(x);
         }
     })();
@@ -497,16 +531,17 @@ pub fn comm_hints(id: CommId) -> Result<Hints> {
 
 fn comm_dup_hinted(id: CommId, hints: Option<Hints>) -> Result<CommId> {
     let c = snapshot(id)?;
-    let ctx = if c.is_inter() {
-        inter_agree(&c, Vec::new())?.0
+    let (ctx, _held) = if c.is_inter() {
+        let ((ctx, ..), held) = inter_agree(&c, Vec::new())?;
+        (ctx, Some(held))
     } else if let Some(s) = impi::span(id)? {
-        impi::new_cid(&s)?
+        (impi::new_cid(&s)?, None)
     } else {
-        agree_all(
+        let (ctx, _, held) = agree_all(
             &team_of(&c.group, c.rank, c.coll_ctx(), ic::TAG_INTRA),
             Vec::new(),
-        )?
-        .0
+        )?;
+        (ctx, Some(held))
     };
     let new = Comm {
         ctx,
@@ -546,7 +581,7 @@ pub fn comm_create(id: CommId, group: &Group) -> Result<Option<CommId>> {
     if c.is_inter() {
         let mut w = Writer::default();
         w.u32s(group.members());
-        let (ctx, _, remote) = inter_agree(&c, w.finish())?;
+        let ((ctx, _, remote), _held) = inter_agree(&c, w.finish())?;
         let remote_members = Reader::new(&remote[0]).u32s()?;
         if group.size() == 0 || remote_members.is_empty() {
             return Ok(None);
@@ -557,14 +592,14 @@ pub fn comm_create(id: CommId, group: &Group) -> Result<Option<CommId>> {
             None => Ok(None),
         };
     }
-    let ctx = match impi::span(id)? {
-        Some(s) => impi::new_cid(&s)?,
+    let (ctx, _held) = match impi::span(id)? {
+        Some(s) => (impi::new_cid(&s)?, None),
         None => {
-            agree_all(
+            let (ctx, _, held) = agree_all(
                 &team_of(&c.group, c.rank, c.coll_ctx(), ic::TAG_INTRA),
                 Vec::new(),
-            )?
-            .0
+            )?;
+            (ctx, Some(held))
         }
     };
     match new_comm(ctx, Arc::new(group.clone()), None, &c, me) {
@@ -602,7 +637,7 @@ pub fn comm_create_group(id: CommId, group: &Group, tag: i32) -> Result<Option<C
         me: pos as usize,
         root: 0,
     };
-    let (ctx, _) = agree_all(&team, Vec::new())?;
+    let (ctx, _, _held) = agree_all(&team, Vec::new())?;
     match new_comm(ctx, Arc::new(group.clone()), None, &c, me) {
         Some(n) => install(n).map(Some),
         None => Ok(None),
@@ -692,7 +727,7 @@ fn split_checked(
     let c = snapshot(id)?;
     let me = my_world()?;
     if c.is_inter() {
-        let (ctx, local, remote) = inter_agree(&c, color_key(color, key))?;
+        let ((ctx, local, remote), _held) = inter_agree(&c, color_key(color, key))?;
         if color == UNDEFINED {
             return Ok(None);
         }
@@ -701,17 +736,21 @@ fn split_checked(
         let r = members_of_color(rg, &remote, color)?;
         return inter_part(ctx, l, r, &c, me);
     }
-    let (ctx, all) = match impi::span(id)? {
+    let (ctx, all, _held) = match impi::span(id)? {
         // IMPI 4.7: the new id first, then an allgather of (color, key, rank).
         Some(s) => {
             let ctx = impi::new_cid(&s)?;
             let all = impi::split_exchange(&s, color, key)?;
-            (ctx, all.into_iter().map(|(c, k)| color_key(c, k)).collect())
+            let all = all.into_iter().map(|(c, k)| color_key(c, k)).collect();
+            (ctx, all, None)
         }
-        None => agree_all(
-            &team_of(&c.group, c.rank, c.coll_ctx(), ic::TAG_INTRA),
-            color_key(color, key),
-        )?,
+        None => {
+            let (ctx, all, held) = agree_all(
+                &team_of(&c.group, c.rank, c.coll_ctx(), ic::TAG_INTRA),
+                color_key(color, key),
+            )?;
+            (ctx, all, Some(held))
+        }
     };
     if color == UNDEFINED {
         return Ok(None);
@@ -766,7 +805,7 @@ pub fn comm_split_type(id: CommId, ty: SplitType, key: i32) -> Result<Option<Com
     w.i32(joins as i32).i32(key).bytes(node.as_bytes());
     let me = my_world()?;
     if let Some(rg) = c.remote.clone() {
-        let (ctx, local, remote) = inter_agree(&c, w.finish())?;
+        let ((ctx, local, remote), _held) = inter_agree(&c, w.finish())?;
         if !joins {
             return Ok(None);
         }
@@ -775,7 +814,7 @@ pub fn comm_split_type(id: CommId, ty: SplitType, key: i32) -> Result<Option<Com
         return inter_part(ctx, l, r, &c, me);
     }
     let team = team_of(&c.group, c.rank, c.coll_ctx(), ic::TAG_INTRA);
-    let (ctx, all) = agree_all(&team, w.finish())?;
+    let (ctx, all, _held) = agree_all(&team, w.finish())?;
     if !joins {
         return Ok(None);
     }
@@ -985,17 +1024,16 @@ pub fn intercomm_create(
     // Rounds repeat, as in `agree`, while the AND is empty only because members of
     // either group held slots back for other agreements in progress.
     let mut rounds = 0;
-    let r: Result<(u32, Vec<u32>)> = (|| loop {
+    let r: Result<_> = (|| loop {
         let o = offer(rounds)?;
         rounds += 1;
         let r = icreate_round(&lc, &team, &args, &o);
-        release(o.hold);
-        if let Some(x) = r? {
+        if let Some(x) = end_round(o.hold, r, |x| x.0)? {
             return Ok(x);
         }
     })();
     agreement_ended(rounds);
-    let (ctx, remote) = r?;
+    let ((ctx, remote), _held) = r?;
     let new = new_comm(
         ctx,
         lc.group.clone(),
@@ -1015,7 +1053,7 @@ pub fn intercomm_merge(id: CommId, high: bool) -> Result<CommId> {
     let mut w = Writer::default();
     w.u32(high as u32);
     identity(&mut w)?;
-    let (ctx, local, remote) = inter_agree(&c, w.finish())?;
+    let ((ctx, local, remote), _held) = inter_agree(&c, w.finish())?;
     // Each group's leader (member 0) decides for its group.
     let leader = |p: &[Vec<u8>]| -> Result<(bool, String, u32)> {
         let mut r = Reader::new(p.first().ok_or_else(malformed)?);
@@ -1325,7 +1363,7 @@ pub fn dist_graph_of(id: CommId) -> Result<DistGraph> {
 /// A communicator of the first `n` processes of `c` carrying `topo` (`None` for the
 /// others). Ranks are kept: `reorder` is allowed to change nothing.
 fn create_first(c: &Comm, n: i32, topo: Topology) -> Result<Option<CommId>> {
-    let (ctx, _) = agree_all(
+    let (ctx, _, _held) = agree_all(
         &team_of(&c.group, c.rank, c.coll_ctx(), ic::TAG_INTRA),
         Vec::new(),
     )?;
@@ -1431,7 +1469,7 @@ pub fn dist_graph_create_adjacent(
             .unwrap_or_else(|| vec![1; destinations.len()]),
         weighted,
     };
-    let (ctx, _) = agree_all(
+    let (ctx, _, _held) = agree_all(
         &team_of(&c.group, c.rank, c.coll_ctx(), ic::TAG_INTRA),
         Vec::new(),
     )?;
@@ -1489,7 +1527,7 @@ pub fn dist_graph_create(
     w.i32s(&edges);
     let team = team_of(&c.group, c.rank, c.coll_ctx(), ic::TAG_INTRA);
     let n = size as usize;
-    let (ctx, part) = agree(&team, w.finish(), |payloads| {
+    let (ctx, part, _held) = agree(&team, w.finish(), |payloads| {
         let mut ins: Vec<Vec<i32>> = vec![Vec::new(); n];
         let mut outs: Vec<Vec<i32>> = vec![Vec::new(); n];
         for p in payloads {

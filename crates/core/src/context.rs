@@ -12,7 +12,9 @@
 //! no other agreement at this process offers them meanwhile: a blocking one waits for
 //! its exchange while progress moves nonblocking ones (`MPI_Comm_idup`, see
 //! `crate::idup`) forward, and those may be several at once. An agreement whose AND
-//! comes out empty because some member held slots back tries again.
+//! comes out empty because some member held slots back tries again. One that decided
+//! keeps the chosen slot held ([`Claims::narrow`]) until its communicator is installed,
+//! so no other thread's agreement offers it in between.
 //!
 //! A freed communicator's slot comes back only once nothing can still match on it:
 //! its table entry stays "retired" while requests started on it exist or messages for
@@ -198,6 +200,21 @@ impl Claims {
         self.holds.retain(|(i, _)| *i != id);
         if self.holds.len() != n {
             self.generation += 1;
+        }
+    }
+
+    /// Shrinks hold `id` to slot `slot` alone: the slot an agreement decided on, held
+    /// until its communicator is installed.
+    pub fn narrow(&mut self, id: HoldId, slot: usize) {
+        for (i, m) in &mut self.holds {
+            if *i == id {
+                let mut only = Mask::empty();
+                if slot < SLOTS {
+                    only.words[slot / 64] |= 1u64 << (slot % 64);
+                }
+                *m = only;
+                self.generation += 1;
+            }
         }
     }
 

@@ -181,10 +181,14 @@ static ESTABLISH: std::sync::Mutex<()> = std::sync::Mutex::new(());
 /// Builds an intercommunicator between the group of `comm` and another group (see the
 /// module doc). `talk` runs at the root only: given this group's side, it reaches the
 /// other root and gives back the other side and the key both groups' processes use.
+/// `note` (significant at the root) reaches every member in `*noted`, whether the
+/// establishment succeeds or fails (a spawn's number of processes asked for).
 fn establish(
     comm: CommId,
     root: i32,
     call: &str,
+    note: u32,
+    noted: &mut u32,
     talk: impl FnOnce(&Side) -> Result<(Side, Vec<u8>)>,
 ) -> Result<CommId> {
     let lc = crate::commops::snapshot(comm)?;
@@ -225,7 +229,7 @@ fn establish(
         }
     };
     let hold = offer.hold;
-    let r = establish_held(root, &lc, offer.mask, mine, me, talk);
+    let r = establish_held(root, &lc, offer.mask, (mine, me), (note, noted), talk);
     runtime::with(|rt| {
         rt.comms.claims.release(hold);
         Ok(())
@@ -238,8 +242,8 @@ fn establish_held(
     root: i32,
     lc: &crate::comm::Comm,
     mask: Mask,
-    mine: Remote,
-    me: u32,
+    (mine, me): (Remote, u32),
+    (note, noted): (u32, &mut u32),
     talk: impl FnOnce(&Side) -> Result<(Side, Vec<u8>)>,
 ) -> Result<CommId> {
     let mut team = crate::commops::team_of(&lc.group, lc.rank, lc.coll_ctx(), ic::TAG_DPM);
@@ -273,10 +277,14 @@ fn establish_held(
             }
             Ok(o.finish())
         })();
-        ic::encode_outcome(&r)
+        let mut w = Writer::default();
+        w.u32(note).bytes(&ic::encode_outcome(&r));
+        w.finish()
     });
     let b = team.bcast(outcome)?;
-    let body = ic::decode_outcome(&b)?;
+    let mut r = Reader::new(&b);
+    *noted = r.u32()?;
+    let body = ic::decode_outcome(r.bytes()?)?;
     let mut r = Reader::new(&body);
     let ctx = r.u32()?;
     let key = r.bytes()?.to_vec();
@@ -360,7 +368,7 @@ fn root_args<T>(call: &str, a: RootArgs<T>) -> Result<T> {
 
 /// `MPI_Comm_accept`: `port` (significant at `root`) must be open in the root.
 pub fn accept(port: RootArgs<String>, root: i32, comm: CommId) -> Result<CommId> {
-    establish(comm, root, "MPI_Comm_accept", |mine| {
+    establish(comm, root, "MPI_Comm_accept", 0, &mut 0, |mine| {
         let name = &root_args("MPI_Comm_accept", port)?;
         let key = PortName::parse("MPI_Comm_accept", name)?.key.to_vec();
         Ok((port::accept_root(name, mine, idle)?, key))
@@ -369,7 +377,7 @@ pub fn accept(port: RootArgs<String>, root: i32, comm: CommId) -> Result<CommId>
 
 /// `MPI_Comm_connect`: `port` and `timeout` are significant at `root`.
 pub fn connect(port: RootArgs<(String, Duration)>, root: i32, comm: CommId) -> Result<CommId> {
-    establish(comm, root, "MPI_Comm_connect", |mine| {
+    establish(comm, root, "MPI_Comm_connect", 0, &mut 0, |mine| {
         let (name, timeout) = root_args("MPI_Comm_connect", port)?;
         let p = PortName::parse("MPI_Comm_connect", &name)?;
         Ok((
@@ -382,7 +390,7 @@ pub fn connect(port: RootArgs<(String, Duration)>, root: i32, comm: CommId) -> R
 /// `MPI_Comm_join` over the connected socket `fd`: an intercommunicator of this process
 /// and the one at the other end. The two sides' random salts make the key.
 pub fn join(fd: std::os::fd::BorrowedFd<'_>) -> Result<CommId> {
-    establish(SELF, 0, "MPI_Comm_join", |mine| {
+    establish(SELF, 0, "MPI_Comm_join", 0, &mut 0, |mine| {
         let theirs = port::join_root(fd, mine)?;
         let (a, b) = if mine.salt <= theirs.salt {
             (mine.salt, theirs.salt)
@@ -403,7 +411,24 @@ pub fn join(fd: std::os::fd::BorrowedFd<'_>) -> Result<CommId> {
 /// `OXMPI_DPM_CONNECT_TIMEOUT`. A singleton starts its launcher itself
 /// ([`crate::launcher`]).
 pub fn spawn(apps: RootArgs<Vec<SpawnApp>>, root: i32, comm: CommId) -> Result<CommId> {
-    establish(comm, root, "MPI_Comm_spawn", |mine| {
+    let asked = match &apps {
+        Some(Ok(a)) => a.iter().map(|a| a.maxprocs).sum(),
+        _ => 0,
+    };
+    spawn_counted(apps, asked, root, comm).0
+}
+
+/// [`spawn`], also giving at every member the number of processes `asked` for at the
+/// root (its array of error codes has that many entries), whether the spawn succeeded or
+/// not; 0 where the call failed before the root's answer came.
+pub fn spawn_counted(
+    apps: RootArgs<Vec<SpawnApp>>,
+    asked: u32,
+    root: i32,
+    comm: CommId,
+) -> (Result<CommId>, usize) {
+    let mut n = 0;
+    let r = establish(comm, root, "MPI_Comm_spawn", asked, &mut n, |mine| {
         let apps = root_args("MPI_Comm_spawn", apps)?;
         let name = open_port()?;
         let r = (|| {
@@ -447,7 +472,8 @@ pub fn spawn(apps: RootArgs<Vec<SpawnApp>>, root: i32, comm: CommId) -> Result<C
         })();
         let _ = port::close(&name);
         r
-    })
+    });
+    (r, n as usize)
 }
 
 /// At `MPI_Init` of a spawned process: connects to the parents' port (found in the

@@ -336,7 +336,7 @@ pub fn comm_create_from_group(
     let pos = position(group, me, "the group")?;
     let t = team(group, pos, ic::from_group_tag(tag_hash(stringtag)), 0);
     let mine = call_payload(stringtag, &[group]);
-    let (ctx, all) = crate::commops::agree_all(&t, mine.clone())?;
+    let (ctx, all, _held) = crate::commops::agree_all(&t, mine.clone())?;
     if let Some(i) = all.iter().position(|p| *p != mine) {
         return err(
             ErrorClass::Arg,

@@ -17,7 +17,7 @@ use crate::job::{Job, JobOptions, RankProc};
 use crate::launch;
 use crate::outcome::Cause;
 use crate::signals;
-use crate::spawn::{Inherited, SpawnHosts};
+use crate::spawn::{self, Inherited, SpawnHosts};
 use crate::wire::{AppRun, Msg, ProxySpec};
 use nix::poll::{PollFd, PollFlags, PollTimeout};
 use oxmpi_pmi::{JobConfig, Server};
@@ -184,8 +184,10 @@ pub fn run(
     };
     let mut cfg = JobConfig::new(kvsname.clone(), size);
     cfg.universe_size = universe_size(spec, &plan.hosts, size);
+    let mut ready = None;
     if let Some(i) = inherited {
         cfg.preput = i.preput;
+        ready = i.ready;
     }
     cfg.appnums = spec
         .apps
@@ -303,6 +305,8 @@ pub fn run(
         return code;
     }
     drop(listener);
+    // A spawned job: its spawning mpiexec answers the spawn now.
+    spawn::report_ready(ready);
 
     let mut job = Job::new(
         {

@@ -19,7 +19,10 @@
 //! In a multi-host job ([`SpawnHosts`]) the spawned `mpiexec` is itself the head of a
 //! multi-host job: it gets the host list and launcher of the spawning job, and
 //! `OXMPI_SPAWN_PLACE` says on which host each of its ranks runs (the `host` info key,
-//! else round-robin over the hosts, continuing after the ranks placed so far).
+//! else round-robin over the hosts, continuing after the ranks placed so far). The spawn
+//! is answered once the spawned `mpiexec` reports on a pipe (`OXMPI_SPAWN_READY_FD`) that
+//! its proxies are up, so a host its launcher cannot reach fails the spawn (error codes
+//! at the parents) instead of the spawning job.
 //!
 //! A singleton spawns by running `mpiexec --singleton-spawn` ([`SINGLETON_ARG`]) itself.
 //!
@@ -32,6 +35,7 @@ use crate::outcome::Termination;
 use oxmpi_pmi::spawn::SpawnRequest;
 use oxmpi_pmi::{decode_value, encode_value};
 use std::ffi::OsString;
+use std::os::fd::AsRawFd;
 use std::os::unix::process::CommandExt;
 use std::path::PathBuf;
 use std::process::{Command, Stdio};
@@ -41,6 +45,7 @@ const ENV_SECRET: &str = "OXMPI_SPAWN_SECRET";
 const ENV_PREPUT: &str = "OXMPI_SPAWN_PREPUT";
 const ENV_PLACE: &str = "OXMPI_SPAWN_PLACE";
 const ENV_REQUEST: &str = "OXMPI_SPAWN_REQUEST";
+const ENV_READY: &str = "OXMPI_SPAWN_READY_FD";
 
 /// The argument with which a singleton (a process started without a launcher) runs
 /// `mpiexec` to spawn: the request is in `OXMPI_SPAWN_REQUEST`
@@ -65,13 +70,24 @@ pub fn singleton_command_line() -> Result<Vec<String>, String> {
 pub const MAX_SPAWNED: usize = 256;
 
 /// What a spawned `mpiexec` inherits from the job that spawned it.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug)]
 pub struct Inherited {
     pub kvsname: String,
     pub secret: String,
     pub preput: Vec<(String, String)>,
     /// In a multi-host job: the index into `-hosts` of each rank's host.
     pub place: Option<Vec<usize>>,
+    /// In a multi-host job: the pipe on which to report, with one byte, that every proxy
+    /// is up ([`report_ready`]); the spawning `mpiexec` answers the spawn then.
+    pub ready: Option<std::fs::File>,
+}
+
+/// Tells the spawning `mpiexec` that this spawned job's proxies are all up.
+pub fn report_ready(ready: Option<std::fs::File>) {
+    use std::io::Write;
+    if let Some(mut f) = ready {
+        let _ = f.write_all(b"1");
+    }
 }
 
 /// Where a multi-host job's spawned processes may go: its hosts, in the order of its
@@ -136,9 +152,28 @@ pub fn take_inherited() -> Result<Option<Inherited>, String> {
     let secret = std::env::var_os(ENV_SECRET).unwrap_or_default();
     let preput = std::env::var_os(ENV_PREPUT).unwrap_or_default();
     let place = std::env::var_os(ENV_PLACE);
-    for v in [ENV_KVSNAME, ENV_SECRET, ENV_PREPUT, ENV_PLACE] {
+    let ready = std::env::var(ENV_READY).ok();
+    for v in [ENV_KVSNAME, ENV_SECRET, ENV_PREPUT, ENV_PLACE, ENV_READY] {
         std::env::remove_var(v);
     }
+    let ready = match ready {
+        None => None,
+        Some(v) => {
+            let fd: std::os::fd::RawFd = v
+                .parse()
+                .ok()
+                .filter(|fd| *fd > 2)
+                .ok_or_else(|| format!("malformed {ENV_READY}"))?;
+            // SAFETY: fcntl on an integer descriptor only queries or sets its flags; an fd
+            // that is not open fails with EBADF.
+            if unsafe { libc::fcntl(fd, libc::F_SETFD, libc::FD_CLOEXEC) } != 0 {
+                return Err(format!("{ENV_READY}={fd} is not an open descriptor"));
+            }
+            // SAFETY: the spawning mpiexec opened this pipe end for this process alone and
+            // nothing else here owns it (the variable is removed above).
+            Some(unsafe { <std::fs::File as std::os::fd::FromRawFd>::from_raw_fd(fd) })
+        }
+    };
     let text = |v: OsString, what: &str| {
         v.into_string()
             .map_err(|_| format!("{what} of the spawning job is not valid UTF-8"))
@@ -163,6 +198,7 @@ pub fn take_inherited() -> Result<Option<Inherited>, String> {
         secret,
         preput: decode_preput(&text(preput, ENV_PREPUT)?)?,
         place,
+        ready,
     }))
 }
 
@@ -314,13 +350,21 @@ pub fn start(
     let exe = std::env::current_exe().map_err(|e| format!("cannot find mpiexec itself: {e}"))?;
     let parent_pid = std::process::id() as libc::pid_t;
     let mut cmd = Command::new(exe);
+    // In a multi-host job, the spawned mpiexec reports on this pipe when its proxies are
+    // up; one whose launcher cannot reach a host exits instead, and the spawn fails.
+    let mut ready: Option<(std::os::fd::OwnedFd, std::os::fd::OwnedFd)> = None;
     if let Some(c) = cluster {
         let hosts = c.place(req)?;
         let (mut opts, place) = cluster_options(&hosts, c);
         opts.append(&mut args);
         args = opts;
         cmd.env(ENV_PLACE, place);
+        let p = nix::unistd::pipe2(nix::fcntl::OFlag::O_CLOEXEC)
+            .map_err(|e| format!("cannot create a pipe: {e}"))?;
+        cmd.env(ENV_READY, p.1.as_raw_fd().to_string());
+        ready = Some(p);
     }
+    let ready_w = ready.as_ref().map_or(-1, |p| p.1.as_raw_fd());
     cmd.args(&args)
         .env(ENV_KVSNAME, kvsname)
         .env(ENV_SECRET, secret)
@@ -348,17 +392,47 @@ pub fn start(
             libc::sigemptyset(&mut empty);
             libc::sigprocmask(libc::SIG_SETMASK, &empty, std::ptr::null_mut());
             libc::signal(libc::SIGPIPE, libc::SIG_DFL);
+            if ready_w >= 0 {
+                libc::fcntl(ready_w, libc::F_SETFD, 0);
+            }
             Ok(())
         });
     }
-    let child = cmd
+    let mut child = cmd
         .spawn()
         .map_err(|e| format!("cannot start mpiexec for the spawned job: {e}"))?;
+    if let Some((r, w)) = ready {
+        drop(w);
+        if !wait_ready(r) {
+            let how = child
+                .wait()
+                .map_or_else(|e| e.to_string(), |st| st.to_string());
+            return Err(format!(
+                "the spawned job could not start its processes on their hosts (its mpiexec ended: {how})"
+            ));
+        }
+    }
     Ok(SpawnedJob {
         pid: child.id() as i32,
         kvsname: kvsname.to_owned(),
         ended: None,
     })
+}
+
+/// Waits for the spawned `mpiexec`'s report on `r`: false when it ended without one. It
+/// reports or ends within its own launch timeout (the wait for its proxies).
+fn wait_ready(r: std::os::fd::OwnedFd) -> bool {
+    use std::io::Read;
+    let mut f = std::fs::File::from(r);
+    let mut b = [0u8; 1];
+    loop {
+        match f.read(&mut b) {
+            Ok(0) => return false,
+            Ok(_) => return true,
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+            Err(_) => return true,
+        }
+    }
 }
 
 #[cfg(test)]

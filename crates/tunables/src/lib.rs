@@ -515,6 +515,10 @@ pub const INTERNAL: &[(&str, &str)] = &[
         "set by a multi-host mpiexec for the mpiexec it starts for a spawned job: each rank's host",
     ),
     (
+        "OXMPI_SPAWN_READY_FD",
+        "set by a multi-host mpiexec for the mpiexec it starts for a spawned job: the pipe on which that one reports its proxies up",
+    ),
+    (
         "OXMPI_SPAWN_REQUEST",
         "set by a singleton for the mpiexec it starts to spawn: the spawn request",
     ),

@@ -2,7 +2,9 @@
  * Errors of the dynamic-process calls (MPI_ERRORS_RETURN on MPI_COMM_WORLD), at every
  * rank of the communicator, without a hang:
  * - spawning a program that does not exist: MPI_ERR_SPAWN, every error code
- *   MPI_ERR_SPAWN, the intercommunicator MPI_COMM_NULL; the job goes on;
+ *   MPI_ERR_SPAWN at every parent (not only the root), the intercommunicator
+ *   MPI_COMM_NULL; the job goes on; the same with MPI_Comm_spawn_multiple;
+ * - a `host` info key naming a host that does not exist: MPI_ERR_SPAWN within seconds;
  * - maxprocs 0 at the root: MPI_ERR_ARG; an invalid root: MPI_ERR_ROOT;
  * - a malformed port name: MPI_ERR_PORT (connect), and MPI_ERR_PORT for closing a port
  *   that is not open;
@@ -26,9 +28,32 @@ int main(int argc, char **argv)
                        MPI_Comm_spawn("/nonexistent/oxmpi-no-such-program", MPI_ARGV_NULL, 3,
                                       MPI_INFO_NULL, 0, MPI_COMM_WORLD, &inter, codes));
     MTEST_CHECK(inter == MPI_COMM_NULL, "intercomm of a failed spawn is not MPI_COMM_NULL");
-    if (rank == 0)
-        for (int i = 0; i < 3; i++)
-            MTEST_EQ("error code class", MPI_ERR_SPAWN, mtest_errclass(codes[i]));
+    /* array_of_errcodes is an output at every parent, with the root's maxprocs entries. */
+    for (int i = 0; i < 3; i++)
+        MTEST_EQ("error code class", MPI_ERR_SPAWN, mtest_errclass(codes[i]));
+    /* The same with MPI_Comm_spawn_multiple (2 + 1 processes) and another root. */
+    const char *cmds[2] = {"/nonexistent/oxmpi-no-such-program", "/nonexistent/other"};
+    int np[2] = {2, 1};
+    MPI_Info infos[2] = {MPI_INFO_NULL, MPI_INFO_NULL};
+    for (int i = 0; i < 3; i++)
+        codes[i] = 0;
+    MTEST_EXPECT_CLASS(MPI_ERR_SPAWN,
+                       MPI_Comm_spawn_multiple(2, (char **)cmds, MPI_ARGVS_NULL, np, infos,
+                                               size - 1, MPI_COMM_WORLD, &inter, codes));
+    for (int i = 0; i < 3; i++)
+        MTEST_EQ("error code class (spawn_multiple)", MPI_ERR_SPAWN, mtest_errclass(codes[i]));
+    /* A host that is not this one, in a job on this host only: refused at once. */
+    MPI_Info hinfo;
+    MTEST_CALL(MPI_Info_create(&hinfo));
+    MTEST_CALL(MPI_Info_set(hinfo, "host", "no-such-host.invalid"));
+    codes[0] = codes[1] = 0;
+    double h0 = MPI_Wtime();
+    MTEST_EXPECT_CLASS(MPI_ERR_SPAWN, MPI_Comm_spawn(argv[0], MPI_ARGV_NULL, 2, hinfo, 0,
+                                                     MPI_COMM_WORLD, &inter, codes));
+    MTEST_CHECK(MPI_Wtime() - h0 < 20, "a spawn on a host that does not exist took too long");
+    for (int i = 0; i < 2; i++)
+        MTEST_EQ("error code class (host)", MPI_ERR_SPAWN, mtest_errclass(codes[i]));
+    MTEST_CALL(MPI_Info_free(&hinfo));
     MTEST_EXPECT_CLASS(MPI_ERR_SPAWN,
                        MPI_Comm_spawn("oxmpi-no-such-program-in-path", MPI_ARGV_NULL, 1,
                                       MPI_INFO_NULL, size - 1, MPI_COMM_WORLD, &inter,

@@ -3,10 +3,11 @@
  * MPI_Ibarrier and poll it with MPI_Test, then the parents broadcast to the children
  * with MPI_Bcast (root = MPI_ROOT at parent 0, MPI_PROC_NULL at the other parents,
  * 0 at the children): first an 8-byte count, then a longer payload of that length.
- * The spawn's errcodes are checked at every parent. Several rounds, then Ibarrier and Bcast on the merged communicator. With THREADS=2
- * (a single parent only) two threads of the parent spawn and run this at once, each
- * with its own children, as concurrent mpi4py.futures pools do. NCHILD children
- * (default 2).
+ * The spawn's errcodes are checked at every parent. Several rounds, then Ibarrier and
+ * Bcast on the merged communicator. With THREADS=N (2-8, a single parent only) N threads
+ * of the parent spawn and run this at once, twice each, each with its own children, as
+ * concurrent mpi4py.futures pools do: one thread's merge and another's spawn then agree
+ * on context ids at the same time. NCHILD children (default 2).
  *
  * mtest-ldflags: -pthread
  */
