@@ -252,6 +252,26 @@ impl<P, U> Matcher<P, U> {
         c.posted_any.is_empty() && none_from(&c.posted_src, src) && none_from(&c.unexpected, src)
     }
 
+    /// True when a new receive for `src` (a rank) in `ctx` that matched no stored message
+    /// may take the next message from `src` straight from the transport: no receive for
+    /// any source is posted, nor (unless `overtaking`: `mpi_assert_allow_overtaking`
+    /// lets later receives match first) one for `src`. Stored messages from `src` the
+    /// receive does not accept do not stand in its way.
+    #[inline]
+    pub fn may_take_next(&self, ctx: u32, src: i32, overtaking: bool) -> bool {
+        let Some(c) = self.ctx_ref(ctx) else {
+            return true;
+        };
+        c.posted_any.is_empty() && (overtaking || none_from(&c.posted_src, src))
+    }
+
+    /// True when no receive naming `src` is posted in `ctx`.
+    #[inline]
+    pub fn none_posted_from(&self, ctx: u32, src: i32) -> bool {
+        self.ctx_ref(ctx)
+            .is_none_or(|c| none_from(&c.posted_src, src))
+    }
+
     /// Records a receive that found no unexpected message.
     pub fn post(&mut self, spec: Spec, item: P) {
         let seq = self.next_seq();
