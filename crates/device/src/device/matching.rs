@@ -461,6 +461,25 @@ mod tests {
         assert!(m.context_idle(4));
     }
 
+    #[test]
+    fn what_may_take_the_next_packet() {
+        let mut m = M::new();
+        assert!(m.may_take_next(0, 3, false) && m.none_posted_from(0, 3));
+        m.post(spec(3, 5), 1);
+        // A receive posted for the source claims its next packet first, unless the
+        // communicator allows overtaking.
+        assert!(!m.may_take_next(0, 3, false) && !m.none_posted_from(0, 3));
+        assert!(m.may_take_next(0, 3, true));
+        assert!(m.may_take_next(0, 4, false));
+        // Stored messages from the source that a receive did not accept do not count.
+        m.push_unexpected(env(4, 9), 7);
+        assert!(m.may_take_next(0, 4, false));
+        // A wildcard-source receive may claim any source's packet, overtaking or not.
+        m.post(spec(ANY_SOURCE, ANY_TAG), 2);
+        assert!(!m.may_take_next(0, 4, false) && !m.may_take_next(0, 4, true));
+        assert!(m.may_take_next(1, 4, false));
+    }
+
     #[derive(Clone, Debug)]
     enum Op {
         Send(i32, i32),
