@@ -47,7 +47,7 @@ impl Device {
     /// earlier for the same source may not: the messages need not match in order), else
     /// a posted receive. The request gets `owner`.
     pub fn irecv_from(&mut self, from: u32, a: RecvArgs, overtaking: bool, owner: u32) -> ReqId {
-        if !overtaking {
+        if !overtaking && !self.proto.matcher.none_posted_from(a.spec.ctx, a.spec.src) {
             // Before the stored messages are looked at: a packet handed over may be
             // stored, and it comes before the next one in the ring.
             self.hand_over_for(from, a.spec.ctx, a.spec.src);
@@ -84,13 +84,11 @@ impl Device {
     /// ring from world rank `from` to the protocol, as progress would (the posted
     /// receives claim them first, in order): a window of receives posted one after the
     /// other then takes its later messages directly.
+    #[inline(never)]
     fn hand_over_for(&mut self, from: u32, ctx: u32, src: i32) {
         let Route::Shm(j) = self.route(from) else {
             return;
         };
-        if self.proto.matcher.none_posted_from(ctx, src) {
-            return;
-        }
         let Some(mut c) = self.wire.consumers[j].take() else {
             return;
         };
