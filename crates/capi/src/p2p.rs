@@ -542,6 +542,9 @@ mpi_fn! { MPI_Waitall / PMPI_Waitall (n: c_int, rs: *mut MPI_Request, st: *mut M
         0..=4 => unsafe { waitall_on_stack::<4>(n, rs, st) },
         // SAFETY: as in the arm above, with 16 >= `n` entries on the stack.
         5..=16 => unsafe { waitall_on_stack::<16>(n, rs, st) },
+        // A window of nonblocking operations (64 is the usual) stays off the heap too.
+        // SAFETY: as in the first arm, with 64 >= `n` entries on the stack.
+        17..=64 => unsafe { waitall_on_stack::<64>(n, rs, st) },
         _ => {
             let len = n.max(0) as usize;
             let (mut ids, mut done) = (vec![None; len], vec![None; len]);

@@ -426,6 +426,8 @@ pub(crate) unsafe fn irecv_coll(b: Buf, src: i32, tag: i32, comm: CommId) -> Res
             .complete_request(Status::proc_null(), Direction::Recv)),
         Some(mut p) => {
             p.args.spec.ctx += 1;
+            // The collective context keeps MPI order whatever the communicator asserts.
+            p.overtaking = false;
             Ok(post_recv(rt, p, comm))
         }
     })
@@ -462,6 +464,11 @@ struct RecvPlan {
     args: RecvArgs,
     /// The buffer when it is not contiguous (the device unpacks into it).
     layout: Option<Box<Layout>>,
+    /// The world rank of the source when the receive names one and its buffer is
+    /// contiguous: the receive may then take the source's next packet directly.
+    from: Option<u32>,
+    /// The communicator asserts `mpi_assert_allow_overtaking`.
+    overtaking: bool,
 }
 
 #[inline(always)]
@@ -485,28 +492,53 @@ fn plan_recv(rt: &Runtime, b: &Buf, src: i32, tag: i32, comm: CommId) -> Result<
     // when contiguous: the device converts such a message from external32 with it.
     let direct =
         zero_copy_addr(t, b, count).filter(|_| !crate::impi_wire::recv_may_be_impi(rt, c, src));
-    Ok(Some(RecvPlan {
-        args: RecvArgs {
-            spec: Spec {
-                ctx: c.ctx,
-                src,
-                tag,
-            },
-            buf: direct.unwrap_or(b.addr) as *mut u8,
-            cap,
+    let args = RecvArgs {
+        spec: Spec {
+            ctx: c.ctx,
+            src,
+            tag,
         },
-        layout: (direct.is_none() && cap > 0).then(|| Box::new(layout(t, b, count))),
+        buf: direct.unwrap_or(b.addr) as *mut u8,
+        cap,
+    };
+    Ok(Some(match direct {
+        Some(_) => RecvPlan {
+            args,
+            layout: None,
+            from: c.peer_group().world_of(src),
+            overtaking: c.hints.allow_overtaking,
+        },
+        None => recv_plan_staged(t, b, count, args),
     }))
 }
 
-/// Posts a planned receive (matching it against stored messages first).
+/// The plan of a receive into a buffer that is not one run of memory (or may get a
+/// message in external32): the device unpacks through the layout.
+#[cold]
+#[inline(never)]
+fn recv_plan_staged(t: &TypeInfo, b: &Buf, count: usize, args: RecvArgs) -> RecvPlan {
+    RecvPlan {
+        args,
+        layout: (args.cap > 0).then(|| Box::new(layout(t, b, count))),
+        from: None,
+        overtaking: false,
+    }
+}
+
+/// Posts a planned receive (matching it against stored messages first, then, for a
+/// contiguous receive from a named source, against the source's next packet).
 fn post_recv(rt: &mut Runtime, p: RecvPlan, comm: CommId) -> ReqId {
-    let id = match p.layout {
-        None => rt.device.irecv(p.args),
-        Some(l) => rt.device.irecv_layout(p.args, *l),
-    };
-    set_owner(rt, id, comm);
-    id
+    match (p.layout, p.from) {
+        (None, Some(from)) => rt.device.irecv_from(from, p.args, p.overtaking, comm),
+        (layout, _) => {
+            let id = match layout {
+                None => rt.device.irecv(p.args),
+                Some(l) => rt.device.irecv_layout(p.args, *l),
+            };
+            set_owner(rt, id, comm);
+            id
+        }
+    }
 }
 
 /// `MPI_Irecv`.
@@ -543,11 +575,7 @@ pub unsafe fn recv(b: Buf, src: i32, tag: i32, comm: CommId) -> Result<Status> {
         let Some(p) = plan_recv(rt, &b, src, tag, comm)? else {
             return Ok(Started::Done(Status::proc_null()));
         };
-        let from = match p.layout {
-            None => rt.comms.get(comm)?.peer_group().world_of(src),
-            Some(_) => None,
-        };
-        if let Some(from) = from {
+        if let Some(from) = p.from {
             match rt.device.recv_direct(from, &p.args) {
                 Direct::Took(s) => {
                     rt.stats.received(from, s.bytes);
@@ -585,6 +613,8 @@ pub unsafe fn recv(b: Buf, src: i32, tag: i32, comm: CommId) -> Result<Status> {
                             let p = RecvPlan {
                                 args: a,
                                 layout: None,
+                                from: None,
+                                overtaking: false,
                             };
                             posted.set(Some(post_recv(rt, p, comm)));
                         }

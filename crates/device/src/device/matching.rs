@@ -252,6 +252,26 @@ impl<P, U> Matcher<P, U> {
         c.posted_any.is_empty() && none_from(&c.posted_src, src) && none_from(&c.unexpected, src)
     }
 
+    /// True when a new receive for `src` (a rank) in `ctx` that matched no stored message
+    /// may take the next message from `src` straight from the transport: no receive for
+    /// any source is posted, nor (unless `overtaking`: `mpi_assert_allow_overtaking`
+    /// lets later receives match first) one for `src`. Stored messages from `src` the
+    /// receive does not accept do not stand in its way.
+    #[inline]
+    pub fn may_take_next(&self, ctx: u32, src: i32, overtaking: bool) -> bool {
+        let Some(c) = self.ctx_ref(ctx) else {
+            return true;
+        };
+        c.posted_any.is_empty() && (overtaking || none_from(&c.posted_src, src))
+    }
+
+    /// True when no receive naming `src` is posted in `ctx`.
+    #[inline]
+    pub fn none_posted_from(&self, ctx: u32, src: i32) -> bool {
+        self.ctx_ref(ctx)
+            .is_none_or(|c| none_from(&c.posted_src, src))
+    }
+
     /// Records a receive that found no unexpected message.
     pub fn post(&mut self, spec: Spec, item: P) {
         let seq = self.next_seq();
@@ -439,6 +459,25 @@ mod tests {
         assert!(!m.remove_posted(spec(0, 1), |p| *p == 5));
         assert_eq!(m.remove_unexpected(4, 0, |u| *u == 9), Some(9));
         assert!(m.context_idle(4));
+    }
+
+    #[test]
+    fn what_may_take_the_next_packet() {
+        let mut m = M::new();
+        assert!(m.may_take_next(0, 3, false) && m.none_posted_from(0, 3));
+        m.post(spec(3, 5), 1);
+        // A receive posted for the source claims its next packet first, unless the
+        // communicator allows overtaking.
+        assert!(!m.may_take_next(0, 3, false) && !m.none_posted_from(0, 3));
+        assert!(m.may_take_next(0, 3, true));
+        assert!(m.may_take_next(0, 4, false));
+        // Stored messages from the source that a receive did not accept do not count.
+        m.push_unexpected(env(4, 9), 7);
+        assert!(m.may_take_next(0, 4, false));
+        // A wildcard-source receive may claim any source's packet, overtaking or not.
+        m.post(spec(ANY_SOURCE, ANY_TAG), 2);
+        assert!(!m.may_take_next(0, 4, false) && !m.may_take_next(0, 4, true));
+        assert!(m.may_take_next(1, 4, false));
     }
 
     #[derive(Clone, Debug)]

@@ -43,6 +43,10 @@ pub struct Doorbell {
     seq: AtomicU32,
     sleeping: AtomicU32,
     senders: [AtomicU64; SENDER_WORDS],
+    /// Counts the sleeps the rank's threads began (each bumps it before it blocks): a
+    /// sender that already woke sleep `n` need not wake it again for every packet it
+    /// writes while the sleeper gets back on a core.
+    naps: AtomicU32,
 }
 
 const _: () = assert!(std::mem::size_of::<Doorbell>() <= BELL_BYTES);
@@ -71,6 +75,9 @@ pub struct ShmNode {
     nlocal: usize,
     me: usize,
     ring_cap: usize,
+    /// Per local rank: the value of its `naps` when this process last woke it (see
+    /// [`ShmNode::notify`]); process-local memory.
+    woken: Box<[AtomicU32]>,
 }
 
 fn segment_bytes(nlocal: usize, ring_cap: usize) -> usize {
@@ -87,6 +94,7 @@ impl ShmNode {
             nlocal,
             me,
             ring_cap,
+            woken: (0..nlocal).map(|_| AtomicU32::new(0)).collect(),
         };
         for from in 0..nlocal {
             for to in 0..nlocal {
@@ -110,6 +118,7 @@ impl ShmNode {
             nlocal,
             me,
             ring_cap,
+            woken: (0..nlocal).map(|_| AtomicU32::new(0)).collect(),
         };
         let h = node.header();
         if h.magic.load(Ordering::Acquire) != MAGIC
@@ -201,7 +210,7 @@ impl ShmNode {
     pub fn notify(&self, to: usize) -> bool {
         let b = self.bell(to);
         self.announce(b);
-        Self::wake_sleeper(b)
+        self.wake_sleeper(b, to)
     }
 
     /// Wakes `to` if it sleeps, like [`ShmNode::notify`] but without counting this rank
@@ -211,13 +220,26 @@ impl ShmNode {
     /// thousands of rounds. Returns true as `notify` does.
     #[inline]
     pub fn ring_bell(&self, to: usize) -> bool {
-        Self::wake_sleeper(self.bell(to))
+        self.wake_sleeper(self.bell(to), to)
     }
 
+    /// Wakes the sleepers of doorbell `b` (local rank `to`) unless this process woke
+    /// them already in their current sleep: a burst of packets to a rank that is
+    /// getting back on a core costs one system call, not one per packet.
+    ///
+    /// Skipping is safe: `naps` is bumped after the sleeper read the count it waits
+    /// on, and the earlier wake saw that `naps` value (acquire) before it bumped `seq`,
+    /// so that bump is later than the read and the sleep it began ends.
     #[inline]
-    fn wake_sleeper(b: &Doorbell) -> bool {
-        let s = b.sleeping.load(Ordering::Relaxed);
+    fn wake_sleeper(&self, b: &Doorbell, to: usize) -> bool {
+        let s = b.sleeping.load(Ordering::Acquire);
         if s != 0 {
+            let nap = b.naps.load(Ordering::Acquire);
+            let woken = &self.woken[to];
+            if woken.load(Ordering::Relaxed) == nap {
+                return false;
+            }
+            woken.store(nap, Ordering::Relaxed);
             b.seq.fetch_add(1, Ordering::SeqCst);
             if s & !SLEEP_EPOLL != 0 {
                 // Every sleeping thread: the one woken may not be the one the packet
@@ -299,6 +321,7 @@ impl ShmNode {
     /// `seen` (from [`ShmNode::doorbell_seq`]).
     pub fn sleep_since(&self, seen: u32, has_work: impl Fn() -> bool, timeout: Duration) {
         let b = self.bell(self.me);
+        b.naps.fetch_add(1, Ordering::SeqCst);
         b.sleeping.fetch_add(1, Ordering::SeqCst);
         fence(Ordering::SeqCst);
         if !work_within_grace(&has_work) {
@@ -312,6 +335,7 @@ impl ShmNode {
     /// doorbell socket.
     pub fn sleep_in_epoll(&self, seen: u32, has_work: impl Fn() -> bool, park: impl FnOnce()) {
         let b = self.bell(self.me);
+        b.naps.fetch_add(1, Ordering::SeqCst);
         b.sleeping.fetch_or(SLEEP_EPOLL, Ordering::SeqCst);
         fence(Ordering::SeqCst);
         if !work_within_grace(&has_work) && b.seq.load(Ordering::SeqCst) == seen {

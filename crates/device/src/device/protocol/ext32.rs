@@ -18,10 +18,16 @@ use crate::transport::Route;
 impl Protocol {
     /// Receive `id` has matched a message from world rank `from`: restage it when the
     /// message comes from an IMPI peer and the receive has a layout.
+    #[inline]
     pub(super) fn restage_ext32(&mut self, id: ReqId, from: u32) {
-        if !matches!(self.route(from), Route::Impi) {
-            return;
+        if matches!(self.route(from), Route::Impi) {
+            self.restage_impi(id);
         }
+    }
+
+    /// [`Protocol::restage_ext32`] for a message from an IMPI peer (out of line).
+    #[inline(never)]
+    fn restage_impi(&mut self, id: ReqId) {
         let Some(r) = self.reqs.get_mut(id) else {
             return;
         };

@@ -322,7 +322,8 @@ impl Protocol {
         let Some(r) = self.reqs.get_mut(id) else {
             return;
         };
-        if matches!(r.op, Op::Recv(..)) {
+        // Only a receive restaged for external32 has conversion left (it has `extra`).
+        if r.extra.is_some() && matches!(r.op, Op::Recv(..)) {
             ext32::finish_ext32(r);
         }
         r.complete = true;
@@ -496,29 +497,42 @@ impl Protocol {
     /// Starts a receive. A message already here completes it at once (eager) or starts
     /// its rendezvous; else the receive is posted.
     pub(crate) fn irecv(&mut self, a: RecvArgs, io: &mut impl Io) -> ReqId {
-        match self.matcher.take_unexpected(a.spec) {
+        match self.irecv_stored(a, io) {
+            Some(id) => id,
+            None => self.irecv_post(a),
+        }
+    }
+
+    /// The first half of [`Protocol::irecv`]: a receive that matches a stored message
+    /// starts with it (complete at once for an eager one); None when none matches.
+    #[inline]
+    pub(crate) fn irecv_stored(&mut self, a: RecvArgs, io: &mut impl Io) -> Option<ReqId> {
+        match self.matcher.take_unexpected(a.spec)? {
             // The message is here: the receive is complete as it starts.
-            Some((_, Unexpected::Eager { from, hdr, data })) => {
+            (_, Unexpected::Eager { from, hdr, data }) => {
                 let status = land_eager(&a, None, &hdr, data.bytes());
                 self.payloads.recycle(data);
                 self.ack_if_sync(from, &hdr, io);
-                self.reqs.insert_complete(status, Direction::Recv)
+                Some(self.reqs.insert_complete(status, Direction::Recv))
             }
-            Some((_, u)) => {
+            (_, u) => {
                 let id = self
                     .reqs
                     .insert_new(Op::Recv(a, RecvState::Posted), Direction::Recv);
                 self.deliver(id, u, io);
-                id
-            }
-            None => {
-                let id = self
-                    .reqs
-                    .insert_new(Op::Recv(a, RecvState::Posted), Direction::Recv);
-                self.matcher.post(a.spec, id);
-                id
+                Some(id)
             }
         }
+    }
+
+    /// The second half of [`Protocol::irecv`]: posts a receive no stored message matched.
+    #[inline]
+    pub(crate) fn irecv_post(&mut self, a: RecvArgs) -> ReqId {
+        let id = self
+            .reqs
+            .insert_new(Op::Recv(a, RecvState::Posted), Direction::Recv);
+        self.matcher.post(a.spec, id);
+        id
     }
 
     fn launch_recv(&mut self, id: ReqId, a: RecvArgs, io: &mut impl Io) {
