@@ -1,0 +1,160 @@
+//! The short path of the commonest operations on shared-memory windows: `MPI_Put` and
+//! `MPI_Get` between predefined contiguous datatypes, and `MPI_Fetch_and_op` and
+//! `MPI_Compare_and_swap` that the atomic rule (`atomic.rs`) runs with CPU atomics.
+//! No lock, no allocation and no runtime access: the window comes from the thread's
+//! copy of the table, the epoch from the window's atomic summary, the datatype's size
+//! from a table of the predefined types. A put or get is one copy between the origin
+//! buffer and the target's memory (mapped here, or reached with
+//! `process_vm_readv`/`writev` for memory a member gave `MPI_Win_create`).
+//!
+//! Each function answers `None` when the call is not one it handles, or would fail:
+//! the general path in `access.rs` then carries it out, or reports the error, with
+//! the same outcome.
+
+use super::access::{cma, Origin, TargetSpec};
+use super::atomic;
+use super::{Flavor, Win};
+use crate::error::Result;
+use crate::types::TypeId;
+use oxmpi_coll::ops::{op_valid, PredefinedOp};
+use oxmpi_datatype::{Category, Datatype, Predefined};
+use std::sync::OnceLock;
+
+/// Size of each predefined type whose elements are their bytes in order (contiguous,
+/// usable in communication), by type index; `None` for the others.
+fn sizes() -> &'static [Option<usize>] {
+    static SIZES: OnceLock<Vec<Option<usize>>> = OnceLock::new();
+    SIZES.get_or_init(|| {
+        Predefined::ALL
+            .iter()
+            .map(|&p| {
+                let d = Datatype::predefined(p);
+                let plain = p.category() != Category::Marker
+                    && matches!(d.contiguous_block(2), Some((0, _)));
+                plain.then(|| d.size())
+            })
+            .collect()
+    })
+}
+
+/// The size of predefined contiguous type `ty`.
+#[inline]
+fn size_of(ty: TypeId) -> Option<usize> {
+    sizes().get(ty as usize).copied().flatten()
+}
+
+/// Address of `n` bytes at displacement `disp` of target `t`, checked against the
+/// window: the target index and the address, and whether it is mapped here.
+#[inline]
+fn locate(w: &Win, rank: i32, disp: i64, n: usize) -> Option<(usize, usize, bool)> {
+    if w.is_am() || w.flavor() == Flavor::Dynamic || rank < 0 {
+        return None;
+    }
+    let t = rank as usize;
+    if t >= w.parts.len() || w.check_epoch(t).is_err() || disp < 0 {
+        return None;
+    }
+    let p = &w.parts[t];
+    let start = (disp as usize).checked_mul(p.disp_unit)?;
+    if start.checked_add(n)? > p.size {
+        return None;
+    }
+    Some((t, p.addr + start, p.direct))
+}
+
+/// `MPI_Put` (`write`) or `MPI_Get` of predefined contiguous types.
+#[inline]
+pub(crate) fn transfer(w: &Win, o: &Origin, tg: &TargetSpec, write: bool) -> Option<Result<()>> {
+    let n = size_of(o.ty)?.checked_mul(o.count)?;
+    if size_of(tg.ty)?.checked_mul(tg.count)? != n {
+        return None;
+    }
+    let (t, at, direct) = locate(w, tg.rank, tg.disp, n)?;
+    if n == 0 {
+        return Some(Ok(()));
+    }
+    if direct {
+        // SAFETY: `at..at + n` lies inside target `t`'s window memory, mapped in this
+        // process for the window's life (`locate` checked the range); the origin
+        // buffer holds `n` bytes (MPI's contract), and is not window memory of the
+        // same target range (MPI forbids the overlap).
+        unsafe {
+            if write {
+                std::ptr::copy_nonoverlapping(o.addr as *const u8, at as *mut u8, n);
+            } else {
+                std::ptr::copy_nonoverlapping(at as *const u8, o.addr as *mut u8, n);
+            }
+        }
+        return Some(Ok(()));
+    }
+    // SAFETY: the origin buffer holds `n` bytes (MPI's contract); `cma` only reads it
+    // for a put.
+    let local = unsafe { std::slice::from_raw_parts_mut(o.addr as *mut u8, n) };
+    Some(cma(w.parts[t].pid, at, local, write))
+}
+
+/// The element of a window location that the atomic rule runs with CPU atomics:
+/// (address, size, element) for one element of `ty` at `disp` of `rank`.
+#[inline]
+fn atomic_slot(w: &Win, ty: TypeId, rank: i32, disp: i64) -> Option<(usize, atomic::Elem)> {
+    if !matches!(w.flavor(), Flavor::Allocate | Flavor::Shared) {
+        return None;
+    }
+    let p = *Predefined::ALL.get(ty as usize)?;
+    let e = atomic::elem_of(p)?;
+    let (_, at, direct) = locate(w, rank, disp, e.size)?;
+    (direct && at % e.size == 0).then_some((at, e))
+}
+
+/// `MPI_Fetch_and_op` (operation index `op`).
+#[inline]
+pub(crate) fn fetch_and_op(
+    w: &Win,
+    origin: usize,
+    result: usize,
+    ty: TypeId,
+    rank: i32,
+    disp: i64,
+    op: u32,
+) -> Option<Result<()>> {
+    let p = *PredefinedOp::ALL.get(op as usize)?;
+    let (at, e) = atomic_slot(w, ty, rank, disp)?;
+    if !atomic::op_ok(e, p) || !op_valid(p, Predefined::ALL[ty as usize]) {
+        return None;
+    }
+    let v = if p == PredefinedOp::NoOp {
+        0
+    } else {
+        // SAFETY: `origin` holds one element of `ty` (MPI's contract).
+        unsafe { atomic::load_bits(origin, e.size) }
+    };
+    // SAFETY: `atomic_slot` checked that the aligned element lies in segment memory
+    // of the target; `op_ok` holds.
+    let old = unsafe { atomic::rmw(e, p, at, v) };
+    // SAFETY: `result` holds one element of `ty` (MPI's contract).
+    unsafe { atomic::store_bits(result, e.size, old) };
+    Some(Ok(()))
+}
+
+/// `MPI_Compare_and_swap`.
+#[inline]
+pub(crate) fn compare_and_swap(
+    w: &Win,
+    origin: usize,
+    compare: usize,
+    result: usize,
+    ty: TypeId,
+    rank: i32,
+    disp: i64,
+) -> Option<Result<()>> {
+    let (at, e) = atomic_slot(w, ty, rank, disp)?;
+    // SAFETY: the three buffers hold one element of `ty` each (MPI's contract);
+    // `atomic_slot` checked the target element.
+    unsafe {
+        let new = atomic::load_bits(origin, e.size);
+        let cmp = atomic::load_bits(compare, e.size);
+        let old = atomic::cas(e.size, at, cmp, new);
+        atomic::store_bits(result, e.size, old);
+    }
+    Some(Ok(()))
+}
