@@ -283,7 +283,10 @@ fn data_op<'a>(kind: Kind, r: &Resolved, data: &'a [u8]) -> DataOp<'a> {
 
 /// `MPI_Put`.
 pub fn put(id: WinId, o: Origin, tg: TargetSpec) -> Result<()> {
-    put_req(id, o, tg, false).map(drop)
+    with_win(id, |w| match fast::transfer(w, &o, &tg, true) {
+        Some(done) => done,
+        None => put_general(w, o, tg, false).map(drop),
+    })
 }
 
 /// `MPI_Put`, or `MPI_Rput` (`user`): the request of an operation that completes
@@ -330,7 +333,10 @@ fn put_general(w: &Win, o: Origin, tg: TargetSpec, user: bool) -> Result<Option<
 
 /// `MPI_Get`.
 pub fn get(id: WinId, o: Origin, tg: TargetSpec) -> Result<()> {
-    get_req(id, o, tg, false).map(drop)
+    with_win(id, |w| match fast::transfer(w, &o, &tg, false) {
+        Some(done) => done,
+        None => get_general(w, o, tg, false).map(drop),
+    })
 }
 
 /// `MPI_Get`, or `MPI_Rget` (`user`; see [`put_req`]).

@@ -230,28 +230,38 @@ pub(crate) fn bits(b: &[u8]) -> u64 {
     u64::from_le_bytes(v)
 }
 
-/// Reads an element of `size` (at most 8) bytes at `addr` as little-endian bits.
+/// Reads an element of `size` (1, 2, 4 or 8) bytes at `addr` as little-endian bits.
 ///
 /// # Safety
 /// `addr` is valid for reads of `size` bytes.
 #[inline]
 pub(crate) unsafe fn load_bits(addr: usize, size: usize) -> u64 {
-    let mut v = [0u8; 8];
-    // SAFETY: the caller's range; `v` has room for 8 bytes.
-    unsafe { std::ptr::copy_nonoverlapping(addr as *const u8, v.as_mut_ptr(), size.min(8)) };
-    u64::from_le_bytes(v)
+    // SAFETY: the caller's range, read unaligned.
+    unsafe {
+        match size {
+            1 => u64::from(*(addr as *const u8)),
+            2 => u64::from((addr as *const u16).read_unaligned()),
+            4 => u64::from((addr as *const u32).read_unaligned()),
+            _ => (addr as *const u64).read_unaligned(),
+        }
+    }
 }
 
-/// Writes the low `size` bytes of `bits` to `addr`.
+/// Writes the low `size` (1, 2, 4 or 8) bytes of `bits` to `addr`.
 ///
 /// # Safety
-/// `addr` is valid for writes of `size` (at most 8) bytes.
+/// `addr` is valid for writes of `size` bytes.
 #[inline]
 pub(crate) unsafe fn store_bits(addr: usize, size: usize, bits: u64) {
-    // SAFETY: the caller's range.
+    // SAFETY: the caller's range, written unaligned.
     unsafe {
-        std::ptr::copy_nonoverlapping(bits.to_le_bytes().as_ptr(), addr as *mut u8, size.min(8))
-    };
+        match size {
+            1 => *(addr as *mut u8) = bits as u8,
+            2 => (addr as *mut u16).write_unaligned(bits as u16),
+            4 => (addr as *mut u32).write_unaligned(bits as u32),
+            _ => (addr as *mut u64).write_unaligned(bits),
+        }
+    }
 }
 
 #[cfg(test)]

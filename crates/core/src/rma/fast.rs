@@ -21,26 +21,25 @@ use oxmpi_datatype::{Category, Datatype, Predefined};
 use std::sync::OnceLock;
 
 /// Size of each predefined type whose elements are their bytes in order (contiguous,
-/// usable in communication), by type index; `None` for the others.
-fn sizes() -> &'static [Option<usize>] {
-    static SIZES: OnceLock<Vec<Option<usize>>> = OnceLock::new();
+/// usable in communication), by type index; 0 for the others.
+fn sizes() -> &'static [usize; Predefined::COUNT] {
+    static SIZES: OnceLock<[usize; Predefined::COUNT]> = OnceLock::new();
     SIZES.get_or_init(|| {
-        Predefined::ALL
-            .iter()
-            .map(|&p| {
-                let d = Datatype::predefined(p);
-                let plain = p.category() != Category::Marker
-                    && matches!(d.contiguous_block(2), Some((0, _)));
-                plain.then(|| d.size())
-            })
-            .collect()
+        let mut v = [0; Predefined::COUNT];
+        for (k, &p) in Predefined::ALL.iter().enumerate() {
+            let d = Datatype::predefined(p);
+            let plain =
+                p.category() != Category::Marker && matches!(d.contiguous_block(2), Some((0, _)));
+            v[k] = if plain { d.size() } else { 0 };
+        }
+        v
     })
 }
 
 /// The size of predefined contiguous type `ty`.
 #[inline]
 fn size_of(ty: TypeId) -> Option<usize> {
-    sizes().get(ty as usize).copied().flatten()
+    sizes().get(ty as usize).copied().filter(|&s| s > 0)
 }
 
 /// Address of `n` bytes at displacement `disp` of target `t`, checked against the
@@ -93,17 +92,36 @@ pub(crate) fn transfer(w: &Win, o: &Origin, tg: &TargetSpec, write: bool) -> Opt
     Some(cma(w.parts[t].pid, at, local, write))
 }
 
+/// Per predefined type index: the element the atomic rule runs with CPU atomics, and
+/// the operations (bit `1 << index`) defined on the type that have an atomic form.
+fn atomic_types() -> &'static [Option<(atomic::Elem, u16)>; Predefined::COUNT] {
+    static TYPES: OnceLock<[Option<(atomic::Elem, u16)>; Predefined::COUNT]> = OnceLock::new();
+    TYPES.get_or_init(|| {
+        let mut v = [None; Predefined::COUNT];
+        for (k, &p) in Predefined::ALL.iter().enumerate() {
+            v[k] = atomic::elem_of(p).map(|e| {
+                let ops = PredefinedOp::ALL
+                    .iter()
+                    .enumerate()
+                    .filter(|&(_, &o)| atomic::op_ok(e, o) && op_valid(o, p))
+                    .fold(0u16, |m, (i, _)| m | 1 << i);
+                (e, ops)
+            });
+        }
+        v
+    })
+}
+
 /// The element of a window location that the atomic rule runs with CPU atomics:
-/// (address, size, element) for one element of `ty` at `disp` of `rank`.
+/// (address, element, operations) for one element of `ty` at `disp` of `rank`.
 #[inline]
-fn atomic_slot(w: &Win, ty: TypeId, rank: i32, disp: i64) -> Option<(usize, atomic::Elem)> {
+fn atomic_slot(w: &Win, ty: TypeId, rank: i32, disp: i64) -> Option<(usize, atomic::Elem, u16)> {
     if !matches!(w.flavor(), Flavor::Allocate | Flavor::Shared) {
         return None;
     }
-    let p = *Predefined::ALL.get(ty as usize)?;
-    let e = atomic::elem_of(p)?;
+    let (e, ops) = (*atomic_types().get(ty as usize)?)?;
     let (_, at, direct) = locate(w, rank, disp, e.size)?;
-    (direct && at % e.size == 0).then_some((at, e))
+    (direct && at % e.size == 0).then_some((at, e, ops))
 }
 
 /// `MPI_Fetch_and_op` (operation index `op`).
@@ -118,8 +136,8 @@ pub(crate) fn fetch_and_op(
     op: u32,
 ) -> Option<Result<()>> {
     let p = *PredefinedOp::ALL.get(op as usize)?;
-    let (at, e) = atomic_slot(w, ty, rank, disp)?;
-    if !atomic::op_ok(e, p) || !op_valid(p, Predefined::ALL[ty as usize]) {
+    let (at, e, ops) = atomic_slot(w, ty, rank, disp)?;
+    if ops & (1 << op) == 0 {
         return None;
     }
     let v = if p == PredefinedOp::NoOp {
@@ -147,7 +165,7 @@ pub(crate) fn compare_and_swap(
     rank: i32,
     disp: i64,
 ) -> Option<Result<()>> {
-    let (at, e) = atomic_slot(w, ty, rank, disp)?;
+    let (at, e, _) = atomic_slot(w, ty, rank, disp)?;
     // SAFETY: the three buffers hold one element of `ty` each (MPI's contract);
     // `atomic_slot` checked the target element.
     unsafe {

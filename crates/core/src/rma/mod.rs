@@ -1362,6 +1362,13 @@ fn flush_as(id: WinId, rank: Option<i32>, local: bool) -> Result<()> {
         }
     };
     table::with_win(id, |w| {
+        if let Some(r) = rank.filter(|&r| r >= 0 && (r as usize) < w.n()) {
+            // The usual case first: a locked target on shared memory.
+            if !w.is_am() && w.passive_to(r as usize) {
+                full_fence();
+                return Ok(());
+            }
+        }
         match rank {
             Some(r) => {
                 let Some(t) = w.target(r, "rank")? else {

@@ -6,8 +6,9 @@
 //! install and removal advances; a thread whose copy is stale drops it and copies again
 //! at its next lookup. So a window removed by `MPI_Win_free` lives on (mapped, but in
 //! no table) until each thread that used it makes its next window call or exits; the
-//! freeing thread drops its copy at once. A copy is never dropped while a lookup of the
-//! same thread is using it (a nested lookup on a stale copy takes the table's entry).
+//! freeing thread drops its copy at once. A copy is never changed while a lookup of the
+//! same thread is using it (a nested lookup that would change it takes the table's
+//! entry).
 
 use super::{Win, WinId};
 use crate::error::{Error, ErrorClass, Result};
@@ -23,8 +24,6 @@ static GENERATION: AtomicU64 = AtomicU64::new(1);
 /// This thread's copy of the table.
 struct Copy {
     generation: u64,
-    /// Lookups of this thread now using entries of the copy.
-    depth: u32,
     wins: Vec<Option<Arc<Win>>>,
 }
 
@@ -32,7 +31,6 @@ thread_local! {
     static COPY: RefCell<Copy> = const {
         RefCell::new(Copy {
             generation: 0,
-            depth: 0,
             wins: Vec::new(),
         })
     };
@@ -62,46 +60,43 @@ pub fn win(id: WinId) -> Result<Arc<Win>> {
 #[inline]
 pub(crate) fn with_win<R>(id: WinId, f: impl FnOnce(&Win) -> Result<R>) -> Result<R> {
     let generation = GENERATION.load(Ordering::Acquire);
-    let hit = COPY.with(|c| {
-        let mut c = c.borrow_mut();
-        if c.generation != generation {
-            if c.depth > 0 {
-                return None;
-            }
-            c.wins.clear();
-            c.generation = generation;
-        }
-        let p = match c.wins.get(id as usize) {
-            Some(Some(w)) => Arc::as_ptr(w),
-            _ => {
-                let w = table().get(id as usize).and_then(|s| s.clone())?;
-                let i = id as usize;
-                if c.wins.len() <= i {
-                    c.wins.resize(i + 1, None);
+    COPY.with(|c| {
+        // Shared borrows of the copy last while `f` runs, so a nested lookup that
+        // would change it (refresh, fill) cannot, and takes the table's entry instead.
+        if let Ok(copy) = c.try_borrow() {
+            if copy.generation == generation {
+                if let Some(Some(w)) = copy.wins.get(id as usize) {
+                    return f(w);
                 }
-                let p = Arc::as_ptr(&w);
-                c.wins[i] = Some(w);
-                p
             }
-        };
-        c.depth += 1;
-        Some(p)
-    });
-    let Some(p) = hit else {
-        // A stale copy in use by an outer lookup, or no such window.
-        let w = win(id)?;
-        return f(&w);
-    };
-    struct Leave;
-    impl Drop for Leave {
-        fn drop(&mut self) {
-            COPY.with(|c| c.borrow_mut().depth -= 1);
         }
-    }
-    let _leave = Leave;
-    // SAFETY: the copy holds an `Arc` of this window and drops none while `depth` is
-    // above zero, which it stays until `_leave` goes, after `f`.
-    f(unsafe { &*p })
+        match c.try_borrow_mut() {
+            Ok(mut copy) => {
+                if copy.generation != generation {
+                    copy.wins.clear();
+                    copy.generation = generation;
+                }
+                let w = win(id)?;
+                let i = id as usize;
+                if copy.wins.len() <= i {
+                    copy.wins.resize(i + 1, None);
+                }
+                copy.wins[i] = Some(w);
+            }
+            Err(_) => {
+                let w = win(id)?;
+                return f(&w);
+            }
+        }
+        let copy = c.borrow();
+        match copy.wins.get(id as usize) {
+            Some(Some(w)) => f(w),
+            _ => {
+                let w = win(id)?;
+                f(&w)
+            }
+        }
+    })
 }
 
 /// Adds a window; returns its index.
@@ -132,10 +127,8 @@ pub(crate) fn remove(id: WinId) {
     };
     let _ = COPY.try_with(|c| {
         if let Ok(mut c) = c.try_borrow_mut() {
-            if c.depth == 0 {
-                c.wins.clear();
-                c.generation = 0;
-            }
+            c.wins.clear();
+            c.generation = 0;
         }
     });
     drop(gone);
