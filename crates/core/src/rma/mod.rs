@@ -20,8 +20,11 @@
 //! `MPI_Win_create`. So passive-target epochs need nothing from the target process
 //! (it need not call MPI), and fence is a barrier. Accumulates take the target's
 //! accumulate mutex around read, combine, write, which gives the standard's per-element
-//! atomicity between accumulates of all origins; accumulates on integers with the
-//! common operations use CPU atomic instructions instead (`atomic.rs` states the rule).
+//! atomicity between accumulates of all origins; accumulates on integers, `float` and
+//! `double` use CPU atomic instructions instead (`atomic.rs` states the rule). The
+//! commonest calls take the short path of `fast.rs`, which reads the window from the
+//! thread's copy of the table (`table.rs`) and the open epochs from the window's atomic
+//! summary ([`Win::open`], [`Win::open_to`]), so it takes no lock.
 //!
 //! The segment is named under the job's `oxmpi.<kvsname>` prefix and unlinked as soon
 //! as every member has mapped it (or failed to), so nothing is left in `/dev/shm`.
