@@ -359,7 +359,7 @@ mpi_fn! { MPI_Compare_and_swap / PMPI_Compare_and_swap (oaddr: *const c_void, ca
             return Err(Error::new(ErrorClass::Buffer, format!("null pointer for {what}")));
         }
     }
-    rma::compare_and_swap(id, oaddr as usize, caddr as usize, raddr as usize, t, rank, disp)
+    rma::compare_and_swap(id, rma::Cas { origin: oaddr as usize, compare: caddr as usize, result: raddr as usize, ty: t, rank, disp })
 }}
 
 // ----- synchronisation ---------------------------------------------------------------------

@@ -647,34 +647,36 @@ fn is_no_op(op: u32) -> Result<bool> {
     ))
 }
 
+/// The arguments of `MPI_Compare_and_swap`: buffer addresses, datatype, target rank
+/// and displacement.
+#[derive(Clone, Copy, Debug)]
+pub struct Cas {
+    pub origin: usize,
+    pub compare: usize,
+    pub result: usize,
+    pub ty: TypeId,
+    pub rank: i32,
+    pub disp: i64,
+}
+
 /// `MPI_Compare_and_swap`: one element of a predefined integer-like type; the target's
 /// element becomes `origin` if it equals `compare`; `result` gets the old one.
-pub fn compare_and_swap(
-    id: WinId,
-    origin: usize,
-    compare: usize,
-    result: usize,
-    ty: TypeId,
-    rank: i32,
-    disp: i64,
-) -> Result<()> {
-    with_win(id, |w| {
-        match fast::compare_and_swap(w, origin, compare, result, ty, rank, disp) {
-            Some(done) => done,
-            None => cas_on(w, origin, compare, result, ty, rank, disp),
-        }
+pub fn compare_and_swap(id: WinId, c: Cas) -> Result<()> {
+    with_win(id, |w| match fast::compare_and_swap(w, &c) {
+        Some(done) => done,
+        None => cas_on(w, &c),
     })
 }
 
-fn cas_on(
-    w: &Win,
-    origin: usize,
-    compare: usize,
-    result: usize,
-    ty: TypeId,
-    rank: i32,
-    disp: i64,
-) -> Result<()> {
+fn cas_on(w: &Win, c: &Cas) -> Result<()> {
+    let Cas {
+        origin,
+        compare,
+        result,
+        ty,
+        rank,
+        disp,
+    } = *c;
     let tg = TargetSpec {
         rank,
         disp,

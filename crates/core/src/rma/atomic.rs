@@ -76,6 +76,25 @@ fn truth<T: From<bool>>(b: bool) -> T {
     T::from(b)
 }
 
+/// `MPI_MIN` of the origin's `v` and the target's `t`, as the reduction kernels take it
+/// (the target's value when they compare unordered).
+fn min_of<T: PartialOrd>(v: T, t: T) -> T {
+    if v < t {
+        v
+    } else {
+        t
+    }
+}
+
+/// `MPI_MAX`, as [`min_of`].
+fn max_of<T: PartialOrd>(v: T, t: T) -> T {
+    if v > t {
+        v
+    } else {
+        t
+    }
+}
+
 /// The new value of an integer element: `op` of the origin's `v` and the target's `t`
 /// (as the reduction kernels compute it).
 macro_rules! int_combine {
@@ -84,20 +103,8 @@ macro_rules! int_combine {
         match $op {
             PredefinedOp::Sum => t.wrapping_add(v),
             PredefinedOp::Prod => t.wrapping_mul(v),
-            PredefinedOp::Min => {
-                if v < t {
-                    v
-                } else {
-                    t
-                }
-            }
-            PredefinedOp::Max => {
-                if v > t {
-                    v
-                } else {
-                    t
-                }
-            }
+            PredefinedOp::Min => min_of(v, t),
+            PredefinedOp::Max => max_of(v, t),
             PredefinedOp::Band => t & v,
             PredefinedOp::Bor => t | v,
             PredefinedOp::Bxor => t ^ v,
@@ -144,20 +151,8 @@ macro_rules! rmw_float {
             let r = match $op {
                 PredefinedOp::Sum => v + t,
                 PredefinedOp::Prod => v * t,
-                PredefinedOp::Min => {
-                    if v < t {
-                        v
-                    } else {
-                        t
-                    }
-                }
-                PredefinedOp::Max => {
-                    if v > t {
-                        v
-                    } else {
-                        t
-                    }
-                }
+                PredefinedOp::Min => min_of(v, t),
+                PredefinedOp::Max => max_of(v, t),
                 PredefinedOp::Replace => v,
                 _ => t,
             };

@@ -11,7 +11,7 @@
 //! the general path in `access.rs` then carries it out, or reports the error, with
 //! the same outcome.
 
-use super::access::{cma, Origin, TargetSpec};
+use super::access::{cma, Cas, Origin, TargetSpec};
 use super::atomic;
 use super::{Flavor, Win};
 use crate::error::Result;
@@ -156,23 +156,15 @@ pub(crate) fn fetch_and_op(
 
 /// `MPI_Compare_and_swap`.
 #[inline]
-pub(crate) fn compare_and_swap(
-    w: &Win,
-    origin: usize,
-    compare: usize,
-    result: usize,
-    ty: TypeId,
-    rank: i32,
-    disp: i64,
-) -> Option<Result<()>> {
-    let (at, e, _) = atomic_slot(w, ty, rank, disp)?;
+pub(crate) fn compare_and_swap(w: &Win, c: &Cas) -> Option<Result<()>> {
+    let (at, e, _) = atomic_slot(w, c.ty, c.rank, c.disp)?;
     // SAFETY: the three buffers hold one element of `ty` each (MPI's contract);
     // `atomic_slot` checked the target element.
     unsafe {
-        let new = atomic::load_bits(origin, e.size);
-        let cmp = atomic::load_bits(compare, e.size);
+        let new = atomic::load_bits(c.origin, e.size);
+        let cmp = atomic::load_bits(c.compare, e.size);
         let old = atomic::cas(e.size, at, cmp, new);
-        atomic::store_bits(result, e.size, old);
+        atomic::store_bits(c.result, e.size, old);
     }
     Some(Ok(()))
 }

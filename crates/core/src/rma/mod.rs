@@ -45,7 +45,7 @@ use std::sync::{Arc, Mutex, MutexGuard};
 
 pub use access::{
     accumulate, accumulate_req, compare_and_swap, fetch_and_op, get, get_accumulate,
-    get_accumulate_req, get_req, put, put_req, Origin, TargetSpec,
+    get_accumulate_req, get_req, put, put_req, Cas, Origin, TargetSpec,
 };
 pub use am::progress;
 pub use table::win;
