@@ -23,7 +23,7 @@
 //! atomicity between accumulates of all origins; accumulates on integers, `float` and
 //! `double` use CPU atomic instructions instead (`atomic.rs` states the rule). The
 //! commonest calls take the short path of `fast.rs`, which reads the window from the
-//! thread's copy of the table (`table.rs`) and the open epochs from the window's atomic
+//! table's lock-free entries (`table.rs`) and the open epochs from the window's atomic
 //! summary ([`Win::open`], [`Win::open_to`]), so it takes no lock.
 //!
 //! The segment is named under the job's `oxmpi.<kvsname>` prefix and unlinked as soon

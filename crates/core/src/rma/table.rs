@@ -1,43 +1,38 @@
-//! The window table: window indices to windows, and a per-thread copy of it that the
-//! operations and flushes read without a lock or a reference-count update.
+//! The window table: window indices to windows, readable by the operations and flushes
+//! without a lock or a reference-count update.
 //!
-//! The table itself is a mutex-protected vector of `Arc<Win>`. Each thread keeps a
-//! copy of the entries it used, stamped with the table's generation, which every
-//! install and removal advances; a thread whose copy is stale drops it and copies again
-//! at its next lookup. So a window removed by `MPI_Win_free` lives on (mapped, but in
-//! no table) until each thread that used it makes its next window call or exits; the
-//! freeing thread drops its copy at once. A copy is never changed while a lookup of the
-//! same thread is using it (a nested lookup that would change it takes the table's
-//! entry).
+//! The table itself is a mutex-protected vector of `Arc<Win>`. The first
+//! [`FAST_SLOTS`] indices also have an atomic pointer to their window, which a lookup
+//! reads with one load. `MPI_Win_free` clears the pointer before it takes the window
+//! out of the table, and the window then waits in a retired list until the next
+//! window is installed or removed: MPI forbids freeing a window that a thread of the
+//! process still uses, and even a program that breaks that rule with a racing thread
+//! finds the window alive, not its memory reused.
 
 use super::{Win, WinId};
 use crate::error::{Error, ErrorClass, Result};
-use std::cell::RefCell;
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::{AtomicPtr, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard};
 
 static WINS: Mutex<Vec<Option<Arc<Win>>>> = Mutex::new(Vec::new());
 
-/// Advanced by every change of [`WINS`].
-static GENERATION: AtomicU64 = AtomicU64::new(1);
+/// Windows with an index below this have a lock-free entry in [`FAST`].
+const FAST_SLOTS: usize = 64;
 
-/// This thread's copy of the table.
-struct Copy {
-    generation: u64,
-    wins: Vec<Option<Arc<Win>>>,
-}
+/// The window of each of the first indices, or null; each non-null pointer is that of
+/// an `Arc<Win>` held by [`WINS`] or, once removed, by [`RETIRED`].
+static FAST: [AtomicPtr<Win>; FAST_SLOTS] =
+    [const { AtomicPtr::new(std::ptr::null_mut()) }; FAST_SLOTS];
 
-thread_local! {
-    static COPY: RefCell<Copy> = const {
-        RefCell::new(Copy {
-            generation: 0,
-            wins: Vec::new(),
-        })
-    };
-}
+/// The windows removed since the last install or removal before this one.
+static RETIRED: Mutex<Vec<Arc<Win>>> = Mutex::new(Vec::new());
 
 fn table() -> MutexGuard<'static, Vec<Option<Arc<Win>>>> {
     WINS.lock().unwrap_or_else(|p| p.into_inner())
+}
+
+fn retired() -> MutexGuard<'static, Vec<Arc<Win>>> {
+    RETIRED.lock().unwrap_or_else(|p| p.into_inner())
 }
 
 fn invalid(id: WinId) -> Error {
@@ -55,81 +50,58 @@ pub fn win(id: WinId) -> Result<Arc<Win>> {
         .ok_or_else(|| invalid(id))
 }
 
-/// Runs `f` on window `id` (or fails with `MPI_ERR_WIN`) through this thread's copy of
-/// the table: no lock and no reference count on the usual path.
+/// Runs `f` on window `id` (or fails with `MPI_ERR_WIN`): no lock and no reference
+/// count for the first [`FAST_SLOTS`] indices.
 #[inline]
 pub(crate) fn with_win<R>(id: WinId, f: impl FnOnce(&Win) -> Result<R>) -> Result<R> {
-    let generation = GENERATION.load(Ordering::Acquire);
-    COPY.with(|c| {
-        // Shared borrows of the copy last while `f` runs, so a nested lookup that
-        // would change it (refresh, fill) cannot, and takes the table's entry instead.
-        if let Ok(copy) = c.try_borrow() {
-            if copy.generation == generation {
-                if let Some(Some(w)) = copy.wins.get(id as usize) {
-                    return f(w);
-                }
-            }
+    if let Some(slot) = FAST.get(id as usize) {
+        let p = slot.load(Ordering::Acquire);
+        if !p.is_null() {
+            // SAFETY: a non-null entry points to a window held by the table or the
+            // retired list, which keeps it past any use a valid program makes (see
+            // the module comment).
+            return f(unsafe { &*p });
         }
-        match c.try_borrow_mut() {
-            Ok(mut copy) => {
-                if copy.generation != generation {
-                    copy.wins.clear();
-                    copy.generation = generation;
-                }
-                let w = win(id)?;
-                let i = id as usize;
-                if copy.wins.len() <= i {
-                    copy.wins.resize(i + 1, None);
-                }
-                copy.wins[i] = Some(w);
-            }
-            Err(_) => {
-                let w = win(id)?;
-                return f(&w);
-            }
-        }
-        let copy = c.borrow();
-        match copy.wins.get(id as usize) {
-            Some(Some(w)) => f(w),
-            _ => {
-                let w = win(id)?;
-                f(&w)
-            }
-        }
-    })
+    }
+    let w = win(id)?;
+    f(&w)
 }
 
 /// Adds a window; returns its index.
 pub(crate) fn install(w: Arc<Win>) -> WinId {
+    let old = std::mem::take(&mut *retired());
     let mut t = table();
+    let p = Arc::as_ptr(&w) as *mut Win;
     let w = Some(w);
     let id = match t.iter().position(|s| s.is_none()) {
         Some(i) => {
             t[i] = w;
-            i as WinId
+            i
         }
         None => {
             t.push(w);
-            (t.len() - 1) as WinId
+            t.len() - 1
         }
     };
-    GENERATION.fetch_add(1, Ordering::AcqRel);
-    id
+    if let Some(slot) = FAST.get(id) {
+        slot.store(p, Ordering::Release);
+    }
+    drop(t);
+    drop(old);
+    id as WinId
 }
 
-/// Removes window `id` from the table (and from this thread's copy).
+/// Removes window `id` from the table.
 pub(crate) fn remove(id: WinId) {
-    let gone = {
-        let mut t = table();
-        let gone = t.get_mut(id as usize).and_then(|s| s.take());
-        GENERATION.fetch_add(1, Ordering::AcqRel);
-        gone
+    if let Some(slot) = FAST.get(id as usize) {
+        slot.store(std::ptr::null_mut(), Ordering::Release);
+    }
+    let gone = table().get_mut(id as usize).and_then(|s| s.take());
+    let old = {
+        let mut r = retired();
+        let old = std::mem::take(&mut *r);
+        r.extend(gone);
+        old
     };
-    let _ = COPY.try_with(|c| {
-        if let Ok(mut c) = c.try_borrow_mut() {
-            c.wins.clear();
-            c.generation = 0;
-        }
-    });
-    drop(gone);
+    drop(old);
 }
