@@ -308,14 +308,18 @@ mod tests {
         }
     }
 
+    fn float(size: usize) -> Elem {
+        Elem {
+            size,
+            kind: ElemKind::Float,
+        }
+    }
+
     #[test]
     fn float_ops_run_as_compare_and_swap_loops() {
         let x = AtomicU64::new(1.5f64.to_bits());
         let at = &x as *const AtomicU64 as usize;
-        let d = Elem {
-            size: 8,
-            kind: ElemKind::Float,
-        };
+        let d = float(8);
         // SAFETY: `x` is a live aligned u64.
         unsafe {
             assert_eq!(
@@ -332,10 +336,7 @@ mod tests {
         }
         let y = AtomicU32::new(2.0f32.to_bits());
         let at = &y as *const AtomicU32 as usize;
-        let f = Elem {
-            size: 4,
-            kind: ElemKind::Float,
-        };
+        let f = float(4);
         // SAFETY: `y` is a live aligned u32.
         unsafe {
             assert_eq!(
