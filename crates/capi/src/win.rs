@@ -348,7 +348,7 @@ mpi_fn! { MPI_Fetch_and_op / PMPI_Fetch_and_op (oaddr: *const c_void, raddr: *mu
     let t = convert::datatype(ty)?;
     let o = Origin { addr: oaddr as usize, count: (op != NO_OP_INDEX) as usize, ty: t };
     let r = Origin { addr: raddr as usize, count: 1, ty: t };
-    rma::get_accumulate(id, o, r, TargetSpec { rank, disp, count: 1, ty: t }, op)
+    rma::fetch_and_op(id, o, r, TargetSpec { rank, disp, count: 1, ty: t }, op)
 }}
 
 mpi_fn! { MPI_Compare_and_swap / PMPI_Compare_and_swap (oaddr: *const c_void, caddr: *const c_void, raddr: *mut c_void, ty: MPI_Datatype, rank: c_int, disp: MPI_Aint, w: MPI_Win) target(target(w)) {
@@ -359,7 +359,7 @@ mpi_fn! { MPI_Compare_and_swap / PMPI_Compare_and_swap (oaddr: *const c_void, ca
             return Err(Error::new(ErrorClass::Buffer, format!("null pointer for {what}")));
         }
     }
-    rma::compare_and_swap(id, oaddr as usize, caddr as usize, raddr as usize, t, rank, disp)
+    rma::compare_and_swap(id, rma::Cas { origin: oaddr as usize, compare: caddr as usize, result: raddr as usize, ty: t, rank, disp })
 }}
 
 // ----- synchronisation ---------------------------------------------------------------------

@@ -530,16 +530,15 @@ impl<'b, T: Equivalence> Epoch<'_, 'b, T> {
                 "compare-and-swap works on one value of a predefined type",
             ));
         }
-        rma::compare_and_swap(
-            self.win.id,
-            new as *const T as usize,
-            compare as *const T as usize,
-            result as *mut T as usize,
-            d.type_id(),
+        let c = rma::Cas {
+            origin: new as *const T as usize,
+            compare: compare as *const T as usize,
+            result: result as *mut T as usize,
+            ty: d.type_id(),
             rank,
-            disp as i64,
-        )
-        .map_err(engine("Epoch::compare_and_swap"))
+            disp: disp as i64,
+        };
+        rma::compare_and_swap(self.win.id, c).map_err(engine("Epoch::compare_and_swap"))
     }
 
     /// `MPI_Win_flush` of the operations to `rank` (passive-target epochs).

@@ -1,14 +1,17 @@
 //! The RMA operations, carried out by the origin: checks (target rank, epoch, datatypes,
-//! range), the origin's data packed or unpacked locally, and the target's memory read or
-//! written piece by piece along the target datatype — directly where it is mapped here,
-//! with `process_vm_readv`/`writev` where it is another process's own memory. On the
-//! message transport the same checks run here and the target's pieces travel with the
-//! request (`am.rs`); such operations complete when the target answers, and the
-//! request forms (`MPI_Rput` ...) get a request of their own that completes then.
+//! range), then the data moved between the origin buffer and the target's memory —
+//! one copy where it is mapped here (packing or unpacking straight into or out of the
+//! window when either side's datatype is contiguous), `process_vm_readv`/`writev`
+//! where it is another process's own memory. The commonest calls take the short path
+//! of `fast.rs` first. On the message transport the same checks run here and the
+//! target's pieces travel with the request (`am.rs`); such operations complete when the
+//! target answers, and the request forms (`MPI_Rput` ...) get a request of their own
+//! that completes then.
 
 use super::am::{self, DataOp, Deliver, Kind};
-use super::atomic::{self, Int};
-use super::{win, Flavor, Part, Win, WinId};
+use super::atomic::{self, Elem};
+use super::table::with_win;
+use super::{fast, Flavor, Part, Win, WinId};
 use crate::coll::op::{data_range, Op, Reducer};
 use crate::device::ReqId;
 use crate::error::{err, ErrorClass, Result};
@@ -183,8 +186,45 @@ fn transfer(r: &Resolved, buf: &mut [u8], write: bool) -> Result<()> {
     Ok(())
 }
 
+/// Moves the `n` packed bytes of the operation between the origin buffer and the
+/// target's memory mapped here (`write`: a put), packing or unpacking straight into or
+/// out of the window where either side is contiguous, through a buffer otherwise.
+fn copy_mapped(oi: &TypeInfo, o: &Origin, r: &Resolved, n: usize, write: bool) {
+    if n == 0 {
+        return;
+    }
+    let tbase = r.part.addr.wrapping_add(r.offset);
+    // SAFETY: the target buffer's data (`n` bytes along its type from `tbase`) lies in
+    // the target's window memory, mapped here for the window's life (checked by
+    // `resolve`); the origin buffer holds `o.count` elements of its type (MPI's
+    // contract); the two do not overlap (MPI forbids it); contiguous sides are exactly
+    // their `n` bytes.
+    unsafe {
+        let o_bytes = || std::slice::from_raw_parts_mut(o.addr as *mut u8, n);
+        let t_bytes = || std::slice::from_raw_parts_mut(tbase as *mut u8, n);
+        match (oi.contiguous, r.info.contiguous, write) {
+            (true, true, true) => {
+                std::ptr::copy_nonoverlapping(o.addr as *const u8, tbase as *mut u8, n)
+            }
+            (true, true, false) => {
+                std::ptr::copy_nonoverlapping(tbase as *const u8, o.addr as *mut u8, n)
+            }
+            (false, true, true) => oi.pack(o.addr as *const u8, o.count, t_bytes()),
+            (false, true, false) => oi.unpack(o.addr as *mut u8, t_bytes()),
+            (true, false, true) => r.info.unpack(tbase as *mut u8, o_bytes()),
+            (true, false, false) => r.info.pack(tbase as *const u8, r.count, o_bytes()),
+            (false, false, true) => r.info.unpack(tbase as *mut u8, &pack(oi, o)),
+            (false, false, false) => {
+                let mut v = vec![0u8; n];
+                r.info.pack(tbase as *const u8, r.count, &mut v);
+                unpack(oi, o.addr, &v);
+            }
+        }
+    }
+}
+
 /// One copy between our `local` buffer and `remote` in process `pid`.
-fn cma(pid: i32, remote: usize, local: &mut [u8], write: bool) -> Result<()> {
+pub(crate) fn cma(pid: i32, remote: usize, local: &mut [u8], write: bool) -> Result<()> {
     let mut done = 0usize;
     while done < local.len() {
         let liov = libc::iovec {
@@ -222,26 +262,44 @@ fn cma(pid: i32, remote: usize, local: &mut [u8], write: bool) -> Result<()> {
     Ok(())
 }
 
-/// The target's pieces of `r` as a request carries them: (offset from the window base,
-/// or address on a dynamic window; length).
-fn pieces(r: &Resolved) -> Vec<(u64, u64)> {
+/// The request of an operation of `kind` on target `r` with origin `data`, as the
+/// message transport sends it: the target's pieces (offset from the window base, or
+/// address on a dynamic window; length), no accumulate operation, no direct buffer.
+fn data_op<'a>(kind: Kind, r: &Resolved, data: &'a [u8]) -> DataOp<'a> {
     let n = r.info.size * r.count;
-    target_blocks(r, n)
+    let pieces = target_blocks(r, n)
         .into_iter()
         .map(|(d, len)| ((r.offset as i64 + d as i64) as u64, len as u64))
-        .collect()
+        .collect();
+    DataOp {
+        kind,
+        pieces,
+        op: 0,
+        basic: 0,
+        data,
+        direct: 0,
+    }
 }
 
 /// `MPI_Put`.
 pub fn put(id: WinId, o: Origin, tg: TargetSpec) -> Result<()> {
-    put_req(id, o, tg, false).map(drop)
+    with_win(id, |w| match fast::transfer(w, &o, &tg, true) {
+        Some(done) => done,
+        None => put_general(w, o, tg, false).map(drop),
+    })
 }
 
 /// `MPI_Put`, or `MPI_Rput` (`user`): the request of an operation that completes
 /// later, or `None` when it is complete already.
 pub fn put_req(id: WinId, o: Origin, tg: TargetSpec, user: bool) -> Result<Option<ReqId>> {
-    let w = win(id)?;
-    let Some(r) = resolve(&w, &tg)? else {
+    with_win(id, |w| match fast::transfer(w, &o, &tg, true) {
+        Some(done) => done.map(|()| None),
+        None => put_general(w, o, tg, user),
+    })
+}
+
+fn put_general(w: &Win, o: Origin, tg: TargetSpec, user: bool) -> Result<Option<ReqId>> {
+    let Some(r) = resolve(w, &tg)? else {
         return Ok(None);
     };
     let oi = type_info(o.ty)?;
@@ -249,26 +307,25 @@ pub fn put_req(id: WinId, o: Origin, tg: TargetSpec, user: bool) -> Result<Optio
     if w.is_am() && am::direct(&oi, n) {
         // Sent from the origin buffer, without packing it into the request.
         let d = DataOp {
-            kind: Kind::PutDirect,
-            pieces: pieces(&r),
-            op: 0,
-            basic: 0,
-            data: &[],
             direct: o.addr,
+            ..data_op(Kind::PutDirect, &r, &[])
         };
-        return am::issue(&w, r.t, &d, 0, Deliver::Ack, user);
+        return am::issue(w, r.t, &d, 0, Deliver::Ack, user);
+    }
+    if r.part.direct && !w.is_am() {
+        copy_mapped(&oi, &o, &r, n, true);
+        return Ok(None);
     }
     let mut data = pack(&oi, &o);
     if w.is_am() {
-        let d = DataOp {
-            kind: Kind::Put,
-            pieces: pieces(&r),
-            op: 0,
-            basic: 0,
-            data: &data,
-            direct: 0,
-        };
-        return am::issue(&w, r.t, &d, 0, Deliver::Ack, user);
+        return am::issue(
+            w,
+            r.t,
+            &data_op(Kind::Put, &r, &data),
+            0,
+            Deliver::Ack,
+            user,
+        );
     }
     transfer(&r, &mut data, true)?;
     Ok(None)
@@ -276,13 +333,22 @@ pub fn put_req(id: WinId, o: Origin, tg: TargetSpec, user: bool) -> Result<Optio
 
 /// `MPI_Get`.
 pub fn get(id: WinId, o: Origin, tg: TargetSpec) -> Result<()> {
-    get_req(id, o, tg, false).map(drop)
+    with_win(id, |w| match fast::transfer(w, &o, &tg, false) {
+        Some(done) => done,
+        None => get_general(w, o, tg, false).map(drop),
+    })
 }
 
 /// `MPI_Get`, or `MPI_Rget` (`user`; see [`put_req`]).
 pub fn get_req(id: WinId, o: Origin, tg: TargetSpec, user: bool) -> Result<Option<ReqId>> {
-    let w = win(id)?;
-    let Some(r) = resolve(&w, &tg)? else {
+    with_win(id, |w| match fast::transfer(w, &o, &tg, false) {
+        Some(done) => done.map(|()| None),
+        None => get_general(w, o, tg, user),
+    })
+}
+
+fn get_general(w: &Win, o: Origin, tg: TargetSpec, user: bool) -> Result<Option<ReqId>> {
+    let Some(r) = resolve(w, &tg)? else {
         return Ok(None);
     };
     let oi = type_info(o.ty)?;
@@ -290,29 +356,21 @@ pub fn get_req(id: WinId, o: Origin, tg: TargetSpec, user: bool) -> Result<Optio
     if w.is_am() && am::direct(&oi, n) {
         // Received into the origin buffer, not unpacked from the reply.
         let d = DataOp {
-            kind: Kind::GetDirect,
-            pieces: pieces(&r),
-            op: 0,
-            basic: 0,
-            data: &[],
             direct: o.addr,
+            ..data_op(Kind::GetDirect, &r, &[])
         };
-        return am::issue(&w, r.t, &d, 0, Deliver::Ack, user);
+        return am::issue(w, r.t, &d, 0, Deliver::Ack, user);
     }
     if w.is_am() {
-        let d = DataOp {
-            kind: Kind::Get,
-            pieces: pieces(&r),
-            op: 0,
-            basic: 0,
-            data: &[],
-            direct: 0,
-        };
         let to = Deliver::Unpack {
             info: oi,
             addr: o.addr,
         };
-        return am::issue(&w, r.t, &d, n, to, user);
+        return am::issue(w, r.t, &data_op(Kind::Get, &r, &[]), n, to, user);
+    }
+    if r.part.direct {
+        copy_mapped(&oi, &o, &r, n, false);
+        return Ok(None);
     }
     let mut data = vec![0u8; n];
     transfer(&r, &mut data, false)?;
@@ -397,17 +455,15 @@ fn am_accumulate(
         // No data at all.
         return Ok(None);
     };
+    let kind = if result.is_some() {
+        Kind::GetAcc
+    } else {
+        Kind::Acc
+    };
     let d = DataOp {
-        kind: if result.is_some() {
-            Kind::GetAcc
-        } else {
-            Kind::Acc
-        },
-        pieces: pieces(r),
         op: am::op_index(p),
         basic: am::type_index(basic),
-        data,
-        direct: 0,
+        ..data_op(kind, r, data)
     };
     match result {
         Some((info, addr)) => am::issue(w, r.t, &d, n, Deliver::Unpack { info, addr }, user),
@@ -415,16 +471,17 @@ fn am_accumulate(
     }
 }
 
-/// The integer element type when an accumulate with `op` on `r` runs with CPU atomics
-/// (the rule is in `atomic.rs`), and the address of every target element.
-fn atomic_plan(w: &Win, r: &Resolved, op: Option<PredefinedOp>) -> Option<(Int, Vec<usize>)> {
+/// The element type when an accumulate with `op` (compare-and-swap: `None`) on `r`
+/// runs with CPU atomics (the rule is in `atomic.rs`), and the address of every target
+/// element.
+fn atomic_plan(w: &Win, r: &Resolved, op: Option<PredefinedOp>) -> Option<(Elem, Vec<usize>)> {
     if !matches!(w.flavor(), Flavor::Allocate | Flavor::Shared) || !r.part.direct || w.is_am() {
         return None;
     }
-    if op.is_some_and(|p| !atomic::op_ok(p)) {
+    let t = atomic::elem_of(r.info.predefined.or(r.info.basic)?)?;
+    if op.is_some_and(|p| !atomic::op_ok(t, p)) {
         return None;
     }
-    let t = atomic::int_of(r.info.predefined.or(r.info.basic)?)?;
     let n = r.info.size * r.count;
     let mut at = Vec::with_capacity(n / t.size);
     for (d, len) in target_blocks(r, n) {
@@ -497,8 +554,11 @@ pub fn accumulate_req(
     op: u32,
     user: bool,
 ) -> Result<Option<ReqId>> {
-    let w = win(id)?;
-    let Some(r) = resolve(&w, &tg)? else {
+    with_win(id, |w| accumulate_on(w, o, tg, op, user))
+}
+
+fn accumulate_on(w: &Win, o: Origin, tg: TargetSpec, op: u32, user: bool) -> Result<Option<ReqId>> {
+    let Some(r) = resolve(w, &tg)? else {
         return Ok(None);
     };
     let oi = type_info(o.ty)?;
@@ -514,9 +574,9 @@ pub fn accumulate_req(
     }
     let data = pack(&oi, &o);
     if w.is_am() {
-        return am_accumulate(&w, &r, p, &data, None, user);
+        return am_accumulate(w, &r, p, &data, None, user);
     }
-    read_modify_write(&w, &r, &data, &c, p, false)?;
+    read_modify_write(w, &r, &data, &c, p, false)?;
     Ok(None)
 }
 
@@ -535,8 +595,28 @@ pub fn get_accumulate_req(
     op: u32,
     user: bool,
 ) -> Result<Option<ReqId>> {
-    let w = win(id)?;
-    let Some(r) = resolve(&w, &tg)? else {
+    with_win(id, |w| get_accumulate_on(w, o, result, tg, op, user))
+}
+
+/// `MPI_Fetch_and_op`: `o` has no element for `MPI_NO_OP`, `result` and `tg` one.
+pub fn fetch_and_op(id: WinId, o: Origin, result: Origin, tg: TargetSpec, op: u32) -> Result<()> {
+    with_win(id, |w| {
+        match fast::fetch_and_op(w, o.addr, result.addr, tg.ty, tg.rank, tg.disp, op) {
+            Some(done) => done,
+            None => get_accumulate_on(w, o, result, tg, op, false).map(drop),
+        }
+    })
+}
+
+fn get_accumulate_on(
+    w: &Win,
+    o: Origin,
+    result: Origin,
+    tg: TargetSpec,
+    op: u32,
+    user: bool,
+) -> Result<Option<ReqId>> {
+    let Some(r) = resolve(w, &tg)? else {
         return Ok(None);
     };
     let ri = type_info(result.ty)?;
@@ -553,9 +633,9 @@ pub fn get_accumulate_req(
         return Ok(None);
     }
     if w.is_am() {
-        return am_accumulate(&w, &r, p, &data, Some((ri, result.addr)), user);
+        return am_accumulate(w, &r, p, &data, Some((ri, result.addr)), user);
     }
-    let old = read_modify_write(&w, &r, &data, &c, p, true)?;
+    let old = read_modify_write(w, &r, &data, &c, p, true)?;
     unpack(&ri, result.addr, &old);
     Ok(None)
 }
@@ -567,25 +647,43 @@ fn is_no_op(op: u32) -> Result<bool> {
     ))
 }
 
+/// The arguments of `MPI_Compare_and_swap`: buffer addresses, datatype, target rank
+/// and displacement.
+#[derive(Clone, Copy, Debug)]
+pub struct Cas {
+    pub origin: usize,
+    pub compare: usize,
+    pub result: usize,
+    pub ty: TypeId,
+    pub rank: i32,
+    pub disp: i64,
+}
+
 /// `MPI_Compare_and_swap`: one element of a predefined integer-like type; the target's
 /// element becomes `origin` if it equals `compare`; `result` gets the old one.
-pub fn compare_and_swap(
-    id: WinId,
-    origin: usize,
-    compare: usize,
-    result: usize,
-    ty: TypeId,
-    rank: i32,
-    disp: i64,
-) -> Result<()> {
-    let w = win(id)?;
+pub fn compare_and_swap(id: WinId, c: Cas) -> Result<()> {
+    with_win(id, |w| match fast::compare_and_swap(w, &c) {
+        Some(done) => done,
+        None => cas_on(w, &c),
+    })
+}
+
+fn cas_on(w: &Win, c: &Cas) -> Result<()> {
+    let Cas {
+        origin,
+        compare,
+        result,
+        ty,
+        rank,
+        disp,
+    } = *c;
     let tg = TargetSpec {
         rank,
         disp,
         count: 1,
         ty,
     };
-    let Some(r) = resolve(&w, &tg)? else {
+    let Some(r) = resolve(w, &tg)? else {
         return Ok(());
     };
     if r.info.predefined.is_none() {
@@ -605,24 +703,17 @@ pub fn compare_and_swap(
     if w.is_am() {
         let mut data = new;
         data.extend_from_slice(&cmp);
-        let d = DataOp {
-            kind: Kind::Cas,
-            pieces: pieces(&r),
-            op: 0,
-            basic: 0,
-            data: &data,
-            direct: 0,
-        };
+        let d = data_op(Kind::Cas, &r, &data);
         let to = Deliver::Unpack {
             info: r.info.clone(),
             addr: result,
         };
-        am::issue(&w, r.t, &d, n, to, false)?;
+        am::issue(w, r.t, &d, n, to, false)?;
         return Ok(());
     }
-    if let Some((t, at)) = atomic_plan(&w, &r, None) {
+    if let Some((t, at)) = atomic_plan(w, &r, None) {
         // SAFETY: as in `read_modify_write`.
-        let o = unsafe { atomic::cas(t, at[0], atomic::bits(&cmp), atomic::bits(&new)) };
+        let o = unsafe { atomic::cas(t.size, at[0], atomic::bits(&cmp), atomic::bits(&new)) };
         // SAFETY: `result` holds one element of `ty` (MPI's contract).
         unsafe { std::ptr::copy_nonoverlapping(o.to_le_bytes().as_ptr(), result as *mut u8, n) };
         return Ok(());

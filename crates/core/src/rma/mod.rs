@@ -20,8 +20,11 @@
 //! `MPI_Win_create`. So passive-target epochs need nothing from the target process
 //! (it need not call MPI), and fence is a barrier. Accumulates take the target's
 //! accumulate mutex around read, combine, write, which gives the standard's per-element
-//! atomicity between accumulates of all origins; accumulates on integers with the
-//! common operations use CPU atomic instructions instead (`atomic.rs` states the rule).
+//! atomicity between accumulates of all origins; accumulates on integers, `float` and
+//! `double` use CPU atomic instructions instead (`atomic.rs` states the rule). The
+//! commonest calls take the short path of `fast.rs`, which reads the window from the
+//! table's lock-free entries (`table.rs`) and the open epochs from the window's atomic
+//! summary ([`Win::open`], [`Win::open_to`]), so it takes no lock.
 //!
 //! The segment is named under the job's `oxmpi.<kvsname>` prefix and unlinked as soon
 //! as every member has mapped it (or failed to), so nothing is left in `/dev/shm`.
@@ -29,20 +32,23 @@
 mod access;
 mod am;
 mod atomic;
+mod fast;
+mod table;
 
 use crate::comm::{CommId, Errhandler, Group};
 use crate::error::{err, Error, ErrorClass, Result};
 use crate::internal_coll::{Member, Reader, Team, Writer};
 use crate::runtime;
 use crate::sys::shm::{self, Mapping};
-use std::sync::atomic::{AtomicU32, Ordering};
+use std::sync::atomic::{AtomicU32, AtomicU8, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard};
 
 pub use access::{
-    accumulate, accumulate_req, compare_and_swap, get, get_accumulate, get_accumulate_req, get_req,
-    put, put_req, Origin, TargetSpec,
+    accumulate, accumulate_req, compare_and_swap, fetch_and_op, get, get_accumulate,
+    get_accumulate_req, get_req, put, put_req, Cas, Origin, TargetSpec,
 };
 pub use am::progress;
+pub use table::win;
 
 /// Index of a window in the table.
 pub type WinId = u32;
@@ -84,6 +90,13 @@ const REGION_TABLE: usize = 8 + MAX_REGIONS * 16;
 fn regions_at(n: usize) -> usize {
     (2 * n * LINE + 2 * n * n * 4).div_ceil(8) * 8
 }
+/// Bits of [`Win::open`]: a fence epoch, a `MPI_Win_lock_all` epoch.
+const OPEN_FENCE: u32 = 1;
+const OPEN_LOCK_ALL: u32 = 2;
+/// Bits of [`Win::open_to`]: the target is locked, in the `MPI_Win_start` group.
+const OPEN_LOCKED: u8 = 1;
+const OPEN_STARTED: u8 = 2;
+
 /// The exclusive bit of a lock word; the bits below count shared holders.
 const EXCL: u32 = 1 << 31;
 
@@ -224,6 +237,11 @@ pub struct Win {
     am: Option<Mutex<am::Am>>,
     parts: Vec<Part>,
     meta: Mutex<Meta>,
+    /// The open epochs as the operations check them without the meta lock:
+    /// [`OPEN_FENCE`], [`OPEN_LOCK_ALL`]. Changed only with the meta lock held.
+    open: AtomicU32,
+    /// Per target: [`OPEN_LOCKED`], [`OPEN_STARTED`].
+    open_to: Box<[AtomicU8]>,
     /// The values `MPI_Win_get_attr` points to, for the window's life.
     cells: Cells,
 }
@@ -275,28 +293,9 @@ unsafe impl Send for OwnMem {}
 // SAFETY: as above; accesses to the memory follow MPI's rules, not Rust references.
 unsafe impl Sync for OwnMem {}
 
-static WINS: Mutex<Vec<Option<Arc<Win>>>> = Mutex::new(Vec::new());
-
-fn table() -> MutexGuard<'static, Vec<Option<Arc<Win>>>> {
-    WINS.lock().unwrap_or_else(|p| p.into_inner())
-}
-
-/// The window `id`, or `MPI_ERR_WIN`.
-pub fn win(id: WinId) -> Result<Arc<Win>> {
-    table()
-        .get(id as usize)
-        .and_then(|s| s.clone())
-        .ok_or_else(|| {
-            Error::new(
-                ErrorClass::Win,
-                format!("invalid window (index {id} is not a live window)"),
-            )
-        })
-}
-
 /// The error handler of window `id` (for error dispatch); `None` if it is not live.
 pub fn errhandler_of(id: WinId) -> Option<Errhandler> {
-    let w = table().get(id as usize).and_then(|s| s.clone())?;
+    let w = win(id).ok()?;
     let h = w.meta().errhandler;
     Some(h)
 }
@@ -306,18 +305,7 @@ fn install(w: Win) -> WinId {
     if w.am.is_some() {
         am::serve(w.clone());
     }
-    let mut t = table();
-    let w = Some(w);
-    match t.iter().position(|s| s.is_none()) {
-        Some(i) => {
-            t[i] = w;
-            i as WinId
-        }
-        None => {
-            t.push(w);
-            (t.len() - 1) as WinId
-        }
-    }
+    table::install(w)
 }
 
 impl Win {
@@ -368,22 +356,47 @@ impl Win {
     }
 
     /// Refuses an operation on `t` outside any access epoch to it.
+    #[inline]
     pub(crate) fn check_epoch(&self, t: usize) -> Result<()> {
-        let m = self.meta();
-        let e = &m.epochs;
-        if e.fence
-            || e.lock_all.is_some()
-            || e.locks.get(t).is_some_and(|l| l.is_some())
-            || e.access.as_ref().is_some_and(|a| a.contains(&t))
+        if self.open.load(Ordering::Relaxed) != 0
+            || self.open_to.get(t).map(|o| o.load(Ordering::Relaxed)) > Some(0)
         {
             return Ok(());
         }
+        self.no_epoch(t)
+    }
+
+    #[cold]
+    fn no_epoch(&self, t: usize) -> Result<()> {
         err(
             ErrorClass::RmaSync,
             format!(
                 "no access epoch to target rank {t} is open on the window (call MPI_Win_fence, MPI_Win_lock, MPI_Win_lock_all or MPI_Win_start first)"
             ),
         )
+    }
+
+    /// Whether a passive-target epoch to `t` is open (a lock on it or lock_all).
+    #[inline]
+    pub(crate) fn passive_to(&self, t: usize) -> bool {
+        self.open.load(Ordering::Relaxed) & OPEN_LOCK_ALL != 0
+            || self.open_to[t].load(Ordering::Relaxed) & OPEN_LOCKED != 0
+    }
+
+    fn set_open(&self, bit: u32, on: bool) {
+        if on {
+            self.open.fetch_or(bit, Ordering::Relaxed);
+        } else {
+            self.open.fetch_and(!bit, Ordering::Relaxed);
+        }
+    }
+
+    fn set_open_to(&self, t: usize, bit: u8, on: bool) {
+        if on {
+            self.open_to[t].fetch_or(bit, Ordering::Relaxed);
+        } else {
+            self.open_to[t].fetch_and(!bit, Ordering::Relaxed);
+        }
     }
 
     pub(crate) fn flavor(&self) -> Flavor {
@@ -803,6 +816,8 @@ fn finish(
             flavor: c.flavor as i32,
             model: WIN_UNIFIED,
         },
+        open: AtomicU32::new(0),
+        open_to: (0..n).map(|_| AtomicU8::new(0)).collect(),
         parts,
         meta: Mutex::new(Meta {
             name: String::new(),
@@ -922,11 +937,8 @@ pub fn free(id: WinId) -> Result<()> {
     if w.is_am() {
         am::unserve(&w);
     }
-    let h = {
-        let mut t = table();
-        t[id as usize] = None;
-        w.meta().errhandler
-    };
+    let h = w.meta().errhandler;
+    table::remove(id);
     crate::errhandler::release(h);
     crate::commops::comm_free(w.comm)
 }
@@ -1144,7 +1156,11 @@ pub fn fence(id: WinId, assert: i32) -> Result<()> {
         crate::coll::movement::barrier(w.comm)?;
     }
     std::sync::atomic::fence(Ordering::SeqCst);
-    w.meta().epochs.fence = assert & MODE_NOSUCCEED == 0;
+    let open = assert & MODE_NOSUCCEED == 0;
+    let mut m = w.meta();
+    m.epochs.fence = open;
+    w.set_open(OPEN_FENCE, open);
+    drop(m);
     done
 }
 
@@ -1206,6 +1222,8 @@ pub fn lock(id: WinId, kind: LockKind, rank: i32, assert: i32) -> Result<()> {
     let mut m = w.meta();
     m.epochs.locks[t] = Some((kind, take));
     m.epochs.fence = false;
+    w.set_open(OPEN_FENCE, false);
+    w.set_open_to(t, OPEN_LOCKED, true);
     Ok(())
 }
 
@@ -1242,12 +1260,17 @@ pub fn unlock(id: WinId, rank: i32) -> Result<()> {
     let Some(t) = w.target(rank, "rank")? else {
         return Ok(());
     };
-    let (kind, taken) = w.meta().epochs.locks[t].take().ok_or_else(|| {
-        Error::new(
-            ErrorClass::RmaSync,
-            format!("this process holds no lock on target rank {t} of the window"),
-        )
-    })?;
+    let (kind, taken) = {
+        let mut m = w.meta();
+        let l = m.epochs.locks[t].take().ok_or_else(|| {
+            Error::new(
+                ErrorClass::RmaSync,
+                format!("this process holds no lock on target rank {t} of the window"),
+            )
+        })?;
+        w.set_open_to(t, OPEN_LOCKED, false);
+        l
+    };
     if w.is_am() {
         return if taken {
             am::unlock_targets(&w, &[t], kind == LockKind::Exclusive)
@@ -1288,6 +1311,8 @@ pub fn lock_all(id: WinId, assert: i32) -> Result<()> {
     let mut m = w.meta();
     m.epochs.lock_all = Some(take);
     m.epochs.fence = false;
+    w.set_open(OPEN_FENCE, false);
+    w.set_open(OPEN_LOCK_ALL, true);
     Ok(())
 }
 
@@ -1300,6 +1325,7 @@ pub fn unlock_all(id: WinId) -> Result<()> {
             "this process holds no MPI_Win_lock_all epoch on the window",
         );
     };
+    w.set_open(OPEN_LOCK_ALL, false);
     if w.is_am() {
         let all: Vec<usize> = (0..w.n()).collect();
         return if taken {
@@ -1338,39 +1364,63 @@ fn flush_as(id: WinId, rank: Option<i32>, local: bool) -> Result<()> {
             am::wait_replies(w, ts)
         }
     };
-    let w = win(id)?;
-    let m = w.meta();
-    let open = m.epochs.lock_all.is_some() || m.epochs.locks.iter().any(|l| l.is_some());
-    drop(m);
-    match rank {
-        Some(r) => {
-            if let Some(t) = w.target(r, "rank")? {
-                let m = w.meta();
-                if !(m.epochs.lock_all.is_some() || m.epochs.locks[t].is_some()) {
+    table::with_win(id, |w| {
+        if let Some(r) = rank.filter(|&r| r >= 0 && (r as usize) < w.n()) {
+            // The usual case first: a locked target on shared memory.
+            if !w.is_am() && w.passive_to(r as usize) {
+                full_fence();
+                return Ok(());
+            }
+        }
+        match rank {
+            Some(r) => {
+                let Some(t) = w.target(r, "rank")? else {
+                    return Ok(());
+                };
+                if !w.passive_to(t) {
                     return err(
                         ErrorClass::RmaSync,
                         format!("no passive-target epoch to target rank {t} is open on the window"),
                     );
                 }
-                drop(m);
                 if w.is_am() {
-                    return wait(&w, Some(&[t]));
+                    return wait(w, Some(&[t]));
                 }
-            } else {
-                return Ok(());
+            }
+            None => {
+                if !(0..w.n()).any(|t| w.passive_to(t)) {
+                    return err(
+                        ErrorClass::RmaSync,
+                        "no passive-target epoch is open on the window",
+                    );
+                }
+                if w.is_am() {
+                    return wait(w, None);
+                }
             }
         }
-        None if open && w.is_am() => return wait(&w, None),
-        None if !open => {
-            return err(
-                ErrorClass::RmaSync,
-                "no passive-target epoch is open on the window",
-            )
+        full_fence();
+        Ok(())
+    })
+}
+
+/// A full memory barrier: this process's earlier loads and stores (the operations of
+/// a flush) are ordered before its later ones, as the remote completion of the
+/// operations needs.
+#[inline]
+pub(crate) fn full_fence() {
+    #[cfg(target_arch = "x86_64")]
+    {
+        // SAFETY: a locked OR of zero into the word at the stack pointer leaves it as
+        // it was; a locked instruction orders every earlier load and store before every
+        // later one (as `mfence` does, for less), and the block is a compiler barrier
+        // since it may access memory.
+        unsafe {
+            std::arch::asm!("lock or dword ptr [rsp], 0", options(nostack));
         }
-        None => {}
     }
+    #[cfg(not(target_arch = "x86_64"))]
     std::sync::atomic::fence(Ordering::SeqCst);
-    Ok(())
 }
 
 // ----- general active target (post, start, complete, wait) ---------------------------------
@@ -1451,8 +1501,12 @@ pub fn start(id: WinId, g: &Group, assert: i32) -> Result<()> {
     }
     let mut m = w.meta();
     m.epochs.started = started;
+    for &t in &ranks {
+        w.set_open_to(t, OPEN_STARTED, true);
+    }
     m.epochs.access = Some(ranks);
     m.epochs.fence = false;
+    w.set_open(OPEN_FENCE, false);
     Ok(())
 }
 
@@ -1465,6 +1519,9 @@ pub fn complete(id: WinId) -> Result<()> {
             "no access epoch (MPI_Win_start) is open on the window",
         )
     })?;
+    for &t in &ranks {
+        w.set_open_to(t, OPEN_STARTED, false);
+    }
     if w.is_am() {
         let done = am::wait_replies(&w, Some(&ranks));
         am::notify(&w, &ranks, false)?;
