@@ -974,6 +974,22 @@ pub fn intercomm_create(
         );
     }
     let me = my_world()?;
+    // In an IMPI job every rank agrees as chapter 4 says (4.8), so that the ranks of a
+    // foreign client agree with oxmpi's.
+    if impi::in_job()? {
+        let (ctx, remote) = impi::intercomm_create(
+            local,
+            lc.rank,
+            local_leader,
+            lc.group.members(),
+            peer,
+            remote_leader,
+            tag,
+        )?;
+        let remote = Some(Arc::new(Group::new(remote)));
+        let new = new_comm(ctx, lc.group.clone(), remote, &lc, me).ok_or_else(malformed)?;
+        return install(new);
+    }
     let mut team = team_of(&lc.group, lc.rank, lc.coll_ctx(), ic::TAG_ICREATE_LOCAL);
     team.root = local_leader as usize;
     let args = IcreateArgs {
@@ -1012,6 +1028,9 @@ pub fn intercomm_create(
 pub fn intercomm_merge(id: CommId, high: bool) -> Result<CommId> {
     let c = snapshot(id)?;
     require_inter(&c)?;
+    if impi::in_job()? {
+        return merge_as_chapter4(&c, id, high);
+    }
     let mut w = Writer::default();
     w.u32(high as u32);
     identity(&mut w)?;
@@ -1046,6 +1065,27 @@ pub fn intercomm_merge(id: CommId, high: bool) -> Result<CommId> {
     }
     let me = my_world()?;
     let new = new_comm(ctx, Arc::new(Group::new(members)), None, &c, me).ok_or_else(malformed)?;
+    install(new)
+}
+
+/// `MPI_Intercomm_merge` in an IMPI job (4.9): chapter 4's agreement; the group with
+/// `high = false` first, on a tie the group whose leader has the lower world rank.
+fn merge_as_chapter4(c: &Comm, id: CommId, high: bool) -> Result<CommId> {
+    let rg = c.remote.as_ref().ok_or_else(malformed)?;
+    let (ctx, rhigh) = impi::intercomm_merge(id, c.rank, rg.size(), high)?;
+    let local_first = if high != rhigh {
+        !high
+    } else {
+        c.group.world_of(0) < rg.world_of(0)
+    };
+    let (a, b) = if local_first {
+        (&c.group, rg)
+    } else {
+        (rg, &c.group)
+    };
+    let members = [a.members(), b.members()].concat();
+    let me = my_world()?;
+    let new = new_comm(ctx, Arc::new(Group::new(members)), None, c, me).ok_or_else(malformed)?;
     install(new)
 }
 
