@@ -855,6 +855,38 @@ struct IcreateArgs {
     me: u32,
 }
 
+impl IcreateArgs {
+    /// At the local leader: the peer communicator (its id and state) and the remote
+    /// leader's world rank, checked.
+    fn remote_leader_world(&self) -> Result<(CommId, Comm, u32)> {
+        let pid = self.peer.ok_or_else(|| {
+            Error::new(
+                ErrorClass::Comm,
+                "invalid peer_comm (MPI_COMM_NULL or not a communicator) at the local leader",
+            )
+        })?;
+        let pc = snapshot(pid)?;
+        let pg = pc.peer_group();
+        let remote_leader = self.remote_leader;
+        let rw = pg.world_of(remote_leader).ok_or_else(|| {
+            Error::new(
+                ErrorClass::Rank,
+                format!(
+                    "invalid remote_leader {remote_leader} (peer_comm size {})",
+                    pg.size()
+                ),
+            )
+        })?;
+        if rw == self.me {
+            return err(
+                ErrorClass::Rank,
+                format!("remote_leader {remote_leader} is the local leader itself: the two groups overlap"),
+            );
+        }
+        Ok((pid, pc, rw))
+    }
+}
+
 /// One round of [`intercomm_create`]'s agreement: the local members' offers gathered
 /// at the local leader, the leaders' results swapped, the decision spread; `None`:
 /// try again.
@@ -878,27 +910,8 @@ fn icreate_round(
                     m.and(&Mask::decode(r.bytes()?).ok_or_else(malformed)?);
                     constrained |= r.u32()? != 0;
                 }
-                let pid = a.peer.ok_or_else(|| {
-                    Error::new(ErrorClass::Comm, "invalid peer_comm (MPI_COMM_NULL or not a communicator) at the local leader")
-                })?;
-                let pc = snapshot(pid)?;
-                let pg = pc.peer_group();
+                let (_, pc, rw) = a.remote_leader_world()?;
                 let remote_leader = a.remote_leader;
-                let rw = pg.world_of(remote_leader).ok_or_else(|| {
-                    Error::new(
-                        ErrorClass::Rank,
-                        format!(
-                            "invalid remote_leader {remote_leader} (peer_comm size {})",
-                            pg.size()
-                        ),
-                    )
-                })?;
-                if rw == a.me {
-                    return err(
-                        ErrorClass::Rank,
-                        format!("remote_leader {remote_leader} is the local leader itself: the two groups overlap"),
-                    );
-                }
                 let mut w = Writer::default();
                 w.bytes(&m.encode())
                     .u32(constrained as u32)
@@ -977,9 +990,15 @@ pub fn intercomm_create(
     // In an IMPI job every rank agrees as chapter 4 says (4.8), so that the ranks of a
     // foreign client agree with oxmpi's.
     if impi::in_job()? {
+        let args = IcreateArgs {
+            peer,
+            remote_leader,
+            tag,
+            me,
+        };
+        let peer = (lc.rank == local_leader).then(|| args.remote_leader_world().map(|p| p.0));
         let (ctx, remote) = impi::intercomm_create(
             local,
-            lc.rank,
             local_leader,
             lc.group.members(),
             peer,

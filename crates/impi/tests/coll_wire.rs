@@ -95,7 +95,8 @@ fn bcast_reduce_dup_and_barriers_send_what_chapter_4_says() {
     let dir = std::env::temp_dir().join(format!("oxmpi-coll-wire-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
     let prog = dir.join("coll_wire");
-    let src = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../tests/impi/progs/coll_wire.c");
+    let src = std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("../../tests/impi/progs/coll_wire.c");
     let cc = Command::new(&mpicc)
         .arg("-o")
         .arg(&prog)

@@ -580,7 +580,7 @@ int main(int argc, char **argv) {
         ..Pk::new(DATASYNC, 4000, h.them, h.me, first.srqid, 10003)
     };
     assert_eq!(first, want, "a long message's first packet");
-    assert!(first.srqid != 0 && first.seq != 0, "{first:?}");
+    assert_ne!(first.seq, 0, "pk_seqnum of the first packet: {first:?}");
     assert_eq!(d, msg[..4000], "the first 4000 bytes");
     h.control(SYNCACK, first.srqid, 0xD00D_F00D_1234);
     let mut off = 4000;

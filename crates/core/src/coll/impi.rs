@@ -1327,31 +1327,26 @@ fn ints(v: &mut [i32]) -> Buf {
 /// The context agreement and the exchange of groups of `MPI_Intercomm_create` (4.8):
 /// the local members' `IMPI_max_cid` reduced to the local leader, the leaders' swap of
 /// (maximum, group size) and of their groups' `MPI_COMM_WORLD` ranks over `peer`, each
-/// broadcast in the local group. `lranks` are the local group's world ranks, `lrank`
-/// this process's rank in it. Returns the new context id and the remote group's world
-/// ranks. The swap of (maximum, size) is two `IMPI_UINT8` (reading 51).
+/// broadcast in the local group. `lranks` are the local group's world ranks; `peer` is
+/// given at the leader alone, checked (an error there reaches the local members as a
+/// remote group of size 0). Returns
+/// the new context id and the remote group's world ranks. The swap of (maximum, size)
+/// is two `IMPI_UINT8` (reading 51).
 pub(crate) fn intercomm_create(
     lcomm: CommId,
-    lrank: i32,
     lleader: i32,
     lranks: &[u32],
-    peer: Option<CommId>,
+    peer: Option<Result<CommId>>,
     pleader: i32,
     tag: i32,
 ) -> Result<(u32, Vec<u32>)> {
     let mut mine = [odd_max_cid()?];
     let mut max = [0u64];
     let u8t = Predefined::Uint64 as TypeId;
-    let lead = lrank == lleader;
-    let pcomm = match (lead, peer) {
-        (true, Some(p)) => Some(p),
-        (true, None) => {
-            return err(
-                ErrorClass::Comm,
-                "MPI_Intercomm_create: invalid peer_comm at the local leader",
-            )
-        }
-        (false, _) => None,
+    let (pcomm, failed) = match peer {
+        Some(Ok(p)) => (Some(p), None),
+        Some(Err(e)) => (None, Some(e)),
+        None => (None, None),
     };
     // SAFETY: each buffer holds its one u64 for the call.
     unsafe {
@@ -1384,6 +1379,17 @@ pub(crate) fn intercomm_create(
     }
     // SAFETY: as above.
     unsafe { super::movement::bcast(u64s(&mut inmsg), lleader, lcomm)? };
+    if let Some(e) = failed {
+        return Err(e);
+    }
+    if inmsg[1] == 0 {
+        return err(
+            ErrorClass::Other,
+            format!(
+                "MPI_Intercomm_create: the local leader (rank {lleader}) refused its arguments"
+            ),
+        );
+    }
     let ctx = cid_above(inmsg[0])?;
     let world = runtime::with(|rt| Ok(rt.device.world_size()))?;
     let rgsize = usize::try_from(inmsg[1])

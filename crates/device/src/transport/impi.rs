@@ -233,6 +233,9 @@ struct LongSend {
     /// The receiver's `pk_drqid` once its `SYNCACK` came.
     drqid: u64,
     srqid: u64,
+    /// The envelope every packet of the message carries (3.5: data packets use all
+    /// fields): the first packet's header.
+    env: Header,
 }
 
 /// A long message arriving: where its remaining `DATA` go.
@@ -550,6 +553,7 @@ impl ImpiNet {
                         first,
                         drqid: 0,
                         srqid: u64::from(hdr.sreq),
+                        env: *hdr,
                     },
                 );
             }
@@ -599,6 +603,7 @@ impl ImpiNet {
                     return true;
                 };
                 let (srqid, drqid, first, msglen) = (ls.srqid, ls.drqid, ls.first, ls.msglen);
+                let env = ls.env;
                 let start = hdr.addr.max(first);
                 let end = hdr.addr + payload.len() as u64;
                 let mut off = start;
@@ -606,7 +611,7 @@ impl ImpiNet {
                     let n = (end - off).min(u64::from(self.maxdatalen));
                     let a = (off - hdr.addr) as usize;
                     let piece = &payload[a..a + n as usize];
-                    self.data_packet(dest, false, (srqid, drqid, msglen), hdr, piece);
+                    self.data_packet(dest, false, (srqid, drqid, msglen), &env, piece);
                     off += n;
                 }
                 if end >= msglen {
