@@ -894,6 +894,38 @@ struct IcreateArgs {
     me: u32,
 }
 
+impl IcreateArgs {
+    /// At the local leader: the peer communicator (its id and state) and the remote
+    /// leader's world rank, checked.
+    fn remote_leader_world(&self) -> Result<(CommId, Comm, u32)> {
+        let pid = self.peer.ok_or_else(|| {
+            Error::new(
+                ErrorClass::Comm,
+                "invalid peer_comm (MPI_COMM_NULL or not a communicator) at the local leader",
+            )
+        })?;
+        let pc = snapshot(pid)?;
+        let pg = pc.peer_group();
+        let remote_leader = self.remote_leader;
+        let rw = pg.world_of(remote_leader).ok_or_else(|| {
+            Error::new(
+                ErrorClass::Rank,
+                format!(
+                    "invalid remote_leader {remote_leader} (peer_comm size {})",
+                    pg.size()
+                ),
+            )
+        })?;
+        if rw == self.me {
+            return err(
+                ErrorClass::Rank,
+                format!("remote_leader {remote_leader} is the local leader itself: the two groups overlap"),
+            );
+        }
+        Ok((pid, pc, rw))
+    }
+}
+
 /// One round of [`intercomm_create`]'s agreement: the local members' offers gathered
 /// at the local leader, the leaders' results swapped, the decision spread; `None`:
 /// try again.
@@ -917,27 +949,8 @@ fn icreate_round(
                     m.and(&Mask::decode(r.bytes()?).ok_or_else(malformed)?);
                     constrained |= r.u32()? != 0;
                 }
-                let pid = a.peer.ok_or_else(|| {
-                    Error::new(ErrorClass::Comm, "invalid peer_comm (MPI_COMM_NULL or not a communicator) at the local leader")
-                })?;
-                let pc = snapshot(pid)?;
-                let pg = pc.peer_group();
+                let (_, pc, rw) = a.remote_leader_world()?;
                 let remote_leader = a.remote_leader;
-                let rw = pg.world_of(remote_leader).ok_or_else(|| {
-                    Error::new(
-                        ErrorClass::Rank,
-                        format!(
-                            "invalid remote_leader {remote_leader} (peer_comm size {})",
-                            pg.size()
-                        ),
-                    )
-                })?;
-                if rw == a.me {
-                    return err(
-                        ErrorClass::Rank,
-                        format!("remote_leader {remote_leader} is the local leader itself: the two groups overlap"),
-                    );
-                }
                 let mut w = Writer::default();
                 w.bytes(&m.encode())
                     .u32(constrained as u32)
@@ -1013,6 +1026,28 @@ pub fn intercomm_create(
         );
     }
     let me = my_world()?;
+    // In an IMPI job every rank agrees as chapter 4 says (4.8), so that the ranks of a
+    // foreign client agree with oxmpi's.
+    if impi::in_job()? {
+        let args = IcreateArgs {
+            peer,
+            remote_leader,
+            tag,
+            me,
+        };
+        let peer = (lc.rank == local_leader).then(|| args.remote_leader_world().map(|p| p.0));
+        let (ctx, remote) = impi::intercomm_create(
+            local,
+            local_leader,
+            lc.group.members(),
+            peer,
+            remote_leader,
+            tag,
+        )?;
+        let remote = Some(Arc::new(Group::new(remote)));
+        let new = new_comm(ctx, lc.group.clone(), remote, &lc, me).ok_or_else(malformed)?;
+        return install(new);
+    }
     let mut team = team_of(&lc.group, lc.rank, lc.coll_ctx(), ic::TAG_ICREATE_LOCAL);
     team.root = local_leader as usize;
     let args = IcreateArgs {
@@ -1050,6 +1085,9 @@ pub fn intercomm_create(
 pub fn intercomm_merge(id: CommId, high: bool) -> Result<CommId> {
     let c = snapshot(id)?;
     require_inter(&c)?;
+    if impi::in_job()? {
+        return merge_as_chapter4(&c, id, high);
+    }
     let mut w = Writer::default();
     w.u32(high as u32);
     identity(&mut w)?;
@@ -1084,6 +1122,27 @@ pub fn intercomm_merge(id: CommId, high: bool) -> Result<CommId> {
     }
     let me = my_world()?;
     let new = new_comm(ctx, Arc::new(Group::new(members)), None, &c, me).ok_or_else(malformed)?;
+    install(new)
+}
+
+/// `MPI_Intercomm_merge` in an IMPI job (4.9): chapter 4's agreement; the group with
+/// `high = false` first, on a tie the group whose leader has the lower world rank.
+fn merge_as_chapter4(c: &Comm, id: CommId, high: bool) -> Result<CommId> {
+    let rg = c.remote.as_ref().ok_or_else(malformed)?;
+    let (ctx, rhigh) = impi::intercomm_merge(id, c.rank, rg.size(), high)?;
+    let local_first = if high != rhigh {
+        !high
+    } else {
+        c.group.world_of(0) < rg.world_of(0)
+    };
+    let (a, b) = if local_first {
+        (&c.group, rg)
+    } else {
+        (rg, &c.group)
+    };
+    let members = [a.members(), b.members()].concat();
+    let me = my_world()?;
+    let new = new_comm(ctx, Arc::new(Group::new(members)), None, c, me).ok_or_else(malformed)?;
     install(new)
 }
 

@@ -3,8 +3,10 @@
 //! job is packed here in the external32 representation (so that a value with no
 //! external32 form fails the send with `MPI_ERR_CONVERSION`); a receive that may match
 //! such a rank is posted with the layout of its buffer, which the device needs to
-//! convert the message back (`oxmpi-device`'s `protocol::ext32`). Ranks of the same
-//! client keep their native representation.
+//! convert the message back (`oxmpi-device`'s `protocol::ext32`). Types made of bytes
+//! alone (`MPI_CHAR`, `MPI_BYTE`, ...) are their own external32 form and take the
+//! native paths (zero copy when contiguous). Ranks of the same client keep their
+//! native representation.
 
 use crate::comm::Comm;
 use crate::device::BufRef;
@@ -16,15 +18,30 @@ use crate::ANY_SOURCE;
 
 /// Whether world rank `w` is a rank of another IMPI client.
 #[inline]
-pub(crate) fn is_impi_peer(rt: &Runtime, w: u32) -> bool {
+fn is_impi_peer(rt: &Runtime, w: u32) -> bool {
     rt.impi_places.is_some() && rt.device.route(w) == Route::Impi
 }
 
-/// Whether a receive from `src` (a rank of `c`'s peer group, or `MPI_ANY_SOURCE`) may
-/// match a message from a rank of another IMPI client.
+/// Whether data of type `t` changes on its way to external32 (types made of bytes
+/// alone are the same bytes in both forms, and travel as they are).
 #[inline]
-pub(crate) fn recv_may_be_impi(rt: &Runtime, c: &Comm, src: i32) -> bool {
-    if rt.impi_places.is_none() {
+pub(crate) fn converts(t: &TypeInfo) -> bool {
+    !oxmpi_datatype::external32_is_native(t.datatype())
+}
+
+/// Whether a send of type `t` to world rank `w` must be packed in external32 here:
+/// `w` is a rank of another IMPI client and the type's external32 form differs.
+#[inline]
+pub(crate) fn send_converts(rt: &Runtime, w: u32, t: &TypeInfo) -> bool {
+    is_impi_peer(rt, w) && converts(t)
+}
+
+/// Whether a receive of type `t` from `src` (a rank of `c`'s peer group, or
+/// `MPI_ANY_SOURCE`) may match a message from a rank of another IMPI client that the
+/// device must convert from external32.
+#[inline]
+pub(crate) fn recv_converts(rt: &Runtime, c: &Comm, src: i32, t: &TypeInfo) -> bool {
+    if rt.impi_places.is_none() || !converts(t) {
         return false;
     }
     if src == ANY_SOURCE {

@@ -258,7 +258,7 @@ fn plan_send(
         Mode::Ready => SendMode::Ready,
         _ => SendMode::Standard,
     };
-    if crate::impi_wire::is_impi_peer(rt, w) {
+    if crate::impi_wire::send_converts(rt, w, t) {
         let v = crate::impi_wire::pack(t, b, count)?;
         return Ok(Some(SendPlan {
             args: SendArgs {
@@ -491,7 +491,7 @@ fn plan_recv(rt: &Runtime, b: &Buf, src: i32, tag: i32, comm: CommId) -> Result<
     // A receive that may match a rank of another IMPI client carries its layout even
     // when contiguous: the device converts such a message from external32 with it.
     let direct =
-        zero_copy_addr(t, b, count).filter(|_| !crate::impi_wire::recv_may_be_impi(rt, c, src));
+        zero_copy_addr(t, b, count).filter(|_| !crate::impi_wire::recv_converts(rt, c, src, t));
     let args = RecvArgs {
         spec: Spec {
             ctx: c.ctx,
@@ -715,7 +715,7 @@ fn start_one(rt: &mut Runtime, id: ReqId) -> Result<()> {
     // each start; a receive in an IMPI job carries its layout (see `impi_wire`).
     let ext32 = match (p, &t, &b) {
         (Persistent::Send(a) | Persistent::Bsend(a), Some(t), Some(b))
-            if crate::impi_wire::is_impi_peer(rt, a.dest) =>
+            if crate::impi_wire::send_converts(rt, a.dest, t) =>
         {
             Some(crate::impi_wire::pack(t, b, b.count as usize)?)
         }
@@ -724,6 +724,7 @@ fn start_one(rt: &mut Runtime, id: ReqId) -> Result<()> {
     let staged = staged
         || (matches!(p, Persistent::Recv(_))
             && rt.impi_places.is_some()
+            && t.as_ref().is_some_and(crate::impi_wire::converts)
             && b.is_some_and(|b| b.count > 0));
     let started = match p {
         Persistent::Bsend(mut a) => {
@@ -1303,7 +1304,7 @@ pub(crate) unsafe fn replace_staging(b: &Buf, dest: i32, comm: CommId) -> Result
         let impi = dest >= 0
             && c.peer_group()
                 .world_of(dest)
-                .is_some_and(|w| crate::impi_wire::is_impi_peer(rt, w));
+                .is_some_and(|w| crate::impi_wire::send_converts(rt, w, &t));
         Ok((count * t.size, t, impi))
     })?;
     let count = b.count as usize;

@@ -400,6 +400,64 @@ fn binary128_to_long_double(v: u128) -> [u8; 16] {
     v.to_ne_bytes()
 }
 
+/// Bytes of the bounce buffer of [`unpack_external`]'s fast path (a multiple of every
+/// scalar width).
+const BOUNCE: usize = 16 * 1024;
+
+/// The scalar width `w` when the external32 form of `ty` is its native packed stream
+/// with every `w`-byte word in big-endian order: every data element is one predefined
+/// type whose scalars are all bytes (`w` = 1: the same bytes) or all `w`-byte values
+/// that differ only in byte order. Such types convert in bulk (the native packer, then
+/// a byte swap) instead of scalar by scalar.
+fn uniform_width(ty: &Datatype) -> Option<usize> {
+    let p = ty.basic_type()?;
+    let mut width = None;
+    let mut end = 0;
+    for &(off, s) in scalars(p) {
+        let w = match s {
+            Byte => 1,
+            Swap(n) => usize::from(n),
+            _ => return None,
+        };
+        // The scalars must lie back to back, so that the packed stream of an element
+        // is their concatenation in order.
+        if off != end || *width.get_or_insert(w) != w {
+            return None;
+        }
+        end += w;
+    }
+    (end == p.size()).then_some(width?)
+}
+
+/// Whether the external32 form of `ty` is its native packed stream (every data element
+/// is made of bytes: `MPI_CHAR`, `MPI_BYTE`, ... and types built of them), so that
+/// converting it is a plain copy, or nothing when the data is contiguous.
+pub fn external32_is_native(ty: &Datatype) -> bool {
+    uniform_width(ty) == Some(1)
+}
+
+/// Puts each `w`-byte word of `b` in big-endian order (its own inverse).
+fn to_big_endian(b: &mut [u8], w: usize) {
+    if cfg!(target_endian = "big") {
+        return;
+    }
+    match w {
+        1 => {}
+        2 => b
+            .chunks_exact_mut(2)
+            .for_each(|c| c.copy_from_slice(&u16::from_le_bytes([c[0], c[1]]).to_be_bytes())),
+        4 => b.chunks_exact_mut(4).for_each(|c| {
+            let v = u32::from_le_bytes(c.try_into().expect("4 bytes"));
+            c.copy_from_slice(&v.to_be_bytes());
+        }),
+        8 => b.chunks_exact_mut(8).for_each(|c| {
+            let v = u64::from_le_bytes(c.try_into().expect("8 bytes"));
+            c.copy_from_slice(&v.to_be_bytes());
+        }),
+        _ => b.chunks_exact_mut(w).for_each(<[u8]>::reverse),
+    }
+}
+
 /// `MPI_Pack_external_size`: external32 bytes of `count` elements, `None` on overflow.
 pub fn pack_external_size(ty: &Datatype, count: usize) -> Option<usize> {
     count.checked_mul(ty.layout().ext32 as usize)
@@ -435,6 +493,23 @@ pub unsafe fn pack_external(
     if need == 0 {
         return Ok(0);
     }
+    if let Some(w) = uniform_width(ty) {
+        // SAFETY: forwarded caller contract; `out` holds `need` bytes, the native
+        // packed size (equal to the external32 size for these types).
+        let n = unsafe { crate::pack::pack(ty, base, count, 0, &mut out[..need]) };
+        debug_assert_eq!(n, need);
+        to_big_endian(&mut out[..need], w);
+        return Ok(need);
+    }
+    // SAFETY: forwarded caller contract; `out` holds `need` bytes.
+    unsafe { pack_each(ty, base, count, out) }
+}
+
+/// [`pack_external`] scalar by scalar (any type).
+///
+/// # Safety
+/// As for [`pack_external`]; `out` must hold the external32 size.
+unsafe fn pack_each(ty: &Datatype, base: *const u8, count: usize, out: &mut [u8]) -> Result<usize> {
     let base = base as usize;
     let ext = ty.layout().extent();
     let mut pos = 0usize;
@@ -477,6 +552,34 @@ pub unsafe fn unpack_external(
     if need == 0 {
         return Ok(0);
     }
+    if let Some(w) = uniform_width(ty) {
+        let input = &input[..need];
+        if w == 1 || cfg!(target_endian = "big") {
+            // SAFETY: forwarded caller contract; the stream is the native one.
+            unsafe { crate::pack::unpack(ty, base, count, 0, input) };
+            return Ok(need);
+        }
+        // Swapped through a small bounce buffer (the input is read-only), each piece
+        // unpacked at its offset of the stream; pieces hold whole scalars.
+        let mut bounce = [0u8; BOUNCE];
+        for (i, piece) in input.chunks(BOUNCE).enumerate() {
+            let b = &mut bounce[..piece.len()];
+            b.copy_from_slice(piece);
+            to_big_endian(b, w);
+            // SAFETY: forwarded caller contract; `b` is our own memory.
+            unsafe { crate::pack::unpack(ty, base, count, i * BOUNCE, b) };
+        }
+        return Ok(need);
+    }
+    // SAFETY: forwarded caller contract; `input` holds `need` bytes.
+    unsafe { unpack_each(ty, base, count, input) }
+}
+
+/// [`unpack_external`] scalar by scalar (any type).
+///
+/// # Safety
+/// As for [`unpack_external`]; `input` must hold the external32 size.
+unsafe fn unpack_each(ty: &Datatype, base: *mut u8, count: usize, input: &[u8]) -> Result<usize> {
     let base = base as usize;
     let ext = ty.layout().extent();
     let mut pos = 0usize;
@@ -499,6 +602,50 @@ pub unsafe fn unpack_external(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The bulk path gives the bytes and values of the scalar-by-scalar one.
+    #[test]
+    fn bulk_conversion_matches_scalar_conversion() {
+        let int = Datatype::predefined(Predefined::Int);
+        let vec = Datatype::vector(3, 2, 5, &int).unwrap();
+        let cases = [
+            (Datatype::predefined(Predefined::Byte), 1),
+            (Datatype::predefined(Predefined::Short), 2),
+            (int.clone(), 4),
+            (Datatype::predefined(Predefined::Double), 8),
+            (Datatype::predefined(Predefined::FloatInt), 4),
+            (Datatype::predefined(Predefined::DoubleComplex), 8),
+            (vec, 4),
+        ];
+        let src: Vec<u8> = (0..4096u32).map(|i| (i * 37 + i / 251) as u8).collect();
+        for (ty, w) in cases {
+            assert_eq!(uniform_width(&ty), Some(w), "{ty:?}");
+            let count = 4096 / ty.extent() as usize - 1;
+            let need = pack_external_size(&ty, count).unwrap();
+            let (mut bulk, mut each) = (vec![0u8; need], vec![0u8; need]);
+            // SAFETY: `src` holds `count` elements of every type here.
+            unsafe {
+                pack_external(&ty, src.as_ptr(), count, &mut bulk).unwrap();
+                pack_each(&ty, src.as_ptr(), count, &mut each).unwrap();
+            }
+            assert_eq!(bulk, each, "{ty:?}");
+            let (mut a, mut b) = (vec![0u8; 4096], vec![0u8; 4096]);
+            // SAFETY: as above, for writing.
+            unsafe {
+                unpack_external(&ty, a.as_mut_ptr(), count, &bulk).unwrap();
+                unpack_each(&ty, b.as_mut_ptr(), count, &bulk).unwrap();
+            }
+            assert_eq!(a, b, "{ty:?}");
+        }
+        for p in [
+            Predefined::Long,
+            Predefined::Wchar,
+            Predefined::DoubleInt,
+            Predefined::LongDouble,
+        ] {
+            assert_eq!(uniform_width(&Datatype::predefined(p)), None, "{p:?}");
+        }
+    }
 
     fn x87_of_f64(v: f64) -> (u64, u16) {
         // Exact widening of a normal f64 to x87 extended.

@@ -52,7 +52,7 @@ pub use blocks::BlockIter;
 pub use datatype::{Datatype, Distribution, Order};
 pub use envelope::{Combiner, Contents, Envelope};
 pub use error::{Error, ErrorClass, Result};
-pub use external32::{pack_external, pack_external_size, unpack_external};
+pub use external32::{external32_is_native, pack_external, pack_external_size, unpack_external};
 pub use layout::MAX_DEPTH;
 pub use pack::{pack, pack_size, unpack};
 pub use predefined::{Category, Predefined, Primitive};

@@ -341,18 +341,29 @@ impl PacketStream {
         self.header.is_some() || !self.inbox.is_empty()
     }
 
+    /// Reads at most `n` bytes from `r` into the stream (one `read` call), without an
+    /// intermediate copy.
+    pub fn read_from(&mut self, r: &mut impl std::io::Read, n: usize) -> std::io::Result<usize> {
+        self.inbox.read_from(r, n)
+    }
+
     /// The next whole packet, if it has arrived.
     pub fn next_packet(&mut self) -> Result<Option<(Packet, Vec<u8>)>, ProtocolError> {
+        Ok(self.next_packet_ref()?.map(|(p, d)| (p, d.to_vec())))
+    }
+
+    /// The next whole packet, if it has arrived, its data lent from the stream.
+    pub fn next_packet_ref(&mut self) -> Result<Option<(Packet, &[u8])>, ProtocolError> {
         if self.header.is_none() {
-            let Some(h) = self.inbox.take(HEADER_LEN) else {
+            let Some(h) = self.inbox.take_ref(HEADER_LEN) else {
                 return Ok(None);
             };
-            let p = Packet::decode(h.as_slice().try_into().unwrap())?;
+            let p = Packet::decode(h.try_into().unwrap())?;
             p.check_data(self.maxdatalen)?;
             self.header = Some(p);
         }
         let n = self.header.unwrap().payload_len();
-        let Some(data) = self.inbox.take(n) else {
+        let Some(data) = self.inbox.take_ref(n) else {
             return Ok(None);
         };
         Ok(Some((self.header.take().unwrap(), data)))

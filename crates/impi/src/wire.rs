@@ -114,25 +114,49 @@ pub fn get_u64(b: &[u8], off: usize) -> u64 {
     u64::from_be_bytes(b[off..off + 8].try_into().unwrap())
 }
 
-/// Bytes received and not yet consumed. Consumed bytes are dropped lazily so that
-/// taking small pieces does not shift the buffer each time.
+/// Bytes received and not yet consumed (`buf[start..end]`). Consumed bytes are dropped
+/// lazily, when room is needed, so that taking pieces does not shift the buffer each
+/// time; the buffer stays initialized, so a socket can read straight into it.
 #[derive(Debug, Default)]
 pub struct Inbox {
     buf: Vec<u8>,
     start: usize,
+    end: usize,
 }
 
 impl Inbox {
-    pub fn push(&mut self, bytes: &[u8]) {
-        if self.start > 0 && self.start == self.buf.len() {
-            self.buf.clear();
-            self.start = 0;
+    /// Makes room for `n` more bytes after the unconsumed ones.
+    fn room(&mut self, n: usize) -> &mut [u8] {
+        if self.start == self.end {
+            (self.start, self.end) = (0, 0);
         }
-        self.buf.extend_from_slice(bytes);
+        if self.buf.len() - self.end < n {
+            if self.start > 0 {
+                self.buf.copy_within(self.start..self.end, 0);
+                self.end -= self.start;
+                self.start = 0;
+            }
+            if self.buf.len() - self.end < n {
+                self.buf.resize(self.end + n, 0);
+            }
+        }
+        &mut self.buf[self.end..self.end + n]
+    }
+
+    pub fn push(&mut self, bytes: &[u8]) {
+        self.room(bytes.len()).copy_from_slice(bytes);
+        self.end += bytes.len();
+    }
+
+    /// Reads at most `n` bytes from `r` into the inbox (one `read` call).
+    pub fn read_from(&mut self, r: &mut impl std::io::Read, n: usize) -> std::io::Result<usize> {
+        let k = r.read(self.room(n))?;
+        self.end += k;
+        Ok(k)
     }
 
     pub fn len(&self) -> usize {
-        self.buf.len() - self.start
+        self.end - self.start
     }
 
     pub fn is_empty(&self) -> bool {
@@ -146,13 +170,16 @@ impl Inbox {
 
     /// Removes and returns the next `n` bytes, if they have all arrived.
     pub fn take(&mut self, n: usize) -> Option<Vec<u8>> {
-        let v = self.peek(n)?.to_vec();
-        self.start += n;
-        if self.start > 4096 && self.start * 2 > self.buf.len() {
-            self.buf.drain(..self.start);
-            self.start = 0;
+        self.take_ref(n).map(<[u8]>::to_vec)
+    }
+
+    /// Removes the next `n` bytes, if they have all arrived, and lends them.
+    pub fn take_ref(&mut self, n: usize) -> Option<&[u8]> {
+        if self.len() < n {
+            return None;
         }
-        Some(v)
+        self.start += n;
+        Some(&self.buf[self.start - n..self.start])
     }
 }
 

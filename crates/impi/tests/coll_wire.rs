@@ -8,20 +8,15 @@
 //! Needs the staged prefix (`make stage`: `target/oxmpi`, or `OXMPI_PREFIX`) for
 //! `impirun`, `mpiexec` and `mpicc`; without it the test says so and passes.
 
+mod common;
+
+use common::*;
 use std::io::{Read, Write};
 use std::net::{Ipv4Addr, TcpListener, TcpStream};
-use std::path::PathBuf;
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
 const TIMEOUT: Duration = Duration::from_secs(60);
-
-fn prefix() -> PathBuf {
-    match std::env::var_os("OXMPI_PREFIX") {
-        Some(p) => PathBuf::from(p),
-        None => PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../target/oxmpi"),
-    }
-}
 
 /// A child process killed when dropped.
 struct Kid(std::process::Child);
@@ -33,88 +28,12 @@ impl Drop for Kid {
     }
 }
 
-fn command(code: &[u8; 4], payload: &[u8]) -> Vec<u8> {
-    let mut v = code.to_vec();
-    v.extend_from_slice(&(payload.len() as u32).to_be_bytes());
-    v.extend_from_slice(payload);
-    v
-}
-
-fn take(s: &mut TcpStream, n: usize) -> Vec<u8> {
-    let mut v = vec![0u8; n];
-    s.read_exact(&mut v).expect("read from the peer");
-    v
-}
-
-/// One command from the server: code and payload.
-fn next_command(s: &mut TcpStream) -> ([u8; 4], Vec<u8>) {
-    let h = take(s, 8);
-    let len = u32::from_be_bytes(h[4..8].try_into().unwrap()) as usize;
-    (h[..4].try_into().unwrap(), take(s, len))
-}
-
-/// The fields of an `IMPI_Packet` (3.2) this test reads or writes.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
-struct Pk {
-    kind: u32,
-    len: u32,
-    src: ([u8; 16], i64),
-    dest: ([u8; 16], i64),
-    srqid: u64,
-    msglen: u64,
-    lsrank: i32,
-    tag: i32,
-    cid: u64,
-    seq: u64,
-}
-
-impl Pk {
-    fn encode(&self) -> [u8; 128] {
-        let mut b = [0u8; 128];
-        b[0..4].copy_from_slice(&self.kind.to_be_bytes());
-        b[4..8].copy_from_slice(&self.len.to_be_bytes());
-        b[8..24].copy_from_slice(&self.src.0);
-        b[24..32].copy_from_slice(&self.src.1.to_be_bytes());
-        b[32..48].copy_from_slice(&self.dest.0);
-        b[48..56].copy_from_slice(&self.dest.1.to_be_bytes());
-        b[56..64].copy_from_slice(&self.srqid.to_be_bytes());
-        b[72..80].copy_from_slice(&self.msglen.to_be_bytes());
-        b[80..84].copy_from_slice(&self.lsrank.to_be_bytes());
-        b[84..88].copy_from_slice(&self.tag.to_be_bytes());
-        b[88..96].copy_from_slice(&self.cid.to_be_bytes());
-        b[96..104].copy_from_slice(&self.seq.to_be_bytes());
-        b
-    }
-
-    fn decode(b: &[u8]) -> Pk {
-        let u4 = |o: usize| u32::from_be_bytes(b[o..o + 4].try_into().unwrap());
-        let u8_ = |o: usize| u64::from_be_bytes(b[o..o + 8].try_into().unwrap());
-        Pk {
-            kind: u4(0),
-            len: u4(4),
-            src: (b[8..24].try_into().unwrap(), u8_(24) as i64),
-            dest: (b[32..48].try_into().unwrap(), u8_(48) as i64),
-            srqid: u8_(56),
-            msglen: u8_(72),
-            lsrank: u4(80) as i32,
-            tag: u4(84) as i32,
-            cid: u8_(88),
-            seq: u8_(96),
-        }
-    }
-}
-
 /// The next packet other than a `PROTOACK`, with its data.
 fn next_packet(ch: &mut TcpStream) -> (Pk, Vec<u8>) {
     loop {
-        let p = Pk::decode(&take(ch, 128));
-        match p.kind {
-            2 => continue,
-            0 | 1 => {
-                let data = take(ch, p.len as usize);
-                return (p, data);
-            }
-            _ => return (p, Vec::new()),
+        let (p, data) = read_packet(ch);
+        if p.kind != PROTOACK {
+            return (p, data);
         }
     }
 }
@@ -132,16 +51,18 @@ impl Chan {
     fn send(&mut self, cid: u64, tag: i32, data: &[u8]) {
         self.sent += 1;
         let p = Pk {
-            kind: 0,
-            len: data.len() as u32,
-            src: self.me,
-            dest: self.them,
-            srqid: self.sent,
-            msglen: data.len() as u64,
             lsrank: 2,
             tag,
             cid,
             seq: self.sent,
+            ..Pk::new(
+                DATA,
+                data.len() as u32,
+                self.me,
+                self.them,
+                self.sent,
+                data.len() as u64,
+            )
         };
         self.s.write_all(&p.encode()).unwrap();
         self.s.write_all(data).unwrap();
@@ -174,7 +95,8 @@ fn bcast_reduce_dup_and_barriers_send_what_chapter_4_says() {
     let dir = std::env::temp_dir().join(format!("oxmpi-coll-wire-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
     let prog = dir.join("coll_wire");
-    let src = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../tests/impi/progs/coll_wire.c");
+    let src = std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("../../tests/impi/progs/coll_wire.c");
     let cc = Command::new(&mpicc)
         .arg("-o")
         .arg(&prog)
@@ -213,14 +135,14 @@ fn bcast_reduce_dup_and_barriers_send_what_chapter_4_says() {
     // The mock foreign client 1.
     let mut s = TcpStream::connect(&addr).unwrap();
     s.set_read_timeout(Some(TIMEOUT)).unwrap();
-    s.write_all(&command(b"AUTH", &[0, 0, 0, 2])).unwrap();
+    s.write_all(&cmd(b"AUTH", &[0, 0, 0, 2])).unwrap();
     assert_eq!(
         take(&mut s, 8),
         [0, 0, 0, 1, 0, 0, 0, 0],
         "IMPI_AUTH_KEY chosen"
     );
     s.write_all(&5678u64.to_be_bytes()).unwrap();
-    s.write_all(&command(b"IMPI", &1i32.to_be_bytes())).unwrap();
+    s.write_all(&cmd(b"IMPI", &1i32.to_be_bytes())).unwrap();
     assert_eq!(
         next_command(&mut s),
         (*b"IMPI", 2i32.to_be_bytes().to_vec())
@@ -254,7 +176,7 @@ fn bcast_reduce_dup_and_barriers_send_what_chapter_4_says() {
     for (label, data) in &labels {
         let mut c = label.to_be_bytes().to_vec();
         c.extend_from_slice(data);
-        s.write_all(&command(b"COLL", &c)).unwrap();
+        s.write_all(&cmd(b"COLL", &c)).unwrap();
         loop {
             let (code, p) = next_command(&mut s);
             assert_eq!(&code, b"COLL");
@@ -286,7 +208,7 @@ fn bcast_reduce_dup_and_barriers_send_what_chapter_4_says() {
             }
         }
     }
-    s.write_all(&command(b"DONE", &[])).unwrap();
+    s.write_all(&cmd(b"DONE", &[])).unwrap();
     loop {
         let (code, _) = next_command(&mut s);
         if &code == b"DONE" {
@@ -370,7 +292,7 @@ fn bcast_reduce_dup_and_barriers_send_what_chapter_4_says() {
         c.s.read_to_end(&mut rest).unwrap();
         assert!(rest.is_empty());
     }
-    s.write_all(&command(b"FINI", &[])).unwrap();
+    s.write_all(&cmd(b"FINI", &[])).unwrap();
 
     let start = Instant::now();
     let status = loop {

@@ -13,6 +13,7 @@
 
 use super::check::Input;
 use super::movement::VBuf;
+use super::nbc::How;
 use super::op::{data_range, OpId};
 use crate::comm::CommId;
 use crate::error::{err, Error, ErrorClass, Result};
@@ -107,6 +108,23 @@ pub(crate) fn span(comm: CommId) -> Result<Option<Span>> {
             maxlinear: w.maxlinear,
         }))
     })
+}
+
+/// The hook at the top of each MPI-1 collective: a blocking call on an
+/// intracommunicator that spans IMPI clients runs chapter 4's algorithm `f` (the
+/// nonblocking and persistent forms keep oxmpi's, reading 46). True when `f` ran.
+pub(crate) fn chapter4(
+    comm: CommId,
+    how: How,
+    f: impl FnOnce(&Span) -> Result<()>,
+) -> Result<bool> {
+    if how != How::Block {
+        return Ok(false);
+    }
+    match span(comm)? {
+        Some(s) => f(&s).map(|()| true),
+        None => Ok(false),
+    }
 }
 
 /// `cubedim` of 4.2: the dimension of the smallest hypercube with at least `n`
@@ -1258,6 +1276,12 @@ pub(crate) fn new_cid(s: &Span) -> Result<u32> {
         u8t,
         PredefinedOp::Max as OpId,
     )?;
+    cid_above(max)
+}
+
+/// The new pair's point-to-point id above the members' highest `IMPI_max_cid`
+/// (4.3.1: max + 1, its collective id max + 2), or "out of contexts".
+fn cid_above(max: u64) -> Result<u32> {
     if max >= MAX_CID - 1 || max + 1 >= 2 * crate::context::SLOTS as u64 {
         return err(
             ErrorClass::Other,
@@ -1265,6 +1289,194 @@ pub(crate) fn new_cid(s: &Span) -> Result<u32> {
         );
     }
     Ok((max + 1) as u32)
+}
+
+// ----- 4.8, 4.9 Intercommunicators -----------------------------------------------------
+
+/// `IMPI_MERGE_TAG` of 4.25.
+pub const MERGE_TAG: i32 = 220;
+
+/// Whether this process is a rank of an IMPI job (then intercommunicators are made
+/// as chapter 4 says, by every rank alike).
+pub(crate) fn in_job() -> Result<bool> {
+    runtime::with(|rt| Ok(rt.impi_places.is_some()))
+}
+
+/// This process's `IMPI_max_cid`, made odd as 4.8 and 4.9 begin (oxmpi's is the
+/// collective id of a pair, odd already).
+fn odd_max_cid() -> Result<u64> {
+    runtime::with(|rt| Ok(crate::context::max_cid(rt) | 1))
+}
+
+fn u64s(v: &mut [u64]) -> Buf {
+    Buf {
+        addr: v.as_mut_ptr() as usize,
+        count: v.len() as i64,
+        ty: Predefined::Uint64 as TypeId,
+    }
+}
+
+fn ints(v: &mut [i32]) -> Buf {
+    Buf {
+        addr: v.as_mut_ptr() as usize,
+        count: v.len() as i64,
+        ty: Predefined::Int as TypeId,
+    }
+}
+
+/// The context agreement and the exchange of groups of `MPI_Intercomm_create` (4.8):
+/// the local members' `IMPI_max_cid` reduced to the local leader, the leaders' swap of
+/// (maximum, group size) and of their groups' `MPI_COMM_WORLD` ranks over `peer`, each
+/// broadcast in the local group. `lranks` are the local group's world ranks; `peer` is
+/// given at the leader alone, checked (an error there reaches the local members as a
+/// remote group of size 0). Returns
+/// the new context id and the remote group's world ranks. The swap of (maximum, size)
+/// is two `IMPI_UINT8` (reading 51).
+pub(crate) fn intercomm_create(
+    lcomm: CommId,
+    lleader: i32,
+    lranks: &[u32],
+    peer: Option<Result<CommId>>,
+    pleader: i32,
+    tag: i32,
+) -> Result<(u32, Vec<u32>)> {
+    let mut mine = [odd_max_cid()?];
+    let mut max = [0u64];
+    let u8t = Predefined::Uint64 as TypeId;
+    let (pcomm, failed) = match peer {
+        Some(Ok(p)) => (Some(p), None),
+        Some(Err(e)) => (None, Some(e)),
+        None => (None, None),
+    };
+    // SAFETY: each buffer holds its one u64 for the call.
+    unsafe {
+        super::reduction::reduce(
+            Input::Data(mine.as_mut_ptr() as usize),
+            max.as_mut_ptr() as usize,
+            1,
+            u8t,
+            PredefinedOp::Max as OpId,
+            lleader,
+            lcomm,
+        )?;
+    }
+    let mut inmsg = [0u64; 2];
+    if let Some(pcomm) = pcomm {
+        let mut out = [max[0], lranks.len() as u64];
+        // SAFETY: both buffers hold their two u64 for the call.
+        unsafe {
+            p2p::sendrecv(
+                u64s(&mut out),
+                pleader,
+                tag,
+                u64s(&mut inmsg),
+                pleader,
+                tag,
+                pcomm,
+            )?;
+        }
+        inmsg[0] = inmsg[0].max(max[0]);
+    }
+    // SAFETY: as above.
+    unsafe { super::movement::bcast(u64s(&mut inmsg), lleader, lcomm)? };
+    if let Some(e) = failed {
+        return Err(e);
+    }
+    if inmsg[1] == 0 {
+        return err(
+            ErrorClass::Other,
+            format!(
+                "MPI_Intercomm_create: the local leader (rank {lleader}) refused its arguments"
+            ),
+        );
+    }
+    let ctx = cid_above(inmsg[0])?;
+    let world = runtime::with(|rt| Ok(rt.device.world_size()))?;
+    let rgsize = usize::try_from(inmsg[1])
+        .ok()
+        .filter(|&n| n >= 1 && n <= world as usize)
+        .ok_or_else(|| {
+            Error::new(
+                ErrorClass::Intern,
+                format!(
+                    "MPI_Intercomm_create: remote group of {} processes",
+                    inmsg[1]
+                ),
+            )
+        })?;
+    let mut rranks = vec![0i32; rgsize];
+    if let Some(pcomm) = pcomm {
+        let mut l: Vec<i32> = lranks.iter().map(|&w| w as i32).collect();
+        // SAFETY: each vector holds its counted ints for the call.
+        unsafe {
+            p2p::sendrecv(
+                ints(&mut l),
+                pleader,
+                tag,
+                ints(&mut rranks),
+                pleader,
+                tag,
+                pcomm,
+            )?;
+        }
+    }
+    // SAFETY: as above.
+    unsafe { super::movement::bcast(ints(&mut rranks), lleader, lcomm)? };
+    rranks
+        .iter()
+        .map(|&r| {
+            u32::try_from(r).ok().filter(|&w| w < world).ok_or_else(|| {
+                Error::new(
+                    ErrorClass::Intern,
+                    format!("MPI_Intercomm_create: remote world rank {r} of {world}"),
+                )
+            })
+        })
+        .collect::<Result<Vec<u32>>>()
+        .map(|v| (ctx, v))
+}
+
+/// The context agreement of `MPI_Intercomm_merge` (4.9), over intercommunicator
+/// `comm` (this process's rank `rank` in its group, `rsize` ranks in the remote one)
+/// with `IMPI_MERGE_TAG`: each leader (rank 0) collects the remote non-leaders'
+/// `IMPI_max_cid`, the leaders swap (maximum, high) and tell their remote non-leaders.
+/// Returns the new context id and the remote group's `high`.
+pub(crate) fn intercomm_merge(
+    comm: CommId,
+    rank: i32,
+    rsize: i32,
+    high: bool,
+) -> Result<(u32, bool)> {
+    let t = MERGE_TAG;
+    let std = p2p::Mode::Standard;
+    let mut mine = [odd_max_cid()?];
+    let mut inmsg = [0u64; 2];
+    let max = if rank == 0 {
+        let mut max = mine[0];
+        for i in 1..rsize {
+            let mut x = [0u64];
+            // SAFETY: `x` is alive for the blocking call.
+            unsafe { p2p::recv(u64s(&mut x), i, t, comm)? };
+            max = max.max(x[0]);
+        }
+        let mut out = [max, u64::from(high)];
+        // SAFETY: `out` and `inmsg` are alive for the blocking call.
+        unsafe { p2p::sendrecv(u64s(&mut out), 0, t, u64s(&mut inmsg), 0, t, comm)? };
+        max = max.max(inmsg[0]);
+        let mut out = [max, u64::from(high)];
+        for i in 1..rsize {
+            // SAFETY: `out` is alive for the blocking call.
+            unsafe { p2p::send(u64s(&mut out), i, t, comm, std)? };
+        }
+        max
+    } else {
+        // SAFETY: `mine` is alive for the blocking call.
+        unsafe { p2p::send(u64s(&mut mine), 0, t, comm, std)? };
+        // SAFETY: `inmsg` is alive for the blocking call.
+        unsafe { p2p::recv(u64s(&mut inmsg), 0, t, comm)? };
+        inmsg[0]
+    };
+    Ok((cid_above(max)?, inmsg[1] != 0))
 }
 
 /// The allgather of (color, key, rank) of `MPI_Comm_split` (4.7), as the payloads

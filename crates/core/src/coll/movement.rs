@@ -241,13 +241,8 @@ pub unsafe fn bcast(b: Buf, root_rank: i32, comm: CommId) -> Result<()> {
 /// # Safety
 /// The buffer must hold `count` elements of its datatype.
 pub unsafe fn bcast_how(b: Buf, root_rank: i32, comm: CommId, how: How) -> Result<Option<ReqId>> {
-    // A communicator spanning IMPI clients runs chapter 4's algorithm (blocking
-    // MPI-1 calls; docs/impi.md).
-    if how == How::Block {
-        if let Some(s) = super::impi::span(comm)? {
-            super::impi::bcast(&s, b, root_rank)?;
-            return Ok(None);
-        }
+    if super::impi::chapter4(comm, how, |s| super::impi::bcast(s, b, root_rank))? {
+        return Ok(None);
     }
     let key = usize::try_from(root_rank).ok().and_then(|r| {
         let kind = shm::Kind::Bcast { root: r };
@@ -324,13 +319,8 @@ pub unsafe fn gather_how(
     comm: CommId,
     how: How,
 ) -> Result<Option<ReqId>> {
-    // A communicator spanning IMPI clients runs chapter 4's algorithm (blocking
-    // MPI-1 calls; docs/impi.md).
-    if how == How::Block {
-        if let Some(s) = super::impi::span(comm)? {
-            super::impi::gather(&s, send, recv, root_rank)?;
-            return Ok(None);
-        }
+    if super::impi::chapter4(comm, how, |s| super::impi::gather(s, send, recv, root_rank))? {
+        return Ok(None);
     }
     let ran = drive_how(how, None, |rt| {
         let Some(t) = team_or_inter(rt, comm)? else {
@@ -419,13 +409,10 @@ pub unsafe fn gatherv_how(
     comm: CommId,
     how: How,
 ) -> Result<Option<ReqId>> {
-    // A communicator spanning IMPI clients runs chapter 4's algorithm (blocking
-    // MPI-1 calls; docs/impi.md).
-    if how == How::Block {
-        if let Some(s) = super::impi::span(comm)? {
-            super::impi::gatherv(&s, send, &recv, root_rank)?;
-            return Ok(None);
-        }
+    if super::impi::chapter4(comm, how, |s| {
+        super::impi::gatherv(s, send, &recv, root_rank)
+    })? {
+        return Ok(None);
     }
     let ran = drive_how(how, None, |rt| {
         let Some(t) = team_or_inter(rt, comm)? else {
@@ -517,13 +504,10 @@ pub unsafe fn scatter_how(
     comm: CommId,
     how: How,
 ) -> Result<Option<ReqId>> {
-    // A communicator spanning IMPI clients runs chapter 4's algorithm (blocking
-    // MPI-1 calls; docs/impi.md).
-    if how == How::Block {
-        if let Some(s) = super::impi::span(comm)? {
-            super::impi::scatter(&s, send, recv, root_rank)?;
-            return Ok(None);
-        }
+    if super::impi::chapter4(comm, how, |s| {
+        super::impi::scatter(s, send, recv, root_rank)
+    })? {
+        return Ok(None);
     }
     let ran = drive_how(how, None, |rt| {
         let Some(t) = team_or_inter(rt, comm)? else {
@@ -598,13 +582,10 @@ pub unsafe fn scatterv_how(
     comm: CommId,
     how: How,
 ) -> Result<Option<ReqId>> {
-    // A communicator spanning IMPI clients runs chapter 4's algorithm (blocking
-    // MPI-1 calls; docs/impi.md).
-    if how == How::Block {
-        if let Some(s) = super::impi::span(comm)? {
-            super::impi::scatterv(&s, &send, recv, root_rank)?;
-            return Ok(None);
-        }
+    if super::impi::chapter4(comm, how, |s| {
+        super::impi::scatterv(s, &send, recv, root_rank)
+    })? {
+        return Ok(None);
     }
     let ran = drive_how(how, None, |rt| {
         let Some(t) = team_or_inter(rt, comm)? else {
@@ -682,13 +663,8 @@ pub unsafe fn allgather_how(
     comm: CommId,
     how: How,
 ) -> Result<Option<ReqId>> {
-    // A communicator spanning IMPI clients runs chapter 4's algorithm (blocking
-    // MPI-1 calls; docs/impi.md).
-    if how == How::Block {
-        if let Some(s) = super::impi::span(comm)? {
-            super::impi::allgather(&s, send, recv)?;
-            return Ok(None);
-        }
+    if super::impi::chapter4(comm, how, |s| super::impi::allgather(s, send, recv))? {
+        return Ok(None);
     }
     let ran = drive_how(how, None, |rt| {
         let Some(t) = team_or_inter(rt, comm)? else {
@@ -771,13 +747,8 @@ pub unsafe fn allgatherv_how(
     comm: CommId,
     how: How,
 ) -> Result<Option<ReqId>> {
-    // A communicator spanning IMPI clients runs chapter 4's algorithm (blocking
-    // MPI-1 calls; docs/impi.md).
-    if how == How::Block {
-        if let Some(s) = super::impi::span(comm)? {
-            super::impi::allgatherv(&s, send, &recv)?;
-            return Ok(None);
-        }
+    if super::impi::chapter4(comm, how, |s| super::impi::allgatherv(s, send, &recv))? {
+        return Ok(None);
     }
     let ran = drive_how(how, None, |rt| {
         let Some(t) = team_or_inter(rt, comm)? else {
@@ -853,11 +824,8 @@ pub unsafe fn alltoall_how(
     comm: CommId,
     how: How,
 ) -> Result<Option<ReqId>> {
-    // A communicator spanning IMPI clients runs chapter 4's algorithm (blocking
-    // MPI-1 calls; docs/impi.md).
-    if let (How::Block, Some(d)) = (how, super::impi::data(&send)) {
-        if let Some(s) = super::impi::span(comm)? {
-            super::impi::alltoall(&s, d, recv)?;
+    if let Some(d) = super::impi::data(&send) {
+        if super::impi::chapter4(comm, how, |s| super::impi::alltoall(s, d, recv))? {
             return Ok(None);
         }
     }
@@ -945,11 +913,8 @@ pub unsafe fn alltoallv_how(
     comm: CommId,
     how: How,
 ) -> Result<Option<ReqId>> {
-    // A communicator spanning IMPI clients runs chapter 4's algorithm (blocking
-    // MPI-1 calls; docs/impi.md).
-    if let (How::Block, Some(d)) = (how, super::impi::data(&send)) {
-        if let Some(s) = super::impi::span(comm)? {
-            super::impi::alltoallv(&s, &d, &recv)?;
+    if let Some(d) = super::impi::data(&send) {
+        if super::impi::chapter4(comm, how, |s| super::impi::alltoallv(s, &d, &recv))? {
             return Ok(None);
         }
     }

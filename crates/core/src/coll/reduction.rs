@@ -114,13 +114,10 @@ pub unsafe fn reduce_how(
     comm: CommId,
     how: How,
 ) -> Result<Option<ReqId>> {
-    // A communicator spanning IMPI clients runs chapter 4's algorithm (blocking
-    // MPI-1 calls; docs/impi.md).
-    if how == How::Block {
-        if let Some(s) = super::impi::span(comm)? {
-            super::impi::reduce(&s, send, recv, count, ty, op, root_rank)?;
-            return Ok(None);
-        }
+    if super::impi::chapter4(comm, how, |s| {
+        super::impi::reduce(s, send, recv, count, ty, op, root_rank)
+    })? {
+        return Ok(None);
     }
     let key = usize::try_from(root_rank).ok().and_then(|r| {
         Key::predefined(
@@ -332,13 +329,10 @@ pub unsafe fn allreduce_how(
     comm: CommId,
     how: How,
 ) -> Result<Option<ReqId>> {
-    // A communicator spanning IMPI clients runs chapter 4's algorithm (blocking
-    // MPI-1 calls; docs/impi.md).
-    if how == How::Block {
-        if let Some(s) = super::impi::span(comm)? {
-            super::impi::allreduce(&s, send, recv, count, ty, op)?;
-            return Ok(None);
-        }
+    if super::impi::chapter4(comm, how, |s| {
+        super::impi::allreduce(s, send, recv, count, ty, op)
+    })? {
+        return Ok(None);
     }
     // SAFETY: forwarded contract.
     unsafe { reduce_all(Kind::Allreduce, send, recv, count, ty, op, comm, how) }
@@ -374,13 +368,10 @@ pub unsafe fn scan_how(
     comm: CommId,
     how: How,
 ) -> Result<Option<ReqId>> {
-    // A communicator spanning IMPI clients runs chapter 4's algorithm (blocking
-    // MPI-1 calls; docs/impi.md).
-    if how == How::Block {
-        if let Some(s) = super::impi::span(comm)? {
-            super::impi::scan(&s, send, recv, count, ty, op)?;
-            return Ok(None);
-        }
+    if super::impi::chapter4(comm, how, |s| {
+        super::impi::scan(s, send, recv, count, ty, op)
+    })? {
+        return Ok(None);
     }
     // SAFETY: forwarded contract.
     unsafe { reduce_all(Kind::Scan, send, recv, count, ty, op, comm, how) }
@@ -527,13 +518,10 @@ pub unsafe fn reduce_scatter_how(
     comm: CommId,
     how: How,
 ) -> Result<Option<ReqId>> {
-    // A communicator spanning IMPI clients runs chapter 4's algorithm (blocking
-    // MPI-1 calls; docs/impi.md).
-    if how == How::Block {
-        if let Some(s) = super::impi::span(comm)? {
-            super::impi::reduce_scatter(&s, send, recv, recvcounts, ty, op)?;
-            return Ok(None);
-        }
+    if super::impi::chapter4(comm, how, |s| {
+        super::impi::reduce_scatter(s, send, recv, recvcounts, ty, op)
+    })? {
+        return Ok(None);
     }
     let ran = drive_how(how, None, |rt| {
         let Some(t) = team_or_inter(rt, comm)? else {

@@ -685,8 +685,9 @@ impl Device {
                     }
                 }
                 // The connection waits for EPOLLOUT (or for its handshake) in the set the
-                // rank sleeps in.
-                Route::Tcp => {}
+                // rank sleeps in; an IMPI channel for EPOLLOUT or for the PROTOACK that
+                // opens its window (EPOLLIN), in the same set.
+                Route::Tcp | Route::Impi => {}
                 _ => ready = true,
             }
         }

@@ -17,7 +17,7 @@ use oxmpi_impi::finalize::Finalizer;
 use oxmpi_impi::packet::{Packet, PacketStream, PacketType, Proc};
 use oxmpi_impi::protocol::{RecvWindow, SendWindow};
 use std::collections::{HashMap, VecDeque};
-use std::io::{self, ErrorKind, IoSliceMut, Read, Write};
+use std::io::{self, ErrorKind, IoSlice, IoSliceMut, Read, Write};
 use std::net::{Shutdown, TcpStream};
 use std::os::fd::{AsRawFd, FromRawFd, OwnedFd, RawFd};
 use std::os::unix::net::UnixStream;
@@ -33,6 +33,10 @@ use std::sync::Arc;
 /// Bytes a channel may hold waiting for the socket or the flow-control window before
 /// the transport reports no room (the protocol then queues the packet itself).
 const QUEUE_BYTES: usize = 4 << 20;
+
+/// Most bytes read from a channel in one call (then the packets in them are handled
+/// before the next read, which bounds the inbox).
+const READ_BYTES: usize = 256 * 1024;
 
 /// How long `MPI_Finalize` waits for a channel's finalization.
 const FINI_TIMEOUT: Duration = Duration::from_secs(120);
@@ -229,6 +233,9 @@ struct LongSend {
     /// The receiver's `pk_drqid` once its `SYNCACK` came.
     drqid: u64,
     srqid: u64,
+    /// The envelope every packet of the message carries (3.5: data packets use all
+    /// fields): the first packet's header.
+    env: Header,
 }
 
 /// A long message arriving: where its remaining `DATA` go.
@@ -246,6 +253,14 @@ struct LongRecv {
 struct Announced {
     first: Vec<u8>,
     msglen: u64,
+}
+
+/// A message that waits for this rank's answer.
+struct Waiting {
+    ctx: u32,
+    src_rank: i32,
+    /// The sender's whole `pk_srqid`, which every answer echoes (3.7.1).
+    srqid: u64,
 }
 
 /// Per proc pair (this rank and a remote proc).
@@ -267,6 +282,37 @@ struct Chan {
     inp: PacketStream,
     /// The other host's `IMPI_PK_FINI` has arrived (it finalized first).
     peer_fini: bool,
+    /// EPOLLOUT is in the channel's interest set (it has bytes the socket refused).
+    out_interest: bool,
+}
+
+impl Chan {
+    /// Writes a packet (`head`, then `data`) at once when nothing waits before it,
+    /// with one vectored write and no copy; queues what the socket does not take.
+    fn write_or_queue(&mut self, head: &[u8], data: &[u8]) -> io::Result<()> {
+        let mut done = 0;
+        if self.out_off == self.out.len() {
+            loop {
+                match self
+                    .sock
+                    .write_vectored(&[IoSlice::new(head), IoSlice::new(data)])
+                {
+                    Ok(n) => done = n,
+                    Err(e) if e.kind() == ErrorKind::Interrupted => continue,
+                    Err(e) if e.kind() == ErrorKind::WouldBlock => {}
+                    Err(e) => return Err(e),
+                }
+                break;
+            }
+        }
+        if done < head.len() {
+            self.out.extend_from_slice(&head[done..]);
+            self.out.extend_from_slice(data);
+        } else if done < head.len() + data.len() {
+            self.out.extend_from_slice(&data[done - head.len()..]);
+        }
+        Ok(())
+    }
 }
 
 /// The IMPI transport of one rank.
@@ -281,10 +327,12 @@ pub struct ImpiNet {
     long_sends: HashMap<(u32, u32), LongSend>,
     /// By this rank's `pk_drqid`.
     long_recvs: HashMap<u64, LongRecv>,
-    announced: HashMap<(u32, u64), Announced>,
+    /// By sender rank and the low half of its `pk_srqid` (the device's request ids are
+    /// 32 bits).
+    announced: HashMap<(u32, u32), Announced>,
     /// Messages that wait for this rank's answer (sync or long): their context and
     /// sender rank, for a cancel request, which names the send request only.
-    waiting: HashMap<(u32, u64), (u32, i32)>,
+    waiting: HashMap<(u32, u32), Waiting>,
     /// Pieces to hand to the protocol at the next poll (a long message's first bytes,
     /// once its receive asked for them).
     local: VecDeque<(u32, Header, Vec<u8>)>,
@@ -332,6 +380,7 @@ impl ImpiNet {
                 out_off: 0,
                 inp: PacketStream::new(j.maxdatalen),
                 peer_fini: false,
+                out_interest: false,
             });
         }
         let my_client = j.hosts[j.host as usize].client;
@@ -412,17 +461,33 @@ impl ImpiNet {
             + p.held.iter().map(Vec::len).sum::<usize>()
     }
 
-    /// Queues an encoded packet toward `dest`: data packets through the window.
-    fn emit(&mut self, dest: u32, bytes: Vec<u8>, counted: bool) {
-        let p = self.pairs[dest as usize].as_mut().expect("IMPI peer");
-        if counted && (p.send.can_send() && p.held.is_empty()) {
-            p.send.sent();
-        } else if counted {
-            p.held.push_back(bytes);
-            return;
+    /// Records the first failure of the transport.
+    fn fail(&mut self, msg: impl FnOnce() -> String) {
+        if self.failure.is_none() {
+            self.failure = Some(msg());
         }
-        let c = p.chan;
-        self.chans[c].out.extend_from_slice(&bytes);
+    }
+
+    /// Sends a packet (`head` and `data`) toward `dest`, data packets (`counted`)
+    /// through the window: held in order while it is full.
+    fn emit(&mut self, dest: u32, head: &[u8], data: &[u8], counted: bool) {
+        let p = self.pairs[dest as usize].as_mut().expect("IMPI peer");
+        if counted {
+            if !(p.send.can_send() && p.held.is_empty()) {
+                let mut b = Vec::with_capacity(head.len() + data.len());
+                b.extend_from_slice(head);
+                b.extend_from_slice(data);
+                p.held.push_back(b);
+                return;
+            }
+            p.send.sent();
+        }
+        let c = &mut self.chans[p.chan];
+        if let Err(e) = c.write_or_queue(head, data) {
+            let host = c.host;
+            c.out_off = c.out.len();
+            self.fail(|| format!("IMPI channel to host {host}: {e}"));
+        }
     }
 
     fn data_packet(
@@ -449,14 +514,11 @@ impl ImpiNet {
             u64::from(hdr.ctx),
             p.seq,
         );
-        let mut b = Vec::with_capacity(128 + data.len());
-        b.extend_from_slice(&pk.encode());
-        b.extend_from_slice(data);
-        self.emit(dest, b, true);
+        self.emit(dest, &pk.encode(), data, true);
     }
 
     fn control(&mut self, dest: u32, pk: Packet) {
-        self.emit(dest, pk.encode().to_vec(), false);
+        self.emit(dest, &pk.encode(), &[], false);
     }
 
     /// Sends packet `hdr` with `payload` to `dest` (a rank of another client); false
@@ -491,43 +553,45 @@ impl ImpiNet {
                         first,
                         drqid: 0,
                         srqid: u64::from(hdr.sreq),
+                        env: *hdr,
                     },
                 );
             }
             Kind::SyncAck => {
-                self.waiting.remove(&(dest, u64::from(hdr.sreq)));
-                self.control(dest, Packet::sync_ack(me, id, u64::from(hdr.sreq), 0));
+                let srqid = self.answered(dest, hdr.sreq);
+                self.control(dest, Packet::sync_ack(me, id, srqid, 0));
             }
             Kind::Cts | Kind::Fin => {
                 // The receiver of a long message asks for the rest (Fin: wants none).
-                let sreq = u64::from(hdr.sreq);
-                self.waiting.remove(&(dest, sreq));
-                let Some(a) = self.announced.remove(&(dest, sreq)) else {
+                let sreq = self.answered(dest, hdr.sreq);
+                let Some(a) = self.announced.remove(&(dest, hdr.sreq)) else {
                     return true;
                 };
                 let want = if hdr.kind == Kind::Cts { hdr.len } else { 0 };
                 let drqid = self.next_discard;
                 self.next_discard += 1;
-                let n = (a.first.len() as u64).min(want);
+                let got = a.first.len() as u64;
+                let n = got.min(want);
                 if n > 0 {
                     let mut h = Header::new(Kind::Data);
                     h.rreq = hdr.rreq;
                     h.addr = 0;
                     h.len = n;
-                    self.local
-                        .push_back((dest, h, a.first[..n as usize].to_vec()));
+                    let mut first = a.first;
+                    first.truncate(n as usize);
+                    self.local.push_back((dest, h, first));
                 }
                 self.long_recvs.insert(
                     drqid,
                     LongRecv {
                         from: dest,
                         rreq: (hdr.kind == Kind::Cts).then_some(hdr.rreq),
-                        off: a.first.len() as u64,
+                        off: got,
                         want,
-                        left: a.msglen - a.first.len() as u64,
+                        left: a.msglen - got,
                     },
                 );
-                if a.msglen == a.first.len() as u64 {
+                if a.msglen == got {
                     self.long_recvs.remove(&drqid);
                 }
                 self.control(dest, Packet::sync_ack(me, id, sreq, drqid));
@@ -539,6 +603,7 @@ impl ImpiNet {
                     return true;
                 };
                 let (srqid, drqid, first, msglen) = (ls.srqid, ls.drqid, ls.first, ls.msglen);
+                let env = ls.env;
                 let start = hdr.addr.max(first);
                 let end = hdr.addr + payload.len() as u64;
                 let mut off = start;
@@ -546,7 +611,7 @@ impl ImpiNet {
                     let n = (end - off).min(u64::from(self.maxdatalen));
                     let a = (off - hdr.addr) as usize;
                     let piece = &payload[a..a + n as usize];
-                    self.data_packet(dest, false, (srqid, drqid, msglen), hdr, piece);
+                    self.data_packet(dest, false, (srqid, drqid, msglen), &env, piece);
                     off += n;
                 }
                 if end >= msglen {
@@ -558,21 +623,30 @@ impl ImpiNet {
             }
             Kind::CancelResp => {
                 let yes = hdr.flags & FLAG_CANCELLED != 0;
-                self.waiting.remove(&(dest, u64::from(hdr.sreq)));
+                let srqid = self.answered(dest, hdr.sreq);
                 if yes {
-                    self.announced.remove(&(dest, u64::from(hdr.sreq)));
+                    self.announced.remove(&(dest, hdr.sreq));
                 }
-                self.control(dest, Packet::cancel_reply(yes, me, id, u64::from(hdr.sreq)));
+                self.control(dest, Packet::cancel_reply(yes, me, id, srqid));
             }
         }
         self.flush();
         true
     }
 
-    /// Writes what the sockets take.
+    /// The message of `dest`'s send request `sreq` (the low half of its `pk_srqid`) has
+    /// been answered: it waits no more; returns its whole `pk_srqid`.
+    fn answered(&mut self, dest: u32, sreq: u32) -> u64 {
+        self.waiting
+            .remove(&(dest, sreq))
+            .map_or(u64::from(sreq), |w| w.srqid)
+    }
+
+    /// Writes what the sockets take; a channel with bytes left waits for EPOLLOUT in
+    /// the set a blocked rank sleeps on.
     pub fn flush(&mut self) -> bool {
         let mut did = false;
-        for c in &mut self.chans {
+        for (i, c) in self.chans.iter_mut().enumerate() {
             while c.out_off < c.out.len() {
                 match c.sock.write(&c.out[c.out_off..]) {
                     Ok(0) => break,
@@ -597,6 +671,19 @@ impl ImpiNet {
                 c.out.drain(..c.out_off);
                 c.out_off = 0;
             }
+            let want = c.out_off < c.out.len();
+            if want != c.out_interest {
+                let mut fl = EpollFlags::EPOLLIN;
+                if want {
+                    fl |= EpollFlags::EPOLLOUT;
+                }
+                let mut ev = EpollEvent::new(fl, i as u64);
+                // A channel that cannot be watched for room is still written at every
+                // poll; the rank then naps and retries.
+                if self.epoll.modify(&c.sock, &mut ev).is_ok() {
+                    c.out_interest = want;
+                }
+            }
         }
         did
     }
@@ -620,60 +707,59 @@ impl ImpiNet {
         }
         for i in 0..self.chans.len() {
             loop {
-                match self.chans[i].sock.read(&mut self.buf) {
+                let c = &mut self.chans[i];
+                let n = match c.inp.read_from(&mut c.sock, READ_BYTES) {
                     Ok(0) => {
-                        if self.failure.is_none() {
-                            self.failure = Some(format!(
-                                "IMPI host {} closed its channel (its rank ended abnormally)",
-                                self.chans[i].host
-                            ));
-                        }
+                        let host = c.host;
+                        self.fail(|| {
+                            format!(
+                                "IMPI host {host} closed its channel (its rank ended abnormally)"
+                            )
+                        });
                         break;
                     }
-                    Ok(n) => {
-                        let (c, b) = (&mut self.chans[i], &self.buf[..n]);
-                        c.inp.push(b);
-                        did = true;
-                        if n < self.buf.len() {
-                            break;
-                        }
-                    }
-                    Err(e) if e.kind() == ErrorKind::Interrupted => {}
+                    Ok(n) => n,
+                    Err(e) if e.kind() == ErrorKind::Interrupted => continue,
                     Err(e) if e.kind() == ErrorKind::WouldBlock => break,
                     Err(e) => {
-                        if self.failure.is_none() {
-                            self.failure =
-                                Some(format!("IMPI channel to host {}: {e}", self.chans[i].host));
-                        }
+                        let host = c.host;
+                        self.fail(|| format!("IMPI channel to host {host}: {e}"));
                         break;
                     }
-                }
-            }
-            loop {
-                let next = self.chans[i].inp.next_packet();
-                match next {
-                    Ok(Some((p, data))) => {
-                        if let Err(e) = self.arrived(i, p, &data, sink) {
-                            if self.failure.is_none() {
-                                self.failure =
-                                    Some(format!("from IMPI host {}: {e}", self.chans[i].host));
-                            }
-                            break;
-                        }
-                    }
-                    Ok(None) => break,
-                    Err(e) => {
-                        if self.failure.is_none() {
-                            self.failure =
-                                Some(format!("from IMPI host {}: {e}", self.chans[i].host));
-                        }
-                        break;
-                    }
+                };
+                did = true;
+                if !self.take_packets(i, sink) || n < READ_BYTES {
+                    break;
                 }
             }
         }
         did |= self.flush();
         did
+    }
+
+    /// Handles the whole packets that have arrived on channel `i`; false after a
+    /// protocol error (recorded).
+    fn take_packets(&mut self, i: usize, sink: &mut impl Sink) -> bool {
+        // Lent out while its packets are handled, so that they need no copy.
+        let mut inp = std::mem::replace(&mut self.chans[i].inp, PacketStream::new(0));
+        let host = self.chans[i].host;
+        let ok = loop {
+            match inp.next_packet_ref() {
+                Ok(Some((p, data))) => {
+                    if let Err(e) = self.arrived(i, p, data, sink) {
+                        self.fail(|| format!("from IMPI host {host}: {e}"));
+                        break false;
+                    }
+                }
+                Ok(None) => break true,
+                Err(e) => {
+                    self.fail(|| format!("from IMPI host {host}: {e}"));
+                    break false;
+                }
+            }
+        };
+        self.chans[i].inp = inp;
+        ok
     }
 
     fn arrived(
@@ -754,7 +840,11 @@ impl ImpiNet {
                 Ok(())
             }
             PacketType::Cancel => {
-                let Some(&(ctx, src_rank)) = self.waiting.get(&(from, p.pk_srqid)) else {
+                let w = self
+                    .waiting
+                    .get(&(from, p.pk_srqid as u32))
+                    .filter(|w| w.srqid == p.pk_srqid);
+                let Some(&Waiting { ctx, src_rank, .. }) = w else {
                     // Nothing waits for an answer under that id: the message matched.
                     self.control(from, Packet::cancel_reply(false, me, p.pk_src, p.pk_srqid));
                     return Ok(());
@@ -833,18 +923,32 @@ impl ImpiNet {
             }
             h.kind = Kind::Rts;
             self.announced.insert(
-                (from, p.pk_srqid),
+                (from, p.pk_srqid as u32),
                 Announced {
                     first: data.to_vec(),
                     msglen: p.pk_msglen,
                 },
             );
-            self.waiting.insert((from, p.pk_srqid), (ctx, p.pk_lsrank));
+            self.waiting.insert(
+                (from, p.pk_srqid as u32),
+                Waiting {
+                    ctx,
+                    src_rank: p.pk_lsrank,
+                    srqid: p.pk_srqid,
+                },
+            );
             sink.packet(from, h, &[]);
         } else {
             if sync {
                 h.flags = FLAG_SYNC;
-                self.waiting.insert((from, p.pk_srqid), (ctx, p.pk_lsrank));
+                self.waiting.insert(
+                    (from, p.pk_srqid as u32),
+                    Waiting {
+                        ctx,
+                        src_rank: p.pk_lsrank,
+                        srqid: p.pk_srqid,
+                    },
+                );
             }
             sink.packet(from, h, data);
         }

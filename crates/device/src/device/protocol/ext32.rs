@@ -37,6 +37,13 @@ impl Protocol {
         let Some(x) = r.extra.as_mut() else {
             return;
         };
+        // Types made of bytes alone are their own external32 form: they land natively.
+        if x.layout
+            .as_ref()
+            .is_none_or(|l| oxmpi_datatype::external32_is_native(&l.ty))
+        {
+            return;
+        }
         let Some(l) = x.layout.take() else {
             return;
         };
