@@ -734,7 +734,8 @@ pub(crate) fn wait<R>(
             let quiet = idle < spin
                 && rt.device.tcp_sleeper().is_none()
                 && !rt.device.has_outgoing()
-                && rt.device.selfq_empty();
+                && rt.device.selfq_empty()
+                && !crate::coll::nbc::shm_waiting(rt);
             if quiet {
                 if watch.is_none() {
                     watch = rt.device.node().cloned();

@@ -531,6 +531,16 @@ pub fn shm_ready(rt: &mut Runtime) -> bool {
     rt.coll.nbc.active.iter_mut().any(|e| e.op.shm_ready())
 }
 
+/// Whether a started fast-path call is under way: its peers' arrivals show in the
+/// communicator's slots, not in the rings a quiet waiter watches, so the waiter polls.
+pub fn shm_waiting(rt: &Runtime) -> bool {
+    rt.coll
+        .nbc
+        .active
+        .iter()
+        .any(|e| matches!(e.op.steps.get(e.op.at), Some(Step::Shm(_))))
+}
+
 /// Some op waits for a user function to run (read without the lock).
 #[inline]
 pub fn any_parked() -> bool {

@@ -160,11 +160,14 @@ impl ShmComm {
         self.missing(call, 0) == self.n
     }
 
-    /// Rings the doorbell of every other member that sleeps.
+    /// Rings the doorbell of every other member that sleeps, and advances the count of
+    /// those that do not: a member waiting for a nonblocking call on this path checks
+    /// the slots after reading its count and before sleeping (`nbc::shm_ready`), so an
+    /// arrival in between must not go unseen.
     fn notify_sleepers(&self) {
         for (k, &j) in self.local.iter().enumerate() {
             if k != self.me {
-                self.node.ring_bell(j);
+                self.node.bump_bell(j);
             }
         }
     }
@@ -247,6 +250,9 @@ impl ShmComm {
                     std::thread::yield_now();
                 }
             } else {
+                // Read before moving the nonblocking calls on: an arrival after that
+                // advances the count (`notify_sleepers`), so the sleep ends at once.
+                let seen = self.node.doorbell_seq();
                 let calm = runtime::with(|rt| {
                     let busy = runtime::progress_all(rt)
                         || rt.device.announce_blocked_sends()
@@ -255,7 +261,7 @@ impl ShmComm {
                 })?;
                 if calm {
                     let node = &self.node;
-                    node.sleep(|| done() || node.incoming_pending(), self.nap);
+                    node.sleep_since(seen, || done() || node.incoming_pending(), self.nap);
                 }
             }
         }

@@ -214,6 +214,21 @@ impl ShmNode {
         Self::wake_sleeper(self.bell(to))
     }
 
+    /// Like [`ShmNode::ring_bell`], but advances `to`'s doorbell count even when it does
+    /// not sleep: a rank that read the count ([`ShmNode::doorbell_seq`]) before looking
+    /// for the change, and sleeps after, then returns at once. For changes the
+    /// sleeper's own `has_work` cannot see (a nonblocking collective's slots).
+    #[inline]
+    pub fn bump_bell(&self, to: usize) -> bool {
+        let b = self.bell(to);
+        b.seq.fetch_add(1, Ordering::SeqCst);
+        let s = b.sleeping.load(Ordering::SeqCst);
+        if s & !SLEEP_EPOLL != 0 {
+            futex::wake(&b.seq, i32::MAX);
+        }
+        s & SLEEP_EPOLL != 0
+    }
+
     #[inline]
     fn wake_sleeper(b: &Doorbell) -> bool {
         let s = b.sleeping.load(Ordering::Relaxed);
