@@ -487,6 +487,7 @@ fn start(provided: ThreadLevel) -> Result<Box<Runtime>> {
     placement::apply(cfg.bind, boot.node_index, nlocal);
     let mut coll = crate::coll::State::from_settings(&settings);
     coll.impi = boot.impi_world.map(Arc::new);
+    crate::coll::impi::set_job(coll.impi.is_some());
     let mut device = Device::new(
         boot.rank,
         boot.peers,
@@ -733,7 +734,8 @@ pub(crate) fn wait<R>(
             let quiet = idle < spin
                 && rt.device.tcp_sleeper().is_none()
                 && !rt.device.has_outgoing()
-                && rt.device.selfq_empty();
+                && rt.device.selfq_empty()
+                && !crate::coll::nbc::shm_waiting(rt);
             if quiet {
                 if watch.is_none() {
                     watch = rt.device.node().cloned();
@@ -747,7 +749,10 @@ pub(crate) fn wait<R>(
                 // The doorbell count is read before peers learn that this rank waits
                 // for ring space, so that their wake in between is not lost.
                 let seen = rt.device.node().map_or(0, |n| n.doorbell_seq());
-                if rt.device.announce_blocked_sends() || rt.device.has_incoming() {
+                if rt.device.announce_blocked_sends()
+                    || rt.device.has_incoming()
+                    || crate::coll::nbc::shm_ready(rt)
+                {
                     idle = 0;
                     continue;
                 }

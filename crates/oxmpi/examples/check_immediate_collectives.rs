@@ -2,7 +2,8 @@
 //! reduction to a root, all-reduce (a predefined and a non-commutative user operation),
 //! all-gather, all-to-all and both scans started together and completed with
 //! `wait_all`, `test` polling and drops (which wait); then overlapped with
-//! point-to-point messages.
+//! point-to-point messages; then nonblocking duplications (`MPI_Comm_idup`) completed by
+//! `wait`, by `test` polling while an all-reduce is outstanding, and by a drop.
 
 use oxmpi::collective::{SystemOperation, UserOperation};
 use oxmpi::request::{self, Request};
@@ -153,6 +154,63 @@ fn main() -> Result<(), oxmpi::Error> {
         })?;
         check_eq!(rank, y, [sum_ranks], "all-reduce across point-to-point");
     }
+
+    // Nonblocking duplication: two duplications outstanding at once with a reduction on
+    // the parent; each duplicate is a working communicator of the same group.
+    let mut hint = oxmpi::info::Info::new();
+    hint.set("mpi_assert_no_any_tag", "true")?;
+    let x = [rank as i64 + 1];
+    let mut y = [0i64];
+    let (dup, dup2) = request::scope(|scope| -> Result<_, oxmpi::Error> {
+        let d = world.immediate_duplicate(scope)?;
+        let d2 = world.immediate_duplicate_with_info(scope, &hint)?;
+        let c = world.immediate_all_reduce_into(scope, &x, &mut y, SystemOperation::sum())?;
+        let dup = d.wait()?;
+        let mut d2 = d2;
+        let dup2 = loop {
+            match d2.test()? {
+                Ok(comm) => break comm,
+                Err(again) => d2 = again,
+            }
+        };
+        c.wait()?;
+        Ok((dup, dup2))
+    })?;
+    check_eq!(
+        rank,
+        y,
+        [sum_ranks + size as i64],
+        "all-reduce beside duplications"
+    );
+    for (name, comm) in [("idup", &dup), ("idup_with_info", &dup2)] {
+        check_eq!(
+            rank,
+            (comm.rank(), comm.size()),
+            (rank, size),
+            "{name} rank and size"
+        );
+        let mut s = [0i64];
+        comm.all_reduce_into(&[rank as i64], &mut s, SystemOperation::sum())?;
+        check_eq!(rank, s, [sum_ranks], "all-reduce on the {name} duplicate");
+    }
+    check_eq!(
+        rank,
+        dup.hints()?.no_any_tag,
+        false,
+        "idup keeps the parent's hints"
+    );
+    check_eq!(
+        rank,
+        dup2.hints()?.no_any_tag,
+        true,
+        "idup_with_info takes the info's hints"
+    );
+    // Dropped unfinished: waits (every member takes part) and frees the duplicate.
+    drop(dup.immediate_duplicate(oxmpi::request::StaticScope)?);
+    let last = dup2
+        .immediate_duplicate(oxmpi::request::StaticScope)?
+        .wait()?;
+    last.barrier()?;
 
     if rank == 0 {
         println!("check_immediate_collectives: passed on {size} ranks");

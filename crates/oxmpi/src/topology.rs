@@ -16,6 +16,7 @@ mod cartesian;
 mod dynamic;
 mod group;
 mod hints;
+mod idup;
 mod inter;
 mod split;
 
@@ -23,6 +24,7 @@ pub use cartesian::{dims_create, CartesianCommunicator, CartesianLayout};
 pub use dynamic::{parent, Command, Port};
 pub use group::{GroupRelation, UserGroup};
 pub use hints::CommHints;
+pub use idup::DuplicateRequest;
 pub use inter::InterCommunicator;
 pub use split::{Color, CommunicatorRelation, Key};
 

@@ -302,6 +302,8 @@ pub(crate) enum Plan {
     /// The communicator's fast path must be set up first (collectively), then the call
     /// planned again.
     Setup(Box<shm::Setup>),
+    /// A nonblocking or persistent call on the fast path (see [`fast_plan`]).
+    Poll(CommId, Box<shm::Call>),
     /// The communicator has no fast path: record that, then plan again.
     NoFast(u32, Arc<Group>),
     /// An intercommunicator: the caller runs the intercommunicator algorithm.
@@ -438,7 +440,16 @@ pub(crate) fn fast_plan(
     make: impl FnOnce(Arc<ShmComm>) -> shm::Call,
 ) -> Option<Plan> {
     if !fast_ok(how) {
-        return None;
+        // A nonblocking or persistent call takes the fast path when the communicator
+        // already has it (every member then knows it, having made the same calls) and
+        // the call is one step through the slots.
+        return match shm::offer(rt, t, bytes, elem, kind)? {
+            Offer::Ready(c) => {
+                let call = make(c);
+                shm::pollable(&call).then(|| Plan::Poll(t.id, Box::new(call)))
+            }
+            _ => None,
+        };
     }
     match shm::offer(rt, t, bytes, elem, kind)? {
         Offer::Ready(c) => {
@@ -514,9 +525,13 @@ pub(crate) fn drive_how(
                 how,
             )))
         }
+        Plan::Poll(comm, call) => {
+            let op = super::nbc::Op::shm(comm, *call, how == How::Start);
+            Ok(Ran::Req(super::nbc::register(rt, op, how)))
+        }
         _ => err(
             ErrorClass::Intern,
-            "a nonblocking collective was planned on the shared-memory path",
+            "a nonblocking collective was planned to set up the shared-memory path",
         ),
     })
 }
@@ -533,6 +548,12 @@ pub(crate) fn drive(mut f: impl FnMut(&mut Runtime) -> Result<Plan>) -> Result<b
     loop {
         match runtime::with(&mut f)? {
             Plan::Inter => return Ok(false),
+            Plan::Poll(..) => {
+                return err(
+                    ErrorClass::Intern,
+                    "a blocking collective was planned as a nonblocking one",
+                )
+            }
             Plan::Setup(s) => shm::set_up(*s)?,
             Plan::NoFast(ctx, group) => runtime::with(|rt| {
                 rt.coll.set_fast(ctx as usize / 2, &group, None);

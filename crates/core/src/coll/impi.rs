@@ -22,6 +22,7 @@ use crate::runtime;
 use crate::types::{TypeId, TypeInfo};
 use oxmpi_coll::ops::PredefinedOp;
 use oxmpi_datatype::{pack_external, pack_external_size, unpack_external, Predefined};
+use std::sync::atomic::{AtomicBool, Ordering};
 
 /// The tags of 4.25.
 pub const BARRIER_TAG: i32 = 110;
@@ -75,9 +76,27 @@ pub(crate) struct Span {
     maxlinear: usize,
 }
 
+/// Whether this process runs in an IMPI job: set once when the runtime starts, read
+/// without the runtime lock by every blocking collective (which asks [`span`] first).
+static IMPI_JOB: AtomicBool = AtomicBool::new(false);
+
+/// Records at start-up whether the process is part of an IMPI job.
+pub(crate) fn set_job(impi: bool) {
+    IMPI_JOB.store(impi, Ordering::Release);
+}
+
 /// The [`Span`] of `comm` when it is an intracommunicator of an IMPI job whose group
-/// holds ranks of more than one client.
+/// holds ranks of more than one client. Outside an IMPI job, one atomic load.
+#[inline]
 pub(crate) fn span(comm: CommId) -> Result<Option<Span>> {
+    if !IMPI_JOB.load(Ordering::Acquire) {
+        return Ok(None);
+    }
+    span_slow(comm)
+}
+
+#[cold]
+fn span_slow(comm: CommId) -> Result<Option<Span>> {
     runtime::with(|rt| {
         let Some(w) = rt.coll.impi.clone() else {
             return Ok(None);

@@ -182,6 +182,8 @@ pub(crate) enum Step {
     Xchg(Xchg),
     /// A context-id agreement (`MPI_Comm_idup`).
     Agree(Box<crate::idup::Agreement>),
+    /// A call on the shared-memory fast path.
+    Shm(Box<super::shm::poll::Poll>),
 }
 
 /// Where an op stands after moving forward.
@@ -261,6 +263,11 @@ impl Op {
                     crate::idup::Poll::User => return Progress::Parked,
                     crate::idup::Poll::Done(e) => self.note(e),
                 },
+                Step::Shm(p) => match p.advance() {
+                    Ok(false) => return Progress::Pending,
+                    Ok(true) => {}
+                    Err(e) => self.note(Some(e)),
+                },
             }
             self.at += 1;
         }
@@ -289,9 +296,29 @@ impl Op {
             unsafe { v.repack() };
         }
         for s in &mut self.steps {
-            if let Step::Sched(x) = s {
-                x.restart(rt.coll.take_pool());
+            match s {
+                Step::Sched(x) => x.restart(rt.coll.take_pool()),
+                Step::Shm(p) => p.begin(),
+                _ => {}
             }
+        }
+    }
+
+    /// The op of one fast-path call; `start`: begun now (a nonblocking call), else at
+    /// each `MPI_Start` (a persistent one).
+    pub(crate) fn shm(comm: CommId, call: super::shm::Call, start: bool) -> Op {
+        let mut p = super::shm::poll::Poll::new(call);
+        if start {
+            p.begin();
+        }
+        Op::new(comm, vec![Step::Shm(Box::new(p))], Vec::new(), Vec::new())
+    }
+
+    /// Whether the current step is a fast-path call that would move on if advanced.
+    fn shm_ready(&mut self) -> bool {
+        match self.steps.get_mut(self.at) {
+            Some(Step::Shm(p)) => p.ready(),
+            _ => false,
         }
     }
 
@@ -495,6 +522,23 @@ pub(crate) fn free(rt: &mut Runtime, id: ReqId) -> Result<bool> {
     rt.coll.nbc.idle.retain(|e| e.req != id);
     rt.device.free_request(id);
     Ok(true)
+}
+
+/// Whether a started fast-path call would move on if advanced: a waiter about to sleep
+/// asks, since such a call's peers ring the doorbell when they arrive, which may have
+/// happened after the waiter last moved it.
+pub fn shm_ready(rt: &mut Runtime) -> bool {
+    rt.coll.nbc.active.iter_mut().any(|e| e.op.shm_ready())
+}
+
+/// Whether a started fast-path call is under way: its peers' arrivals show in the
+/// communicator's slots, not in the rings a quiet waiter watches, so the waiter polls.
+pub fn shm_waiting(rt: &Runtime) -> bool {
+    rt.coll
+        .nbc
+        .active
+        .iter()
+        .any(|e| matches!(e.op.steps.get(e.op.at), Some(Step::Shm(_))))
 }
 
 /// Some op waits for a user function to run (read without the lock).

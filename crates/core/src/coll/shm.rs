@@ -30,6 +30,8 @@
 //! waiting policy numbers (`OXMPI_SPIN`, `OXMPI_YIELD`): spin, yield, then sleep on its node
 //! doorbell, which the completing member and every incoming packet ring.
 
+pub(crate) mod poll;
+
 use super::check::Team;
 use super::op::Reducer;
 use crate::comm::Group;
@@ -77,6 +79,11 @@ pub(crate) struct ShmComm {
     known: AtomicU32,
     /// Pieces moved by [`reduce_pipelined`] calls so far (the same on every member).
     pieces: AtomicU64,
+    /// Nonblocking fast-path calls ([`poll`]) begun here, and those of them whose
+    /// results this member has read: a member publishes a later call only once it read
+    /// every earlier one (the two parities rely on it).
+    poll_begun: AtomicU32,
+    poll_read: AtomicU32,
     spin: u32,
     yields: u32,
     nap: Duration,
@@ -153,11 +160,14 @@ impl ShmComm {
         self.missing(call, 0) == self.n
     }
 
-    /// Rings the doorbell of every other member that sleeps.
+    /// Rings the doorbell of every other member that sleeps, and advances the count of
+    /// those that do not: a member waiting for a nonblocking call on this path checks
+    /// the slots after reading its count and before sleeping (`nbc::shm_ready`), so an
+    /// arrival in between must not go unseen.
     fn notify_sleepers(&self) {
         for (k, &j) in self.local.iter().enumerate() {
             if k != self.me {
-                self.node.ring_bell(j);
+                self.node.bump_bell(j);
             }
         }
     }
@@ -240,6 +250,9 @@ impl ShmComm {
                     std::thread::yield_now();
                 }
             } else {
+                // Read before moving the nonblocking calls on: an arrival after that
+                // advances the count (`notify_sleepers`), so the sleep ends at once.
+                let seen = self.node.doorbell_seq();
                 let calm = runtime::with(|rt| {
                     let busy = runtime::progress_all(rt)
                         || rt.device.announce_blocked_sends()
@@ -248,7 +261,7 @@ impl ShmComm {
                 })?;
                 if calm {
                     let node = &self.node;
-                    node.sleep(|| done() || node.incoming_pending(), self.nap);
+                    node.sleep_since(seen, || done() || node.incoming_pending(), self.nap);
                 }
             }
         }
@@ -264,7 +277,7 @@ impl ShmComm {
 
     /// A full synchronisation step (a call without data).
     fn sync(&self) -> Result<()> {
-        let call = self.begin();
+        let call = self.begin()?;
         self.ensure_prev(call)?;
         if !self.publish(call, false) {
             self.wait_all(call)?;
@@ -272,9 +285,15 @@ impl ShmComm {
         Ok(())
     }
 
-    /// Starts a call: its number.
-    fn begin(&self) -> u32 {
-        self.calls.fetch_add(1, Ordering::Relaxed).wrapping_add(1)
+    /// Starts a blocking call: its number, once this member has read the results of
+    /// its earlier nonblocking calls (waiting moves them on).
+    fn begin(&self) -> Result<u32> {
+        if self.poll_read.load(Ordering::Relaxed) != self.poll_begun.load(Ordering::Relaxed) {
+            self.wait_until(|| {
+                self.poll_read.load(Ordering::Relaxed) == self.poll_begun.load(Ordering::Relaxed)
+            })?;
+        }
+        Ok(self.calls.fetch_add(1, Ordering::Relaxed).wrapping_add(1))
     }
 }
 
@@ -669,6 +688,8 @@ pub(crate) fn setup(s: Setup) -> Result<Option<Arc<ShmComm>>> {
             calls: AtomicU32::new(0),
             known: AtomicU32::new(0),
             pieces: AtomicU64::new(0),
+            poll_begun: AtomicU32::new(0),
+            poll_read: AtomicU32::new(0),
             spin: s.spin,
             yields: s.yields,
             nap: s.nap,
@@ -727,96 +748,89 @@ pub(crate) fn run(c: &Call) -> Result<()> {
             _ => return Err(internal("pipelined variant of a call other than Reduce")),
         },
     }
-    let call = sc.begin();
+    let call = sc.begin()?;
     sc.ensure_prev(call)?;
+    let (lazy, wait) = shape(c.kind, me, n);
+    if let Some(input) = &c.input {
+        // SAFETY: the slot holds SLOT bytes, enough for this call (checked above); the
+        // input holds its elements (checked by the caller, MPI contract).
+        unsafe { input.pack_to(sc.data(call, me)) };
+    }
+    let complete = sc.publish(call, lazy);
+    if !lazy && wait.len() == n {
+        if !complete {
+            sc.wait_all(call)?;
+        }
+    } else if !wait.is_empty() {
+        sc.wait_some(call, wait)?;
+    }
+    read(c, call)
+}
+
+/// Whether `c` may run as a nonblocking call ([`poll::Poll`]): one step through the
+/// slots, and no user function to run (it reduces under the runtime lock). Depends only
+/// on what every member passes alike.
+pub(crate) fn pollable(c: &Call) -> bool {
+    matches!(
+        decision::shm_path(c.kind.collective(), c.bytes, c.elem, c.comm.n),
+        ShmPath::Slots
+    ) && !c.reducer.is_user()
+}
+
+/// How a one-step call of `kind` meets the others at member `me` of `n`: whether its
+/// arrival is lazy (it will not wait for every member, so it wakes every sleeper), and
+/// the members whose arrival it waits for before reading (an empty range: none).
+fn shape(kind: Kind, me: usize, n: usize) -> (bool, std::ops::Range<usize>) {
+    match kind {
+        Kind::Barrier | Kind::Allreduce | Kind::Allgather | Kind::Alltoall => (false, 0..n),
+        Kind::Reduce { root } | Kind::Gather { root } if me == root => (false, 0..n),
+        Kind::Reduce { .. } | Kind::Gather { .. } => (true, 0..0),
+        Kind::Bcast { root } | Kind::Scatter { root } if me != root => (true, root..root + 1),
+        Kind::Bcast { .. } | Kind::Scatter { .. } => (true, 0..0),
+        Kind::Scan => (true, 0..me + 1),
+        Kind::Exscan => (true, 0..me),
+    }
+}
+
+/// The reading end of one-step call `call` (every member it waits for has arrived):
+/// moves what this member receives from the slots into its output.
+fn read(c: &Call, call: u32) -> Result<()> {
+    let sc = &*c.comm;
+    let (n, me, bytes) = (sc.n, sc.me, c.bytes);
     let data = |k: usize, at: usize, len: usize| -> &[u8] {
         // SAFETY: the member wrote its slot before publishing its arrival, and nobody
         // rewrites this parity before everyone arrived at the next call (module
         // documentation); `at + len <= SLOT` for every caller below.
         unsafe { std::slice::from_raw_parts(sc.data(call, k).wrapping_add(at) as *const u8, len) }
     };
-    let contribute = |input: &Option<Data>| {
-        if let Some(input) = input {
-            // SAFETY: the slot holds SLOT bytes, enough for this call (checked above);
-            // the input holds its elements (checked by the caller, MPI contract).
-            unsafe { input.pack_to(sc.data(call, me)) };
-        }
-    };
+    let Some(out) = &c.output else { return Ok(()) };
     match c.kind {
-        Kind::Barrier => {
-            if !sc.publish(call, false) {
-                sc.wait_all(call)?;
-            }
-            Ok(())
-        }
+        Kind::Barrier => Ok(()),
         Kind::Bcast { root } => {
-            if me == root {
-                contribute(&c.input);
-                sc.publish(call, true);
-                return Ok(());
-            }
-            sc.publish(call, true);
-            sc.wait_some(call, root..root + 1)?;
-            if let Some(out) = &c.output {
+            if me != root {
                 // SAFETY: the output holds `bytes` packed bytes (checked by the caller).
                 unsafe { out.unpack_from(data(root, 0, bytes).as_ptr()) };
             }
             Ok(())
         }
-        Kind::Reduce { root } | Kind::Gather { root } => {
-            contribute(&c.input);
-            if me != root {
-                sc.publish(call, true);
-                return Ok(());
-            }
-            if !sc.publish(call, false) {
-                sc.wait_all(call)?;
-            }
-            let Some(out) = &c.output else { return Ok(()) };
-            if matches!(c.kind, Kind::Reduce { .. }) {
-                fold(&c.reducer, out, bytes, 0..n, &|k| data(k, 0, bytes))
-            } else {
-                gather_into(out, bytes, n, |k| data(k, 0, bytes))
-            }
+        Kind::Reduce { root } | Kind::Gather { root } if me != root => Ok(()),
+        Kind::Reduce { .. } | Kind::Allreduce => {
+            fold(&c.reducer, out, bytes, 0..n, &|k| data(k, 0, bytes))
         }
+        Kind::Gather { .. } | Kind::Allgather => gather_into(out, bytes, n, |k| data(k, 0, bytes)),
         Kind::Scatter { root } => {
-            if me == root {
-                contribute(&c.input);
-                sc.publish(call, true);
-            } else {
-                sc.publish(call, true);
-                sc.wait_some(call, root..root + 1)?;
-            }
-            if let Some(out) = &c.output {
-                // SAFETY: the root's slot holds n blocks; the output holds one.
-                unsafe { out.unpack_from(data(root, me * bytes, bytes).as_ptr()) };
-            }
+            // SAFETY: the root's slot holds n blocks; the output holds one.
+            unsafe { out.unpack_from(data(root, me * bytes, bytes).as_ptr()) };
             Ok(())
         }
         Kind::Scan | Kind::Exscan => {
-            contribute(&c.input);
-            sc.publish(call, true);
             let upto = if c.kind == Kind::Scan { me + 1 } else { me };
-            sc.wait_some(call, 0..upto)?;
-            match &c.output {
-                Some(out) if upto > 0 => {
-                    fold(&c.reducer, out, bytes, 0..upto, &|k| data(k, 0, bytes))
-                }
-                _ => Ok(()),
+            if upto == 0 {
+                return Ok(());
             }
+            fold(&c.reducer, out, bytes, 0..upto, &|k| data(k, 0, bytes))
         }
-        Kind::Allreduce | Kind::Allgather | Kind::Alltoall => {
-            contribute(&c.input);
-            if !sc.publish(call, false) {
-                sc.wait_all(call)?;
-            }
-            let Some(out) = &c.output else { return Ok(()) };
-            match c.kind {
-                Kind::Allreduce => fold(&c.reducer, out, bytes, 0..n, &|k| data(k, 0, bytes)),
-                Kind::Allgather => gather_into(out, bytes, n, |k| data(k, 0, bytes)),
-                _ => gather_into(out, bytes, n, |k| data(k, me * bytes, bytes)),
-            }
-        }
+        Kind::Alltoall => gather_into(out, bytes, n, |k| data(k, me * bytes, bytes)),
     }
 }
 

@@ -223,6 +223,21 @@ impl ShmNode {
         self.wake_sleeper(self.bell(to), to)
     }
 
+    /// Like [`ShmNode::ring_bell`], but advances `to`'s doorbell count even when it does
+    /// not sleep: a rank that read the count ([`ShmNode::doorbell_seq`]) before looking
+    /// for the change, and sleeps after, then returns at once. For changes the
+    /// sleeper's own `has_work` cannot see (a nonblocking collective's slots).
+    #[inline]
+    pub fn bump_bell(&self, to: usize) -> bool {
+        let b = self.bell(to);
+        b.seq.fetch_add(1, Ordering::SeqCst);
+        let s = b.sleeping.load(Ordering::SeqCst);
+        if s & !SLEEP_EPOLL != 0 {
+            futex::wake(&b.seq, i32::MAX);
+        }
+        s & SLEEP_EPOLL != 0
+    }
+
     /// Wakes the sleepers of doorbell `b` (local rank `to`) unless this process woke
     /// them already in their current sleep: a burst of packets to a rank that is
     /// getting back on a core costs one system call, not one per packet.
