@@ -45,12 +45,14 @@ pub(crate) fn start() -> Result<()> {
 }
 
 fn run() {
+    crate::threads::mark_background(true);
     // Ends when asked to, or when the runtime is gone.
     let _ = runtime::wait(
         Waiter::Background,
         |_| Ok(None),
         |_| Ok(STOP.load(Ordering::SeqCst).then_some(())),
     );
+    crate::threads::mark_background(false);
 }
 
 /// Stops the progress thread, if one runs, and waits for it to end.

@@ -176,12 +176,22 @@ pub(crate) fn unfunnel() {
     OWNER.store(0, Ordering::Relaxed);
 }
 
+/// The progress thread's [`self_tag`] while it runs (0: none). It is internal to the
+/// library and may call at any level (the user reductions it runs use the engine's
+/// calls).
+static BACKGROUND_TAG: AtomicUsize = AtomicUsize::new(0);
+
+/// The calling thread is the progress thread (`on`), or no longer.
+pub(crate) fn mark_background(on: bool) {
+    BACKGROUND_TAG.store(if on { self_tag() } else { 0 }, Ordering::Relaxed);
+}
+
 /// True if a thread other than the caller is the only one that may call MPI now (see
 /// [`OWNER`]); read with the runtime lock held.
 #[inline]
 pub(crate) fn excluded() -> bool {
     let o = OWNER.load(Ordering::Relaxed);
-    o != 0 && o != self_tag()
+    o != 0 && o != self_tag() && self_tag() != BACKGROUND_TAG.load(Ordering::Relaxed)
 }
 
 /// A word that differs between the threads alive at one time and costs no call: the
