@@ -120,11 +120,38 @@ fn requested_level(info: Option<core_info::InfoId>) -> Result<ThreadLevel> {
     })
 }
 
+/// The info key `oxmpi_async_progress` (`true` or `false`): `true` starts the
+/// asynchronous progress thread as `OXMPI_ASYNC_PROGRESS=1` does, if it does not run yet.
+fn async_progress_asked(info: Option<core_info::InfoId>) -> Result<bool> {
+    let Some(id) = info else {
+        return Ok(false);
+    };
+    match core_info::get(id, b"oxmpi_async_progress")?.as_deref() {
+        None | Some(b"false") => Ok(false),
+        Some(b"true") => Ok(true),
+        Some(other) => Err(Error::new(
+            ErrorClass::InfoValue,
+            format!(
+                "invalid value {:?} of info key oxmpi_async_progress (true or false)",
+                String::from_utf8_lossy(other)
+            ),
+        )),
+    }
+}
+
 mpi_fn! { MPI_Session_init / PMPI_Session_init (info: MPI_Info, errhandler: MPI_Errhandler, out: *mut MPI_Session) target(handler_target(errhandler)) {
     let e: Errhandler = eh::from_handle(errhandler)?;
     let out = convert::out(out, "session")?;
-    let level = requested_level(optional_info(info)?)?;
+    let info = optional_info(info)?;
+    let level = requested_level(info)?;
+    let progress = async_progress_asked(info)?;
     let id = core_session::init(level, e)?;
+    if progress {
+        if let Err(err) = oxmpi_core::runtime::start_async_progress() {
+            let _ = core_session::finalize(id);
+            return Err(err);
+        }
+    }
     // SAFETY: checked non-null.
     unsafe { *out = handles::session_handle(id) };
     Ok(())

@@ -18,9 +18,17 @@ static STOP: AtomicBool = AtomicBool::new(false);
 /// The running thread.
 static THREAD: Mutex<Option<JoinHandle<()>>> = Mutex::new(None);
 
-/// Starts the progress thread (several threads are then inside MPI at times, whatever
-/// level the application asked for).
+/// Starts the progress thread unless it runs (several threads are then inside MPI at
+/// times, whatever level the application asked for). Called with the runtime running
+/// and its lock not held: at initialisation (`OXMPI_ASYNC_PROGRESS=1` or its `MPI_T`
+/// control variable written before), or when a session asks for it (the info key
+/// `oxmpi_async_progress` of `MPI_Session_init`).
 pub(crate) fn start() -> Result<()> {
+    // Held while the thread starts: two sessions asking at once start one thread.
+    let mut slot = THREAD.lock().unwrap_or_else(|p| p.into_inner());
+    if slot.is_some() {
+        return Ok(());
+    }
     crate::threads::allow_concurrency();
     STOP.store(false, Ordering::SeqCst);
     let h = std::thread::Builder::new()
@@ -32,17 +40,19 @@ pub(crate) fn start() -> Result<()> {
                 format!("OXMPI_ASYNC_PROGRESS=1: the progress thread could not start: {e}"),
             )
         })?;
-    *THREAD.lock().unwrap_or_else(|p| p.into_inner()) = Some(h);
+    *slot = Some(h);
     Ok(())
 }
 
 fn run() {
+    crate::threads::mark_background(true);
     // Ends when asked to, or when the runtime is gone.
     let _ = runtime::wait(
         Waiter::Background,
         |_| Ok(None),
         |_| Ok(STOP.load(Ordering::SeqCst).then_some(())),
     );
+    crate::threads::mark_background(false);
 }
 
 /// Stops the progress thread, if one runs, and waits for it to end.

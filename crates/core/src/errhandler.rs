@@ -192,7 +192,10 @@ pub fn get_comm(id: CommId) -> Result<Errhandler> {
 /// apply (as MPICH and Open MPI do), so otherwise the handler the program set on
 /// `MPI_COMM_WORLD` is used; else the default, `MPI_ERRORS_ARE_FATAL`.
 pub fn handler_for(obj: ErrObject) -> (CommId, Errhandler) {
-    let of = |id: CommId| runtime::with(|rt| Ok(rt.comms.get(id).map(|c| c.errhandler).ok()));
+    // Any thread: a call refused for its thread (`runtime::lock_call`) still reports
+    // to the handler the program chose.
+    let of =
+        |id: CommId| runtime::with_any_thread(|rt| Ok(rt.comms.get(id).map(|c| c.errhandler).ok()));
     if let ErrObject::Comm(id) = obj {
         if let Ok(Some(e)) = of(id) {
             return (id, e);
@@ -293,7 +296,7 @@ fn invoke_session(index: u32, session: u32, code: i32) {
 /// The fatal path: prints the error the way `MPI_ERRORS_ARE_FATAL` does and ends the
 /// job (`oxmpi: rank R: MPI_Send: MPI_ERR_RANK: ... (error handler MPI_ERRORS_ARE_FATAL)`).
 pub fn fatal(call: &str, e: &Error) -> ! {
-    let rank = runtime::with(|rt| Ok(rt.world_rank as i64)).unwrap_or(-1);
+    let rank = runtime::with_any_thread(|rt| Ok(rt.world_rank as i64)).unwrap_or(-1);
     let who = if rank >= 0 {
         format!("rank {rank}")
     } else {

@@ -248,12 +248,49 @@ fn lock() -> AnyLocked {
 /// The lock for a call: under `MPI_THREAD_SINGLE`, `_FUNNELED` and `_SERIALIZED` no
 /// other thread may be inside MPI, so finding it taken (the contended path, free when
 /// the program keeps its promise) means two threads call MPI at once, an error.
+/// Below `MPI_THREAD_MULTIPLE` a call from a thread other than the one that alone may
+/// call now (`threads::excluded`: not the main thread under `_FUNNELED`, not the thread
+/// waiting inside MPI under `_SINGLE` and `_SERIALIZED`) is refused too.
 #[inline]
 fn lock_call() -> Result<Locked> {
-    match STATE.try_lock() {
-        Some(g) => Ok(Locked { g, quiet: false }),
-        None => lock_contended(),
+    let l = match STATE.try_lock() {
+        Some(g) => Locked { g, quiet: false },
+        None => lock_contended()?,
+    };
+    if threads::excluded() {
+        return excluded_call(l);
     }
+    Ok(l)
+}
+
+/// The error of a call that `threads::excluded` refuses.
+#[cold]
+#[inline(never)]
+fn excluded_call(l: Locked) -> Result<Locked> {
+    let level = match &*l {
+        Phase::Running(rt) => rt.thread_level,
+        _ => return Ok(l),
+    };
+    drop(l);
+    if level == ThreadLevel::Funneled {
+        return err(
+            ErrorClass::Other,
+            "called from a thread other than the main thread (the one that called MPI_Init_thread), but MPI was initialized with MPI_THREAD_FUNNELED (only the main thread may call MPI; MPI_THREAD_SERIALIZED or MPI_THREAD_MULTIPLE allow others)",
+        );
+    }
+    second_thread(level)
+}
+
+/// The error of a call made while another thread is inside MPI below `MULTIPLE`.
+#[cold]
+fn second_thread<T>(level: ThreadLevel) -> Result<T> {
+    err(
+        ErrorClass::Other,
+        format!(
+            "called from a second thread while another thread was inside MPI, but MPI was initialized with {} (MPI_Init_thread with MPI_THREAD_MULTIPLE allows that)",
+            level.name()
+        ),
+    )
 }
 
 /// Tries of [`lock_contended`] before it reports a second thread.
@@ -290,13 +327,7 @@ fn lock_contended() -> Result<Locked> {
             return Ok(l);
         }
     };
-    err(
-        ErrorClass::Other,
-        format!(
-            "called from a second thread while another thread was inside MPI, but MPI was initialized with {} (MPI_Init_thread with MPI_THREAD_MULTIPLE allows that)",
-            level.name()
-        ),
-    )
+    second_thread(level)
 }
 
 /// Wakes every sleeping thread of this process, the progress thread included.
@@ -381,6 +412,9 @@ fn init_world(required: ThreadLevel) -> Result<ThreadLevel> {
                 if provided == ThreadLevel::Multiple {
                     threads::allow_concurrency();
                 }
+                if provided == ThreadLevel::Funneled && rt.sessions == 0 {
+                    threads::funnel_to_caller();
+                }
                 install_world(rt);
                 Ok(provided)
             }
@@ -392,6 +426,9 @@ fn init_world(required: ThreadLevel) -> Result<ThreadLevel> {
         Phase::Before => {
             let mut rt = start(provided)?;
             install_world(&mut rt);
+            if provided == ThreadLevel::Funneled {
+                threads::funnel_to_caller();
+            }
             let bg = rt.config.async_progress;
             *g = Phase::Running(rt);
             drop(g);
@@ -409,6 +446,9 @@ fn init_world(required: ThreadLevel) -> Result<ThreadLevel> {
 pub(crate) fn open_session(required: ThreadLevel) -> Result<ThreadLevel> {
     let mut g = lock();
     let provided = required.min(MAX_THREAD_LEVEL);
+    // The world model's main thread is no longer the only one that may call MPI: a
+    // session's calls may come from any thread.
+    threads::unfunnel();
     match &mut *g {
         Phase::Running(rt) => rt.sessions += 1,
         Phase::After => {
@@ -436,6 +476,15 @@ pub(crate) fn open_session(required: ThreadLevel) -> Result<ThreadLevel> {
     drop(g);
     register_exit_hook();
     Ok(provided)
+}
+
+/// Starts the asynchronous progress thread on the running runtime unless it runs (the
+/// info key `oxmpi_async_progress` of `MPI_Session_init`); it runs until the runtime ends.
+pub fn start_async_progress() -> Result<()> {
+    if !is_running() {
+        return err(ErrorClass::Other, "MPI is not running");
+    }
+    crate::async_progress::start()
 }
 
 /// True when closing one session leaves the runtime with no user.
@@ -630,7 +679,8 @@ pub fn with<R>(f: impl FnOnce(&mut Runtime) -> Result<R>) -> Result<R> {
     }
 }
 
-/// [`with`] for the calls any thread may make at any time (the tools interface's).
+/// [`with`] for the calls any thread may make at any time (the tools interface's, and
+/// error reporting's look-up of the handler to call).
 pub fn with_any_thread<R>(f: impl FnOnce(&mut Runtime) -> Result<R>) -> Result<R> {
     let mut g = lock();
     match &mut *g {
@@ -662,7 +712,6 @@ pub fn block_on_first<R>(
     first: impl FnMut(&mut Runtime) -> Result<Option<R>>,
     poll: impl FnMut(&mut Runtime) -> Result<Option<R>>,
 ) -> Result<R> {
-    let _inside = threads::Waiting::enter();
     wait(Waiter::Call, first, poll)
 }
 
@@ -696,6 +745,9 @@ pub(crate) fn wait<R>(
     // When the wait stopped spinning and began to give up the CPU (the tools
     // interface's blocked time); waits that end while spinning read no clock.
     let mut blocked_since: Option<Instant> = None;
+    // This thread's place among the waiting threads (taken and given back under the
+    // lock; the progress thread takes none).
+    let mut inside = threads::Inside::default();
     loop {
         // Collectives waiting to run a user reduction function do so here, unlocked.
         crate::coll::nbc::run_parked();
@@ -706,17 +758,29 @@ pub(crate) fn wait<R>(
             let mut g = if bg { lock_plain() } else { lock_call()? };
             let rt = match &mut *g {
                 Phase::Running(rt) => rt,
-                Phase::Before => return err(ErrorClass::Other, "MPI has not been initialized"),
-                Phase::After => return err(ErrorClass::Other, "MPI has already been finalized"),
+                Phase::Before => {
+                    inside.leave();
+                    return err(ErrorClass::Other, "MPI has not been initialized");
+                }
+                Phase::After => {
+                    inside.leave();
+                    return err(ErrorClass::Other, "MPI has already been finalized");
+                }
             };
-            if let Some(r) = first(rt)? {
-                count_blocked(rt, blocked_since);
-                return Ok(r);
+            if !bg {
+                inside.enter();
             }
-            let progressed = progress_all(rt);
-            if let Some(r) = poll(rt)? {
-                count_blocked(rt, blocked_since);
-                return Ok(r);
+            let mut progressed = false;
+            let done = first(rt).transpose().or_else(|| {
+                progressed = progress_all(rt);
+                poll(rt).transpose()
+            });
+            if let Some(r) = done {
+                inside.leave();
+                if r.is_ok() {
+                    count_blocked(rt, blocked_since);
+                }
+                return r;
             }
             if progressed {
                 idle = 0;
@@ -908,6 +972,7 @@ pub fn finalize() -> Result<()> {
         let drained = crate::p2p_mpi4::drained(rt);
         Ok((drained && !rt.device.bsend.busy() && !rt.device.has_outgoing()).then_some(()))
     })?;
+    threads::unfunnel();
     if with(|rt| Ok(rt.sessions == 0))? {
         // The runtime goes: its progress thread first (it would find it gone).
         crate::async_progress::stop();

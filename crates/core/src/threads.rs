@@ -1,10 +1,14 @@
 //! What the runtime keeps to let several threads of a process be inside MPI at once
 //! (`MPI_THREAD_MULTIPLE`, or the progress thread at any level): whether that can
 //! happen at all, which threads sleep in a wait and must be woken when another thread
-//! changes the state, and how many threads are inside a blocking wait.
+//! changes the state, and how many threads are inside a blocking wait; and, below
+//! `MULTIPLE`, which thread alone may call MPI now ([`OWNER`]), so that a call from
+//! another one is refused.
 //!
-//! Nothing here costs a process that never has two threads inside MPI more than one
-//! load of [`SLEEPERS`] as a call releases the runtime lock: the counters are only
+//! Nothing here costs a call more than plain loads and stores: one load of [`SLEEPERS`]
+//! as it releases the runtime lock, one of [`OWNER`] (and the thread pointer) as it
+//! takes it, and a store to [`WAITING`] or [`OWNER`] as a blocking wait starts and ends
+//! (under the lock, so no atomic read-modify-write). The sleeper counters are only
 //! touched while [`concurrent`] is true.
 //!
 //! The wake-up rule: a thread that decides to sleep counts itself in [`SLEEPERS`] while
@@ -15,7 +19,7 @@
 //! request it completed). A sleeper woken for nothing polls once and sleeps again.
 
 use crate::sys::futex;
-use std::sync::atomic::{AtomicBool, AtomicU32, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU32, AtomicUsize, Ordering};
 use std::time::Duration;
 
 /// True once more than one thread may be inside MPI at a time.
@@ -38,7 +42,7 @@ static LOCAL_BELL: AtomicU32 = AtomicU32::new(0);
 /// A thread of this process sleeps in the TCP epoll set.
 static EPOLL_TAKEN: AtomicBool = AtomicBool::new(false);
 
-/// Threads inside a blocking wait (counted only while [`concurrent`]).
+/// Threads inside a blocking wait (counted only while [`concurrent`], see [`Inside`]).
 static WAITING: AtomicU32 = AtomicU32::new(0);
 
 /// Whether several threads may be inside MPI at once.
@@ -111,36 +115,201 @@ pub(crate) fn release_epoll() {
     }
 }
 
-/// Counts a thread inside a blocking wait while it lives.
-pub(crate) struct Waiting(bool);
+/// A blocking wait's place in the bookkeeping above ([`WAITING`], [`OWNER`]). Every
+/// change is made while the caller holds the runtime lock, so a plain load and store
+/// suffice: no read-modify-write (a locked instruction on x86) on a call's path.
+#[derive(Default)]
+pub(crate) struct Inside {
+    counted: bool,
+    owner: bool,
+}
 
-impl Waiting {
+impl Inside {
+    /// Called with the runtime lock held at each poll of a wait; only the first one of
+    /// a wait does anything.
     #[inline]
-    pub(crate) fn enter() -> Waiting {
-        let on = concurrent();
-        if on {
-            WAITING.fetch_add(1, Ordering::SeqCst);
+    pub(crate) fn enter(&mut self) {
+        if self.counted || self.owner {
+            return;
         }
-        Waiting(on)
+        if concurrent() {
+            WAITING.store(WAITING.load(Ordering::Relaxed) + 1, Ordering::Relaxed);
+            self.counted = true;
+        } else if OWNER.load(Ordering::Relaxed) == 0 {
+            OWNER.store(self_tag(), Ordering::Relaxed);
+            self.owner = true;
+        }
+    }
+
+    /// Called with the runtime lock held as the wait returns.
+    #[inline]
+    pub(crate) fn leave(&mut self) {
+        if self.counted {
+            WAITING.store(WAITING.load(Ordering::Relaxed) - 1, Ordering::Relaxed);
+        }
+        if self.owner {
+            OWNER.store(0, Ordering::Relaxed);
+        }
+        *self = Inside::default();
     }
 }
 
-impl Drop for Waiting {
-    #[inline]
-    fn drop(&mut self) {
-        if self.0 {
-            WAITING.fetch_sub(1, Ordering::SeqCst);
-        }
-    }
-}
-
-/// Threads inside a blocking wait now.
+/// Threads inside a blocking wait now (read with the runtime lock held).
 pub(crate) fn waiting() -> u32 {
-    WAITING.load(Ordering::SeqCst)
+    WAITING.load(Ordering::Relaxed)
+}
+
+/// The only thread that may call MPI now, as [`self_tag`]; 0: any thread. Under
+/// `MPI_THREAD_FUNNELED` the main thread's for good; under `SINGLE` and `SERIALIZED`
+/// that of a thread inside a blocking wait while it waits (a call that is not a wait
+/// holds the lock throughout, and a second thread finds it taken). Under `MULTIPLE`
+/// always 0. Written and read with the runtime lock held.
+static OWNER: AtomicUsize = AtomicUsize::new(0);
+
+/// Only the calling thread may call MPI from now on (`MPI_THREAD_FUNNELED`).
+pub(crate) fn funnel_to_caller() {
+    OWNER.store(self_tag(), Ordering::Relaxed);
+}
+
+/// Any thread may call MPI (a session opened, or the runtime ended).
+pub(crate) fn unfunnel() {
+    OWNER.store(0, Ordering::Relaxed);
+}
+
+/// The progress thread's [`self_tag`] while it runs (0: none). It is internal to the
+/// library and may call at any level (the user reductions it runs use the engine's
+/// calls).
+static BACKGROUND_TAG: AtomicUsize = AtomicUsize::new(0);
+
+/// The calling thread is the progress thread (`on`), or no longer.
+pub(crate) fn mark_background(on: bool) {
+    BACKGROUND_TAG.store(if on { self_tag() } else { 0 }, Ordering::Relaxed);
+}
+
+/// True if a thread other than the caller is the only one that may call MPI now (see
+/// [`OWNER`]); read with the runtime lock held.
+#[inline]
+pub(crate) fn excluded() -> bool {
+    let o = OWNER.load(Ordering::Relaxed);
+    o != 0 && o != self_tag() && self_tag() != BACKGROUND_TAG.load(Ordering::Relaxed)
+}
+
+/// A word that differs between the threads alive at one time and costs no call: the
+/// thread pointer (on Linux the address of the thread's control block, which is what
+/// `pthread_self` returns).
+#[inline]
+pub(crate) fn self_tag() -> usize {
+    #[cfg(all(target_arch = "x86_64", target_os = "linux"))]
+    {
+        let v: usize;
+        // SAFETY: reads the first word of the thread control block that %fs points at
+        // (glibc and musl keep the block's own address there); no memory is written.
+        unsafe {
+            std::arch::asm!("mov {}, fs:0", out(reg) v, options(nostack, readonly, preserves_flags, pure));
+        }
+        v
+    }
+    #[cfg(all(target_arch = "aarch64", target_os = "linux"))]
+    {
+        let v: usize;
+        // SAFETY: reads the thread pointer register, which every thread has.
+        unsafe {
+            std::arch::asm!("mrs {}, tpidr_el0", out(reg) v, options(nomem, nostack, preserves_flags, pure));
+        }
+        v
+    }
+    #[cfg(not(all(
+        any(target_arch = "x86_64", target_arch = "aarch64"),
+        target_os = "linux"
+    )))]
+    {
+        // SAFETY: pthread_self has no precondition.
+        unsafe { libc::pthread_self() as usize }
+    }
 }
 
 /// Several threads wait at once: none of them should spin on a CPU the others need.
 #[inline]
 pub(crate) fn crowded() -> bool {
     concurrent() && WAITING.load(Ordering::Relaxed) > 1
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::state_lock::StateLock;
+    use std::sync::Arc;
+    use std::time::Instant;
+
+    /// The wake rule of the module doc, with the runtime lock and the process-local
+    /// doorbell: waiters that find nothing count themselves as sleepers under the lock,
+    /// release it quietly and sleep; every other release that sees a sleeper rings. A
+    /// lost wake-up shows as a sleep that lasts its whole (long) nap. Run under
+    /// ThreadSanitizer too (docs/ARCHITECTURE.md, threads).
+    #[test]
+    fn sleepers_are_woken_by_the_next_release() {
+        const ITEMS: u32 = 300;
+        const WAITERS: u32 = 3;
+        let lock = Arc::new(StateLock::new(Vec::<u32>::new()));
+        let slow = Arc::new(AtomicU32::new(0));
+        let waiters: Vec<_> = (0..WAITERS)
+            .map(|w| {
+                let (lock, slow) = (lock.clone(), slow.clone());
+                std::thread::spawn(move || {
+                    // Waiter w takes the items i with i % WAITERS == w, in order.
+                    let mut next = w;
+                    while next < ITEMS {
+                        let mut g = lock.lock();
+                        if let Some(at) = g.iter().position(|&v| v == next) {
+                            g.swap_remove(at);
+                            next += WAITERS;
+                            // As `runtime::Locked` does: ring before releasing.
+                            if sleepers() != 0 {
+                                ring_local();
+                            }
+                            drop(g);
+                            continue;
+                        }
+                        let seen = start_sleeping(false);
+                        drop(g);
+                        let t = Instant::now();
+                        sleep_local(seen, Duration::from_secs(10));
+                        stop_sleeping(false);
+                        if t.elapsed() > Duration::from_secs(5) {
+                            slow.fetch_add(1, Ordering::Relaxed);
+                        }
+                    }
+                })
+            })
+            .collect();
+        for i in 0..ITEMS {
+            let mut g = lock.lock();
+            g.push(i);
+            if sleepers() != 0 {
+                ring_local();
+            }
+            drop(g);
+            if i % 7 == 0 {
+                std::thread::yield_now();
+            }
+        }
+        for t in waiters {
+            t.join().unwrap();
+        }
+        assert_eq!(slow.load(Ordering::Relaxed), 0, "a wake-up was lost");
+        assert!(lock.lock().is_empty());
+        assert_eq!(sleepers(), 0);
+    }
+
+    #[test]
+    fn self_tag_differs_between_threads_and_is_stable() {
+        let here = self_tag();
+        assert_ne!(here, 0);
+        assert_eq!(here, self_tag());
+        let there = std::thread::spawn(self_tag).join().unwrap();
+        assert_ne!(here, there);
+        // SAFETY: pthread_self has no precondition.
+        #[cfg(all(target_arch = "x86_64", target_os = "linux"))]
+        assert_eq!(here, unsafe { libc::pthread_self() } as usize);
+    }
 }

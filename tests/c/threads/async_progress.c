@@ -5,7 +5,9 @@
  * (no MPI call) until the data is there, for at most 60 s, then complete the requests.
  * Without a progress thread nothing need move the transfers, so the watching is done
  * only when MTEST_ASYNC_REQUIRED is set (the manifest sets it, with MPICH's
- * MPIR_CVAR_ASYNC_PROGRESS=1 too).
+ * MPIR_CVAR_ASYNC_PROGRESS=1 too). With MT_FUNNELED set the program asks for
+ * MPI_THREAD_FUNNELED and the Iallreduce uses a user-defined sum, which the progress
+ * thread runs (internal to the library, it may call at any level).
  *
  * mtest-ldflags: -pthread
  */
@@ -29,9 +31,30 @@ static int watch(volatile int *p, int want)
     }
 }
 
+/* The user-defined sum of MT_FUNNELED. */
+static void user_sum(void *in, void *inout, int *len, MPI_Datatype *dt)
+{
+    (void)dt;
+    for (int i = 0; i < *len; i++) ((int *)inout)[i] += ((int *)in)[i];
+}
+
 int main(int argc, char **argv)
 {
-    mtest_init(&argc, &argv);
+    int funneled = getenv("MT_FUNNELED") != NULL;
+    MPI_Op op = MPI_SUM;
+    if (funneled) {
+        int provided = -1;
+        mtest_write_pidfile();
+        if (MPI_Init_thread(&argc, &argv, MPI_THREAD_FUNNELED, &provided) != MPI_SUCCESS) return 1;
+        MTEST_CALL(MPI_Comm_rank(MPI_COMM_WORLD, &mtest.rank));
+        MTEST_CALL(MPI_Comm_size(MPI_COMM_WORLD, &mtest.size));
+        mtest_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
+        mtest_set_errhandler(MPI_COMM_SELF, MPI_ERRORS_RETURN);
+        MTEST_CHECK(provided >= MPI_THREAD_FUNNELED, "provided %d", provided);
+        MTEST_CALL(MPI_Op_create(user_sum, 1, &op));
+    } else {
+        mtest_init(&argc, &argv);
+    }
     int rank = mtest.rank, size = mtest.size;
     int required = getenv("MTEST_ASYNC_REQUIRED") != NULL;
     int *big = mtest_malloc(BIGN * sizeof(int));
@@ -47,7 +70,7 @@ int main(int argc, char **argv)
         MTEST_CALL(MPI_Irecv(big, BIGN, MPI_INT, 0, 1, MPI_COMM_WORLD, &r[nreq++]));
     }
     int in[4] = {rank + 1, 1, rank, 7}, out[4] = {0, 0, 0, 0};
-    MTEST_CALL(MPI_Iallreduce(in, out, 4, MPI_INT, MPI_SUM, MPI_COMM_WORLD, &r[nreq++]));
+    MTEST_CALL(MPI_Iallreduce(in, out, 4, MPI_INT, op, MPI_COMM_WORLD, &r[nreq++]));
 
     if (required) {
         int ok = 1;
@@ -70,5 +93,6 @@ int main(int argc, char **argv)
             }
     }
     free(big);
+    if (funneled) MTEST_CALL(MPI_Op_free(&op));
     return mtest_finalize();
 }
