@@ -208,8 +208,12 @@ enum Slot {
         ctx: u32,
     },
     /// Reserved for the communicator of an `MPI_Comm_idup` in progress: its handle
-    /// exists, it cannot be used yet.
-    Pending,
+    /// exists, it cannot be used yet, except to set its error handler (a local setting
+    /// that MPICH and Open MPI accept there; mpi4py sets one right after the call). The
+    /// handler set is held here, with its reference, until the communicator is filled in.
+    Pending {
+        errhandler: Option<Errhandler>,
+    },
 }
 
 fn pending(id: CommId) -> String {
@@ -262,37 +266,61 @@ impl CommTable {
             .skip(2)
             .position(|s| matches!(s, Slot::Free))
         {
-            self.slots[i + 2] = Slot::Pending;
+            self.slots[i + 2] = Slot::Pending { errhandler: None };
             (i + 2) as CommId
         } else {
             if self.slots.len() < 2 {
                 self.slots.resize_with(2, || Slot::Free);
             }
-            self.slots.push(Slot::Pending);
+            self.slots.push(Slot::Pending { errhandler: None });
             (self.slots.len() - 1) as CommId
         }
     }
 
     /// Puts the communicator into its reserved index; it holds a reference to its error
     /// handler until removed.
-    pub fn fill(&mut self, id: CommId, c: Comm) {
-        if let Some(s @ Slot::Pending) = self.slots.get_mut(id as usize) {
-            crate::errhandler::retain(c.errhandler);
+    pub fn fill(&mut self, id: CommId, mut c: Comm) {
+        if let Some(s @ Slot::Pending { .. }) = self.slots.get_mut(id as usize) {
+            match s {
+                // Set while pending: its reference moves into the communicator.
+                Slot::Pending {
+                    errhandler: Some(e),
+                } => c.errhandler = *e,
+                _ => crate::errhandler::retain(c.errhandler),
+            }
             *s = Slot::Live(c);
+        }
+    }
+
+    /// Sets the error handler of communicator `id` (the caller has taken a reference to
+    /// `e`), also on one an `MPI_Comm_idup` is still creating; returns the handler it
+    /// replaces, whose reference the caller gives back.
+    pub fn replace_errhandler(&mut self, id: CommId, e: Errhandler) -> Result<Option<Errhandler>> {
+        match self.slots.get_mut(id as usize) {
+            Some(Slot::Pending { errhandler }) => Ok(errhandler.replace(e)),
+            _ => Ok(Some(std::mem::replace(
+                &mut self.get_mut(id)?.errhandler,
+                e,
+            ))),
         }
     }
 
     /// Gives back a reserved index that was never filled.
     pub fn unreserve(&mut self, id: CommId) {
-        if let Some(s @ Slot::Pending) = self.slots.get_mut(id as usize) {
-            *s = Slot::Free;
+        if let Some(s @ Slot::Pending { .. }) = self.slots.get_mut(id as usize) {
+            if let Slot::Pending {
+                errhandler: Some(e),
+            } = std::mem::replace(s, Slot::Free)
+            {
+                crate::errhandler::release(e);
+            }
         }
     }
 
     pub fn get(&self, id: CommId) -> Result<&Comm> {
         match self.slots.get(id as usize) {
             Some(Slot::Live(c)) => Ok(c),
-            Some(Slot::Pending) => err(ErrorClass::Comm, pending(id)),
+            Some(Slot::Pending { .. }) => err(ErrorClass::Comm, pending(id)),
             _ => err(
                 ErrorClass::Comm,
                 format!("invalid communicator (index {id}, freed or never created)"),
@@ -303,7 +331,7 @@ impl CommTable {
     pub fn get_mut(&mut self, id: CommId) -> Result<&mut Comm> {
         match self.slots.get_mut(id as usize) {
             Some(Slot::Live(c)) => Ok(c),
-            Some(Slot::Pending) => err(ErrorClass::Comm, pending(id)),
+            Some(Slot::Pending { .. }) => err(ErrorClass::Comm, pending(id)),
             _ => err(
                 ErrorClass::Comm,
                 format!("invalid communicator (index {id}, freed or never created)"),
@@ -365,7 +393,7 @@ impl CommTable {
         self.slots.iter().filter_map(|s| match s {
             Slot::Live(c) => Some(c.ctx),
             Slot::Retired { ctx } => Some(*ctx),
-            Slot::Free | Slot::Pending => None,
+            Slot::Free | Slot::Pending { .. } => None,
         })
     }
 

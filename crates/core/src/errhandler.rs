@@ -155,13 +155,12 @@ pub fn set_comm(id: CommId, e: Errhandler) -> Result<()> {
         }
     }
     retain(e);
-    let old = runtime::with(|rt| {
-        let c = rt.comms.get_mut(id)?;
-        Ok(std::mem::replace(&mut c.errhandler, e))
-    });
+    let old = runtime::with(|rt| rt.comms.replace_errhandler(id, e));
     match old {
         Ok(old) => {
-            release(old);
+            if let Some(old) = old {
+                release(old);
+            }
             match id {
                 SELF => SELF_SET.store(true, Ordering::Relaxed),
                 WORLD => WORLD_SET.store(true, Ordering::Relaxed),
