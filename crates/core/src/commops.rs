@@ -853,7 +853,10 @@ pub fn comm_free(id: CommId) -> Result<()> {
     crate::dpm::forget(id);
     runtime::with(|rt| {
         crate::p2p_mpi4::comm_freed(rt, id);
-        rt.comms.retire(id);
+        let gone = rt.comms.retire(id);
+        if let Some(c) = gone {
+            crate::dpm::retire_unused_peers(rt, &c);
+        }
         context::sweep(rt);
         Ok(())
     })

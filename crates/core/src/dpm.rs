@@ -104,6 +104,34 @@ pub fn disconnect(id: CommId) -> Result<()> {
     Ok(())
 }
 
+/// After communicator `freed` is freed: the processes of other jobs in it that no live
+/// communicator refers to any more are retired from the device, so that their listening
+/// addresses, which a later process may reuse, no longer name them.
+pub fn retire_unused_peers(rt: &mut Runtime, freed: &crate::comm::Comm) {
+    let n = rt.world_size;
+    let of = |c: &crate::comm::Comm| -> Vec<u32> {
+        let mut v: Vec<u32> = c.group.members().to_vec();
+        if let Some(r) = &c.remote {
+            v.extend_from_slice(r.members());
+        }
+        v.retain(|&s| s >= n);
+        v
+    };
+    let mut dyn_peers = of(freed);
+    if dyn_peers.is_empty() {
+        return;
+    }
+    for id in rt.comms.live_ids().collect::<Vec<_>>() {
+        if let Ok(c) = rt.comms.get(id) {
+            let used = of(c);
+            dyn_peers.retain(|s| !used.contains(s));
+        }
+    }
+    for s in dyn_peers {
+        rt.device.retire_peer(s);
+    }
+}
+
 // ----- building an intercommunicator between two jobs ----------------------------------
 
 /// The hash of this node's key (which processes are on the same node).

@@ -251,8 +251,9 @@ impl Device {
     /// Adds a process of another job, which publishes the listening address `addr` and
     /// is dialed at `dial`, as a peer reached over TCP and authenticated with `key`, and
     /// returns its slot: the number that names it in sends, receives and groups, after
-    /// this job's ranks. A peer already added (and not lost since) keeps its slot. None
-    /// without the TCP transport ([`Device::attach_tcp`]).
+    /// this job's ranks. A peer already added (and neither lost nor retired since) keeps
+    /// its slot, under the new key. None without the TCP transport
+    /// ([`Device::attach_tcp`]).
     pub fn add_peer(
         &mut self,
         addr: std::net::SocketAddrV4,
@@ -261,6 +262,7 @@ impl Device {
     ) -> Option<u32> {
         let tcp = self.wire.tcp.as_mut()?;
         if let Some(slot) = tcp.dyn_slot(addr) {
+            tcp.rekey_peer(slot, key);
             return Some(slot);
         }
         let slot = self.wire.peers.len() as u32;
@@ -272,6 +274,14 @@ impl Device {
         self.proto.add_peer(peer);
         tcp.add_peer(slot, addr, dial, key);
         Some(slot)
+    }
+
+    /// No communicator refers to peer `slot` of another job any more: its address no
+    /// longer names it (see `TcpNet::retire_peer`).
+    pub fn retire_peer(&mut self, slot: u32) {
+        if let Some(t) = self.wire.tcp.as_mut() {
+            t.retire_peer(slot);
+        }
     }
 
     /// Wakes this rank's own threads that sleep on its doorbell or in its epoll set:

@@ -105,6 +105,10 @@ struct DynPeer {
     key: Vec<u8>,
     /// Its connection was lost: never dialed again.
     gone: bool,
+    /// No communicator of this process refers to it any more: a HELLO from its address
+    /// is no longer taken for it (the address may be a new process's, see
+    /// [`TcpNet::retire_peer`]).
+    retired: bool,
 }
 
 impl Listener {
@@ -341,6 +345,7 @@ impl TcpNet {
             addr,
             key,
             gone: false,
+            retired: false,
         });
         self.debug(|| format!("added peer {slot} of another job at {addr}"));
         for c in 0..self.conns.len() {
@@ -356,12 +361,37 @@ impl TcpNet {
         }
     }
 
-    /// The slot of the live peer of another job that listens at `addr`.
+    /// The slot of the live peer of another job that listens at `addr` (the latest one
+    /// added, should an older one not be known as gone yet).
     pub fn dyn_slot(&self, addr: SocketAddrV4) -> Option<u32> {
         self.dynamic
             .iter()
-            .position(|d| d.addr == addr && !d.gone)
+            .rposition(|d| d.addr == addr && !d.gone && !d.retired)
             .map(|i| self.size + i as u32)
+    }
+
+    /// Peer `slot` of another job was added again by a new intercommunicator with it:
+    /// connections made from now on prove the new `key`, which is the one the other
+    /// side holds (it may have added this process afresh).
+    pub fn rekey_peer(&mut self, slot: u32, key: Vec<u8>) {
+        if let Some(i) = slot.checked_sub(self.size) {
+            if let Some(d) = self.dynamic.get_mut(i as usize) {
+                d.key = key;
+            }
+        }
+    }
+
+    /// No communicator of this process refers to peer `slot` of another job any more
+    /// (they were freed or disconnected). Its listening address no longer names it: the
+    /// process may exit and a new one (of a later spawn) listen at the same port, whose
+    /// HELLO must wait for its own [`TcpNet::add_peer`] and key rather than be answered
+    /// with this peer's. Connections already open with it stay until it closes them.
+    pub fn retire_peer(&mut self, slot: u32) {
+        if let Some(i) = slot.checked_sub(self.size) {
+            if let Some(d) = self.dynamic.get_mut(i as usize) {
+                d.retired = true;
+            }
+        }
     }
 
     /// The peers of other jobs lost since the last call (each once).
