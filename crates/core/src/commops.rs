@@ -855,7 +855,7 @@ pub fn comm_free(id: CommId) -> Result<()> {
         crate::p2p_mpi4::comm_freed(rt, id);
         let gone = rt.comms.retire(id);
         if let Some(c) = gone {
-            crate::dpm::retire_unused_peers(rt, &c);
+            crate::dpm::retire_unused_peers(rt, id, &c);
         }
         context::sweep(rt);
         Ok(())

@@ -104,10 +104,15 @@ pub fn disconnect(id: CommId) -> Result<()> {
     Ok(())
 }
 
-/// After communicator `freed` is freed: the processes of other jobs in it that no live
-/// communicator refers to any more are retired from the device, so that their listening
-/// addresses, which a later process may reuse, no longer name them.
-pub fn retire_unused_peers(rt: &mut Runtime, freed: &crate::comm::Comm) {
+/// After communicator `id` (`freed`) is freed: the processes of other jobs in it that
+/// no live communicator refers to any more are retired from the device, so that their
+/// listening addresses, which a later process may reuse, no longer name them. Not while
+/// operations started on it are pending (freeing lets them complete, and their peers may
+/// still have to connect).
+pub fn retire_unused_peers(rt: &mut Runtime, id: CommId, freed: &crate::comm::Comm) {
+    if pending(rt, id) {
+        return;
+    }
     let n = rt.world_size;
     let of = |c: &crate::comm::Comm| -> Vec<u32> {
         let mut v: Vec<u32> = c.group.members().to_vec();
@@ -121,8 +126,8 @@ pub fn retire_unused_peers(rt: &mut Runtime, freed: &crate::comm::Comm) {
     if dyn_peers.is_empty() {
         return;
     }
-    for id in rt.comms.live_ids().collect::<Vec<_>>() {
-        if let Ok(c) = rt.comms.get(id) {
+    for other in rt.comms.live_ids().collect::<Vec<_>>() {
+        if let Ok(c) = rt.comms.get(other) {
             let used = of(c);
             dyn_peers.retain(|s| !used.contains(s));
         }
