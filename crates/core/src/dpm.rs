@@ -110,9 +110,6 @@ pub fn disconnect(id: CommId) -> Result<()> {
 /// operations started on it are pending (freeing lets them complete, and their peers may
 /// still have to connect).
 pub fn retire_unused_peers(rt: &mut Runtime, id: CommId, freed: &crate::comm::Comm) {
-    if pending(rt, id) {
-        return;
-    }
     let n = rt.world_size;
     let of = |c: &crate::comm::Comm| -> Vec<u32> {
         let mut v: Vec<u32> = c.group.members().to_vec();
@@ -123,7 +120,7 @@ pub fn retire_unused_peers(rt: &mut Runtime, id: CommId, freed: &crate::comm::Co
         v
     };
     let mut dyn_peers = of(freed);
-    if dyn_peers.is_empty() {
+    if dyn_peers.is_empty() || pending(rt, id) {
         return;
     }
     for other in rt.comms.live_ids().collect::<Vec<_>>() {
