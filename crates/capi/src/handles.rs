@@ -1095,6 +1095,12 @@ pub fn predefined_from_handle(handle: MPI_Datatype) -> Option<Predefined> {
     (predefined_handle(p) == handle).then_some(p)
 }
 
+/// Whether `handle` has the form of a predefined (builtin) datatype handle, whose low
+/// byte then indexes MPICH's builtin types.
+pub fn is_builtin_datatype(handle: MPI_Datatype) -> bool {
+    builtin_low(handle, HandleClass::Datatype).is_some()
+}
+
 /// What a datatype handle names. `None` for `MPI_DATATYPE_NULL` (and so for the
 /// optional types MPICH defines as null, like `MPI_INTEGER16`), for handles of
 /// types oxmpi does not have (MPICH's `MPIX_C_FLOAT16`) and for non-handles.

@@ -16,9 +16,10 @@ use oxmpi_core::commops;
 use oxmpi_core::errhandler::{self, ErrObject};
 use oxmpi_core::rma::{self, Flavor, LockKind, Origin, TargetSpec, WinId};
 use oxmpi_core::{Error, ErrorClass, Result};
+use oxmpi_datatype::Predefined;
 use std::ffi::{c_char, c_void, CStr};
 use std::os::raw::c_int;
-use std::sync::Arc;
+use std::sync::{Arc, OnceLock};
 
 /// `MPI_LOCK_EXCLUSIVE` and `MPI_LOCK_SHARED` (MPICH's values).
 const LOCK_EXCLUSIVE: c_int = 234;
@@ -286,14 +287,99 @@ mpi_fn! { MPI_Win_call_errhandler / PMPI_Win_call_errhandler (w: MPI_Win, code: 
 
 // ----- operations --------------------------------------------------------------------------
 
-mpi_fn! { MPI_Put / PMPI_Put (oaddr: *const c_void, ocount: c_int, otype: MPI_Datatype, rank: c_int, disp: MPI_Aint, tcount: c_int, ttype: MPI_Datatype, w: MPI_Win) target(target(w)) {
+/// A predefined datatype whose elements are their bytes, as the operations' short path
+/// sees it: its handle, engine index and size.
+#[derive(Clone, Copy, Default)]
+struct Plain {
+    handle: MPI_Datatype,
+    ty: u32,
+    size: usize,
+}
+
+/// The [`Plain`] types by the low byte of their (builtin) handles; zero elsewhere.
+fn plain_types() -> &'static [Plain; 256] {
+    static TABLE: OnceLock<[Plain; 256]> = OnceLock::new();
+    TABLE.get_or_init(|| {
+        let mut t = [Plain::default(); 256];
+        for &p in Predefined::ALL {
+            let handle = handles::predefined_handle(p);
+            let size = rma::plain_type_size(p as u32);
+            if size > 0 && handles::is_builtin_datatype(handle) {
+                t[(handle as u32 & 0xff) as usize] = Plain {
+                    handle,
+                    ty: p as u32,
+                    size,
+                };
+            }
+        }
+        t
+    })
+}
+
+/// Decodes `h` if it is a [`Plain`] type (the short path's only table look-up).
+#[inline]
+fn plain(h: MPI_Datatype) -> Option<Plain> {
+    let e = plain_types()[(h as u32 & 0xff) as usize];
+    (e.handle == h && e.size > 0).then_some(e)
+}
+
+/// The bytes a put or get moves when both sides are [`Plain`] types of valid counts
+/// and equal total size: then the short path may try it.
+#[inline]
+fn plain_bytes(
+    ocount: i64,
+    otype: MPI_Datatype,
+    tcount: i64,
+    ttype: MPI_Datatype,
+) -> Option<usize> {
+    let (o, t) = (plain(otype)?, plain(ttype)?);
+    let n = usize::try_from(ocount).ok()?.checked_mul(o.size)?;
+    (usize::try_from(tcount).ok()?.checked_mul(t.size)? == n).then_some(n)
+}
+
+/// The engine index of window handle `h` for the short path (an index no window has
+/// when `h` is not a window handle: the short path then declines).
+#[inline]
+fn win_fast(h: MPI_Win) -> WinId {
+    handles::win_index(h).unwrap_or(WinId::MAX)
+}
+
+/// `MPI_Put` (`write`) and `MPI_Get` and their `_c` forms: the short path of
+/// `rma::transfer_fast` first, the general one (with every check) when it declines.
+#[allow(clippy::too_many_arguments)]
+#[inline(always)]
+fn put_get(
+    oaddr: *const c_void,
+    ocount: i64,
+    otype: MPI_Datatype,
+    rank: c_int,
+    disp: MPI_Aint,
+    tcount: i64,
+    ttype: MPI_Datatype,
+    w: MPI_Win,
+    write: bool,
+) -> Result<()> {
+    if let Some(n) = plain_bytes(ocount, otype, tcount, ttype) {
+        if rma::transfer_fast(win_fast(w), oaddr as usize, n, rank, disp, write) {
+            return Ok(());
+        }
+    }
     let id = win(w)?;
-    rma::put(id, origin(oaddr, i64::from(ocount), otype, "origin_count")?, target_spec(rank, disp, i64::from(tcount), ttype)?)
+    let o = origin(oaddr, ocount, otype, "origin_count")?;
+    let tg = target_spec(rank, disp, tcount, ttype)?;
+    if write {
+        rma::put(id, o, tg)
+    } else {
+        rma::get(id, o, tg)
+    }
+}
+
+mpi_fn! { MPI_Put / PMPI_Put (oaddr: *const c_void, ocount: c_int, otype: MPI_Datatype, rank: c_int, disp: MPI_Aint, tcount: c_int, ttype: MPI_Datatype, w: MPI_Win) target(target(w)) {
+    put_get(oaddr, i64::from(ocount), otype, rank, disp, i64::from(tcount), ttype, w, true)
 }}
 
 mpi_fn! { MPI_Get / PMPI_Get (oaddr: *mut c_void, ocount: c_int, otype: MPI_Datatype, rank: c_int, disp: MPI_Aint, tcount: c_int, ttype: MPI_Datatype, w: MPI_Win) target(target(w)) {
-    let id = win(w)?;
-    rma::get(id, origin(oaddr, i64::from(ocount), otype, "origin_count")?, target_spec(rank, disp, i64::from(tcount), ttype)?)
+    put_get(oaddr, i64::from(ocount), otype, rank, disp, i64::from(tcount), ttype, w, false)
 }}
 
 mpi_fn! { MPI_Accumulate / PMPI_Accumulate (oaddr: *const c_void, ocount: c_int, otype: MPI_Datatype, rank: c_int, disp: MPI_Aint, tcount: c_int, ttype: MPI_Datatype, op: MPI_Op, w: MPI_Win) target(target(w)) {
@@ -343,6 +429,11 @@ mpi_fn! { MPI_Get_accumulate / PMPI_Get_accumulate (oaddr: *const c_void, ocount
 const NO_OP_INDEX: u32 = 13;
 
 mpi_fn! { MPI_Fetch_and_op / PMPI_Fetch_and_op (oaddr: *const c_void, raddr: *mut c_void, ty: MPI_Datatype, rank: c_int, disp: MPI_Aint, op: MPI_Op, w: MPI_Win) target(target(w)) {
+    if let (Some(t), Some(o)) = (plain(ty), handles::op_index(op)) {
+        if rma::fetch_and_op_fast(win_fast(w), oaddr as usize, raddr as usize, t.ty, rank, disp, o) {
+            return Ok(());
+        }
+    }
     let id = win(w)?;
     let op = crate::op::op(op)?;
     let t = convert::datatype(ty)?;
@@ -352,6 +443,13 @@ mpi_fn! { MPI_Fetch_and_op / PMPI_Fetch_and_op (oaddr: *const c_void, raddr: *mu
 }}
 
 mpi_fn! { MPI_Compare_and_swap / PMPI_Compare_and_swap (oaddr: *const c_void, caddr: *const c_void, raddr: *mut c_void, ty: MPI_Datatype, rank: c_int, disp: MPI_Aint, w: MPI_Win) target(target(w)) {
+    if let Some(t) = plain(ty) {
+        let cas = rma::Cas { origin: oaddr as usize, compare: caddr as usize, result: raddr as usize, ty: t.ty, rank, disp };
+        let any_null = oaddr.is_null() || caddr.is_null() || raddr.is_null();
+        if !any_null && rma::compare_and_swap_fast(win_fast(w), &cas) {
+            return Ok(());
+        }
+    }
     let id = win(w)?;
     let t = convert::datatype(ty)?;
     for (p, what) in [(oaddr, "origin_addr"), (caddr, "compare_addr"), (raddr as *const c_void, "result_addr")] {
@@ -547,13 +645,11 @@ mpi_fn! { MPI_Win_shared_query_c / PMPI_Win_shared_query_c (w: MPI_Win, rank: c_
 }}
 
 mpi_fn! { MPI_Put_c / PMPI_Put_c (oaddr: *const c_void, ocount: MPI_Count, otype: MPI_Datatype, rank: c_int, disp: MPI_Aint, tcount: MPI_Count, ttype: MPI_Datatype, w: MPI_Win) target(target(w)) {
-    let id = win(w)?;
-    rma::put(id, origin(oaddr, ocount, otype, "origin_count")?, target_spec(rank, disp, tcount, ttype)?)
+    put_get(oaddr, ocount, otype, rank, disp, tcount, ttype, w, true)
 }}
 
 mpi_fn! { MPI_Get_c / PMPI_Get_c (oaddr: *mut c_void, ocount: MPI_Count, otype: MPI_Datatype, rank: c_int, disp: MPI_Aint, tcount: MPI_Count, ttype: MPI_Datatype, w: MPI_Win) target(target(w)) {
-    let id = win(w)?;
-    rma::get(id, origin(oaddr, ocount, otype, "origin_count")?, target_spec(rank, disp, tcount, ttype)?)
+    put_get(oaddr, ocount, otype, rank, disp, tcount, ttype, w, false)
 }}
 
 mpi_fn! { MPI_Accumulate_c / PMPI_Accumulate_c (oaddr: *const c_void, ocount: MPI_Count, otype: MPI_Datatype, rank: c_int, disp: MPI_Aint, tcount: MPI_Count, ttype: MPI_Datatype, op: MPI_Op, w: MPI_Win) target(target(w)) {

@@ -55,6 +55,8 @@ fn resolve(w: &Win, tg: &TargetSpec) -> Result<Option<Resolved>> {
         return Ok(None);
     };
     w.check_epoch(t)?;
+    // Any operation past this point may store to target memory.
+    w.note_stored();
     let info = type_info(tg.ty)?;
     let part = w.part(t);
     if tg.disp < 0 {
@@ -154,41 +156,89 @@ fn unpack(info: &TypeInfo, addr: usize, data: &[u8]) {
 
 /// The target's pieces of `r` (offset from the target buffer, length) for `n` bytes.
 fn target_blocks(r: &Resolved, n: usize) -> Vec<(isize, usize)> {
-    if r.info.contiguous {
-        return if n == 0 { Vec::new() } else { vec![(0, n)] };
-    }
-    r.info.blocks(r.count, 0, n).collect()
+    pieces(&r.info, r.count, n).collect()
 }
 
-/// Moves the packed target data between `buf` and the target's memory.
-fn transfer(r: &Resolved, buf: &mut [u8], write: bool) -> Result<()> {
-    let mut pos = 0usize;
-    for (d, len) in target_blocks(r, buf.len()) {
-        // In the window: the range was checked against the target's size.
-        let at = (r.part.addr as isize + r.offset as isize + d) as usize;
-        let piece = &mut buf[pos..pos + len];
-        if r.part.direct {
-            // SAFETY: `at..at + len` lies inside the target's window memory, which is
-            // mapped in this process (segment or own memory) for the window's life;
-            // `piece` is our own buffer.
-            unsafe {
-                if write {
-                    std::ptr::copy_nonoverlapping(piece.as_ptr(), at as *mut u8, len);
-                } else {
-                    std::ptr::copy_nonoverlapping(at as *const u8, piece.as_mut_ptr(), len);
-                }
-            }
-        } else {
-            cma(r.part.pid, at, piece, write)?;
+/// The memory pieces (displacement from the buffer, length) of the first `n` packed
+/// bytes of `count` elements of `info`, in packed order.
+fn pieces(
+    info: &TypeInfo,
+    count: usize,
+    n: usize,
+) -> Box<dyn Iterator<Item = (isize, usize)> + '_> {
+    if info.contiguous {
+        Box::new((n > 0).then_some((0, n)).into_iter())
+    } else {
+        Box::new(info.blocks(count, 0, n))
+    }
+}
+
+/// Walks two piece lists of the same packed length in step: `f(displacement in a,
+/// displacement in b, length)` for each run that lies in one piece of each.
+fn zip_pieces(
+    mut a: impl Iterator<Item = (isize, usize)>,
+    mut b: impl Iterator<Item = (isize, usize)>,
+    mut f: impl FnMut(isize, isize, usize) -> Result<()>,
+) -> Result<()> {
+    let (mut x, mut y) = (a.next(), b.next());
+    while let (Some((da, la)), Some((db, lb))) = (x, y) {
+        let len = la.min(lb);
+        if len > 0 {
+            f(da, db, len)?;
         }
-        pos += len;
+        x = if la > len {
+            Some((da + len as isize, la - len))
+        } else {
+            a.next()
+        };
+        y = if lb > len {
+            Some((db + len as isize, lb - len))
+        } else {
+            b.next()
+        };
     }
     Ok(())
 }
 
+/// Moves the packed target data between `buf` and the target's memory.
+fn transfer(r: &Resolved, buf: &mut [u8], write: bool) -> Result<()> {
+    let n = buf.len();
+    let local = buf.as_mut_ptr() as usize;
+    let at = r.part.addr.wrapping_add(r.offset);
+    let tp = pieces(&r.info, r.count, n);
+    if r.part.direct {
+        return zip_pieces(std::iter::once((0, n)), tp, |od, td, len| {
+            // SAFETY: the target piece lies inside the target's window memory (the
+            // range was checked against its size), mapped in this process for the
+            // window's life; the local piece is inside our own buffer.
+            unsafe { copy_piece(local, od, at, td, len, write) };
+            Ok(())
+        });
+    }
+    cma_pieces(r.part.pid, at, tp, local, std::iter::once((0, n)), write)
+}
+
+/// Copies `len` bytes between `local + ld` and `remote + rd` (`write`: to `remote`).
+///
+/// # Safety
+/// Both ranges are valid, mapped here, and do not overlap.
+unsafe fn copy_piece(local: usize, ld: isize, remote: usize, rd: isize, len: usize, write: bool) {
+    let l = local.wrapping_add_signed(ld) as *mut u8;
+    let r = remote.wrapping_add_signed(rd) as *mut u8;
+    // SAFETY: the caller's contract.
+    unsafe {
+        if write {
+            std::ptr::copy_nonoverlapping(l, r, len);
+        } else {
+            std::ptr::copy_nonoverlapping(r, l, len);
+        }
+    }
+}
+
 /// Moves the `n` packed bytes of the operation between the origin buffer and the
 /// target's memory mapped here (`write`: a put), packing or unpacking straight into or
-/// out of the window where either side is contiguous, through a buffer otherwise.
+/// out of the window where either side is contiguous, piece by piece along both types
+/// otherwise.
 fn copy_mapped(oi: &TypeInfo, o: &Origin, r: &Resolved, n: usize, write: bool) {
     if n == 0 {
         return;
@@ -213,40 +263,112 @@ fn copy_mapped(oi: &TypeInfo, o: &Origin, r: &Resolved, n: usize, write: bool) {
             (false, true, false) => oi.unpack(o.addr as *mut u8, t_bytes()),
             (true, false, true) => r.info.unpack(tbase as *mut u8, o_bytes()),
             (true, false, false) => r.info.pack(tbase as *const u8, r.count, o_bytes()),
-            (false, false, true) => r.info.unpack(tbase as *mut u8, &pack(oi, o)),
-            (false, false, false) => {
-                let mut v = vec![0u8; n];
-                r.info.pack(tbase as *const u8, r.count, &mut v);
-                unpack(oi, o.addr, &v);
+            (false, false, _) => {
+                let op = pieces(oi, o.count, n);
+                let tp = pieces(&r.info, r.count, n);
+                let _ = zip_pieces(op, tp, |od, td, len| {
+                    copy_piece(o.addr, od, tbase, td, len, write);
+                    Ok(())
+                });
             }
         }
     }
 }
 
+/// Moves the operation's `n` packed bytes between the origin buffer and the target's
+/// memory in another process, along both datatypes, without packing either side.
+fn copy_cma(oi: &TypeInfo, o: &Origin, r: &Resolved, n: usize, write: bool) -> Result<()> {
+    let at = r.part.addr.wrapping_add(r.offset);
+    let tp = pieces(&r.info, r.count, n);
+    cma_pieces(r.part.pid, at, tp, o.addr, pieces(oi, o.count, n), write)
+}
+
+/// Most I/O vector entries one `process_vm_readv`/`writev` call takes (`IOV_MAX`).
+const IOV_MAX: usize = 1024;
+
+/// Moves data between pieces of our memory (`local` plus `lp`) and pieces of the
+/// memory of process `pid` (`remote` plus `rp`), the two lists walked in step, with as
+/// few system calls as the I/O vector limit allows.
+fn cma_pieces(
+    pid: i32,
+    remote: usize,
+    rp: impl Iterator<Item = (isize, usize)>,
+    local: usize,
+    lp: impl Iterator<Item = (isize, usize)>,
+    write: bool,
+) -> Result<()> {
+    fn push(v: &mut Vec<libc::iovec>, at: usize, len: usize) {
+        if let Some(last) = v.last_mut() {
+            if last.iov_base as usize + last.iov_len == at {
+                last.iov_len += len;
+                return;
+            }
+        }
+        v.push(libc::iovec {
+            iov_base: at as *mut libc::c_void,
+            iov_len: len,
+        });
+    }
+    let (mut lv, mut rv) = (Vec::new(), Vec::new());
+    zip_pieces(lp, rp, |ld, rd, len| {
+        push(&mut lv, local.wrapping_add_signed(ld), len);
+        push(&mut rv, remote.wrapping_add_signed(rd), len);
+        if lv.len() == IOV_MAX || rv.len() == IOV_MAX {
+            cma_iov(pid, &mut lv, &mut rv, write)?;
+            lv.clear();
+            rv.clear();
+        }
+        Ok(())
+    })?;
+    cma_iov(pid, &mut lv, &mut rv, write)
+}
+
 /// One copy between our `local` buffer and `remote` in process `pid`.
 pub(crate) fn cma(pid: i32, remote: usize, local: &mut [u8], write: bool) -> Result<()> {
-    let mut done = 0usize;
-    while done < local.len() {
-        let liov = libc::iovec {
-            iov_base: local[done..].as_mut_ptr() as *mut libc::c_void,
-            iov_len: local.len() - done,
-        };
-        let riov = libc::iovec {
-            iov_base: (remote + done) as *mut libc::c_void,
-            iov_len: local.len() - done,
-        };
-        // SAFETY: `liov` describes our own live buffer; the remote range is checked by
+    let n = local.len();
+    cma_pieces(
+        pid,
+        remote,
+        std::iter::once((0, n)),
+        local.as_mut_ptr() as usize,
+        std::iter::once((0, n)),
+        write,
+    )
+}
+
+/// Moves the bytes of I/O vectors `l` (ours) and `r` (process `pid`'s), of the same
+/// total length, resuming after partial transfers; the vectors are consumed.
+fn cma_iov(pid: i32, l: &mut [libc::iovec], r: &mut [libc::iovec], write: bool) -> Result<()> {
+    let (mut li, mut ri) = (0usize, 0usize);
+    while li < l.len() && ri < r.len() {
+        let (lrest, rrest) = (&l[li..], &r[ri..]);
+        // SAFETY: the local vector describes live memory of this process that the
+        // operation may read (put) or write (get); the remote ranges are checked by
         // the kernel (a bad address is an error, never corruption here).
-        let n = unsafe {
+        let done = unsafe {
             if write {
-                libc::process_vm_writev(pid, &liov, 1, &riov, 1, 0)
+                libc::process_vm_writev(
+                    pid,
+                    lrest.as_ptr(),
+                    lrest.len() as _,
+                    rrest.as_ptr(),
+                    rrest.len() as _,
+                    0,
+                )
             } else {
-                libc::process_vm_readv(pid, &liov, 1, &riov, 1, 0)
+                libc::process_vm_readv(
+                    pid,
+                    lrest.as_ptr(),
+                    lrest.len() as _,
+                    rrest.as_ptr(),
+                    rrest.len() as _,
+                    0,
+                )
             }
         };
-        if n <= 0 {
+        if done <= 0 {
             let e = std::io::Error::last_os_error();
-            if n < 0 && e.kind() == std::io::ErrorKind::Interrupted {
+            if done < 0 && e.kind() == std::io::ErrorKind::Interrupted {
                 continue;
             }
             return err(
@@ -257,9 +379,26 @@ pub(crate) fn cma(pid: i32, remote: usize, local: &mut [u8], write: bool) -> Res
                 ),
             );
         }
-        done += n as usize;
+        li += consume(&mut l[li..], done as usize);
+        ri += consume(&mut r[ri..], done as usize);
     }
     Ok(())
+}
+
+/// Drops the first `n` bytes of I/O vector `v`: the number of entries used up (the
+/// next one is trimmed).
+fn consume(v: &mut [libc::iovec], mut n: usize) -> usize {
+    let mut k = 0;
+    while n > 0 && k < v.len() {
+        let take = n.min(v[k].iov_len);
+        v[k].iov_base = (v[k].iov_base as usize + take) as *mut libc::c_void;
+        v[k].iov_len -= take;
+        n -= take;
+        if v[k].iov_len == 0 {
+            k += 1;
+        }
+    }
+    k
 }
 
 /// The request of an operation of `kind` on target `r` with origin `data`, as the
@@ -312,23 +451,23 @@ fn put_general(w: &Win, o: Origin, tg: TargetSpec, user: bool) -> Result<Option<
         };
         return am::issue(w, r.t, &d, 0, Deliver::Ack, user);
     }
-    if r.part.direct && !w.is_am() {
-        copy_mapped(&oi, &o, &r, n, true);
+    if !w.is_am() {
+        if r.part.direct {
+            copy_mapped(&oi, &o, &r, n, true);
+        } else {
+            copy_cma(&oi, &o, &r, n, true)?;
+        }
         return Ok(None);
     }
-    let mut data = pack(&oi, &o);
-    if w.is_am() {
-        return am::issue(
-            w,
-            r.t,
-            &data_op(Kind::Put, &r, &data),
-            0,
-            Deliver::Ack,
-            user,
-        );
-    }
-    transfer(&r, &mut data, true)?;
-    Ok(None)
+    let data = pack(&oi, &o);
+    am::issue(
+        w,
+        r.t,
+        &data_op(Kind::Put, &r, &data),
+        0,
+        Deliver::Ack,
+        user,
+    )
 }
 
 /// `MPI_Get`.
@@ -370,11 +509,9 @@ fn get_general(w: &Win, o: Origin, tg: TargetSpec, user: bool) -> Result<Option<
     }
     if r.part.direct {
         copy_mapped(&oi, &o, &r, n, false);
-        return Ok(None);
+    } else {
+        copy_cma(&oi, &o, &r, n, false)?;
     }
-    let mut data = vec![0u8; n];
-    transfer(&r, &mut data, false)?;
-    unpack(&oi, o.addr, &data);
     Ok(None)
 }
 

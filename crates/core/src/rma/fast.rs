@@ -1,19 +1,21 @@
 //! The short path of the commonest operations on shared-memory windows: `MPI_Put` and
 //! `MPI_Get` between predefined contiguous datatypes, and `MPI_Fetch_and_op` and
 //! `MPI_Compare_and_swap` that the atomic rule (`atomic.rs`) runs with CPU atomics.
-//! No lock, no allocation and no runtime access: the window comes from the thread's
-//! copy of the table, the epoch from the window's atomic summary, the datatype's size
-//! from a table of the predefined types. A put or get is one copy between the origin
+//! No lock, no allocation and no runtime access: the window comes from the table's
+//! lock-free entries, what the window allows from its `fast` bits, the epoch from its
+//! atomic summary, the datatype's size from a table of the predefined types. The C
+//! binding calls the `*_fast` functions with the handles it decoded from its own table
+//! of predefined types, before any other argument processing. A put or get is one copy between the origin
 //! buffer and the target's memory (mapped here, or reached with
 //! `process_vm_readv`/`writev` for memory a member gave `MPI_Win_create`).
 //!
-//! Each function answers `None` when the call is not one it handles, or would fail:
-//! the general path in `access.rs` then carries it out, or reports the error, with
-//! the same outcome.
+//! Each function answers `None` (the `*_fast` ones `false`) when the call is not one
+//! it handles, or would fail: the general path in `access.rs` then carries it out, or
+//! reports the error, with the same outcome.
 
 use super::access::{cma, Cas, Origin, TargetSpec};
-use super::atomic;
-use super::{Flavor, Win};
+use super::{atomic, table};
+use super::{Win, WinId, FAST_ATOMIC, FAST_COPY};
 use crate::error::Result;
 use crate::types::TypeId;
 use oxmpi_coll::ops::{op_valid, PredefinedOp};
@@ -42,18 +44,26 @@ fn size_of(ty: TypeId) -> Option<usize> {
     sizes().get(ty as usize).copied().filter(|&s| s > 0)
 }
 
+/// The size of predefined type `ty` if its elements are their bytes in order (so a
+/// transfer of it is a copy of bytes, as [`transfer_fast`] makes), else 0: for a
+/// binding's table of the handles it may send there.
+pub fn plain_type_size(ty: TypeId) -> usize {
+    size_of(ty).unwrap_or(0)
+}
+
 /// Address of `n` bytes at displacement `disp` of target `t`, checked against the
-/// window: the target index and the address, and whether it is mapped here.
+/// window (which must allow short path `kind`): the target index, the address, and
+/// whether it is mapped here.
 #[inline]
-fn locate(w: &Win, rank: i32, disp: i64, n: usize) -> Option<(usize, usize, bool)> {
-    if w.is_am() || w.flavor() == Flavor::Dynamic || rank < 0 {
+fn locate(w: &Win, kind: u8, rank: i32, disp: i64, n: usize) -> Option<(usize, usize, bool)> {
+    if w.fast & kind == 0 || rank < 0 || disp < 0 {
         return None;
     }
     let t = rank as usize;
-    if t >= w.parts.len() || w.check_epoch(t).is_err() || disp < 0 {
+    let p = w.parts.get(t)?;
+    if w.check_epoch(t).is_err() {
         return None;
     }
-    let p = &w.parts[t];
     let start = (disp as usize).checked_mul(p.disp_unit)?;
     if start.checked_add(n)? > p.size {
         return None;
@@ -68,28 +78,46 @@ pub(crate) fn transfer(w: &Win, o: &Origin, tg: &TargetSpec, write: bool) -> Opt
     if size_of(tg.ty)?.checked_mul(tg.count)? != n {
         return None;
     }
-    let (t, at, direct) = locate(w, tg.rank, tg.disp, n)?;
+    bytes(w, o.addr, n, tg.rank, tg.disp, write).then_some(Ok(()))
+}
+
+/// `MPI_Put` (`write`) or `MPI_Get` of `n` bytes at `addr` (predefined contiguous
+/// types of that total size on both sides) with window `id`: true when done, false
+/// when the general path must carry the call out (or report its error).
+#[inline]
+pub fn transfer_fast(id: WinId, addr: usize, n: usize, rank: i32, disp: i64, write: bool) -> bool {
+    table::peek(id, |w| bytes(w, addr, n, rank, disp, write))
+}
+
+#[inline]
+fn bytes(w: &Win, addr: usize, n: usize, rank: i32, disp: i64, write: bool) -> bool {
+    let Some((t, at, direct)) = locate(w, FAST_COPY, rank, disp, n) else {
+        return false;
+    };
     if n == 0 {
-        return Some(Ok(()));
+        return true;
     }
     if direct {
+        if write {
+            w.note_stored();
+        }
         // SAFETY: `at..at + n` lies inside target `t`'s window memory, mapped in this
         // process for the window's life (`locate` checked the range); the origin
         // buffer holds `n` bytes (MPI's contract), and is not window memory of the
         // same target range (MPI forbids the overlap).
         unsafe {
             if write {
-                std::ptr::copy_nonoverlapping(o.addr as *const u8, at as *mut u8, n);
+                std::ptr::copy_nonoverlapping(addr as *const u8, at as *mut u8, n);
             } else {
-                std::ptr::copy_nonoverlapping(at as *const u8, o.addr as *mut u8, n);
+                std::ptr::copy_nonoverlapping(at as *const u8, addr as *mut u8, n);
             }
         }
-        return Some(Ok(()));
+        return true;
     }
     // SAFETY: the origin buffer holds `n` bytes (MPI's contract); `cma` only reads it
     // for a put.
-    let local = unsafe { std::slice::from_raw_parts_mut(o.addr as *mut u8, n) };
-    Some(cma(w.parts[t].pid, at, local, write))
+    let local = unsafe { std::slice::from_raw_parts_mut(addr as *mut u8, n) };
+    cma(w.parts[t].pid, at, local, write).is_ok()
 }
 
 /// Per predefined type index: the element the atomic rule runs with CPU atomics, and
@@ -116,11 +144,8 @@ fn atomic_types() -> &'static [Option<(atomic::Elem, u16)>; Predefined::COUNT] {
 /// (address, element, operations) for one element of `ty` at `disp` of `rank`.
 #[inline]
 fn atomic_slot(w: &Win, ty: TypeId, rank: i32, disp: i64) -> Option<(usize, atomic::Elem, u16)> {
-    if !matches!(w.flavor(), Flavor::Allocate | Flavor::Shared) {
-        return None;
-    }
     let (e, ops) = (*atomic_types().get(ty as usize)?)?;
-    let (_, at, direct) = locate(w, rank, disp, e.size)?;
+    let (_, at, direct) = locate(w, FAST_ATOMIC, rank, disp, e.size)?;
     (direct && at % e.size == 0).then_some((at, e, ops))
 }
 
@@ -167,4 +192,28 @@ pub(crate) fn compare_and_swap(w: &Win, c: &Cas) -> Option<Result<()>> {
         atomic::store_bits(c.result, e.size, old);
     }
     Some(Ok(()))
+}
+
+/// `MPI_Fetch_and_op` with window `id` (see [`fetch_and_op`]): true when done, false
+/// when the general path must carry the call out.
+#[inline]
+pub fn fetch_and_op_fast(
+    id: WinId,
+    origin: usize,
+    result: usize,
+    ty: TypeId,
+    rank: i32,
+    disp: i64,
+    op: u32,
+) -> bool {
+    table::peek(id, |w| {
+        fetch_and_op(w, origin, result, ty, rank, disp, op).is_some()
+    })
+}
+
+/// `MPI_Compare_and_swap` with window `id`: true when done, false when the general
+/// path must carry the call out.
+#[inline]
+pub fn compare_and_swap_fast(id: WinId, c: &Cas) -> bool {
+    table::peek(id, |w| compare_and_swap(w, c).is_some())
 }

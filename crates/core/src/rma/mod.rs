@@ -40,7 +40,7 @@ use crate::error::{err, Error, ErrorClass, Result};
 use crate::internal_coll::{Member, Reader, Team, Writer};
 use crate::runtime;
 use crate::sys::shm::{self, Mapping};
-use std::sync::atomic::{AtomicU32, AtomicU8, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU32, AtomicU8, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard};
 
 pub use access::{
@@ -48,6 +48,7 @@ pub use access::{
     get_accumulate_req, get_req, put, put_req, Cas, Origin, TargetSpec,
 };
 pub use am::progress;
+pub use fast::{compare_and_swap_fast, fetch_and_op_fast, plain_type_size, transfer_fast};
 pub use table::win;
 
 /// Index of a window in the table.
@@ -93,6 +94,31 @@ fn regions_at(n: usize) -> usize {
 /// Bits of [`Win::open`]: a fence epoch, a `MPI_Win_lock_all` epoch.
 const OPEN_FENCE: u32 = 1;
 const OPEN_LOCK_ALL: u32 = 2;
+/// `Win::fast`: puts and gets of contiguous bytes may take the short path (shared-memory
+/// transport, displacements relative to a base).
+const FAST_COPY: u8 = 1;
+/// `Win::fast`: CPU atomics may run fetch-and-op and compare-and-swap (window memory in
+/// the segment).
+const FAST_ATOMIC: u8 = 2;
+
+/// `Win::fast`: a flush after no plain stores to target memory may skip ordering memory:
+/// x86-64 (loads are never reordered with later stores there, and the atomics' locked
+/// instructions are full barriers) and fewer threads than `MPI_THREAD_MULTIPLE` allows
+/// (the record of stores is the window's, not the thread's).
+const FAST_FLUSH: u8 = 4;
+
+/// The short paths a window of `flavor` on the message transport (`am`) or not allows.
+fn fast_paths(flavor: Flavor, am: bool) -> u8 {
+    if am {
+        return 0;
+    }
+    match flavor {
+        Flavor::Dynamic => 0,
+        Flavor::Create => FAST_COPY,
+        Flavor::Allocate | Flavor::Shared => FAST_COPY | FAST_ATOMIC,
+    }
+}
+
 /// Bits of [`Win::open_to`]: the target is locked, in the `MPI_Win_start` group.
 const OPEN_LOCKED: u8 = 1;
 const OPEN_STARTED: u8 = 2;
@@ -242,6 +268,11 @@ pub struct Win {
     open: AtomicU32,
     /// Per target: [`OPEN_LOCKED`], [`OPEN_STARTED`].
     open_to: Box<[AtomicU8]>,
+    /// Which short paths of `fast.rs` the window allows: [`FAST_COPY`], [`FAST_ATOMIC`].
+    fast: u8,
+    /// Set by every operation that may have written target memory with plain stores
+    /// since the last flush; a flush orders memory only when it is set.
+    stored: AtomicBool,
     /// The values `MPI_Win_get_attr` points to, for the window's life.
     cells: Cells,
 }
@@ -353,6 +384,29 @@ impl Win {
             );
         }
         Ok(Some(rank as usize))
+    }
+
+    /// Records that an operation wrote target memory with plain stores, which the next
+    /// flush must order.
+    #[inline]
+    pub(crate) fn note_stored(&self) {
+        if !self.stored.load(Ordering::Relaxed) {
+            self.stored.store(true, Ordering::Relaxed);
+        }
+    }
+
+    /// Whether a flush must order memory: always unless [`FAST_FLUSH`] allows less,
+    /// then only after plain stores since the last one (and clears the record).
+    #[inline]
+    fn take_stored(&self) -> bool {
+        if !cfg!(target_arch = "x86_64") || self.fast & FAST_FLUSH == 0 {
+            return true;
+        }
+        if !self.stored.load(Ordering::Relaxed) {
+            return false;
+        }
+        self.stored.store(false, Ordering::Relaxed);
+        true
     }
 
     /// Refuses an operation on `t` outside any access epoch to it.
@@ -800,6 +854,10 @@ fn finish(
     if let Some(i) = c.info {
         hints.update(i)?;
     }
+    let mut fast = fast_paths(c.flavor, am.is_some());
+    if runtime::thread_level()? != runtime::ThreadLevel::Multiple {
+        fast |= FAST_FLUSH;
+    }
     let win = Win {
         comm: dup,
         group: snap.group.clone(),
@@ -818,6 +876,8 @@ fn finish(
         },
         open: AtomicU32::new(0),
         open_to: (0..n).map(|_| AtomicU8::new(0)).collect(),
+        fast,
+        stored: AtomicBool::new(false),
         parts,
         meta: Mutex::new(Meta {
             name: String::new(),
@@ -1196,35 +1256,36 @@ pub fn get_info(id: WinId) -> Result<crate::info::InfoId> {
 
 /// `MPI_Win_lock`.
 pub fn lock(id: WinId, kind: LockKind, rank: i32, assert: i32) -> Result<()> {
-    let w = win(id)?;
-    check_assert(assert, MODE_NOCHECK)?;
-    check_locks_allowed(&w)?;
-    let Some(t) = w.target(rank, "rank")? else {
-        return Ok(());
-    };
-    {
-        let m = w.meta();
-        if m.epochs.lock_all.is_some() || m.epochs.locks[t].is_some() {
-            return err(
-                ErrorClass::RmaSync,
-                format!("this process already holds a lock on target rank {t} of the window"),
-            );
+    table::with_win(id, |w| {
+        check_assert(assert, MODE_NOCHECK)?;
+        check_locks_allowed(w)?;
+        let Some(t) = w.target(rank, "rank")? else {
+            return Ok(());
+        };
+        {
+            let m = w.meta();
+            if m.epochs.lock_all.is_some() || m.epochs.locks[t].is_some() {
+                return err(
+                    ErrorClass::RmaSync,
+                    format!("this process already holds a lock on target rank {t} of the window"),
+                );
+            }
         }
-    }
-    let take = assert & MODE_NOCHECK == 0;
-    if take {
-        if w.is_am() {
-            am::lock_targets(&w, &[t], kind == LockKind::Exclusive)?;
-        } else {
-            acquire(&w, t, kind);
+        let take = assert & MODE_NOCHECK == 0;
+        if take {
+            if w.is_am() {
+                am::lock_targets(w, &[t], kind == LockKind::Exclusive)?;
+            } else {
+                acquire(w, t, kind);
+            }
         }
-    }
-    let mut m = w.meta();
-    m.epochs.locks[t] = Some((kind, take));
-    m.epochs.fence = false;
-    w.set_open(OPEN_FENCE, false);
-    w.set_open_to(t, OPEN_LOCKED, true);
-    Ok(())
+        let mut m = w.meta();
+        m.epochs.locks[t] = Some((kind, take));
+        m.epochs.fence = false;
+        w.set_open(OPEN_FENCE, false);
+        w.set_open_to(t, OPEN_LOCKED, true);
+        Ok(())
+    })
 }
 
 fn acquire(w: &Win, t: usize, kind: LockKind) {
@@ -1256,91 +1317,94 @@ fn release(w: &Win, t: usize, kind: LockKind) {
 
 /// `MPI_Win_unlock`.
 pub fn unlock(id: WinId, rank: i32) -> Result<()> {
-    let w = win(id)?;
-    let Some(t) = w.target(rank, "rank")? else {
-        return Ok(());
-    };
-    let (kind, taken) = {
-        let mut m = w.meta();
-        let l = m.epochs.locks[t].take().ok_or_else(|| {
-            Error::new(
-                ErrorClass::RmaSync,
-                format!("this process holds no lock on target rank {t} of the window"),
-            )
-        })?;
-        w.set_open_to(t, OPEN_LOCKED, false);
-        l
-    };
-    if w.is_am() {
-        return if taken {
-            am::unlock_targets(&w, &[t], kind == LockKind::Exclusive)
-        } else {
-            am::wait_replies(&w, Some(&[t]))
+    table::with_win(id, |w| {
+        let Some(t) = w.target(rank, "rank")? else {
+            return Ok(());
         };
-    }
-    std::sync::atomic::fence(Ordering::SeqCst);
-    if taken {
-        release(&w, t, kind);
-    }
-    Ok(())
+        let (kind, taken) = {
+            let mut m = w.meta();
+            let l = m.epochs.locks[t].take().ok_or_else(|| {
+                Error::new(
+                    ErrorClass::RmaSync,
+                    format!("this process holds no lock on target rank {t} of the window"),
+                )
+            })?;
+            w.set_open_to(t, OPEN_LOCKED, false);
+            l
+        };
+        if w.is_am() {
+            return if taken {
+                am::unlock_targets(w, &[t], kind == LockKind::Exclusive)
+            } else {
+                am::wait_replies(w, Some(&[t]))
+            };
+        }
+        std::sync::atomic::fence(Ordering::SeqCst);
+        if taken {
+            release(w, t, kind);
+        }
+        Ok(())
+    })
 }
 
 /// `MPI_Win_lock_all`: a shared lock on every member.
 pub fn lock_all(id: WinId, assert: i32) -> Result<()> {
-    let w = win(id)?;
-    check_assert(assert, MODE_NOCHECK)?;
-    check_locks_allowed(&w)?;
-    {
-        let m = w.meta();
-        if m.epochs.lock_all.is_some() || m.epochs.locks.iter().any(|l| l.is_some()) {
-            return err(
-                ErrorClass::RmaSync,
-                "this process already holds a lock on the window",
-            );
+    table::with_win(id, |w| {
+        check_assert(assert, MODE_NOCHECK)?;
+        check_locks_allowed(w)?;
+        {
+            let m = w.meta();
+            if m.epochs.lock_all.is_some() || m.epochs.locks.iter().any(|l| l.is_some()) {
+                return err(
+                    ErrorClass::RmaSync,
+                    "this process already holds a lock on the window",
+                );
+            }
         }
-    }
-    let take = assert & MODE_NOCHECK == 0;
-    if take && w.is_am() {
-        let all: Vec<usize> = (0..w.n()).collect();
-        am::lock_targets(&w, &all, false)?;
-    } else if take {
-        for t in 0..w.n() {
-            acquire(&w, t, LockKind::Shared);
+        let take = assert & MODE_NOCHECK == 0;
+        if take && w.is_am() {
+            let all: Vec<usize> = (0..w.n()).collect();
+            am::lock_targets(w, &all, false)?;
+        } else if take {
+            for t in 0..w.n() {
+                acquire(w, t, LockKind::Shared);
+            }
         }
-    }
-    let mut m = w.meta();
-    m.epochs.lock_all = Some(take);
-    m.epochs.fence = false;
-    w.set_open(OPEN_FENCE, false);
-    w.set_open(OPEN_LOCK_ALL, true);
-    Ok(())
+        let mut m = w.meta();
+        m.epochs.lock_all = Some(take);
+        m.epochs.fence = false;
+        w.set_open(OPEN_FENCE, false);
+        w.set_open(OPEN_LOCK_ALL, true);
+        Ok(())
+    })
 }
 
 /// `MPI_Win_unlock_all`.
 pub fn unlock_all(id: WinId) -> Result<()> {
-    let w = win(id)?;
-    let Some(taken) = w.meta().epochs.lock_all.take() else {
-        return err(
-            ErrorClass::RmaSync,
-            "this process holds no MPI_Win_lock_all epoch on the window",
-        );
-    };
-    w.set_open(OPEN_LOCK_ALL, false);
-    if w.is_am() {
-        let all: Vec<usize> = (0..w.n()).collect();
-        return if taken {
-            am::unlock_targets(&w, &all, false)
-        } else {
-            am::wait_replies(&w, None)
+    table::with_win(id, |w| {
+        let Some(taken) = w.meta().epochs.lock_all.take() else {
+            return err(
+                ErrorClass::RmaSync,
+                "this process holds no MPI_Win_lock_all epoch on the window",
+            );
         };
-    }
-    std::sync::atomic::fence(Ordering::SeqCst);
-    if taken {
-        for t in 0..w.n() {
-            release(&w, t, LockKind::Shared);
+        w.set_open(OPEN_LOCK_ALL, false);
+        if w.is_am() {
+            let all: Vec<usize> = (0..w.n()).collect();
+            return if taken {
+                am::unlock_targets(w, &all, false)
+            } else {
+                am::wait_replies(w, None)
+            };
         }
-    }
-    Ok(())
+        std::sync::atomic::fence(Ordering::SeqCst);
+        if taken {
+            for t in 0..w.n() {
+                release(w, t, LockKind::Shared);
+            }
+        }
+        Ok(())
+    })
 }
 
 /// `MPI_Win_flush` (`rank` given) and `MPI_Win_flush_all`: operations on memory this
@@ -1368,7 +1432,9 @@ fn flush_as(id: WinId, rank: Option<i32>, local: bool) -> Result<()> {
         if let Some(r) = rank.filter(|&r| r >= 0 && (r as usize) < w.n()) {
             // The usual case first: a locked target on shared memory.
             if !w.is_am() && w.passive_to(r as usize) {
-                full_fence();
+                if w.take_stored() {
+                    full_fence();
+                }
                 return Ok(());
             }
         }

@@ -67,6 +67,18 @@ pub(crate) fn with_win<R>(id: WinId, f: impl FnOnce(&Win) -> Result<R>) -> Resul
     f(&w)
 }
 
+/// Runs `f` on window `id` if it has a lock-free entry; false otherwise (the caller's
+/// general path then looks the window up, or reports it invalid).
+#[inline]
+pub(crate) fn peek(id: WinId, f: impl FnOnce(&Win) -> bool) -> bool {
+    let Some(slot) = FAST.get(id as usize) else {
+        return false;
+    };
+    let p = slot.load(Ordering::Acquire);
+    // SAFETY: as in `with_win`.
+    !p.is_null() && f(unsafe { &*p })
+}
+
 /// Adds a window; returns its index.
 pub(crate) fn install(w: Arc<Win>) -> WinId {
     let old = std::mem::take(&mut *retired());
