@@ -189,19 +189,11 @@ unsafe fn repeat<D: Dir>(
     if let NodeKind::Blocks { disps, starts } = &child.kind {
         let len = cs as usize;
         let full = (count - k).min(((avail - done) / len) as u64) as usize;
+        let at = offset(origin(k), child.disp);
         // SAFETY: the `full` whole elements are inside the caller's ranges.
-        if full > 0
-            && unsafe {
-                small_elements::<D>(
-                    disps,
-                    starts,
-                    offset(origin(k), child.disp),
-                    stride,
-                    buf.add(done),
-                    full,
-                )
-            }
-        {
+        let moved = full > 0
+            && unsafe { small_elements::<D>(disps, starts, at, stride, buf.add(done), full) };
+        if moved {
             done += full * len;
             k += full as u64;
         }
@@ -269,7 +261,7 @@ unsafe fn small_elements<D: Dir>(
 /// pattern repeats every element, so the branch is predicted).
 #[inline(always)]
 unsafe fn copy_small<D: Dir>(mem: usize, buf: *mut u8, len: usize) {
-    // SAFETY (all arms): `len` bytes at `mem` and `buf` are inside the caller's ranges.
+    // SAFETY: in all arms, `len` bytes at `mem` and `buf` are inside the caller's ranges.
     unsafe {
         match len {
             1 => D::copy_fixed::<1>(mem, buf),
@@ -296,7 +288,7 @@ unsafe fn pair_first<D: Dir>(
     buf: *mut u8,
     n: usize,
 ) -> bool {
-    // SAFETY (all arms): forwarded caller contract.
+    // SAFETY: forwarded caller contract, in all arms.
     unsafe {
         match a {
             1 => pair_second::<D, 1>(b, d0, d1, mem, stride, buf, n),
@@ -320,7 +312,7 @@ unsafe fn pair_second<D: Dir, const A: usize>(
     buf: *mut u8,
     n: usize,
 ) -> bool {
-    // SAFETY (all arms): forwarded caller contract.
+    // SAFETY: forwarded caller contract, in all arms.
     unsafe {
         match b {
             1 => pair::<D, A, 1>(d0, d1, mem, stride, buf, n),
