@@ -222,14 +222,7 @@ int main(int argc, char **argv)
             validate(&c, size);
         int iters;
         double mean = bench_measure(&o, size, timed_calls, &c, MPI_COMM_WORLD, &iters) * 1e6 / iters;
-        double mn, mx, sum;
-        MPI_Reduce(&mean, &mn, 1, MPI_DOUBLE, MPI_MIN, 0, MPI_COMM_WORLD);
-        MPI_Reduce(&mean, &mx, 1, MPI_DOUBLE, MPI_MAX, 0, MPI_COMM_WORLD);
-        MPI_Reduce(&mean, &sum, 1, MPI_DOUBLE, MPI_SUM, 0, MPI_COMM_WORLD);
-        if (c.rank == 0) {
-            printf("%ld %.3f %.3f %.3f %d\n", size, sum / c.nranks, mn, mx, iters);
-            fflush(stdout);
-        }
+        bench_report_mean(mean, size, iters);
     }
     MPI_Type_free(&c.type);
     free(c.sbuf);
