@@ -205,17 +205,9 @@ int main(int argc, char **argv)
     o.iters_large = 100;
     o.warmup_large = 10;
     bench_parse(argc, argv, &o, "OP ");
-    if (o.positional == NULL)
-        bench_die("%s", "missing OP (allreduce, bcast, reduce, allgather, alltoall, barrier, "
-                        "iallreduce, ibcast, ialltoall, allreduce_init)");
-    int found = 0;
-    for (int i = 0; i <= OP_LAST; i++)
-        if (strcmp(o.positional, op_names[i]) == 0) {
-            c.op = (enum op)i;
-            found = 1;
-        }
-    if (!found)
-        bench_die("unknown collective '%s'", o.positional);
+    c.op = (enum op)bench_find_op(&o, op_names, OP_LAST + 1,
+                                  "allreduce, bcast, reduce, allgather, alltoall, barrier, "
+                                  "iallreduce, ibcast, ialltoall, allreduce_init");
     if (c.op == OP_BARRIER) {
         o.sizes[0] = 0;
         o.nsizes = 1;

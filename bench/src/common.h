@@ -299,6 +299,20 @@ static inline void bench_fail_validation(const char *what, long size, long at)
     MPI_Abort(MPI_COMM_WORLD, 3);
 }
 
+/* The index of the positional argument (the operation) in names[0..n), or dies naming
+ * the choices (`usage`). */
+static inline int bench_find_op(const struct bench_opts *o, const char *const *names, int n,
+                                const char *usage)
+{
+    if (o->positional == NULL)
+        bench_die("missing OP (%s)", usage);
+    for (int i = 0; i < n; i++)
+        if (strcmp(o->positional, names[i]) == 0)
+            return i;
+    bench_die("unknown collective '%s'", o->positional);
+    return -1;
+}
+
 /*
  * For the collective programs: combines each rank's mean time per call (us) over
  * MPI_COMM_WORLD and prints "size avg min max iterations" on rank 0, where avg is the

@@ -177,17 +177,9 @@ int main(int argc, char **argv)
     o.iters_large = 20;
     o.warmup_large = 3;
     bench_parse(argc, argv, &o, "OP ");
-    if (o.positional == NULL)
-        bench_die("%s", "missing OP (bcast, gather, scatter, allgather, alltoall, ibcast, "
-                        "iallgather, ialltoall)");
-    int found = 0;
-    for (int i = 0; i <= OP_LAST; i++)
-        if (strcmp(o.positional, op_names[i]) == 0) {
-            c.op = (enum op)i;
-            found = 1;
-        }
-    if (!found)
-        bench_die("unknown collective '%s'", o.positional);
+    c.op = (enum op)bench_find_op(&o, op_names, OP_LAST + 1,
+                                  "bcast, gather, scatter, allgather, alltoall, ibcast, "
+                                  "iallgather, ialltoall");
     long maxsz = 0;
     for (int k = 0; k < o.nsizes; k++) {
         if (o.sizes[k] < (long)sizeof(struct elem) || o.sizes[k] % (long)sizeof(struct elem))
