@@ -232,8 +232,16 @@ unsafe fn small_elements<D: Dir>(
     }
     if disps.len() == 2 {
         let (a, b) = (starts[1] as usize, (starts[2] - starts[1]) as usize);
+        let p = Pair {
+            d0: disps[0],
+            d1: disps[1],
+            mem,
+            stride,
+            buf,
+            n,
+        };
         // SAFETY: forwarded caller contract.
-        if unsafe { pair_first::<D>(a, b, disps[0], disps[1], mem, stride, buf, n) } {
+        if unsafe { pair_first::<D>(a, b, p) } {
             return true;
         }
     }
@@ -275,27 +283,29 @@ unsafe fn copy_small<D: Dir>(mem: usize, buf: *mut u8, len: usize) {
     }
 }
 
-/// Picks the compiled loop for a pair of blocks by the first width.
-#[allow(clippy::too_many_arguments)]
-#[inline(always)]
-unsafe fn pair_first<D: Dir>(
-    a: usize,
-    b: usize,
+/// `n` elements of two blocks at `d0` and `d1`, element k at `mem + k * stride`,
+/// packed back to back at `buf`.
+#[derive(Clone, Copy)]
+struct Pair {
     d0: i64,
     d1: i64,
     mem: usize,
     stride: i64,
     buf: *mut u8,
     n: usize,
-) -> bool {
+}
+
+/// Picks the compiled loop for a pair of blocks of `a` and `b` bytes by the first width.
+#[inline(always)]
+unsafe fn pair_first<D: Dir>(a: usize, b: usize, p: Pair) -> bool {
     // SAFETY: forwarded caller contract, in all arms.
     unsafe {
         match a {
-            1 => pair_second::<D, 1>(b, d0, d1, mem, stride, buf, n),
-            2 => pair_second::<D, 2>(b, d0, d1, mem, stride, buf, n),
-            4 => pair_second::<D, 4>(b, d0, d1, mem, stride, buf, n),
-            8 => pair_second::<D, 8>(b, d0, d1, mem, stride, buf, n),
-            16 => pair_second::<D, 16>(b, d0, d1, mem, stride, buf, n),
+            1 => pair_second::<D, 1>(b, p),
+            2 => pair_second::<D, 2>(b, p),
+            4 => pair_second::<D, 4>(b, p),
+            8 => pair_second::<D, 8>(b, p),
+            16 => pair_second::<D, 16>(b, p),
             _ => false,
         }
     }
@@ -303,47 +313,32 @@ unsafe fn pair_first<D: Dir>(
 
 /// Picks the compiled loop for a pair of blocks by the second width.
 #[inline(always)]
-unsafe fn pair_second<D: Dir, const A: usize>(
-    b: usize,
-    d0: i64,
-    d1: i64,
-    mem: usize,
-    stride: i64,
-    buf: *mut u8,
-    n: usize,
-) -> bool {
+unsafe fn pair_second<D: Dir, const A: usize>(b: usize, p: Pair) -> bool {
     // SAFETY: forwarded caller contract, in all arms.
     unsafe {
         match b {
-            1 => pair::<D, A, 1>(d0, d1, mem, stride, buf, n),
-            2 => pair::<D, A, 2>(d0, d1, mem, stride, buf, n),
-            4 => pair::<D, A, 4>(d0, d1, mem, stride, buf, n),
-            8 => pair::<D, A, 8>(d0, d1, mem, stride, buf, n),
-            16 => pair::<D, A, 16>(d0, d1, mem, stride, buf, n),
+            1 => pair::<D, A, 1>(p),
+            2 => pair::<D, A, 2>(p),
+            4 => pair::<D, A, 4>(p),
+            8 => pair::<D, A, 8>(p),
+            16 => pair::<D, A, 16>(p),
             _ => return false,
         }
     }
     true
 }
 
-/// `n` elements of an `A`-byte block at `d0` and a `B`-byte block at `d1`.
-unsafe fn pair<D: Dir, const A: usize, const B: usize>(
-    d0: i64,
-    d1: i64,
-    mem: usize,
-    stride: i64,
-    buf: *mut u8,
-    n: usize,
-) {
-    let (mut m, mut b) = (mem, buf);
-    for _ in 0..n {
+/// The elements of `p`: an `A`-byte block at `d0` and a `B`-byte block at `d1`.
+unsafe fn pair<D: Dir, const A: usize, const B: usize>(p: Pair) {
+    let (mut m, mut b) = (p.mem, p.buf);
+    for _ in 0..p.n {
         // SAFETY: both blocks of element k and its packed bytes are inside the
         // caller's ranges.
         unsafe {
-            D::copy_fixed::<A>(offset(m, d0), b);
-            D::copy_fixed::<B>(offset(m, d1), b.wrapping_add(A));
+            D::copy_fixed::<A>(offset(m, p.d0), b);
+            D::copy_fixed::<B>(offset(m, p.d1), b.wrapping_add(A));
         }
-        m = offset(m, stride);
+        m = offset(m, p.stride);
         b = b.wrapping_add(A + B);
     }
 }
