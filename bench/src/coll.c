@@ -205,17 +205,9 @@ int main(int argc, char **argv)
     o.iters_large = 100;
     o.warmup_large = 10;
     bench_parse(argc, argv, &o, "OP ");
-    if (o.positional == NULL)
-        bench_die("%s", "missing OP (allreduce, bcast, reduce, allgather, alltoall, barrier, "
-                        "iallreduce, ibcast, ialltoall, allreduce_init)");
-    int found = 0;
-    for (int i = 0; i <= OP_LAST; i++)
-        if (strcmp(o.positional, op_names[i]) == 0) {
-            c.op = (enum op)i;
-            found = 1;
-        }
-    if (!found)
-        bench_die("unknown collective '%s'", o.positional);
+    c.op = (enum op)bench_find_op(&o, op_names, OP_LAST + 1,
+                                  "allreduce, bcast, reduce, allgather, alltoall, barrier, "
+                                  "iallreduce, ibcast, ialltoall, allreduce_init");
     if (c.op == OP_BARRIER) {
         o.sizes[0] = 0;
         o.nsizes = 1;
@@ -247,14 +239,7 @@ int main(int argc, char **argv)
             validate(&c, size);
         int iters;
         double mean = bench_measure(&o, size, timed_calls, &c, MPI_COMM_WORLD, &iters) * 1e6 / iters;
-        double mn, mx, sum;
-        MPI_Reduce(&mean, &mn, 1, MPI_DOUBLE, MPI_MIN, 0, MPI_COMM_WORLD);
-        MPI_Reduce(&mean, &mx, 1, MPI_DOUBLE, MPI_MAX, 0, MPI_COMM_WORLD);
-        MPI_Reduce(&mean, &sum, 1, MPI_DOUBLE, MPI_SUM, 0, MPI_COMM_WORLD);
-        if (c.rank == 0) {
-            printf("%ld %.3f %.3f %.3f %d\n", size, sum / c.nranks, mn, mx, iters);
-            fflush(stdout);
-        }
+        bench_report_mean(mean, size, iters);
     }
     if (persistent != MPI_REQUEST_NULL)
         MPI_Request_free(&persistent);

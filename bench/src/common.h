@@ -299,6 +299,39 @@ static inline void bench_fail_validation(const char *what, long size, long at)
     MPI_Abort(MPI_COMM_WORLD, 3);
 }
 
+/* The index of the positional argument (the operation) in names[0..n), or dies naming
+ * the choices (`usage`). */
+static inline int bench_find_op(const struct bench_opts *o, const char *const *names, int n,
+                                const char *usage)
+{
+    if (o->positional == NULL)
+        bench_die("missing OP (%s)", usage);
+    for (int i = 0; i < n; i++)
+        if (strcmp(o->positional, names[i]) == 0)
+            return i;
+    bench_die("unknown collective '%s'", o->positional);
+    return -1;
+}
+
+/*
+ * For the collective programs: combines each rank's mean time per call (us) over
+ * MPI_COMM_WORLD and prints "size avg min max iterations" on rank 0, where avg is the
+ * mean over ranks (OSU's "Avg Latency").
+ */
+static inline void bench_report_mean(double mean, long size, int iters)
+{
+    int nranks;
+    double mn, mx, sum;
+    MPI_Comm_size(MPI_COMM_WORLD, &nranks);
+    MPI_Reduce(&mean, &mn, 1, MPI_DOUBLE, MPI_MIN, 0, MPI_COMM_WORLD);
+    MPI_Reduce(&mean, &mx, 1, MPI_DOUBLE, MPI_MAX, 0, MPI_COMM_WORLD);
+    MPI_Reduce(&mean, &sum, 1, MPI_DOUBLE, MPI_SUM, 0, MPI_COMM_WORLD);
+    if (bench_rank() == 0) {
+        printf("%ld %.3f %.3f %.3f %d\n", size, sum / nranks, mn, mx, iters);
+        fflush(stdout);
+    }
+}
+
 static inline void bench_header(const char *name, const char *columns, const struct bench_opts *o)
 {
     int size, ver, sub;

@@ -239,6 +239,10 @@ typedef struct {
 #define MPI_COMBINER_F90_INTEGER      17
 #define MPI_COMBINER_RESIZED          18
 #define MPI_COMBINER_HINDEXED_BLOCK   19
+/* MPI-4.1 (issue 21): a value-index type of MPI_Type_get_value_index that is not a named
+ * type. oxmpi, like MPICH, returns only the named pairs (MPI_FLOAT_INT ...), whose
+ * combiner is MPI_COMBINER_NAMED. */
+#define MPI_COMBINER_VALUE_INDEX      20
 
 /* Array layouts for MPI_Type_create_subarray / MPI_Type_create_darray */
 #define MPI_ORDER_C                  56

@@ -314,6 +314,7 @@ abi_constants! {
     MPI_COMBINER_F90_INTEGER: c_int = 17;
     MPI_COMBINER_RESIZED: c_int = 18;
     MPI_COMBINER_HINDEXED_BLOCK: c_int = 19;
+    MPI_COMBINER_VALUE_INDEX: c_int = 20;
 
     // Array layouts for MPI_Type_create_subarray / MPI_Type_create_darray
     MPI_ORDER_C: c_int = 56;

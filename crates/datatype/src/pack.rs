@@ -186,12 +186,161 @@ unsafe fn repeat<D: Dir>(
         }
         return done;
     }
+    if let NodeKind::Blocks { disps, starts } = &child.kind {
+        let len = cs as usize;
+        let full = (count - k).min(((avail - done) / len) as u64) as usize;
+        let at = offset(origin(k), child.disp);
+        // SAFETY: the `full` whole elements are inside the caller's ranges.
+        let moved = full > 0
+            && unsafe { small_elements::<D>(disps, starts, at, stride, buf.add(done), full) };
+        if moved {
+            done += full * len;
+            k += full as u64;
+        }
+    }
     while k < count && done < avail {
         // SAFETY: forwarded caller contract.
         done += unsafe { walk::<D>(child, origin(k), 0, buf.add(done), avail - done) };
         k += 1;
     }
     done
+}
+
+/// Most blocks an element may have to take the [`small_elements`] loop.
+const SMALL_BLOCKS: usize = 8;
+
+/// Moves `n` whole elements made of a few blocks (`disps`, packed ranges `starts`),
+/// element k at `mem + k * stride`, the stream side back to back. Elements of two
+/// blocks of 1-16 bytes (a struct of two scalars) get a loop compiled for their
+/// exact widths; other small shapes one loop over fixed-width moves. Returns false,
+/// moving nothing, when the shape has too many blocks for either.
+///
+/// # Safety
+/// Every block of the `n` elements and the `n` packed elements of the stream must
+/// be inside the caller's ranges.
+#[inline(always)]
+unsafe fn small_elements<D: Dir>(
+    disps: &[i64],
+    starts: &[u64],
+    mem: usize,
+    stride: i64,
+    buf: *mut u8,
+    n: usize,
+) -> bool {
+    if disps.len() > SMALL_BLOCKS {
+        return false;
+    }
+    if disps.len() == 2 {
+        let (a, b) = (starts[1] as usize, (starts[2] - starts[1]) as usize);
+        let p = Pair {
+            d0: disps[0],
+            d1: disps[1],
+            mem,
+            stride,
+            buf,
+            n,
+        };
+        // SAFETY: forwarded caller contract.
+        if unsafe { pair_first::<D>(a, b, p) } {
+            return true;
+        }
+    }
+    let mut shape = [(0i64, 0usize); SMALL_BLOCKS];
+    for (i, d) in disps.iter().enumerate() {
+        shape[i] = (*d, (starts[i + 1] - starts[i]) as usize);
+    }
+    let shape = &shape[..disps.len()];
+    let size = starts[disps.len()] as usize;
+    let (mut m, mut b) = (mem, buf);
+    for _ in 0..n {
+        let mut at = b;
+        for &(d, len) in shape {
+            // SAFETY: block of this element, inside the caller's ranges.
+            unsafe { copy_small::<D>(offset(m, d), at, len) };
+            at = at.wrapping_add(len);
+        }
+        m = offset(m, stride);
+        b = b.wrapping_add(size);
+    }
+    true
+}
+
+/// One block of a small element: fixed-width moves for the common widths (the
+/// pattern repeats every element, so the branch is predicted).
+#[inline(always)]
+unsafe fn copy_small<D: Dir>(mem: usize, buf: *mut u8, len: usize) {
+    // SAFETY: in all arms, `len` bytes at `mem` and `buf` are inside the caller's ranges.
+    unsafe {
+        match len {
+            1 => D::copy_fixed::<1>(mem, buf),
+            2 => D::copy_fixed::<2>(mem, buf),
+            4 => D::copy_fixed::<4>(mem, buf),
+            8 => D::copy_fixed::<8>(mem, buf),
+            12 => D::copy_fixed::<12>(mem, buf),
+            16 => D::copy_fixed::<16>(mem, buf),
+            _ => D::copy(mem, buf, len),
+        }
+    }
+}
+
+/// `n` elements of two blocks at `d0` and `d1`, element k at `mem + k * stride`,
+/// packed back to back at `buf`.
+#[derive(Clone, Copy)]
+struct Pair {
+    d0: i64,
+    d1: i64,
+    mem: usize,
+    stride: i64,
+    buf: *mut u8,
+    n: usize,
+}
+
+/// Picks the compiled loop for a pair of blocks of `a` and `b` bytes by the first width.
+#[inline(always)]
+unsafe fn pair_first<D: Dir>(a: usize, b: usize, p: Pair) -> bool {
+    // SAFETY: forwarded caller contract, in all arms.
+    unsafe {
+        match a {
+            1 => pair_second::<D, 1>(b, p),
+            2 => pair_second::<D, 2>(b, p),
+            4 => pair_second::<D, 4>(b, p),
+            8 => pair_second::<D, 8>(b, p),
+            16 => pair_second::<D, 16>(b, p),
+            _ => false,
+        }
+    }
+}
+
+/// Picks the compiled loop for a pair of blocks by the second width.
+#[inline(always)]
+unsafe fn pair_second<D: Dir, const A: usize>(b: usize, p: Pair) -> bool {
+    // SAFETY: forwarded caller contract, in all arms.
+    unsafe {
+        match b {
+            1 => pair::<D, A, 1>(p),
+            2 => pair::<D, A, 2>(p),
+            4 => pair::<D, A, 4>(p),
+            8 => pair::<D, A, 8>(p),
+            16 => pair::<D, A, 16>(p),
+            _ => return false,
+        }
+    }
+    true
+}
+
+/// The elements of `p`: an `A`-byte block at `d0` and a `B`-byte block at `d1`.
+unsafe fn pair<D: Dir, const A: usize, const B: usize>(p: Pair) {
+    let (mut m, mut b) = (p.mem, p.buf);
+    for _ in 0..p.n {
+        // SAFETY: both blocks of element k and its packed bytes are inside the
+        // caller's ranges.
+        unsafe {
+            D::copy_fixed::<A>(offset(m, p.d0), b);
+            D::copy_fixed::<B>(offset(m, p.d1), b.wrapping_add(A));
+        }
+        m = offset(m, p.stride);
+        b = b.wrapping_add(A + B);
+    }
 }
 
 /// Moves up to `avail` bytes of `node` placed at `origin`, skipping `skip` bytes.

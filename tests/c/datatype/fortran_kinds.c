@@ -7,7 +7,8 @@
  *  - an f90 type has the selected size, decodes as MPI_COMBINER_F90_* with its
  *    arguments, is the same handle when asked again, and works in point-to-point and
  *    in MPI_Allreduce;
- *  - get_value_index gives the predefined pair types, MPI_DATATYPE_NULL otherwise.
+ *  - get_value_index gives the predefined pair types (which decode as
+ *    MPI_COMBINER_NAMED), MPI_DATATYPE_NULL otherwise; MPI_COMBINER_VALUE_INDEX is 20.
  * Passes on MPICH 4.0.2 except what the OXMPI blocks check (MPICH lacks
  * MPI_Type_get_value_index and lets an f90 type be freed).
  */
@@ -135,7 +136,36 @@ static void value_index(void)
         MPI_Datatype got = MPI_BYTE;
         MTEST_CALL(MPI_Type_get_value_index(rows[i].value, rows[i].index, &got));
         MTEST_CHECK(got == rows[i].pair, "value_index row %d gave 0x%x", (int)i, (unsigned)got);
+        if (got == MPI_DATATYPE_NULL)
+            continue;
+        /* The pairs returned are the named types: they decode as MPI_COMBINER_NAMED, not
+         * MPI_COMBINER_VALUE_INDEX (kept for value-index types that are not named), and
+         * have no contents. */
+        int ni = -1, na = -1, nd = -1, comb = -1;
+        MTEST_CALL(MPI_Type_get_envelope(got, &ni, &na, &nd, &comb));
+        MTEST_CHECK(comb == MPI_COMBINER_NAMED && ni == 0 && na == 0 && nd == 0,
+                    "value_index row %d: envelope %d %d %d combiner %d", (int)i, ni, na, nd, comb);
+        MPI_Count ci = -1, ca = -1, cc = -1, cd = -1;
+        MTEST_CALL(MPI_Type_get_envelope_c(got, &ci, &ca, &cc, &cd, &comb));
+        MTEST_CHECK(comb == MPI_COMBINER_NAMED && ci == 0 && ca == 0 && cc == 0 && cd == 0,
+                    "value_index row %d: envelope_c combiner %d", (int)i, comb);
+        int iv[1];
+        MPI_Aint av[1];
+        MPI_Datatype dv[1];
+        MTEST_EXPECT_CLASS(MPI_ERR_TYPE, MPI_Type_get_contents(got, 0, 0, 0, iv, av, dv));
     }
+    /* MPICH's value (mpi.h of 4.1 and later), distinct from every other combiner. */
+    MTEST_EQ("MPI_COMBINER_VALUE_INDEX", 20, MPI_COMBINER_VALUE_INDEX);
+    static const int others[] = {
+        MPI_COMBINER_NAMED,        MPI_COMBINER_DUP,           MPI_COMBINER_CONTIGUOUS,
+        MPI_COMBINER_VECTOR,       MPI_COMBINER_HVECTOR,       MPI_COMBINER_INDEXED,
+        MPI_COMBINER_HINDEXED,     MPI_COMBINER_INDEXED_BLOCK, MPI_COMBINER_HINDEXED_BLOCK,
+        MPI_COMBINER_STRUCT,       MPI_COMBINER_SUBARRAY,      MPI_COMBINER_DARRAY,
+        MPI_COMBINER_F90_REAL,     MPI_COMBINER_F90_COMPLEX,   MPI_COMBINER_F90_INTEGER,
+        MPI_COMBINER_RESIZED};
+    for (size_t i = 0; i < sizeof others / sizeof others[0]; i++)
+        MTEST_CHECK(others[i] != MPI_COMBINER_VALUE_INDEX, "combiner %d repeats VALUE_INDEX",
+                    others[i]);
     MPI_Datatype got;
     MTEST_EXPECT_CLASS(MPI_ERR_TYPE, MPI_Type_get_value_index(MPI_DATATYPE_NULL, MPI_INT, &got));
     MTEST_EXPECT_CLASS(MPI_ERR_ARG, MPI_Type_get_value_index(MPI_DOUBLE, MPI_INT, NULL));

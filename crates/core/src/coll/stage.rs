@@ -56,7 +56,7 @@ impl View {
 
     fn staged(len: usize, types: Vec<TypeInfo>, pre: Vec<Run>, post: Vec<Run>) -> View {
         let mut s = Staged {
-            data: vec![0u8; len],
+            data: spare::take(len),
             types,
             pre,
             post,
@@ -247,6 +247,58 @@ impl View {
     pub unsafe fn finish(self) {
         // SAFETY: forwarded contract.
         unsafe { self.unpack() }
+    }
+}
+
+impl Drop for Staged {
+    fn drop(&mut self) {
+        spare::give(std::mem::take(&mut self.data));
+    }
+}
+
+/// Staging buffers kept per thread for the next call: a collective repeated with the
+/// same sizes reuses its buffer instead of mapping and faulting in fresh pages (and
+/// zeroing them) every call. A buffer may be longer than the call needs.
+mod spare {
+    use std::cell::RefCell;
+
+    /// Buffers kept per thread, and the largest kept.
+    const KEEP: usize = 2;
+    const KEEP_MAX: usize = 32 << 20;
+
+    thread_local! {
+        static SPARE: RefCell<Vec<Vec<u8>>> = const { RefCell::new(Vec::new()) };
+    }
+
+    /// A buffer of at least `len` initialised bytes.
+    pub(super) fn take(len: usize) -> Vec<u8> {
+        let kept = SPARE
+            .try_with(|s| {
+                let mut s = s.try_borrow_mut().ok()?;
+                let i = s.iter().position(|b| b.len() >= len)?;
+                Some(s.swap_remove(i))
+            })
+            .ok()
+            .flatten();
+        kept.unwrap_or_else(|| vec![0u8; len])
+    }
+
+    /// Keeps `buf` for a later [`take`] on this thread if there is room.
+    pub(super) fn give(buf: Vec<u8>) {
+        if buf.is_empty() || buf.len() > KEEP_MAX {
+            return;
+        }
+        let _ = SPARE.try_with(|s| {
+            if let Ok(mut s) = s.try_borrow_mut() {
+                if s.len() < KEEP {
+                    s.push(buf);
+                } else if let Some(small) = s.iter_mut().min_by_key(|b| b.len()) {
+                    if small.len() < buf.len() {
+                        *small = buf;
+                    }
+                }
+            }
+        });
     }
 }
 
