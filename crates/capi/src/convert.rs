@@ -106,18 +106,26 @@ pub fn buf(
 }
 
 /// A request handle: Ok(None) for `MPI_REQUEST_NULL`.
+#[inline]
 pub fn request(h: MPI_Request) -> Result<Option<ReqId>> {
     if h == handles::MPI_REQUEST_NULL {
         return Ok(None);
     }
-    handles::request_index(h).map(Some).ok_or_else(|| {
-        Error::new(
-            ErrorClass::Request,
-            format!("invalid request handle {h:#x}"),
-        )
-    })
+    handles::request_index(h)
+        .map(Some)
+        .ok_or_else(|| bad_request(h))
 }
 
+#[cold]
+#[inline(never)]
+fn bad_request(h: MPI_Request) -> Error {
+    Error::new(
+        ErrorClass::Request,
+        format!("invalid request handle {h:#x}"),
+    )
+}
+
+#[inline]
 pub fn request_handle(id: ReqId) -> MPI_Request {
     handles::request_handle(id)
 }

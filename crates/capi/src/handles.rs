@@ -611,6 +611,7 @@ fn direct(class: HandleClass, index: u32) -> c_int {
 }
 
 /// The index carried by a created-object handle of `class`.
+#[inline]
 fn direct_index(handle: c_int, class: HandleClass) -> Option<u32> {
     let bits = handle as u32;
     (bits >> CLASS_SHIFT == ((KIND_DIRECT << 4) | class as u32)).then_some(bits & INDEX_MASK)
@@ -748,11 +749,13 @@ pub fn info_index(handle: MPI_Info) -> Option<u32> {
 const _: () = assert!(oxmpi_core::device::DONE_SEND <= MAX_INDEX);
 
 /// The handle of request table entry `index` (`0xac000000 | index`).
+#[inline]
 pub fn request_handle(index: u32) -> MPI_Request {
     direct(HandleClass::Request, index)
 }
 
 /// The request table index a handle names (`MPI_REQUEST_NULL` gives `None`).
+#[inline]
 pub fn request_index(handle: MPI_Request) -> Option<u32> {
     direct_index(handle, HandleClass::Request)
 }

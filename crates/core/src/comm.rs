@@ -216,6 +216,20 @@ enum Slot {
     },
 }
 
+/// The error of a look-up of `id` that found no live communicator (`pending`: one an
+/// `MPI_Comm_idup` is still creating).
+#[cold]
+#[inline(never)]
+fn not_live<T>(id: CommId, pending_idup: bool) -> Result<T> {
+    if pending_idup {
+        return err(ErrorClass::Comm, pending(id));
+    }
+    err(
+        ErrorClass::Comm,
+        format!("invalid communicator (index {id}, freed or never created)"),
+    )
+}
+
 fn pending(id: CommId) -> String {
     format!("communicator (index {id}) is not usable yet: the MPI_Comm_idup that creates it has not completed")
 }
@@ -317,25 +331,21 @@ impl CommTable {
         }
     }
 
+    /// The live communicator `id` (every call on a communicator looks it up: the
+    /// lookup is inline, the errors are built out of line).
+    #[inline]
     pub fn get(&self, id: CommId) -> Result<&Comm> {
         match self.slots.get(id as usize) {
             Some(Slot::Live(c)) => Ok(c),
-            Some(Slot::Pending { .. }) => err(ErrorClass::Comm, pending(id)),
-            _ => err(
-                ErrorClass::Comm,
-                format!("invalid communicator (index {id}, freed or never created)"),
-            ),
+            s => not_live(id, matches!(s, Some(Slot::Pending { .. }))),
         }
     }
 
+    #[inline]
     pub fn get_mut(&mut self, id: CommId) -> Result<&mut Comm> {
         match self.slots.get_mut(id as usize) {
             Some(Slot::Live(c)) => Ok(c),
-            Some(Slot::Pending { .. }) => err(ErrorClass::Comm, pending(id)),
-            _ => err(
-                ErrorClass::Comm,
-                format!("invalid communicator (index {id}, freed or never created)"),
-            ),
+            s => not_live(id, matches!(s, Some(Slot::Pending { .. }))),
         }
     }
 

@@ -198,7 +198,7 @@ fn check_source(c: &Comm, src: i32) -> Result<()> {
 /// The address of the data when `count` elements at `b` are one run of memory in
 /// packed order (the zero-copy path; contiguous derived types included, their data
 /// starting at the base plus their displacement); None when they must be staged.
-#[inline]
+#[inline(always)]
 fn zero_copy_addr(t: &TypeInfo, b: &Buf, count: usize) -> Option<usize> {
     if t.contiguous {
         // Predefined types and derived ones without holes, data at the base address.
@@ -275,7 +275,11 @@ fn plan_send(
         }));
     }
     let direct = zero_copy_addr(t, b, count);
-    let layout = (direct.is_none() && len > 0).then(|| Box::new(layout(t, b, count)));
+    let layout = if direct.is_none() && len > 0 {
+        Some(Box::new(layout(t, b, count)))
+    } else {
+        None
+    };
     Ok(Some(SendPlan {
         args: SendArgs {
             dest: w,
@@ -298,6 +302,17 @@ fn plan_send(
 fn start_plan(rt: &mut Runtime, p: SendPlan, mode: Mode, comm: CommId) -> Result<ReqId> {
     let (dest, len) = (p.args.dest, p.args.len);
     if mode != Mode::Buffered && p.layout.is_none() && rt.device.send_now(&p.args) {
+        // Dropped field by field: a plan with nothing staged owns no memory, so the
+        // message that leaves at once skips the out-of-line drop of the whole plan.
+        let SendPlan {
+            layout: None,
+            ext32,
+            ..
+        } = p
+        else {
+            unreachable!("checked above");
+        };
+        drop(ext32);
         rt.stats.sent(dest, len);
         return Ok(DONE_SEND);
     }
@@ -490,8 +505,10 @@ fn plan_recv(rt: &Runtime, b: &Buf, src: i32, tag: i32, comm: CommId) -> Result<
     })?;
     // A receive that may match a rank of another IMPI client carries its layout even
     // when contiguous: the device converts such a message from external32 with it.
-    let direct =
-        zero_copy_addr(t, b, count).filter(|_| !crate::impi_wire::recv_converts(rt, c, src, t));
+    let mut direct = zero_copy_addr(t, b, count);
+    if direct.is_some() && crate::impi_wire::recv_converts(rt, c, src, t) {
+        direct = None;
+    }
     let args = RecvArgs {
         spec: Spec {
             ctx: c.ctx,

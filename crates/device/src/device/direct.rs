@@ -14,6 +14,7 @@
 use super::matching::ANY_TAG;
 use super::packet::{Header, Kind, HEADER_BYTES};
 use super::protocol::matched_status;
+use super::request::Op;
 use super::wire::Link;
 use super::{Device, Direction, RecvArgs, ReqId, Status};
 use crate::transport::Route;
@@ -47,29 +48,42 @@ impl Device {
     /// earlier for the same source may not: the messages need not match in order), else
     /// a posted receive. The request gets `owner`.
     pub fn irecv_from(&mut self, from: u32, a: RecvArgs, overtaking: bool, owner: u32) -> ReqId {
-        if !overtaking && !self.proto.matcher.none_posted_from(a.spec.ctx, a.spec.src) {
+        // The matcher's state for this source, looked up once (again only after packets
+        // were handed over).
+        let mut ahead = self.proto.matcher.ahead_of(a.spec.ctx, a.spec.src);
+        if !overtaking && ahead.posted_from {
             // Before the stored messages are looked at: a packet handed over may be
             // stored, and it comes before the next one in the ring.
             self.hand_over_for(from, a.spec.ctx, a.spec.src);
+            ahead = self.proto.matcher.ahead_of(a.spec.ctx, a.spec.src);
         }
-        let io = &mut Link {
-            wire: &mut self.wire,
-            bsend: &mut self.bsend,
+        let stored = if ahead.stored {
+            let io = &mut Link {
+                wire: &mut self.wire,
+                bsend: &mut self.bsend,
+            };
+            self.proto.irecv_stored(a, io)
+        } else {
+            None
         };
-        let id = match self.proto.irecv_stored(a, io) {
+        let id = match stored {
             Some(id) => id,
+            // No stored message matched: what is posted is as `ahead` found it.
             None => {
-                let took = if self
-                    .proto
-                    .matcher
-                    .may_take_next(a.spec.ctx, a.spec.src, overtaking)
-                {
+                let took = if ahead.may_take_next(overtaking) {
                     self.take_next_eager(from, &a)
                 } else {
                     Direct::Busy
                 };
                 match took {
-                    Direct::Took(s) => self.proto.reqs.insert_complete(s, Direction::Recv),
+                    Direct::Took(s) => {
+                        // The owner is set in the same visit of the new request.
+                        let (id, r) = self.proto.reqs.insert_slot(Op::Done, Direction::Recv);
+                        r.status = s;
+                        r.complete = true;
+                        r.owner = owner;
+                        return id;
+                    }
                     Direct::Empty | Direct::Busy => self.proto.irecv_post(a),
                 }
             }

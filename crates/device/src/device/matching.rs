@@ -138,6 +138,28 @@ fn take_at<T>(q: &mut VecDeque<T>, i: usize) -> Option<T> {
     }
 }
 
+/// What stands before a new receive from one source in a context
+/// ([`Matcher::ahead_of`]).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Ahead {
+    /// A receive naming the source is posted.
+    pub posted_from: bool,
+    /// An `MPI_ANY_SOURCE` receive is posted (never on a communicator asserting
+    /// `mpi_assert_no_any_source`).
+    pub posted_any: bool,
+    /// Some unexpected message of the context is stored.
+    pub stored: bool,
+}
+
+impl Ahead {
+    /// The receive may take the source's next message straight from the transport
+    /// once no stored message matched it (see [`Matcher::may_take_next`]).
+    #[inline]
+    pub fn may_take_next(&self, overtaking: bool) -> bool {
+        !self.posted_any && (overtaking || !self.posted_from)
+    }
+}
+
 /// Posted receives carry `P` (a request id), unexpected messages carry `U`.
 pub struct Matcher<P, U> {
     contexts: Vec<Option<Box<Context<P, U>>>>,
@@ -263,6 +285,21 @@ impl<P, U> Matcher<P, U> {
             return true;
         };
         c.posted_any.is_empty() && (overtaking || none_from(&c.posted_src, src))
+    }
+
+    /// What a new receive for `src` (a rank) in `ctx` finds before it, in one look-up of
+    /// the context: the three facts [`Matcher::none_posted_from`],
+    /// [`Matcher::may_take_next`] and [`Matcher::take_unexpected`] each look up.
+    #[inline]
+    pub fn ahead_of(&self, ctx: u32, src: i32) -> Ahead {
+        match self.ctx_ref(ctx) {
+            None => Ahead::default(),
+            Some(c) => Ahead {
+                posted_from: !none_from(&c.posted_src, src),
+                posted_any: !c.posted_any.is_empty(),
+                stored: c.unexpected_count > 0,
+            },
+        }
     }
 
     /// True when no receive naming `src` is posted in `ctx`.
@@ -478,6 +515,36 @@ mod tests {
         m.post(spec(ANY_SOURCE, ANY_TAG), 2);
         assert!(!m.may_take_next(0, 4, false) && !m.may_take_next(0, 4, true));
         assert!(m.may_take_next(1, 4, false));
+    }
+
+    /// `ahead_of` reads in one look-up what the separate queries answer.
+    #[test]
+    fn ahead_of_agrees_with_the_separate_queries() {
+        let agree = |m: &M, src: i32, stored: bool| {
+            for ctx in 0..2 {
+                let a = m.ahead_of(ctx, src);
+                assert_eq!(a.posted_from, !m.none_posted_from(ctx, src));
+                for overtaking in [false, true] {
+                    assert_eq!(
+                        a.may_take_next(overtaking),
+                        m.may_take_next(ctx, src, overtaking)
+                    );
+                }
+                assert_eq!(a.stored, ctx == 0 && stored);
+            }
+        };
+        let mut m = M::new();
+        assert_eq!(m.ahead_of(0, 3), Ahead::default());
+        agree(&m, 3, false);
+        m.post(spec(3, 5), 1);
+        agree(&m, 3, false);
+        agree(&m, 4, false);
+        m.push_unexpected(env(4, 9), 7);
+        agree(&m, 4, true);
+        agree(&m, 3, true);
+        m.post(spec(ANY_SOURCE, ANY_TAG), 2);
+        assert!(m.ahead_of(0, 4).posted_any);
+        agree(&m, 4, true);
     }
 
     #[derive(Clone, Debug)]
