@@ -531,7 +531,10 @@ pub fn comm_hints(id: CommId) -> Result<Hints> {
 
 fn comm_dup_hinted(id: CommId, hints: Option<Hints>) -> Result<CommId> {
     let c = snapshot(id)?;
-    let (ctx, _held) = if c.is_inter() {
+    let (ctx, _held) = if c.is_inter() && impi::inter_spans(&c)? {
+        let rsize = c.remote.as_ref().ok_or_else(malformed)?.size();
+        (impi::intercomm_dup(id, c.rank, rsize)?, None)
+    } else if c.is_inter() {
         let ((ctx, ..), held) = inter_agree(&c, Vec::new())?;
         (ctx, Some(held))
     } else if let Some(s) = impi::span(id)? {
@@ -844,10 +847,14 @@ pub fn comm_free(id: CommId) -> Result<()> {
             "MPI_COMM_WORLD and MPI_COMM_SELF cannot be freed",
         );
     }
-    snapshot(id)?;
-    // IMPI 4.5: freeing an intracommunicator that spans clients is a barrier.
+    let c = snapshot(id)?;
+    // IMPI 4.5: freeing a communicator that spans clients is a barrier (on an
+    // intercommunicator, one of point-to-point messages between the groups).
     if let Some(s) = impi::span(id)? {
         impi::barrier(&s)?;
+    } else if c.is_inter() && impi::inter_spans(&c)? {
+        let rsize = c.remote.as_ref().ok_or_else(malformed)?.size();
+        impi::intercomm_free_barrier(id, c.rank, rsize)?;
     }
     delete_all_attrs(id)?;
     crate::dpm::forget(id);

@@ -347,13 +347,21 @@ impl PacketStream {
         self.inbox.read_from(r, n)
     }
 
-    /// The next whole packet, if it has arrived.
-    pub fn next_packet(&mut self) -> Result<Option<(Packet, Vec<u8>)>, ProtocolError> {
-        Ok(self.next_packet_ref()?.map(|(p, d)| (p, d.to_vec())))
+    /// Reads from `r` with one vectored call: first into `first` (the rest of a packet's
+    /// data that the caller receives itself, see [`PacketStream::detach`]), then at most
+    /// `n` bytes into the stream. Returns how many went to each.
+    pub fn read_after(
+        &mut self,
+        r: &mut impl std::io::Read,
+        first: &mut [u8],
+        n: usize,
+    ) -> std::io::Result<(usize, usize)> {
+        self.inbox.read_after(r, first, n)
     }
 
-    /// The next whole packet, if it has arrived, its data lent from the stream.
-    pub fn next_packet_ref(&mut self) -> Result<Option<(Packet, &[u8])>, ProtocolError> {
+    /// The header of the next packet, once it has arrived, and how many bytes of its
+    /// data have (the packet stays next).
+    pub fn peek_header(&mut self) -> Result<Option<(Packet, usize)>, ProtocolError> {
         if self.header.is_none() {
             let Some(h) = self.inbox.take_ref(HEADER_LEN) else {
                 return Ok(None);
@@ -362,7 +370,32 @@ impl PacketStream {
             p.check_data(self.maxdatalen)?;
             self.header = Some(p);
         }
-        let n = self.header.unwrap().payload_len();
+        let p = self.header.unwrap();
+        Ok(Some((p, self.inbox.len().min(p.payload_len()))))
+    }
+
+    /// Removes the next packet, whose header has arrived and whose data has not all
+    /// ([`PacketStream::peek_header`]), and lends the part of its data that has: the
+    /// caller reads the rest from the source itself, before the stream reads again.
+    pub fn detach(&mut self) -> &[u8] {
+        debug_assert!(self
+            .header
+            .is_some_and(|p| self.inbox.len() < p.payload_len()));
+        self.header = None;
+        self.inbox.take_all()
+    }
+
+    /// The next whole packet, if it has arrived.
+    pub fn next_packet(&mut self) -> Result<Option<(Packet, Vec<u8>)>, ProtocolError> {
+        Ok(self.next_packet_ref()?.map(|(p, d)| (p, d.to_vec())))
+    }
+
+    /// The next whole packet, if it has arrived, its data lent from the stream.
+    pub fn next_packet_ref(&mut self) -> Result<Option<(Packet, &[u8])>, ProtocolError> {
+        let Some((p, _)) = self.peek_header()? else {
+            return Ok(None);
+        };
+        let n = p.payload_len();
         let Some(data) = self.inbox.take_ref(n) else {
             return Ok(None);
         };
@@ -518,6 +551,29 @@ mod tests {
             .unwrap_err()
             .0
             .contains("maximum data length 2"));
+    }
+
+    #[test]
+    fn a_packet_s_data_can_be_received_past_the_stream() {
+        let (a, c) = (proc(1, 1), proc(2, 2));
+        let mut bytes = Packet::data(false, a, c, 1, 9, 6, 6, 0, 5, 0, 0)
+            .encode()
+            .to_vec();
+        bytes.extend_from_slice(b"abcdef");
+        bytes.extend_from_slice(&Packet::proto_ack(c, a).encode());
+        let mut s = PacketStream::new(100);
+        s.push(&bytes[..HEADER_LEN + 2]);
+        let (p, have) = s.peek_header().unwrap().unwrap();
+        assert_eq!((p.pk_drqid, p.payload_len(), have), (9, 6, 2));
+        assert_eq!(s.detach(), b"ab");
+        // The caller takes the other 4 bytes; the stream goes on with the next packet.
+        let mut rest = [0u8; 4];
+        let mut src = &bytes[HEADER_LEN + 2..];
+        let got = s.read_after(&mut src, &mut rest, 1000).unwrap();
+        assert_eq!((got, &rest), ((4, HEADER_LEN), b"cdef"));
+        let (p, d) = s.next_packet().unwrap().unwrap();
+        assert_eq!((p.pk_type, d.len()), (PacketType::ProtoAck, 0));
+        assert!(!s.partial());
     }
 
     #[test]

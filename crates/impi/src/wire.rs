@@ -155,6 +155,33 @@ impl Inbox {
         Ok(k)
     }
 
+    /// Reads from `r` with one vectored call: first into `first` (bytes the caller
+    /// consumes itself), then at most `n` bytes into the inbox. Returns how many went
+    /// to `first` and how many to the inbox.
+    pub fn read_after(
+        &mut self,
+        r: &mut impl std::io::Read,
+        first: &mut [u8],
+        n: usize,
+    ) -> std::io::Result<(usize, usize)> {
+        let f = first.len();
+        let room = self.room(n);
+        let k = r.read_vectored(&mut [
+            std::io::IoSliceMut::new(first),
+            std::io::IoSliceMut::new(room),
+        ])?;
+        let rest = k.saturating_sub(f);
+        self.end += rest;
+        Ok((k - rest, rest))
+    }
+
+    /// Removes and lends every byte that has arrived.
+    pub fn take_all(&mut self) -> &[u8] {
+        let s = self.start;
+        self.start = self.end;
+        &self.buf[s..self.end]
+    }
+
     pub fn len(&self) -> usize {
         self.end - self.start
     }
@@ -224,5 +251,19 @@ mod tests {
         assert_eq!(i.take(4), Some(vec![1, 2, 3, 4]));
         assert_eq!(i.len(), 1);
         assert_eq!(i.peek(1), Some(&[5u8][..]));
+        assert_eq!(i.take_all(), &[5u8][..]);
+        assert!(i.is_empty());
+    }
+
+    #[test]
+    fn vectored_reads_fill_the_caller_first() {
+        let mut i = Inbox::default();
+        let mut first = [0u8; 3];
+        let mut src: &[u8] = &[1, 2, 3, 4, 5, 6];
+        assert_eq!(i.read_after(&mut src, &mut first, 2).unwrap(), (3, 2));
+        assert_eq!((first, i.take(2)), ([1, 2, 3], Some(vec![4, 5])));
+        let mut src: &[u8] = &[7];
+        assert_eq!(i.read_after(&mut src, &mut first, 2).unwrap(), (1, 0));
+        assert!(i.is_empty());
     }
 }

@@ -9,7 +9,7 @@ mod common;
 
 use common::*;
 use std::io::{Read, Write};
-use std::net::{Ipv4Addr, TcpListener, TcpStream};
+use std::net::{Ipv4Addr, Shutdown, TcpListener, TcpStream};
 use std::process::Command;
 use std::time::Duration;
 
@@ -171,7 +171,7 @@ fn data_path_in_external32() {
     };
     let MockJob {
         oxmpi,
-        server: mut s,
+        server: s,
         mut ch,
         _host1,
         foreign: me,
@@ -297,15 +297,10 @@ fn data_path_in_external32() {
         3,
         "a PROTOACK for each of the three data packets"
     );
-    let fini = Pk::new(FINI, 0, ([0; 16], 0), ([0; 16], 0), 0, 0).encode();
-    assert_eq!(h, fini.to_vec(), "IMPI_PK_FINI");
-    ch.write_all(&fini).unwrap();
-    let mut rest = Vec::new();
-    ch.read_to_end(&mut rest).unwrap();
-    assert!(rest.is_empty());
+    assert_eq!(h, fini().encode().to_vec(), "IMPI_PK_FINI");
+    answer_fini(&mut ch);
     drop(ch);
-    assert_eq!(take(&mut s, 8), cmd(b"FINI", &[]));
-    drop(s);
+    expect_client_fini(s);
     let o = oxmpi.finish();
     let _ = std::fs::remove_dir_all(&dir);
     assert_eq!(o.code, 0, "{}", o.stderr);
@@ -350,16 +345,8 @@ int main(int argc, char **argv) {
     // Whether or not `pk_cid` 0 is MPI_COMM_WORLD's context here (the receive matches
     // or the message waits), the host goes away with the message unfinished.
     std::thread::sleep(Duration::from_millis(300));
-    drop(job.ch);
-    let mut rest = Vec::new();
-    let _ = job.server.read_to_end(&mut rest);
-    assert!(
-        !rest.windows(4).any(|w| w == b"FINI"),
-        "no FINI after a failed job"
-    );
-    let o = job.oxmpi.finish();
-    let _ = std::fs::remove_dir_all(&job.dir);
-    assert_ne!(o.code, 0, "{}", o.stdout);
+    job.ch.shutdown(Shutdown::Both).unwrap();
+    let o = failed_job(job);
     assert!(!o.stdout.contains("received"), "{}", o.stdout);
     // A close with oxmpi's answers unread is a reset; either way the error names the
     // host and the channel.
@@ -489,22 +476,25 @@ impl Host {
             "barrier: {p:?}"
         );
         let (p, _) = self.next();
-        assert_eq!(
-            p,
-            Pk::new(FINI, 0, ([0; 16], 0), ([0; 16], 0), 0, 0),
-            "IMPI_PK_FINI"
-        );
+        assert_eq!(p, fini(), "IMPI_PK_FINI");
         assert_eq!(
             self.acks, self.sent,
             "a PROTOACK for every packet (ackmark 1)"
         );
-        self.ch
-            .write_all(&Pk::new(FINI, 0, ([0; 16], 0), ([0; 16], 0), 0, 0).encode())
-            .unwrap();
-        let mut rest = Vec::new();
-        self.ch.read_to_end(&mut rest).unwrap();
-        assert!(rest.is_empty(), "nothing after IMPI_PK_FINI");
+        answer_fini(&mut self.ch);
     }
+}
+
+/// Runs `prog` in a [`MockJob`] and exchanges packets with it through `talk` as the
+/// mock foreign host, which then finalizes the channel; the job must end well.
+fn exchange(name: &str, prog: &str, talk: impl FnOnce(&mut Host)) {
+    let Some(job) = mock_job(name, prog) else {
+        return;
+    };
+    let mut h = Host::new(&job);
+    talk(&mut h);
+    h.finalize();
+    finish_job(job);
 }
 
 /// Ends a [`MockJob`] whose host channel has been finalized: FINI to the server, and
@@ -512,14 +502,13 @@ impl Host {
 fn finish_job(job: MockJob) {
     let MockJob {
         oxmpi,
-        server: mut s,
+        server: s,
         ch,
         dir,
         ..
     } = job;
     drop(ch);
-    assert_eq!(take(&mut s, 8), cmd(b"FINI", &[]));
-    drop(s);
+    expect_client_fini(s);
     let o = oxmpi.finish_within(Duration::from_secs(60));
     let _ = std::fs::remove_dir_all(&dir);
     assert_eq!(o.code, 0, "{}\n{}", o.stdout, o.stderr);
@@ -529,6 +518,29 @@ fn finish_job(job: MockJob) {
         o.stdout,
         o.stderr
     );
+}
+
+/// Ends a [`MockJob`] that must fail: the server hears no `FINI`, the host channel is
+/// dropped, and the client ends with an error status in bounded time; its output.
+fn failed_job(job: MockJob) -> Output {
+    let MockJob {
+        oxmpi,
+        server: mut s,
+        ch,
+        dir,
+        ..
+    } = job;
+    let mut rest = Vec::new();
+    let _ = s.read_to_end(&mut rest);
+    assert!(
+        !rest.windows(4).any(|w| w == b"FINI"),
+        "no FINI after a failed job"
+    );
+    drop(ch);
+    let o = oxmpi.finish_within(Duration::from_secs(60));
+    let _ = std::fs::remove_dir_all(&dir);
+    assert_ne!(o.code, 0, "{}", o.stdout);
+    o
 }
 
 fn pattern(n: usize, salt: u8) -> Vec<u8> {
@@ -565,60 +577,56 @@ int main(int argc, char **argv) {
     return 0;
 }
 "#;
-    let Some(job) = mock_job("long", PROG) else {
-        return;
-    };
-    let mut h = Host::new(&job);
-    // oxmpi to the mock.
-    let msg = pattern(10003, 0x5a);
-    let (first, d) = h.next();
-    let want = Pk {
-        lsrank: 0,
-        tag: 21,
-        cid: 0,
-        seq: first.seq,
-        ..Pk::new(DATASYNC, 4000, h.them, h.me, first.srqid, 10003)
-    };
-    assert_eq!(first, want, "a long message's first packet");
-    assert_ne!(first.seq, 0, "pk_seqnum of the first packet: {first:?}");
-    assert_eq!(d, msg[..4000], "the first 4000 bytes");
-    h.control(SYNCACK, first.srqid, 0xD00D_F00D_1234);
-    let mut off = 4000;
-    let mut seq = first.seq;
-    while off < msg.len() {
-        let (p, d) = h.next();
-        let n = (msg.len() - off).min(4000);
+    exchange("long", PROG, |h| {
+        // oxmpi to the mock.
+        let msg = pattern(10003, 0x5a);
+        let (first, d) = h.next();
         let want = Pk {
-            drqid: 0xD00D_F00D_1234,
             lsrank: 0,
             tag: 21,
             cid: 0,
-            seq: p.seq,
-            ..Pk::new(DATA, n as u32, h.them, h.me, first.srqid, 10003)
+            seq: first.seq,
+            ..Pk::new(DATASYNC, 4000, h.them, h.me, first.srqid, 10003)
         };
-        assert_eq!(p, want, "the packet at byte {off}");
-        assert!(p.seq > seq, "pk_seqnum grows: {p:?}");
-        seq = p.seq;
-        assert_eq!(d, msg[off..off + n], "bytes {off}..{}", off + n);
-        off += n;
-    }
-    // The mock to oxmpi: 9000 bytes in packets of 4000, 4000 and 1000.
-    let back = pattern(9000, 0x33);
-    let b = h.data(DATASYNC, 22, 0x77_0000_0001, 9000, &back[..4000]);
-    h.send_packet(&b);
-    let ack = h.expect_control(
-        SYNCACK,
-        0x77_0000_0001,
-        "SYNCACK of the mock's long message",
-    );
-    assert_ne!(ack.drqid, 0, "pk_drqid of a long message's SYNCACK");
-    for piece in back[4000..].chunks(4000) {
-        let mut p = Pk::decode(&h.data(DATA, 22, 0x77_0000_0001, 9000, piece));
-        p.drqid = ack.drqid;
-        h.send_packet(&p.with(piece));
-    }
-    h.finalize();
-    finish_job(job);
+        assert_eq!(first, want, "a long message's first packet");
+        assert_ne!(first.seq, 0, "pk_seqnum of the first packet: {first:?}");
+        assert_eq!(d, msg[..4000], "the first 4000 bytes");
+        h.control(SYNCACK, first.srqid, 0xD00D_F00D_1234);
+        let mut off = 4000;
+        let mut seq = first.seq;
+        while off < msg.len() {
+            let (p, d) = h.next();
+            let n = (msg.len() - off).min(4000);
+            let want = Pk {
+                drqid: 0xD00D_F00D_1234,
+                lsrank: 0,
+                tag: 21,
+                cid: 0,
+                seq: p.seq,
+                ..Pk::new(DATA, n as u32, h.them, h.me, first.srqid, 10003)
+            };
+            assert_eq!(p, want, "the packet at byte {off}");
+            assert!(p.seq > seq, "pk_seqnum grows: {p:?}");
+            seq = p.seq;
+            assert_eq!(d, msg[off..off + n], "bytes {off}..{}", off + n);
+            off += n;
+        }
+        // The mock to oxmpi: 9000 bytes in packets of 4000, 4000 and 1000.
+        let back = pattern(9000, 0x33);
+        let b = h.data(DATASYNC, 22, 0x77_0000_0001, 9000, &back[..4000]);
+        h.send_packet(&b);
+        let ack = h.expect_control(
+            SYNCACK,
+            0x77_0000_0001,
+            "SYNCACK of the mock's long message",
+        );
+        assert_ne!(ack.drqid, 0, "pk_drqid of a long message's SYNCACK");
+        for piece in back[4000..].chunks(4000) {
+            let mut p = Pk::decode(&h.data(DATA, 22, 0x77_0000_0001, 9000, piece));
+            p.drqid = ack.drqid;
+            h.send_packet(&p.with(piece));
+        }
+    });
 }
 
 /// Synchronous messages and cancellation (3.7.1, 3.7.4) against the mock host:
@@ -663,42 +671,38 @@ int main(int argc, char **argv) {
     return 0;
 }
 "#;
-    let Some(job) = mock_job("cancel", PROG) else {
-        return;
-    };
-    let mut h = Host::new(&job);
-    let be = |v: i32| v.to_be_bytes();
-    // Received: SYNCACK with its pk_srqid, then CANCELNO.
-    h.send(DATASYNC, 51, 0x51, &be(51));
-    h.expect_control(SYNCACK, 0x51, "SYNCACK of a matched DATASYNC");
-    h.control(CANCEL, 0x51, 0);
-    h.expect_control(CANCELNO, 0x51, "CANCELNO for a matched message");
-    // Unmatched: CANCELYES, and the message is destroyed.
-    h.send(DATASYNC, 50, 0x50, &be(50));
-    h.control(CANCEL, 0x50, 0);
-    h.expect_control(CANCELYES, 0x50, "CANCELYES for an unmatched message");
-    h.send(DATA, 1, 0x1, &be(1));
-    // The program's Issend 60 and its cancel request.
-    let (p, d) = h.next();
-    assert_eq!(
-        (p.kind, p.tag, p.msglen, &d[..]),
-        (DATASYNC, 60, 4, &be(60)[..]),
-        "{p:?}"
-    );
-    h.expect_control(CANCEL, p.srqid, "CANCEL of an Issend");
-    h.control(CANCELYES, p.srqid, 0);
-    // Issend 61: the mock has matched it (SYNCACK) when the cancel request comes.
-    let (p, d) = h.next();
-    assert_eq!(
-        (p.kind, p.tag, &d[..]),
-        (DATASYNC, 61, &be(61)[..]),
-        "{p:?}"
-    );
-    h.control(SYNCACK, p.srqid, 0);
-    h.expect_control(CANCEL, p.srqid, "CANCEL of an Issend");
-    h.control(CANCELNO, p.srqid, 0);
-    h.finalize();
-    finish_job(job);
+    exchange("cancel", PROG, |h| {
+        let be = |v: i32| v.to_be_bytes();
+        // Received: SYNCACK with its pk_srqid, then CANCELNO.
+        h.send(DATASYNC, 51, 0x51, &be(51));
+        h.expect_control(SYNCACK, 0x51, "SYNCACK of a matched DATASYNC");
+        h.control(CANCEL, 0x51, 0);
+        h.expect_control(CANCELNO, 0x51, "CANCELNO for a matched message");
+        // Unmatched: CANCELYES, and the message is destroyed.
+        h.send(DATASYNC, 50, 0x50, &be(50));
+        h.control(CANCEL, 0x50, 0);
+        h.expect_control(CANCELYES, 0x50, "CANCELYES for an unmatched message");
+        h.send(DATA, 1, 0x1, &be(1));
+        // The program's Issend 60 and its cancel request.
+        let (p, d) = h.next();
+        assert_eq!(
+            (p.kind, p.tag, p.msglen, &d[..]),
+            (DATASYNC, 60, 4, &be(60)[..]),
+            "{p:?}"
+        );
+        h.expect_control(CANCEL, p.srqid, "CANCEL of an Issend");
+        h.control(CANCELYES, p.srqid, 0);
+        // Issend 61: the mock has matched it (SYNCACK) when the cancel request comes.
+        let (p, d) = h.next();
+        assert_eq!(
+            (p.kind, p.tag, &d[..]),
+            (DATASYNC, 61, &be(61)[..]),
+            "{p:?}"
+        );
+        h.control(SYNCACK, p.srqid, 0);
+        h.expect_control(CANCEL, p.srqid, "CANCEL of an Issend");
+        h.control(CANCELNO, p.srqid, 0);
+    });
 }
 
 /// A sender ignoring flow control (3.6): the mock sends 12 messages with oxmpi's
@@ -724,17 +728,13 @@ int main(int argc, char **argv) {
     return 0;
 }
 "#;
-    let Some(job) = mock_job("flood", PROG) else {
-        return;
-    };
-    let mut h = Host::new(&job);
-    for i in 0..12i32 {
-        let b = h.data(DATA, 5, 100 + i as u64, 4, &i.to_be_bytes());
-        h.sent += 1;
-        h.ch.write_all(&b).unwrap();
-    }
-    h.finalize();
-    finish_job(job);
+    exchange("flood", PROG, |h| {
+        for i in 0..12i32 {
+            let b = h.data(DATA, 5, 100 + i as u64, 4, &i.to_be_bytes());
+            h.sent += 1;
+            h.ch.write_all(&b).unwrap();
+        }
+    });
 
     let Some(job) = mock_job("spurious-ack", PROG) else {
         return;
@@ -743,23 +743,7 @@ int main(int argc, char **argv) {
     h.ch.write_all(&Pk::new(PROTOACK, 0, h.me, h.them, 0, 0).encode())
         .unwrap();
     drop(h);
-    let MockJob {
-        oxmpi,
-        server: mut s,
-        ch,
-        dir,
-        ..
-    } = job;
-    let mut rest = Vec::new();
-    let _ = s.read_to_end(&mut rest);
-    assert!(
-        !rest.windows(4).any(|w| w == b"FINI"),
-        "no FINI after a failed job"
-    );
-    drop(ch);
-    let o = oxmpi.finish_within(Duration::from_secs(60));
-    let _ = std::fs::remove_dir_all(&dir);
-    assert_ne!(o.code, 0, "{}", o.stdout);
+    let o = failed_job(job);
     assert!(
         o.stderr.contains("from IMPI host 1") && o.stderr.contains("PROTOACK"),
         "{}",
@@ -795,24 +779,9 @@ int main(int argc, char **argv) {
         (DATASYNC, 4000, 50000, 4000),
         "{p:?}"
     );
-    let MockJob {
-        oxmpi,
-        server: mut s,
-        ch,
-        dir,
-        ..
-    } = job;
     drop(h);
-    drop(ch);
-    let mut rest = Vec::new();
-    let _ = s.read_to_end(&mut rest);
-    assert!(
-        !rest.windows(4).any(|w| w == b"FINI"),
-        "no FINI after a failed job"
-    );
-    let o = oxmpi.finish_within(Duration::from_secs(60));
-    let _ = std::fs::remove_dir_all(&dir);
-    assert_ne!(o.code, 0, "{}", o.stdout);
+    job.ch.shutdown(Shutdown::Both).unwrap();
+    let o = failed_job(job);
     assert!(!o.stdout.contains("sent"), "{}", o.stdout);
     assert!(
         o.stderr.contains("IMPI host 1 closed its channel")

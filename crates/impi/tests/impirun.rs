@@ -597,20 +597,15 @@ fn mock_server_checks_every_field() {
     for _ in 0..3 {
         got.push(take(&mut ch, 128));
     }
-    let fini = Pk::new(FINI, 0, ([0; 16], 0), ([0; 16], 0), 0, 0).encode();
-    assert_eq!(got[0], fini.to_vec());
+    assert_eq!(got[0], fini().encode().to_vec());
     let syncack = Pk::new(SYNCACK, 0, them, me, 77, 0);
     assert_eq!(got[1], syncack.encode().to_vec(), "SYNCACK");
     let ack = Pk::new(PROTOACK, 0, them, me, 0, 0);
     assert_eq!(got[2], ack.encode().to_vec(), "PROTOACK");
-    ch.write_all(&fini).unwrap();
     // oxmpi closes its channel, then sends FINI to the server.
-    let mut rest = Vec::new();
-    ch.read_to_end(&mut rest).unwrap();
-    assert!(rest.is_empty());
+    answer_fini(&mut ch);
     drop(ch);
-    assert_eq!(take(&mut s, 8), cmd(b"FINI", &[]));
-    drop(s);
+    expect_client_fini(s);
     drop(host1);
     let o = oxmpi.finish();
     assert_eq!(o.code, 0, "{}", o.stderr);

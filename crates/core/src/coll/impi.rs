@@ -129,6 +129,37 @@ fn span_slow(comm: CommId) -> Result<Option<Span>> {
     })
 }
 
+/// Whether intercommunicator `c` joins ranks of more than one client of this IMPI job
+/// (both groups counted, so both sides agree): its `MPI_Comm_dup` and `MPI_Comm_free`
+/// then follow 4.6 and 4.5. An intercommunicator to processes outside the job
+/// (connected or spawned) does not.
+pub(crate) fn inter_spans(c: &crate::comm::Comm) -> Result<bool> {
+    if !IMPI_JOB.load(Ordering::Acquire) {
+        return Ok(false);
+    }
+    let Some(w) = runtime::with(|rt| Ok(rt.coll.impi.clone()))? else {
+        return Ok(false);
+    };
+    let remote = c.remote.as_ref().map_or(&[][..], |g| g.members());
+    let mut clients = c
+        .group
+        .members()
+        .iter()
+        .chain(remote)
+        .map(|&m| w.client.get(m as usize).copied());
+    let Some(Some(first)) = clients.next() else {
+        return Ok(false);
+    };
+    let mut spans = false;
+    for x in clients {
+        match x {
+            Some(x) => spans |= x != first,
+            None => return Ok(false),
+        }
+    }
+    Ok(spans)
+}
+
 /// The hook at the top of each MPI-1 collective: a blocking call on an
 /// intracommunicator that spans IMPI clients runs chapter 4's algorithm `f` (the
 /// nonblocking and persistent forms keep oxmpi's, reading 46). True when `f` ran.
@@ -143,6 +174,15 @@ pub(crate) fn chapter4(
     match span(comm)? {
         Some(s) => f(&s).map(|()| true),
         None => Ok(false),
+    }
+}
+
+/// Waits for a request of a collective's message; the bytes it moved.
+fn wait_coll(id: crate::device::ReqId) -> Result<usize> {
+    let c = p2p::wait(id)?;
+    match ErrorClass::from(c.status.error) {
+        ErrorClass::Success => Ok(c.status.bytes as usize),
+        class => err(class, "a message of the collective failed"),
     }
 }
 
@@ -326,11 +366,7 @@ impl Span {
 
     /// Waits for a request; the bytes it moved.
     fn wait(&self, id: crate::device::ReqId) -> Result<usize> {
-        let c = p2p::wait(id)?;
-        match ErrorClass::from(c.status.error) {
-            ErrorClass::Success => Ok(c.status.bytes as usize),
-            class => err(class, "a message of the collective failed"),
-        }
+        wait_coll(id)
     }
 
     fn send(&self, b: Buf, dest: usize, tag: i32) -> Result<()> {
@@ -1455,10 +1491,85 @@ pub(crate) fn intercomm_create(
         .map(|v| (ctx, v))
 }
 
-/// The context agreement of `MPI_Intercomm_merge` (4.9), over intercommunicator
-/// `comm` (this process's rank `rank` in its group, `rsize` ranks in the remote one)
-/// with `IMPI_MERGE_TAG`: each leader (rank 0) collects the remote non-leaders'
-/// `IMPI_max_cid`, the leaders swap (maximum, high) and tell their remote non-leaders.
+/// `IMPI_DUP_TAG` and `IMPI_COMM_FREE_TAG` of 4.25.
+pub const DUP_TAG: i32 = 210;
+pub const COMM_FREE_TAG: i32 = 230;
+
+/// The leaders' exchange that 4.5, 4.6 and 4.9 share, over intercommunicator `comm`
+/// (this process's rank `rank` in its group, `rsize` ranks in the remote one), in its
+/// collective context with `tag`: every non-leader sends `up` to the remote leader
+/// (rank 0); each leader receives the remote non-leaders' messages (each into `got`,
+/// then `fold(got)`), swaps `swap()` with the other leader (receiving into `down`,
+/// then `fold(down)`), and sends `swap()` again to each remote non-leader, which
+/// receives it into `down`. The messages are `MPI_UINT64_T` (`IMPI_UINT8`).
+fn leaders_exchange(
+    comm: CommId,
+    (rank, rsize, tag): (i32, i32, i32),
+    up: &mut [u64],
+    down: &mut [u64],
+    mut fold: impl FnMut(&[u64]),
+    mut swap: impl FnMut() -> Vec<u64>,
+) -> Result<()> {
+    let send = |v: &mut [u64], dest: i32| -> Result<()> {
+        // SAFETY: `v` is alive until the wait returns.
+        wait_coll(unsafe { p2p::isend_coll(u64s(v), dest, tag, comm)? }).map(drop)
+    };
+    let recv = |v: &mut [u64], src: i32| -> Result<()> {
+        // SAFETY: as for `send`.
+        wait_coll(unsafe { p2p::irecv_coll(u64s(v), src, tag, comm)? }).map(drop)
+    };
+    if rank != 0 {
+        send(up, 0)?;
+        return recv(down, 0);
+    }
+    let mut got = vec![0u64; up.len()];
+    for i in 1..rsize {
+        recv(&mut got, i)?;
+        fold(&got);
+    }
+    let mut out = swap();
+    // SAFETY: `out` and `down` are alive until both waits return.
+    let (s, r) = unsafe {
+        (
+            p2p::isend_coll(u64s(&mut out), 0, tag, comm)?,
+            p2p::irecv_coll(u64s(down), 0, tag, comm)?,
+        )
+    };
+    wait_coll(s)?;
+    wait_coll(r)?;
+    fold(down);
+    for i in 1..rsize {
+        send(&mut swap()[..], i)?;
+    }
+    Ok(())
+}
+
+/// The highest `IMPI_max_cid` of both groups of intercommunicator `comm` by the
+/// leaders' exchange (4.6's, and 4.9's, which also swaps `high`): `extra`, when
+/// given, travels after the maximum from each leader, and what the remote group's
+/// leader sent of it is returned.
+fn inter_max_cid(
+    comm: CommId,
+    (rank, rsize, tag): (i32, i32, i32),
+    extra: Option<u64>,
+) -> Result<(u64, Option<u64>)> {
+    let mine = odd_max_cid()?;
+    let mut up = [mine];
+    let mut down = vec![0u64; 1 + usize::from(extra.is_some())];
+    let max = std::cell::Cell::new(mine);
+    leaders_exchange(
+        comm,
+        (rank, rsize, tag),
+        &mut up,
+        &mut down,
+        |v| max.set(max.get().max(v[0])),
+        || std::iter::once(max.get()).chain(extra).collect(),
+    )?;
+    let max = if rank == 0 { max.get() } else { down[0] };
+    Ok((max, extra.map(|_| down[1])))
+}
+
+/// The context agreement of `MPI_Intercomm_merge` (4.9) with `IMPI_MERGE_TAG`.
 /// Returns the new context id and the remote group's `high`.
 pub(crate) fn intercomm_merge(
     comm: CommId,
@@ -1466,36 +1577,28 @@ pub(crate) fn intercomm_merge(
     rsize: i32,
     high: bool,
 ) -> Result<(u32, bool)> {
-    let t = MERGE_TAG;
-    let std = p2p::Mode::Standard;
-    let mut mine = [odd_max_cid()?];
-    let mut inmsg = [0u64; 2];
-    let max = if rank == 0 {
-        let mut max = mine[0];
-        for i in 1..rsize {
-            let mut x = [0u64];
-            // SAFETY: `x` is alive for the blocking call.
-            unsafe { p2p::recv(u64s(&mut x), i, t, comm)? };
-            max = max.max(x[0]);
-        }
-        let mut out = [max, u64::from(high)];
-        // SAFETY: `out` and `inmsg` are alive for the blocking call.
-        unsafe { p2p::sendrecv(u64s(&mut out), 0, t, u64s(&mut inmsg), 0, t, comm)? };
-        max = max.max(inmsg[0]);
-        let mut out = [max, u64::from(high)];
-        for i in 1..rsize {
-            // SAFETY: `out` is alive for the blocking call.
-            unsafe { p2p::send(u64s(&mut out), i, t, comm, std)? };
-        }
-        max
-    } else {
-        // SAFETY: `mine` is alive for the blocking call.
-        unsafe { p2p::send(u64s(&mut mine), 0, t, comm, std)? };
-        // SAFETY: `inmsg` is alive for the blocking call.
-        unsafe { p2p::recv(u64s(&mut inmsg), 0, t, comm)? };
-        inmsg[0]
-    };
-    Ok((cid_above(max)?, inmsg[1] != 0))
+    let (max, rhigh) = inter_max_cid(comm, (rank, rsize, MERGE_TAG), Some(u64::from(high)))?;
+    Ok((cid_above(max)?, rhigh != Some(0)))
+}
+
+/// The context agreement of `MPI_Comm_dup` on an intercommunicator (4.6) with
+/// `IMPI_DUP_TAG`: the new point-to-point context id.
+pub(crate) fn intercomm_dup(comm: CommId, rank: i32, rsize: i32) -> Result<u32> {
+    cid_above(inter_max_cid(comm, (rank, rsize, DUP_TAG), None)?.0)
+}
+
+/// `MPI_Comm_free` of an intercommunicator (4.5): the barrier made of empty messages
+/// with `IMPI_COMM_FREE_TAG`, from the non-leaders to the remote leader, between the
+/// leaders, and from each leader to the remote non-leaders.
+pub(crate) fn intercomm_free_barrier(comm: CommId, rank: i32, rsize: i32) -> Result<()> {
+    leaders_exchange(
+        comm,
+        (rank, rsize, COMM_FREE_TAG),
+        &mut [],
+        &mut [],
+        |_| {},
+        Vec::new,
+    )
 }
 
 /// The allgather of (color, key, rank) of `MPI_Comm_split` (4.7), as the payloads

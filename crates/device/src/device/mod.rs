@@ -765,6 +765,14 @@ impl impi::Sink for ImpiSink<'_, '_> {
     fn packet(&mut self, from: u32, hdr: Header, payload: &[u8]) {
         self.proto.packet(from, hdr, payload, self.io);
     }
+
+    fn data_target(&mut self, _from: u32, hdr: &Header) -> Option<*mut u8> {
+        self.proto.piece_target(hdr.rreq, hdr.addr, hdr.len)
+    }
+
+    fn data_landed(&mut self, _from: u32, hdr: &Header) {
+        self.proto.data_landed(hdr, self.io);
+    }
 }
 
 /// Copies `n` bytes; payloads of 4 or 8 bytes (one `int` or `double`, the common tiny

@@ -76,6 +76,10 @@ impl Io for SimIo {
         self.try_write(dest, hdr, piece)
     }
 
+    fn pump_impi_stream(&mut self, s: &mut Stream, may_write: bool) -> (bool, bool) {
+        self.pump_tcp_stream(s, may_write)
+    }
+
     fn pump_tcp_stream(&mut self, s: &mut Stream, may_write: bool) -> (bool, bool) {
         let mut did = false;
         while may_write && !self.full && s.off < s.len {

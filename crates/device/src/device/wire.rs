@@ -320,6 +320,21 @@ impl Io for Link<'_> {
         (did, off >= len && !t.holds(dest, sreq))
     }
 
+    fn pump_impi_stream(&mut self, s: &mut Stream, may_write: bool) -> (bool, bool) {
+        let Some(t) = self.wire.impi.as_mut() else {
+            return (false, false);
+        };
+        if !may_write {
+            return (false, false);
+        }
+        let mut off = s.off;
+        // SAFETY: [buf, buf + len) is the contiguous send buffer, valid until this
+        // send completes, which waits until the transport has written every byte.
+        let did = unsafe { t.pump_stream(s.dest, s.rreq, s.buf, s.len, &mut off) };
+        s.off = off;
+        (did, off >= s.len)
+    }
+
     fn pull(
         &mut self,
         from: u32,

@@ -14,7 +14,7 @@
 //! packets that arrive. `IMPI_PK_FINI` ends each channel at `MPI_Finalize` (3.8).
 
 use oxmpi_impi::finalize::Finalizer;
-use oxmpi_impi::packet::{Packet, PacketStream, PacketType, Proc};
+use oxmpi_impi::packet::{Packet, PacketStream, PacketType, Proc, HEADER_LEN};
 use oxmpi_impi::protocol::{RecvWindow, SendWindow};
 use std::collections::{HashMap, VecDeque};
 use std::io::{self, ErrorKind, IoSlice, IoSliceMut, Read, Write};
@@ -37,6 +37,9 @@ const QUEUE_BYTES: usize = 4 << 20;
 /// Most bytes read from a channel in one call (then the packets in them are handled
 /// before the next read, which bounds the inbox).
 const READ_BYTES: usize = 256 * 1024;
+
+/// Most reads from one channel in one poll.
+const READ_ROUNDS: usize = 64;
 
 /// How long `MPI_Finalize` waits for a channel's finalization.
 const FINI_TIMEOUT: Duration = Duration::from_secs(120);
@@ -224,6 +227,22 @@ impl ImpiJoin {
 /// What the transport hands to the protocol.
 pub trait Sink {
     fn packet(&mut self, from: u32, hdr: Header, payload: &[u8]);
+    /// A `Data` piece of a long message (`hdr.rreq`, offset `hdr.addr`, `hdr.len`
+    /// bytes) is arriving: where its bytes go, or None to have them handed to
+    /// [`Sink::packet`] instead.
+    fn data_target(&mut self, from: u32, hdr: &Header) -> Option<*mut u8>;
+    /// Every byte of a piece given a target has been written there.
+    fn data_landed(&mut self, from: u32, hdr: &Header);
+}
+
+/// The rest of a long message's `DATA` packet, read from the socket straight into
+/// the receive buffer.
+struct Body {
+    from: u32,
+    /// The piece for the sink (`rreq`, offset, length).
+    hdr: Header,
+    ptr: *mut u8,
+    left: usize,
 }
 
 /// A long message this rank sends: its first packet left with `first` bytes.
@@ -284,32 +303,61 @@ struct Chan {
     peer_fini: bool,
     /// EPOLLOUT is in the channel's interest set (it has bytes the socket refused).
     out_interest: bool,
+    /// A packet's data being read straight into its receive buffer.
+    body: Option<Body>,
+    /// The last packet's data went straight to its receive buffer: the next read
+    /// takes a header alone, so that the data of a next such packet does too.
+    direct: bool,
 }
 
 impl Chan {
-    /// Writes a packet (`head`, then `data`) at once when nothing waits before it,
-    /// with one vectored write and no copy; queues what the socket does not take.
-    fn write_or_queue(&mut self, head: &[u8], data: &[u8]) -> io::Result<()> {
-        let mut done = 0;
-        if self.out_off == self.out.len() {
-            loop {
-                match self
-                    .sock
-                    .write_vectored(&[IoSlice::new(head), IoSlice::new(data)])
-                {
-                    Ok(n) => done = n,
-                    Err(e) if e.kind() == ErrorKind::Interrupted => continue,
-                    Err(e) if e.kind() == ErrorKind::WouldBlock => {}
-                    Err(e) => return Err(e),
-                }
-                break;
+    /// Writes a packet (`head`, then `data`) with one vectored write when the socket
+    /// takes some of it (what it does not take is queued); false when it takes
+    /// nothing.
+    fn write_now(&mut self, head: &[u8], data: &[u8]) -> io::Result<bool> {
+        let done = loop {
+            match self
+                .sock
+                .write_vectored(&[IoSlice::new(head), IoSlice::new(data)])
+            {
+                Ok(n) => break n,
+                Err(e) if e.kind() == ErrorKind::Interrupted => continue,
+                Err(e) if e.kind() == ErrorKind::WouldBlock => return Ok(false),
+                Err(e) => return Err(e),
             }
-        }
+        };
         if done < head.len() {
             self.out.extend_from_slice(&head[done..]);
             self.out.extend_from_slice(data);
         } else if done < head.len() + data.len() {
             self.out.extend_from_slice(&data[done - head.len()..]);
+        }
+        Ok(true)
+    }
+
+    /// Puts EPOLLOUT in (or out of) the channel's interest set, whose token is `i`.
+    fn watch_out(&mut self, epoll: &Epoll, i: usize, want: bool) {
+        if want == self.out_interest {
+            return;
+        }
+        let mut fl = EpollFlags::EPOLLIN;
+        if want {
+            fl |= EpollFlags::EPOLLOUT;
+        }
+        let mut ev = EpollEvent::new(fl, i as u64);
+        // A channel that cannot be watched for room is still written at every poll;
+        // the rank then naps and retries.
+        if epoll.modify(&self.sock, &mut ev).is_ok() {
+            self.out_interest = want;
+        }
+    }
+
+    /// Writes a packet (`head`, then `data`) at once when nothing waits before it,
+    /// with one vectored write and no copy; queues what the socket does not take.
+    fn write_or_queue(&mut self, head: &[u8], data: &[u8]) -> io::Result<()> {
+        if self.out_off < self.out.len() || !self.write_now(head, data)? {
+            self.out.extend_from_slice(head);
+            self.out.extend_from_slice(data);
         }
         Ok(())
     }
@@ -381,6 +429,8 @@ impl ImpiNet {
                 inp: PacketStream::new(j.maxdatalen),
                 peer_fini: false,
                 out_interest: false,
+                body: None,
+                direct: false,
             });
         }
         let my_client = j.hosts[j.host as usize].client;
@@ -672,18 +722,83 @@ impl ImpiNet {
                 c.out_off = 0;
             }
             let want = c.out_off < c.out.len();
-            if want != c.out_interest {
-                let mut fl = EpollFlags::EPOLLIN;
-                if want {
-                    fl |= EpollFlags::EPOLLOUT;
+            c.watch_out(&self.epoll, i, want);
+        }
+        did
+    }
+
+    /// Writes packets of long message `sreq` to `dest` straight from its contiguous
+    /// send buffer (`buf`, `len` bytes) from stream offset `*off`, as far as the
+    /// window and the socket take them (what the socket takes of a packet in part is
+    /// copied to the channel's queue). True when anything was written; `*off` reaches
+    /// `len` once every byte has left (the buffer is free then).
+    ///
+    /// # Safety
+    /// `[buf, buf + len)` must stay readable for the call.
+    pub unsafe fn pump_stream(
+        &mut self,
+        dest: u32,
+        sreq: u32,
+        buf: *const u8,
+        len: u64,
+        off: &mut u64,
+    ) -> bool {
+        let Some(ls) = self.long_sends.get(&(dest, sreq)) else {
+            // Cancelled, or the channel failed: nothing more goes.
+            *off = len;
+            return false;
+        };
+        let (srqid, drqid, first, msglen, env) = (ls.srqid, ls.drqid, ls.first, ls.msglen, ls.env);
+        let (me, max) = (self.me, u64::from(self.maxdatalen));
+        *off = (*off).max(first);
+        let mut did = false;
+        while *off < len {
+            let p = self.pairs[dest as usize].as_mut().expect("IMPI peer");
+            let c = &mut self.chans[p.chan];
+            if !(p.send.can_send() && p.held.is_empty()) || c.out_off < c.out.len() {
+                break;
+            }
+            let n = (len - *off).min(max);
+            let seq = p.seq + 1;
+            let pk = Packet::data(
+                false,
+                me,
+                p.id,
+                srqid,
+                drqid,
+                msglen,
+                n as u32,
+                env.src_rank,
+                env.tag,
+                u64::from(env.ctx),
+                seq,
+            );
+            let head = pk.encode();
+            // SAFETY: [buf + off, buf + off + n) lies in the send buffer (the caller's
+            // contract).
+            let data = unsafe { std::slice::from_raw_parts(buf.add(*off as usize), n as usize) };
+            match c.write_now(&head, data) {
+                Ok(true) => {
+                    p.seq = seq;
+                    p.send.sent();
+                    *off += n;
+                    did = true;
                 }
-                let mut ev = EpollEvent::new(fl, i as u64);
-                // A channel that cannot be watched for room is still written at every
-                // poll; the rank then naps and retries.
-                if self.epoll.modify(&c.sock, &mut ev).is_ok() {
-                    c.out_interest = want;
+                Ok(false) => {
+                    // The socket is full: wait for room in the set the rank sleeps on.
+                    let ch = p.chan;
+                    self.chans[ch].watch_out(&self.epoll, ch, true);
+                    break;
+                }
+                Err(e) => {
+                    let host = c.host;
+                    self.fail(|| format!("IMPI channel to host {host}: {e}"));
+                    *off = len;
                 }
             }
+        }
+        if *off >= len {
+            self.long_sends.remove(&(dest, sreq));
         }
         did
     }
@@ -706,29 +821,23 @@ impl ImpiNet {
             did = true;
         }
         for i in 0..self.chans.len() {
-            loop {
-                let c = &mut self.chans[i];
-                let n = match c.inp.read_from(&mut c.sock, READ_BYTES) {
-                    Ok(0) => {
-                        let host = c.host;
-                        self.fail(|| {
-                            format!(
-                                "IMPI host {host} closed its channel (its rank ended abnormally)"
-                            )
-                        });
-                        break;
-                    }
-                    Ok(n) => n,
-                    Err(e) if e.kind() == ErrorKind::Interrupted => continue,
-                    Err(e) if e.kind() == ErrorKind::WouldBlock => break,
+            // Bounded, so that a sender that never pauses cannot hold the rank here.
+            for _ in 0..READ_ROUNDS {
+                let (direct, queued) = match self.read_chan(i, sink) {
+                    Ok(Some(x)) => x,
+                    Ok(None) => break,
                     Err(e) => {
-                        let host = c.host;
-                        self.fail(|| format!("IMPI channel to host {host}: {e}"));
+                        self.fail(|| e);
                         break;
                     }
                 };
                 did = true;
-                if !self.take_packets(i, sink) || n < READ_BYTES {
+                if !self.take_packets(i, sink) {
+                    break;
+                }
+                // A short read into the stream emptied the socket.
+                let c = &self.chans[i];
+                if direct == 0 && c.body.is_none() && !c.direct && queued < READ_BYTES {
                     break;
                 }
             }
@@ -737,43 +846,119 @@ impl ImpiNet {
         did
     }
 
-    /// Handles the whole packets that have arrived on channel `i`; false after a
-    /// protocol error (recorded).
+    /// One read from channel `i`: the rest of a packet's data straight into its
+    /// receive buffer (then at most a header into the stream), or into the stream.
+    /// The bytes that went each way; None when the socket had nothing.
+    fn read_chan(
+        &mut self,
+        i: usize,
+        sink: &mut impl Sink,
+    ) -> Result<Option<(usize, usize)>, String> {
+        let c = &mut self.chans[i];
+        let host = c.host;
+        let r = loop {
+            let r = match c.body.as_mut() {
+                Some(b) => {
+                    // SAFETY: the device keeps [ptr, ptr + left) of the receive buffer
+                    // valid and untouched until `data_landed` (the request stays
+                    // streaming until then); nothing else refers to it meanwhile.
+                    let first = unsafe { std::slice::from_raw_parts_mut(b.ptr, b.left) };
+                    c.inp.read_after(&mut c.sock, first, HEADER_LEN)
+                }
+                None => {
+                    let n = if c.direct { HEADER_LEN } else { READ_BYTES };
+                    c.inp.read_from(&mut c.sock, n).map(|k| (0, k))
+                }
+            };
+            match r {
+                Err(e) if e.kind() == ErrorKind::Interrupted => continue,
+                r => break r,
+            }
+        };
+        let (d, k) = match r {
+            Ok((0, 0)) => {
+                return Err(format!(
+                    "IMPI host {host} closed its channel (its rank ended abnormally)"
+                ))
+            }
+            Ok(x) => x,
+            Err(e) if e.kind() == ErrorKind::WouldBlock => return Ok(None),
+            Err(e) => return Err(format!("IMPI channel to host {host}: {e}")),
+        };
+        if d > 0 {
+            let b = c.body.as_mut().expect("bytes went to a body");
+            b.left -= d;
+            // SAFETY: d <= left, inside the receive buffer.
+            b.ptr = unsafe { b.ptr.add(d) };
+            if b.left == 0 {
+                let b = c.body.take().expect("a body");
+                sink.data_landed(b.from, &b.hdr);
+            }
+        }
+        Ok(Some((d, k)))
+    }
+
+    /// Handles the whole packets that have arrived on channel `i`, and starts reading
+    /// a long message's `DATA` straight into its receive buffer when its header has
+    /// come and its data has not all; false after a protocol error (recorded).
     fn take_packets(&mut self, i: usize, sink: &mut impl Sink) -> bool {
+        if self.chans[i].body.is_some() {
+            return true;
+        }
         // Lent out while its packets are handled, so that they need no copy.
         let mut inp = std::mem::replace(&mut self.chans[i].inp, PacketStream::new(0));
         let host = self.chans[i].host;
         let ok = loop {
-            match inp.next_packet_ref() {
-                Ok(Some((p, data))) => {
-                    if let Err(e) = self.arrived(i, p, data, sink) {
-                        self.fail(|| format!("from IMPI host {host}: {e}"));
-                        break false;
-                    }
-                }
+            let (p, have) = match inp.peek_header() {
+                Ok(Some(x)) => x,
                 Ok(None) => break true,
                 Err(e) => {
                     self.fail(|| format!("from IMPI host {host}: {e}"));
                     break false;
                 }
+            };
+            if have < p.payload_len() {
+                match self.direct_target(i, &p, sink) {
+                    Ok(Some(mut b)) => {
+                        let got = inp.detach();
+                        // SAFETY: the target holds the packet's payload_len > have =
+                        // got.len() bytes (direct_target's contract).
+                        unsafe { std::ptr::copy_nonoverlapping(got.as_ptr(), b.ptr, got.len()) };
+                        b.left -= got.len();
+                        // SAFETY: got.len() < the target's length.
+                        b.ptr = unsafe { b.ptr.add(got.len()) };
+                        self.chans[i].body = Some(b);
+                        self.chans[i].direct = true;
+                    }
+                    Ok(None) => self.chans[i].direct = false,
+                    Err(e) => {
+                        self.fail(|| format!("from IMPI host {host}: {e}"));
+                        break false;
+                    }
+                }
+                break true;
+            }
+            let Ok(Some((p, data))) = inp.next_packet_ref() else {
+                unreachable!("a whole packet was peeked")
+            };
+            self.chans[i].direct = false;
+            if let Err(e) = self.arrived(i, p, data, sink) {
+                self.fail(|| format!("from IMPI host {host}: {e}"));
+                break false;
             }
         };
         self.chans[i].inp = inp;
         ok
     }
 
-    fn arrived(
-        &mut self,
-        chan: usize,
-        p: Packet,
-        data: &[u8],
-        sink: &mut impl Sink,
-    ) -> Result<(), String> {
+    /// The sender of packet `p` (on channel `chan`) after the checks every packet
+    /// passes; None for `IMPI_PK_FINI` (handled here: it names no proc).
+    fn source(&mut self, chan: usize, p: &Packet) -> Result<Option<u32>, String> {
         if p.pk_type == PacketType::Fini {
             if std::mem::replace(&mut self.chans[chan].peer_fini, true) {
                 return Err("a second IMPI_PK_FINI".into());
             }
-            return Ok(());
+            return Ok(None);
         }
         if self.chans[chan].peer_fini {
             return Err(format!(
@@ -789,19 +974,81 @@ impl ImpiNet {
             return Err(format!("a packet for another proc {:?}", p.pk_dest));
         }
         match self.pairs[from as usize].as_ref() {
-            Some(pr) if pr.chan == chan => {}
-            _ => return Err(format!("rank {from}'s packet on the wrong channel")),
+            Some(pr) if pr.chan == chan => Ok(Some(from)),
+            _ => Err(format!("rank {from}'s packet on the wrong channel")),
         }
+    }
+
+    /// Counts a data packet from `from` as received (3.6: it is in this process now)
+    /// and answers `PROTOACK` every `ackmark` of them.
+    fn count_data(&mut self, from: u32) -> Result<(), String> {
+        let me = self.me;
+        let pr = self.pair(from);
+        pr.recv.arrived().map_err(io_err)?;
+        if pr.recv.taken() {
+            let id = pr.id;
+            self.control(from, Packet::proto_ack(me, id));
+        }
+        Ok(())
+    }
+
+    /// Where the data of `p`, a long message's later packet whose header has arrived
+    /// on channel `chan`, goes when its receive wants all of it: the packet is then
+    /// counted and its message advanced, and the caller reads the data there. None
+    /// (nothing done) for any other packet.
+    fn direct_target(
+        &mut self,
+        chan: usize,
+        p: &Packet,
+        sink: &mut impl Sink,
+    ) -> Result<Option<Body>, String> {
+        if p.pk_type != PacketType::Data || p.pk_drqid == 0 || self.chans[chan].peer_fini {
+            return Ok(None);
+        }
+        let n = p.payload_len() as u64;
+        let Some(lr) = self.long_recvs.get(&p.pk_drqid) else {
+            return Ok(None);
+        };
+        let Some(rreq) = lr.rreq.filter(|_| lr.off + n <= lr.want && n <= lr.left) else {
+            return Ok(None);
+        };
+        let mut h = Header::new(Kind::Data);
+        h.rreq = rreq;
+        h.addr = lr.off;
+        h.len = n;
+        let sender = lr.from;
+        match self.source(chan, p)? {
+            Some(from) if from == sender => {
+                let Some(ptr) = sink.data_target(from, &h) else {
+                    return Ok(None);
+                };
+                self.count_data(from)?;
+                self.long_piece(from, p, n)?;
+                Ok(Some(Body {
+                    from,
+                    hdr: h,
+                    ptr,
+                    left: n as usize,
+                }))
+            }
+            _ => Ok(None),
+        }
+    }
+
+    fn arrived(
+        &mut self,
+        chan: usize,
+        p: Packet,
+        data: &[u8],
+        sink: &mut impl Sink,
+    ) -> Result<(), String> {
+        let Some(from) = self.source(chan, &p)? else {
+            return Ok(());
+        };
         let me = self.me;
         match p.pk_type {
             PacketType::Data | PacketType::DataSync => {
-                let pr = self.pair(from);
-                pr.recv.arrived().map_err(io_err)?;
-                // The packet is in this process now: it counts as received (3.6).
-                if pr.recv.taken() {
-                    let id = pr.id;
-                    self.control(from, Packet::proto_ack(me, id));
-                }
+                self.count_data(from)?;
                 self.data_arrived(from, &p, data, sink)
             }
             PacketType::ProtoAck => {
@@ -874,6 +1121,30 @@ impl ImpiNet {
         }
     }
 
+    /// Advances long message `p.pk_drqid` from `from` by `n` bytes; the piece its
+    /// receive wants of them (the rest of a truncated message is dropped).
+    fn long_piece(&mut self, from: u32, p: &Packet, n: u64) -> Result<Option<Header>, String> {
+        let lr = self
+            .long_recvs
+            .get_mut(&p.pk_drqid)
+            .filter(|l| l.from == from)
+            .ok_or_else(|| format!("DATA for unknown receive {}", p.pk_drqid))?;
+        let off = lr.off;
+        lr.off += n;
+        lr.left = lr.left.saturating_sub(n);
+        let (rreq, want, left) = (lr.rreq, lr.want, lr.left);
+        if left == 0 {
+            self.long_recvs.remove(&p.pk_drqid);
+        }
+        Ok(rreq.filter(|_| off < want).map(|rreq| {
+            let mut h = Header::new(Kind::Data);
+            h.rreq = rreq;
+            h.addr = off;
+            h.len = (want - off).min(n);
+            h
+        }))
+    }
+
     fn data_arrived(
         &mut self,
         from: u32,
@@ -884,27 +1155,8 @@ impl ImpiNet {
         let ctx = u32::try_from(p.pk_cid).map_err(io_err)?;
         if p.pk_drqid != 0 {
             // A later packet of a long message.
-            let lr = self
-                .long_recvs
-                .get_mut(&p.pk_drqid)
-                .filter(|l| l.from == from)
-                .ok_or_else(|| format!("DATA for unknown receive {}", p.pk_drqid))?;
-            let off = lr.off;
-            lr.off += data.len() as u64;
-            lr.left = lr.left.saturating_sub(data.len() as u64);
-            let (rreq, want, left) = (lr.rreq, lr.want, lr.left);
-            if left == 0 {
-                self.long_recvs.remove(&p.pk_drqid);
-            }
-            if let Some(rreq) = rreq {
-                if off < want {
-                    let n = (want - off).min(data.len() as u64);
-                    let mut h = Header::new(Kind::Data);
-                    h.rreq = rreq;
-                    h.addr = off;
-                    h.len = n;
-                    sink.packet(from, h, &data[..n as usize]);
-                }
+            if let Some(h) = self.long_piece(from, p, data.len() as u64)? {
+                sink.packet(from, h, &data[..h.len as usize]);
             }
             return Ok(());
         }
@@ -929,30 +1181,29 @@ impl ImpiNet {
                     msglen: p.pk_msglen,
                 },
             );
-            self.waiting.insert(
-                (from, p.pk_srqid as u32),
-                Waiting {
-                    ctx,
-                    src_rank: p.pk_lsrank,
-                    srqid: p.pk_srqid,
-                },
-            );
+            self.await_answer(from, p, ctx);
             sink.packet(from, h, &[]);
         } else {
             if sync {
                 h.flags = FLAG_SYNC;
-                self.waiting.insert(
-                    (from, p.pk_srqid as u32),
-                    Waiting {
-                        ctx,
-                        src_rank: p.pk_lsrank,
-                        srqid: p.pk_srqid,
-                    },
-                );
+                self.await_answer(from, p, ctx);
             }
             sink.packet(from, h, data);
         }
         Ok(())
+    }
+
+    /// Records message `p` (sync or long) as waiting for this rank's answer, so that a
+    /// `CANCEL`, which names only its `pk_srqid`, finds its context and sender rank.
+    fn await_answer(&mut self, from: u32, p: &Packet, ctx: u32) {
+        self.waiting.insert(
+            (from, p.pk_srqid as u32),
+            Waiting {
+                ctx,
+                src_rank: p.pk_lsrank,
+                srqid: p.pk_srqid,
+            },
+        );
     }
 
     /// `MPI_Finalize` (3.8): writes everything out, sends `IMPI_PK_FINI` on every
@@ -971,6 +1222,10 @@ impl ImpiNet {
             struct Drop;
             impl Sink for Drop {
                 fn packet(&mut self, _: u32, _: Header, _: &[u8]) {}
+                fn data_target(&mut self, _: u32, _: &Header) -> Option<*mut u8> {
+                    None
+                }
+                fn data_landed(&mut self, _: u32, _: &Header) {}
             }
             let held = self.pairs.iter().flatten().any(|p| !p.held.is_empty());
             if !held {

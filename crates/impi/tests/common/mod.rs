@@ -6,7 +6,7 @@
 // Each test file uses a part of this module.
 #![allow(dead_code)]
 
-use std::io::Read;
+use std::io::{Read, Write};
 use std::net::TcpStream;
 use std::path::PathBuf;
 use std::process::{Child, Command, Stdio};
@@ -158,6 +158,26 @@ pub fn read_packet(s: &mut TcpStream) -> (Pk, Vec<u8>) {
         Vec::new()
     };
     (p, data)
+}
+
+/// `IMPI_PK_FINI` (3.8): the packet type, every other field zero.
+pub fn fini() -> Pk {
+    Pk::new(FINI, 0, ([0; 16], 0), ([0; 16], 0), 0, 0)
+}
+
+/// The end of a host channel whose other side has sent its `IMPI_PK_FINI` (3.8):
+/// sends this side's, checks that the other side closes with nothing after it.
+pub fn answer_fini(ch: &mut TcpStream) {
+    ch.write_all(&fini().encode()).unwrap();
+    let mut rest = Vec::new();
+    ch.read_to_end(&mut rest).unwrap();
+    assert!(rest.is_empty(), "nothing after IMPI_PK_FINI");
+}
+
+/// The server's side of a client that ended well: its `FINI` command (2.3.7), then
+/// the connection is dropped.
+pub fn expect_client_fini(mut s: TcpStream) {
+    assert_eq!(take(&mut s, 8), cmd(b"FINI", &[]));
 }
 
 /// The staged prefix (`make stage`: `target/oxmpi`, or `OXMPI_PREFIX`).

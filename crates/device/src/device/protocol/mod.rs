@@ -71,6 +71,10 @@ pub(crate) trait Io {
     /// pieces itself, when `may_write` (nothing is queued before it). Returns (something
     /// was written, every byte has left: the send may complete).
     fn pump_tcp_stream(&mut self, s: &mut Stream, may_write: bool) -> (bool, bool);
+    /// Writes what the flow-control window and the socket take of contiguous stream
+    /// `s` to a rank of another IMPI client, in packets of the negotiated size, straight
+    /// from the send buffer, when `may_write`. Returns as `pump_tcp_stream` does.
+    fn pump_impi_stream(&mut self, s: &mut Stream, may_write: bool) -> (bool, bool);
     /// Copies `n` bytes at address `remote` of local peer `from` into the receive
     /// buffer (`buf`, or the pieces of `layout`).
     fn pull(

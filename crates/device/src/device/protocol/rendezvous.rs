@@ -64,8 +64,16 @@ impl Protocol {
             let (dest, rreq, buf, len, mut off, sreq) =
                 (s.dest, s.rreq, s.buf, s.len, s.off, s.sreq);
             let may_write = self.pending[dest as usize].is_empty();
-            if self.route(dest) == Route::Tcp {
-                let (progressed, done) = io.pump_tcp_stream(&mut self.streams[i], may_write);
+            let route = self.route(dest);
+            // Toward an IMPI peer a contiguous stream leaves straight from the send
+            // buffer (the protocol stages non-contiguous ones into one).
+            if route == Route::Tcp || (route == Route::Impi && self.streams[i].layout.is_none()) {
+                let s = &mut self.streams[i];
+                let (progressed, done) = if route == Route::Tcp {
+                    io.pump_tcp_stream(s, may_write)
+                } else {
+                    io.pump_impi_stream(s, may_write)
+                };
                 did |= progressed;
                 if done {
                     self.streams.swap_remove(i);
