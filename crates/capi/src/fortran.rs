@@ -118,6 +118,12 @@ fn fbuf(p: *mut c_void) -> *mut c_void {
     }
 }
 
+/// Whether a choice buffer is Fortran's `MPI_IN_PLACE`.
+#[inline(always)]
+pub(crate) fn is_in_place(p: *const c_void) -> bool {
+    mpipriv1_.is(p, 1)
+}
+
 /// A status argument: Fortran's `MPI_STATUS_IGNORE` becomes C's.
 #[inline(always)]
 fn fstatus(p: *mut MPI_Fint) -> *mut c_void {
