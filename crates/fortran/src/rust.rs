@@ -324,7 +324,7 @@ fn entry(s: &mut String, f: &Func, consts: &[Const], module: &str) -> Result<(),
     // Errors raised inside name the Fortran call (`MPI_SEND`), not the C one.
     let call = if f.has_ierror() {
         format!(
-            "{{ let _fc = FortranCall::enter(\"MPI_{upper}\"); crate::{module}::PMPI_{}({}) }}",
+            "{{ let _fc = FortranCall::enter(&\"MPI_{upper}\"); crate::{module}::PMPI_{}({}) }}",
             f.name,
             call.join(", ")
         )
