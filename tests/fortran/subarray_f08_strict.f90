@@ -4,13 +4,14 @@
 ! between strided sections (MPI_MAX on the derived datatype), MPI_Ibcast, the large-count
 ! MPI_Isend_c, MPI_Put and MPI_Get with strided origin buffers, checked with values and
 ! gaps left alone; a reduction from a contiguous array into a strided section is refused
-! with MPI_ERR_BUFFER. oxmpi's module only (mtest-abi: oxmpi-header): MPICH's fails the
+! with MPI_ERR_BUFFER. The profiling names (PMPI_Comm_rank, PMPI_Isend) are module
+! procedures too. oxmpi's module only (mtest-abi: oxmpi-header): MPICH's fails the
 ! reduction into a section.
 program subarray_f08_strict
   use mpi_f08
   use testutil
   implicit none
-  integer :: rank, nprocs, next, prev, ierr, cls, i
+  integer :: rank, nprocs, next, prev, ierr, cls, i, prank
   integer :: v(10), w(10), m(4, 6), r(6, 4)
   type(MPI_Request) :: req, reqs(2)
   type(MPI_Win) :: win
@@ -22,6 +23,8 @@ program subarray_f08_strict
   next = mod(rank + 1, nprocs)
   prev = mod(rank + nprocs - 1, nprocs)
   call check(MPI_SUBARRAYS_SUPPORTED, 'MPI_SUBARRAYS_SUPPORTED is .TRUE.')
+  call PMPI_Comm_rank(MPI_COMM_WORLD, prank, ierr)
+  call check(ierr == MPI_SUCCESS .and. prank == rank, 'PMPI_Comm_rank')
   call MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN)
   v = [(rank * 100 + i, i = 1, 10)]
 
@@ -34,6 +37,13 @@ program subarray_f08_strict
   call check(ierr == MPI_SUCCESS .and. all(reshape(r(6:1:-2, 4:1:-1), [12]) == &
              reshape(m(1:4:3, 1:6), [12])) .and. all(r(5:1:-2, :) == -1), &
              'MPI_Isend / MPI_Irecv: 2-D sections, reversed')
+
+  w = -1
+  call PMPI_Irecv(w(2:10:2), 5, MPI_INTEGER, prev, 3, MPI_COMM_WORLD, reqs(1))
+  call PMPI_Isend(v(1:10:2), 5, MPI_INTEGER, next, 3, MPI_COMM_WORLD, reqs(2))
+  call PMPI_Waitall(2, reqs, MPI_STATUSES_IGNORE)
+  call check(all(w(2:10:2) == [(prev * 100 + i, i = 1, 10, 2)]) .and. all(w(1:9:2) == -1), &
+             'PMPI_Isend / PMPI_Irecv of strided sections')
 
   w = -1
   call MPI_Iallreduce(v(1:7:2), w(2:8:2), 4, MPI_INTEGER, MPI_MAX, MPI_COMM_WORLD, req)

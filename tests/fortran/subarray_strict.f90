@@ -133,7 +133,8 @@ program subarray_strict
     call MPI_Start(req, ierr)
     call MPI_Recv(w(1:3), 3, MPI_INTEGER, prev, 6, MPI_COMM_WORLD, st, ierr)
     call MPI_Wait(req, st, ierr)
-    call check(ierr == MPI_SUCCESS .and. all(w(1:3) == [(prev * 100 + i, i = 2, 10, 4)]), &
+    call check(ierr == MPI_SUCCESS .and. &
+               all(w(1:3) == [(prev * 100 + 1000 * (j - 1) + i, i = 2, 10, 4)]), &
                'MPI_Send_init of a strided section, started')
     v = v + 1000
   end do

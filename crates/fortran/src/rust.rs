@@ -470,6 +470,10 @@ fn plan(f: &Func, i: usize) -> Plan<'_> {
     }
 }
 
+/// A datatype argument, the buffers it describes (name, whether the call addresses it as
+/// a whole) and the count argument that goes with it.
+type Group<'a> = (&'a str, Vec<(&'a str, bool)>, Option<&'a str>);
+
 /// `pmpi_name_fts` and `mpi_name_fts`: the entry points of the modules' `TYPE(*),
 /// DIMENSION(..)` interfaces. Each choice buffer comes as a C descriptor: a blocking call
 /// gets its address, or a contiguous copy of a noncontiguous section (copied back after
@@ -512,8 +516,8 @@ fn ts_entry(s: &mut String, f: &Func) {
     };
     let mut pre = String::new();
     let mut post = String::new();
-    // Datatype argument -> (buffers, count argument, whether every buffer is whole).
-    let mut groups: Vec<(&str, Vec<(&str, bool)>, Option<&str>)> = Vec::new();
+    // The buffers sharing each datatype argument, and the count that goes with them.
+    let mut groups: Vec<Group> = Vec::new();
     let mut renamed: BTreeMap<&str, String> = BTreeMap::new();
     if nonblocking {
         for (i, a) in f.args.iter().enumerate() {
