@@ -293,6 +293,7 @@ impl TsType {
         let shape = layout(first);
         for &(d, n, _) in &refs {
             if contiguous(d) {
+                // SAFETY: the compiler built `d` with its rank's dimensions.
                 let empty = d.rank > 0 && unsafe { dims(d) }.iter().any(|x| x.extent == 0);
                 if crate::fortran::is_in_place(d.base_addr.cast()) || empty {
                     continue;
@@ -462,6 +463,12 @@ pub(crate) fn ts_refuse(call: &str, what: &str, obj: Option<MPI_Fint>, is_win: b
     };
     let e = Error::new(ErrorClass::Buffer, what.to_string());
     export::raise(call, target, &e)
+}
+
+/// A count argument (`INTEGER` or `INTEGER(KIND=MPI_COUNT_KIND)`) as `i64`.
+#[inline(always)]
+pub(crate) fn wide<T: Into<i64>>(c: T) -> i64 {
+    c.into()
 }
 
 /// The message of [`ts_refuse`] for a noncontiguous section no datatype stands for.

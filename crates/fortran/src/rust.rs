@@ -549,7 +549,7 @@ fn ts_entry(s: &mut String, f: &Func) {
                 .map(|(b, w)| format!("({b}, \"{b}\", {w})"))
                 .collect();
             let count_expr = match count {
-                Some(c) => format!("Some(*{c} as i64)"),
+                Some(c) => format!("Some(crate::fortran_cdesc::wide(*{c}))"),
                 None => "None".into(),
             };
             writeln!(
@@ -646,7 +646,9 @@ mod tests {
         assert!(s.contains("pub unsafe extern \"C\" fn mpi_recv_fts("));
         // Calls that outlive themselves describe a section by a derived datatype, refusing
         // what none describes through the communicator or window.
-        assert!(s.contains("TsType::new(&[(buf, \"buf\", true)], Some(*count as i64), *datatype)"));
+        assert!(
+            s.contains("TsType::new(&[(buf, \"buf\", true)], Some(crate::fortran_cdesc::wide(*count)), *datatype)")
+        );
         assert!(s.contains(
             "pmpi_isend_(crate::fortran_cdesc::ts_addr(buf), &n_count, &t_datatype, dest"
         ));
@@ -656,7 +658,7 @@ mod tests {
         // type; the w collectives' and window memory must be contiguous.
         assert!(s.contains("TsType::new(&[(sendbuf, \"sendbuf\", false)], None, *sendtype)"));
         assert!(s.contains(
-            "TsType::new(&[(sendbuf, \"sendbuf\", true), (recvbuf, \"recvbuf\", true)], Some(*count as i64), *datatype)"
+            "TsType::new(&[(sendbuf, \"sendbuf\", true), (recvbuf, \"recvbuf\", true)], Some(crate::fortran_cdesc::wide(*count)), *datatype)"
         ));
         assert!(s.contains("ts_unfit(\"sendbuf\", \"the call's datatypes are an array"));
         assert!(s.contains("ts_unfit(\"base\", \"the call keeps it"));
