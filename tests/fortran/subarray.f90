@@ -5,7 +5,7 @@
 ! their elements, in array element order, and leave the elements between them alone; an
 ! array element passed for the rest of the array (sequence association) and contiguous
 ! sections work in nonblocking calls. Noncontiguous sections in nonblocking calls only
-! where MPI_SUBARRAYS_SUPPORTED is .TRUE. (subarray_strict checks oxmpi's refusal).
+! where MPI_SUBARRAYS_SUPPORTED is .TRUE. (subarray_strict checks more of them).
 program subarray
   use mpi
   use testutil

@@ -3,8 +3,9 @@
 ! MPI_Send / MPI_Recv, MPI_Bcast and the large-count MPI_Sendrecv arrive as their elements and leave the gaps alone; contiguous
 ! sections in nonblocking calls. (Noncontiguous sections in nonblocking calls: see
 ! subarray_f08_strict, which also reduces into a section, which MPICH's mpi_f08 fails:
-! it describes the section by a derived datatype that MPI_MAX refuses. MPICH's mpi_f08 declares MPI_SUBARRAYS_SUPPORTED .TRUE., which
-! oxmpi's layer for MPICH-built programs does not honour: it refuses them.)
+! it describes the section by a derived datatype that MPI_MAX refuses. oxmpi's layer
+! for MPICH-built programs refuses such sections: it copies sections, and a copy cannot
+! outlive the call.)
 program subarray_f08
   use mpi_f08
   use testutil

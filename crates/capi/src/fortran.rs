@@ -15,7 +15,7 @@
 
 use crate::abi::{MPI_UNWEIGHTED, MPI_WEIGHTS_EMPTY};
 use crate::handles::{MPI_Aint, MPI_Fint, MPI_BOTTOM, MPI_IN_PLACE, MPI_STATUS_IGNORE};
-use std::cell::{Cell, UnsafeCell};
+use std::cell::UnsafeCell;
 use std::ffi::{c_char, c_void, CString};
 use std::os::raw::c_int;
 use std::sync::Mutex;
@@ -67,43 +67,100 @@ pub static mpifcmb5_: Common<1> = Common::new();
 #[no_mangle]
 pub static mpifcmb9_: Common<1> = Common::new();
 
-thread_local! {
-    /// The Fortran call this thread is in (`MPI_SEND`), so that errors name it.
-    static FORTRAN_CALL: Cell<Option<&'static str>> = const { Cell::new(None) };
+/// The thread's "Fortran call in progress" slot: the address of the name (`&"MPI_SEND"`)
+/// of the Fortran call this thread is in, or null.
+///
+/// On x86-64 Linux the slot is a thread-local of the initial-exec model, defined in
+/// assembly (`std`'s `thread_local!` in a shared library is general-dynamic: a call to
+/// `__tls_get_addr` on every Fortran call, for a name read only when an error is
+/// raised): its address is the thread pointer plus an offset the dynamic linker fills
+/// in once. glibc keeps room for such variables in libraries loaded later by `dlopen`.
+#[cfg(all(target_arch = "x86_64", target_os = "linux"))]
+mod slot {
+    use std::arch::{asm, global_asm};
+
+    // Hidden: visible to every object file of the library, exported by none.
+    global_asm!(
+        ".section .tbss,\"awT\",@nobits",
+        ".p2align 3",
+        ".globl oxmpi_fortran_call_slot",
+        ".hidden oxmpi_fortran_call_slot",
+        ".type oxmpi_fortran_call_slot, @object",
+        ".size oxmpi_fortran_call_slot, 8",
+        "oxmpi_fortran_call_slot:",
+        ".zero 8",
+        ".previous",
+    );
+
+    /// This thread's slot.
+    #[inline(always)]
+    pub(super) fn get() -> *mut *const &'static str {
+        let p: *mut *const &'static str;
+        // SAFETY: reads the thread pointer (%fs:0 holds its own address on x86-64 Linux)
+        // and adds the slot's offset from the GOT entry the dynamic linker filled in;
+        // touches no other memory and no stack.
+        unsafe {
+            asm!(
+                "mov {p}, qword ptr fs:[0]",
+                "add {p}, qword ptr [rip + oxmpi_fortran_call_slot@GOTTPOFF]",
+                p = out(reg) p,
+                options(pure, readonly, nostack),
+            );
+        }
+        p
+    }
+}
+
+/// Elsewhere, an ordinary thread-local.
+#[cfg(not(all(target_arch = "x86_64", target_os = "linux")))]
+mod slot {
+    use std::cell::Cell;
+
+    thread_local! {
+        static SLOT: Cell<*const &'static str> = const { Cell::new(std::ptr::null()) };
+    }
+
+    /// This thread's slot.
+    #[inline(always)]
+    pub(super) fn get() -> *mut *const &'static str {
+        SLOT.with(Cell::as_ptr)
+    }
 }
 
 /// Marks the thread as inside a Fortran call for its lifetime (restoring the outer one:
-/// a Fortran callback may make calls of its own).
-/// It keeps the thread-local's address, so that a call looks the thread-local up once
-/// (a lookup in a shared library is a call into the dynamic linker).
+/// a Fortran callback may make calls of its own), so that errors name it.
 pub(crate) struct FortranCall {
-    cell: *const Cell<Option<&'static str>>,
-    outer: Option<&'static str>,
+    slot: *mut *const &'static str,
+    outer: *const &'static str,
 }
 
 impl FortranCall {
     #[inline(always)]
-    fn enter(name: &'static str) -> FortranCall {
-        FORTRAN_CALL.with(|c| FortranCall {
-            cell: c,
-            outer: c.replace(Some(name)),
-        })
+    fn enter(name: &'static &'static str) -> FortranCall {
+        let slot = slot::get();
+        // SAFETY: `slot` is this thread's slot, valid for the thread's life.
+        let outer = unsafe { slot.replace(name) };
+        FortranCall { slot, outer }
     }
 }
 
 impl Drop for FortranCall {
     #[inline(always)]
     fn drop(&mut self) {
-        // SAFETY: `cell` is this thread's FORTRAN_CALL, which lives as long as the thread;
-        // the guard (not Send: it holds a raw pointer) is dropped on the thread that made it.
-        unsafe { (*self.cell).set(self.outer) };
+        // SAFETY: `slot` is this thread's slot, which lives as long as the thread; the
+        // guard (not Send: it holds a raw pointer) is dropped on the thread that made it.
+        unsafe { self.slot.write(self.outer) };
     }
 }
 
 /// The name an error raised in `c_call` is reported under: the Fortran call's
 /// (`MPI_SEND`) when the C function runs for a Fortran entry point.
 pub(crate) fn call_name(c_call: &str) -> &str {
-    FORTRAN_CALL.with(|c| c.get()).unwrap_or(c_call)
+    // SAFETY: the slot is this thread's; it is null or the address of a `&'static str`.
+    match unsafe { slot::get().read().as_ref() } {
+        Some(name) => name,
+        None => c_call,
+    }
 }
 
 /// A choice buffer: Fortran's `MPI_BOTTOM` and `MPI_IN_PLACE` become C's.
@@ -116,6 +173,12 @@ fn fbuf(p: *mut c_void) -> *mut c_void {
     } else {
         p
     }
+}
+
+/// Whether a choice buffer is Fortran's `MPI_IN_PLACE`.
+#[inline(always)]
+pub(crate) fn is_in_place(p: *const c_void) -> bool {
+    mpipriv1_.is(p, 1)
 }
 
 /// A status argument: Fortran's `MPI_STATUS_IGNORE` becomes C's.

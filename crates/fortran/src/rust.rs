@@ -324,7 +324,7 @@ fn entry(s: &mut String, f: &Func, consts: &[Const], module: &str) -> Result<(),
     // Errors raised inside name the Fortran call (`MPI_SEND`), not the C one.
     let call = if f.has_ierror() {
         format!(
-            "{{ let _fc = FortranCall::enter(\"MPI_{upper}\"); crate::{module}::PMPI_{}({}) }}",
+            "{{ let _fc = FortranCall::enter(&\"MPI_{upper}\"); crate::{module}::PMPI_{}({}) }}",
             f.name,
             call.join(", ")
         )
@@ -403,12 +403,84 @@ pub fn has_ts_entry(f: &Func) -> bool {
     f.args.iter().any(|a| a.kind.base == Base::Buf) && !f.fortran_args().any(has_len)
 }
 
+/// How a choice buffer of a call whose operation outlives it reaches the C function.
+enum Plan<'a> {
+    /// Its address, with a derived datatype in place of the datatype argument `dt`
+    /// (shared by the buffers that name the same one) where it is a noncontiguous
+    /// section; `count`: the count argument that goes with it, where the call addresses
+    /// the buffer as a whole (`count` instances from its start).
+    Typed { dt: &'a str, count: Option<&'a str> },
+    /// Its address if it is contiguous; a section is refused, for the reason given.
+    Fixed(&'static str),
+}
+
+/// Whether `arg` of `name` (a collective) is divided among processes in blocks of the
+/// count the call gets (`MPI_IALLTOALL`'s buffers, `MPI_IGATHER`'s `recvbuf`), rather
+/// than addressed as a whole.
+fn per_process(name: &str, arg: &str) -> bool {
+    let b = name.as_bytes();
+    let mut base = if b.len() > 1 && b[0] == b'I' && b[1].is_ascii_lowercase() {
+        &name[1..]
+    } else {
+        name
+    };
+    base = base.strip_suffix("_c").unwrap_or(base);
+    base = base.strip_suffix("_init").unwrap_or(base);
+    let base = base.to_ascii_lowercase();
+    matches!(
+        (base.as_str(), arg),
+        ("gather" | "allgather" | "neighbor_allgather", "recvbuf")
+            | ("scatter" | "reduce_scatter_block", "sendbuf")
+            | ("alltoall" | "neighbor_alltoall", _)
+    )
+}
+
+/// The plan for the choice buffer `f.args[i]`: its datatype is the first datatype
+/// argument after it (other buffers skipped); a single count between them goes with it.
+fn plan(f: &Func, i: usize) -> Plan<'_> {
+    let rest = f.args[i + 1..]
+        .iter()
+        .filter(|a| a.kind.base != Base::Buf)
+        .take_while(|a| a.kind.base != Base::Handle("Datatype"))
+        .collect::<Vec<_>>();
+    let dt = f.args[i + 1..]
+        .iter()
+        .find(|a| a.kind.base == Base::Handle("Datatype"));
+    let Some(dt) = dt else {
+        return Plan::Fixed(
+            "the call keeps it as memory of its own (an attached buffer, window memory), \
+             which must be contiguous",
+        );
+    };
+    if dt.kind.mode != Mode::In {
+        return Plan::Fixed(
+            "the call's datatypes are an array (one per process), which no single derived \
+             datatype replaces",
+        );
+    }
+    let scalar =
+        |a: &&Arg| matches!(a.kind.base, Base::Int | Base::Count) && a.kind.mode == Mode::In;
+    let count = match rest.as_slice() {
+        [c] if scalar(c) && !per_process(&f.name, &f.args[i].name) => Some(c.name.as_str()),
+        _ => None,
+    };
+    Plan::Typed {
+        dt: &dt.name,
+        count,
+    }
+}
+
+/// A datatype argument, the buffers it describes (name, whether the call addresses it as
+/// a whole) and the count argument that goes with it.
+type Group<'a> = (&'a str, Vec<(&'a str, bool)>, Option<&'a str>);
+
 /// `pmpi_name_fts` and `mpi_name_fts`: the entry points of the modules' `TYPE(*),
 /// DIMENSION(..)` interfaces. Each choice buffer comes as a C descriptor: a blocking call
 /// gets its address, or a contiguous copy of a noncontiguous section (copied back after
-/// the call for an output buffer); a call whose operation outlives it refuses a
-/// noncontiguous section (`MPI_ERR_BUFFER`, through the error handler of its window or
-/// communicator).
+/// the call for an output buffer); a call whose operation outlives it gets the section's
+/// own address and a derived datatype describing it (`fortran_cdesc::TsType`), or, for a
+/// layout no datatype of the call describes, refuses it (`MPI_ERR_BUFFER`, through the
+/// error handler of its window or communicator).
 fn ts_entry(s: &mut String, f: &Func) {
     let lower = f.name.to_ascii_lowercase();
     let upper = f.name.to_ascii_uppercase();
@@ -437,20 +509,75 @@ fn ts_entry(s: &mut String, f: &Func) {
         (None, Some(c)) => (format!("Some(*{})", c.name), false),
         (None, None) => ("None".to_string(), false),
     };
+    let refuse = |what: &str| {
+        format!(
+            "*ierror = crate::fortran_cdesc::ts_refuse(\"MPI_{upper}\", &{what}, {obj}, {is_win});\n            return;"
+        )
+    };
     let mut pre = String::new();
     let mut post = String::new();
+    // The buffers sharing each datatype argument, and the count that goes with them.
+    let mut groups: Vec<Group> = Vec::new();
+    let mut renamed: BTreeMap<&str, String> = BTreeMap::new();
+    if nonblocking {
+        for (i, a) in f.args.iter().enumerate() {
+            if a.kind.base != Base::Buf {
+                continue;
+            }
+            let n = &a.name;
+            match plan(f, i) {
+                Plan::Fixed(why) => {
+                    writeln!(
+                        pre,
+                        "        if crate::fortran_cdesc::ts_fixed({n}).is_none() {{\n            {}\n        }}",
+                        refuse(&format!("crate::fortran_cdesc::ts_unfit(\"{n}\", \"{why}\")"))
+                    )
+                    .unwrap();
+                }
+                Plan::Typed { dt, count } => match groups.iter_mut().find(|g| g.0 == dt) {
+                    Some(g) => {
+                        g.1.push((n, count.is_some()));
+                        g.2 = g.2.or(count);
+                    }
+                    None => groups.push((dt, vec![(n, count.is_some())], count)),
+                },
+            }
+        }
+        for (dt, bufs, count) in &groups {
+            let list: Vec<String> = bufs
+                .iter()
+                .map(|(b, w)| format!("({b}, \"{b}\", {w})"))
+                .collect();
+            let count_expr = match count {
+                Some(c) => format!("Some(crate::fortran_cdesc::wide(*{c}))"),
+                None => "None".into(),
+            };
+            writeln!(
+                pre,
+                "        let g_{dt} = match crate::fortran_cdesc::TsType::new(&[{}], {count_expr}, *{dt}) {{\n            Ok(g) => g,\n            Err(m) => {{\n            {}\n            }}\n        }};\n        let t_{dt} = g_{dt}.dtype(*{dt});",
+                list.join(", "),
+                refuse("m")
+            )
+            .unwrap();
+            renamed.insert(dt, format!("&t_{dt}"));
+            if let Some(c) = count {
+                writeln!(pre, "        let n_{c} = g_{dt}.count(*{c});").unwrap();
+                renamed.insert(c, format!("&n_{c}"));
+            }
+        }
+    }
     let mut call = Vec::new();
     for a in f.fortran_args() {
         let n = &a.name;
         if a.kind.base != Base::Buf {
-            call.push(n.clone());
+            call.push(
+                renamed
+                    .get(n.as_str())
+                    .cloned()
+                    .unwrap_or_else(|| n.clone()),
+            );
         } else if nonblocking {
-            writeln!(
-                pre,
-                "        let Some(b_{n}) = crate::fortran_cdesc::ts_fixed({n}) else {{\n            *ierror = crate::fortran_cdesc::ts_refuse(\"MPI_{upper}\", \"{n}\", {obj}, {is_win});\n            return;\n        }};"
-            )
-            .unwrap();
-            call.push(format!("b_{n}"));
+            call.push(format!("crate::fortran_cdesc::ts_addr({n})"));
         } else {
             writeln!(
                 pre,
@@ -466,7 +593,7 @@ fn ts_entry(s: &mut String, f: &Func) {
     call.push("ierror".into());
     writeln!(
         s,
-        "/// `MPI_{upper}` of the `mpi` and `mpi_f08` modules: choice buffers as C descriptors.\n///\n/// # Safety\n/// Called from Fortran through a `BIND(C)` interface: each buffer is a descriptor the\n/// compiler built, every other argument a reference as for [`pmpi_{lower}_`].\n#[no_mangle]\npub unsafe extern \"C\" fn {body}({params}) {{\n    // SAFETY: the contract above; the buffers' addresses are those of the arrays the\n    // descriptors describe, or of contiguous copies that live until the call returns.\n    unsafe {{"
+        "/// `MPI_{upper}` of the `mpi` and `mpi_f08` modules: choice buffers as C descriptors.\n///\n/// # Safety\n/// Called from Fortran through a `BIND(C)` interface: each buffer is a descriptor the\n/// compiler built, every other argument a reference as for [`pmpi_{lower}_`].\n#[no_mangle]\npub unsafe extern \"C\" fn {body}({params}) {{\n    // SAFETY: the contract above; the buffers' addresses are those of the arrays the\n    // descriptors describe (with a datatype that describes their layout), or of\n    // contiguous copies that live until the call returns.\n    unsafe {{"
     )
     .unwrap();
     s.push_str(&pre);
@@ -494,7 +621,17 @@ mod tests {
     fn fts_entry_points() {
         let funcs = crate::api::parse(crate::API_TABLE).unwrap();
         let mut s = String::new();
-        for name in ["Recv", "Isend", "Put", "Pack_external", "Comm_rank"] {
+        for name in [
+            "Recv",
+            "Isend",
+            "Put",
+            "Pack_external",
+            "Comm_rank",
+            "Ialltoall",
+            "Iallreduce",
+            "Ialltoallw",
+            "Win_create",
+        ] {
             let f = funcs.iter().find(|f| f.name == name).unwrap();
             if has_ts_entry(f) {
                 ts_entry(&mut s, f);
@@ -507,9 +644,24 @@ mod tests {
         assert!(s.contains("let mut b_buf = crate::fortran_cdesc::TsBuf::new(buf);"));
         assert!(s.contains("b_buf.back();"));
         assert!(s.contains("pub unsafe extern \"C\" fn mpi_recv_fts("));
-        // Calls that outlive themselves refuse one, through the communicator or window.
-        assert!(s.contains("ts_refuse(\"MPI_ISEND\", \"buf\", Some(*comm), false)"));
-        assert!(s.contains("ts_refuse(\"MPI_PUT\", \"origin_addr\", Some(*win), true)"));
+        // Calls that outlive themselves describe a section by a derived datatype, refusing
+        // what none describes through the communicator or window.
+        assert!(
+            s.contains("TsType::new(&[(buf, \"buf\", true)], Some(crate::fortran_cdesc::wide(*count)), *datatype)")
+        );
+        assert!(s.contains(
+            "pmpi_isend_(crate::fortran_cdesc::ts_addr(buf), &n_count, &t_datatype, dest"
+        ));
+        assert!(s.contains("ts_refuse(\"MPI_ISEND\", &m, Some(*comm), false)"));
+        assert!(s.contains("ts_refuse(\"MPI_PUT\", &m, Some(*win), true)"));
+        // Buffers divided among processes keep their count; both of a reduction share one
+        // type; the w collectives' and window memory must be contiguous.
+        assert!(s.contains("TsType::new(&[(sendbuf, \"sendbuf\", false)], None, *sendtype)"));
+        assert!(s.contains(
+            "TsType::new(&[(sendbuf, \"sendbuf\", true), (recvbuf, \"recvbuf\", true)], Some(crate::fortran_cdesc::wide(*count)), *datatype)"
+        ));
+        assert!(s.contains("ts_unfit(\"sendbuf\", \"the call's datatypes are an array"));
+        assert!(s.contains("ts_unfit(\"base\", \"the call keeps it"));
         // No descriptor entry for CHARACTER-taking or buffer-less calls.
         assert!(!s.contains("pmpi_pack_external_fts") && !s.contains("pmpi_comm_rank_fts"));
     }
