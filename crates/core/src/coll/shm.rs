@@ -929,6 +929,8 @@ fn fold<'a>(
 fn large(c: &Call) -> Result<()> {
     let sc = &*c.comm;
     let steps = staged_steps(c)?;
+    // This member's nonblocking calls may still use the staging areas.
+    sc.wait_polls()?;
     sc.wait_staging_free()?;
     for s in 0..steps {
         staged_before(c, s)?;
