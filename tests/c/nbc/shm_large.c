@@ -63,6 +63,7 @@ int main(int argc, char **argv)
     long long *land = mtest_malloc(sizeof(long long) * mid), *lsend = mtest_malloc(sizeof(long long) * mid);
     dint *loc = mtest_malloc(sizeof(dint) * mid), *lmin = mtest_malloc(sizeof(dint) * mid);
     int *ata_in = mtest_malloc(sizeof(int) * blk * n), *ata_out = mtest_malloc(sizeof(int) * blk * n);
+    int *ata_ip = mtest_malloc(sizeof(int) * 300 * n);
     /* Broadcast of every other int of 2 * mid ints. */
     int *bc = mtest_malloc(sizeof(int) * 2 * mid);
     MPI_Datatype strided;
@@ -117,8 +118,8 @@ int main(int argc, char **argv)
         /* In place, on the second communicator. */
         for (int j = 0; j < n; j++)
             for (int i = 0; i < 300; i++)
-                ata_in[j * 300 + i] = 10 * r + j;
-        MTEST_CALL(MPI_Ialltoall(MPI_IN_PLACE, 0, MPI_INT, ata_in, 300, MPI_INT, b, &q[6]));
+                ata_ip[j * 300 + i] = 10 * r + j;
+        MTEST_CALL(MPI_Ialltoall(MPI_IN_PLACE, 0, MPI_INT, ata_ip, 300, MPI_INT, b, &q[6]));
         MTEST_CALL(MPI_Ibarrier(a, &q[7]));
         wait_all(k, q, NREQ);
         MTEST_CALL(MPI_Wait(&pers, MPI_STATUS_IGNORE));
@@ -174,8 +175,8 @@ int main(int argc, char **argv)
                 }
             }
             for (int i = 0; i < 300; i++) {
-                if (ata_in[j * 300 + i] != 10 * j + r) {
-                    MTEST_EQ("in-place ialltoall element", 10 * j + r, ata_in[j * 300 + i]);
+                if (ata_ip[j * 300 + i] != 10 * j + r) {
+                    MTEST_EQ("in-place ialltoall element", 10 * j + r, ata_ip[j * 300 + i]);
                     errs++;
                     break;
                 }
@@ -199,6 +200,7 @@ int main(int argc, char **argv)
     free(lmin);
     free(ata_in);
     free(ata_out);
+    free(ata_ip);
     free(bc);
     return mtest_finalize();
 }
