@@ -82,8 +82,9 @@ pub struct Tuning {
     /// Largest per-rank contribution carried by the slots (bytes, at most [`SHM_SLOT`];
     /// `OXMPI_COLL_SHM_MAX`).
     pub shm_max: usize,
-    /// Largest Bcast/Reduce/Allreduce vector moved through the staging areas (bytes; 0
-    /// disables them; `OXMPI_COLL_SHM_LARGE_MAX`).
+    /// Largest Bcast/Reduce/Allreduce vector (Alltoall: all of a member's blocks)
+    /// moved through the staging areas (bytes; 0 disables them;
+    /// `OXMPI_COLL_SHM_LARGE_MAX`).
     pub shm_large_max: usize,
     /// The staging areas serve calls at any load (`OXMPI_COLL_SHM_LARGE_MAX` was set).
     /// By default they serve only oversubscribed nodes and the pipelined two-member
@@ -284,8 +285,8 @@ fn automatic(t: &Tuning, spec: &Spec<'_>, n: usize) -> Algorithm {
 pub enum ShmPath {
     /// Through the members' slots in one step (the contribution fits [`SHM_SLOT`]).
     Slots,
-    /// Bcast, Reduce, Allreduce through the staging areas in pieces of at most
-    /// [`SHM_STAGE`] bytes.
+    /// Bcast, Reduce, Allreduce, Alltoall through the staging areas in pieces of at
+    /// most [`SHM_STAGE`] bytes (all blocks of an Alltoall together).
     Staged,
     /// Reduce on two members: the non-root copies pieces of [`SHM_PIPELINE_PIECE`]
     /// bytes while the root folds them.
@@ -337,7 +338,7 @@ pub fn shm_slot_bytes(c: Collective, bytes: usize, n: usize) -> usize {
 pub fn has_shm_staged(c: Collective) -> bool {
     matches!(
         c,
-        Collective::Bcast | Collective::Reduce | Collective::Allreduce
+        Collective::Bcast | Collective::Reduce | Collective::Allreduce | Collective::Alltoall
     )
 }
 
@@ -368,7 +369,7 @@ pub fn shm_path(c: Collective, bytes: usize, elem: usize, n: usize) -> ShmPath {
 /// - off with `shm_enabled` false, below two members or above [`SHM_MAX_MEMBERS`], and
 ///   for collectives without a shared-memory variant;
 /// - the slots take contributions up to `shm_max` (at most [`SHM_SLOT`]);
-/// - Bcast, Reduce and Allreduce up to `shm_large_max` (elements of at most
+/// - Bcast, Reduce, Allreduce and Alltoall up to `shm_large_max` (elements of at most
 ///   [`SHM_STAGE`] bytes) go through the staging areas on oversubscribed nodes, at any
 ///   load when `shm_large_any_load`, and for a two-member Reduce always (pipelined).
 #[inline]
@@ -379,7 +380,7 @@ pub fn choose_shm(t: &Tuning, call: &ShmCall) -> Option<ShmPath> {
     }
     let slots = t.shm_max.min(SHM_SLOT);
     let staged = has_shm_staged(c)
-        && call.elem <= SHM_STAGE
+        && shm_slot_bytes(c, call.elem, n) <= SHM_STAGE
         && (call.oversubscribed
             || t.shm_large_any_load
             || c == Collective::Reduce && shm_pipelined_reduce(n, call.elem));
@@ -505,6 +506,17 @@ mod tests {
             // Elements larger than a staging area never go there.
             assert_eq!(choose_shm(&t, &shm(c, 1 << 20, 256 << 10, 4, true)), None);
         }
+        // Alltoall: all of a member's blocks together, up to 1 MiB.
+        assert_eq!(choose_shm(&t, &shm(C::Alltoall, 4096, 1, 8, false)), None);
+        assert_eq!(choose_shm(&t, &shm(C::Alltoall, 4096, 1, 8, true)), staged);
+        assert_eq!(
+            choose_shm(&t, &shm(C::Alltoall, 1 << 17, 1, 8, true)),
+            staged
+        );
+        assert_eq!(
+            choose_shm(&t, &shm(C::Alltoall, (1 << 17) + 1, 1, 8, true)),
+            None
+        );
         // Reduce on two members: pipelined at any load.
         let piped = Some(ShmPath::PipelinedReduce);
         assert_eq!(choose_shm(&t, &shm(C::Reduce, 4096, 8, 2, false)), piped);

@@ -861,14 +861,26 @@ pub(crate) fn try_finish(rt: &mut Runtime, id: ReqId) -> Option<Completion> {
 
 /// `MPI_Wait`.
 pub fn wait(id: ReqId) -> Result<Completion> {
-    let mut checked = false;
-    runtime::block_on(|rt| {
-        if !checked {
+    let checked = std::cell::Cell::new(false);
+    let finish = |rt: &mut Runtime| {
+        if !checked.get() {
             check_request(rt, id)?;
-            checked = true;
+            checked.set(true);
         }
         Ok(try_finish(rt, id))
-    })
+    };
+    // A request already complete (a collective that finished when it started, a
+    // receive whose message arrived) is finished before a round of progress.
+    runtime::block_on_first(
+        |rt| {
+            if rt.device.request(id).is_some_and(|r| r.is_complete()) {
+                finish(rt)
+            } else {
+                Ok(None)
+            }
+        },
+        &finish,
+    )
 }
 
 /// `MPI_Test`: Some when complete.

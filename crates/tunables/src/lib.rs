@@ -404,7 +404,7 @@ registry! {
         name: "OXMPI_COLL_SHM_LARGE_MAX", category: C::Coll, reader: R::Library,
         kind: K::Bytes { min: 0, max: UNLIMITED }, auto: true, default: I::Auto,
         rule: "1 MiB on nodes with more ranks than CPUs, and for a two-member Reduce (pipelined); with a core per rank the point-to-point algorithms are faster",
-        doc: "largest single-node Bcast/Reduce/Allreduce (bytes) moved through shared staging areas; a value set applies at any load (0 turns them off)",
+        doc: "largest single-node Bcast/Reduce/Allreduce (bytes; Alltoall: all of a rank's blocks) moved through shared staging areas; a value set applies at any load (0 turns them off)",
     };
     CollBcastShortMsg = coll_bytes("OXMPI_COLL_BCAST_SHORT_MSG", 12_288, "bcast messages below this many bytes use a binomial tree");
     CollBcastMinProcs = coll_procs("OXMPI_COLL_BCAST_MIN_PROCS", 8, "bcast on fewer ranks than this uses a binomial tree");

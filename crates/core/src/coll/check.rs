@@ -442,7 +442,7 @@ pub(crate) fn fast_plan(
     if !fast_ok(how) {
         // A nonblocking or persistent call takes the fast path when the communicator
         // already has it (every member then knows it, having made the same calls) and
-        // the call is one step through the slots.
+        // the call goes through the slots or the staging areas (`shm::pollable`).
         return match shm::offer(rt, t, bytes, elem, kind)? {
             Offer::Ready(c) => {
                 let call = make(c);
@@ -526,7 +526,7 @@ pub(crate) fn drive_how(
             )))
         }
         Plan::Poll(comm, call) => {
-            let op = super::nbc::Op::shm(comm, *call, how == How::Start);
+            let op = super::nbc::Op::shm(comm, *call, how == How::Start)?;
             Ok(Ran::Req(super::nbc::register(rt, op, how)))
         }
         _ => err(

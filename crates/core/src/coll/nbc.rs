@@ -306,12 +306,22 @@ impl Op {
 
     /// The op of one fast-path call; `start`: begun now (a nonblocking call), else at
     /// each `MPI_Start` (a persistent one).
-    pub(crate) fn shm(comm: CommId, call: super::shm::Call, start: bool) -> Op {
-        let mut p = super::shm::poll::Poll::new(call);
+    pub(crate) fn shm(comm: CommId, call: super::shm::Call, start: bool) -> Result<Op> {
+        let mut p = super::shm::poll::Poll::new(call)?;
         if start {
             p.begin();
         }
-        Op::new(comm, vec![Step::Shm(Box::new(p))], Vec::new(), Vec::new())
+        Ok(Op::new(
+            comm,
+            vec![Step::Shm(Box::new(p))],
+            Vec::new(),
+            Vec::new(),
+        ))
+    }
+
+    /// Whether the current step is a fast-path call.
+    fn at_shm(&self) -> bool {
+        matches!(self.steps.get(self.at), Some(Step::Shm(_)))
     }
 
     /// Whether the current step is a fast-path call that would move on if advanced.
@@ -361,6 +371,9 @@ pub struct Table {
     parked: Vec<Entry>,
     /// Persistent ops not started.
     idle: Vec<Entry>,
+    /// Ops of `active` whose current step is a fast-path call (waiters read it on
+    /// every round, so it is kept rather than counted).
+    shm_active: usize,
 }
 
 /// Number of parked ops in the process (read without the lock by [`run_parked`]).
@@ -390,6 +403,9 @@ impl Table {
 fn settle(rt: &mut Runtime, mut e: Entry) -> bool {
     match e.op.advance(rt) {
         Progress::Pending => {
+            if e.op.at_shm() {
+                rt.coll.nbc.shm_active += 1;
+            }
             rt.coll.nbc.active.push(e);
             false
         }
@@ -453,6 +469,7 @@ pub(crate) fn finish_how(op: Op, how: How) -> Result<Option<ReqId>> {
 /// Moves every started op forward; true if any finished a step that others may wait for.
 pub fn advance_all(rt: &mut Runtime) -> bool {
     let list = std::mem::take(&mut rt.coll.nbc.active);
+    rt.coll.nbc.shm_active = 0;
     // A change of the context claims (an agreement joined, went or released slots)
     // may let an op moved earlier in this pass go on: it counts as something done, so
     // the waiter polls again instead of sleeping on a doorbell no peer rings.
@@ -467,11 +484,13 @@ pub fn advance_all(rt: &mut Runtime) -> bool {
 /// `MPI_Start` of request `id` when it is a persistent collective: Ok(false) when it is
 /// not one.
 pub(crate) fn start(rt: &mut Runtime, id: ReqId) -> Result<bool> {
-    if !owns(rt, id) {
-        return Ok(false);
-    }
+    // The idle list first: a persistent collective being restarted is there.
     let Some(i) = rt.coll.nbc.idle.iter().position(|e| e.req == id) else {
-        return Err(still_active());
+        return if owns(rt, id) {
+            Err(still_active())
+        } else {
+            Ok(false)
+        };
     };
     if !is_inactive(rt, id) {
         // Done, but not yet completed by a wait or test call.
@@ -533,12 +552,9 @@ pub fn shm_ready(rt: &mut Runtime) -> bool {
 
 /// Whether a started fast-path call is under way: its peers' arrivals show in the
 /// communicator's slots, not in the rings a quiet waiter watches, so the waiter polls.
+#[inline]
 pub fn shm_waiting(rt: &Runtime) -> bool {
-    rt.coll
-        .nbc
-        .active
-        .iter()
-        .any(|e| matches!(e.op.steps.get(e.op.at), Some(Step::Shm(_))))
+    rt.coll.nbc.shm_active != 0
 }
 
 /// Some op waits for a user function to run (read without the lock).

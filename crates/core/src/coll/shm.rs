@@ -18,9 +18,11 @@
 //! its name, collects every member's "mapped" answer, unlinks the name and sends the
 //! verdict; a communicator where any of this fails uses the point-to-point algorithms.
 //!
-//! Larger Bcast, Reduce and Allreduce (oversubscribed nodes, or when
+//! Larger Bcast, Reduce, Allreduce and Alltoall (oversubscribed nodes, or when
 //! `OXMPI_COLL_SHM_LARGE_MAX` is set) move through per-member staging areas in pieces
 //! ([`large`]); a Reduce on two members always does, pipelined ([`reduce_pipelined`]).
+//! The nonblocking and persistent forms of the slot and staged calls run the same
+//! steps, moved on by the progress engine ([`poll`]).
 //! Which calls take this path, and which of these variants, is decided by the
 //! collective decision table (`oxmpi_coll::decision::choose_shm`); the sizes it uses are
 //! this segment's geometry.
@@ -288,12 +290,19 @@ impl ShmComm {
     /// Starts a blocking call: its number, once this member has read the results of
     /// its earlier nonblocking calls (waiting moves them on).
     fn begin(&self) -> Result<u32> {
+        self.wait_polls()?;
+        Ok(self.calls.fetch_add(1, Ordering::Relaxed).wrapping_add(1))
+    }
+
+    /// Waits until this member has read the results of its nonblocking calls (which
+    /// may still use the slots or the staging areas).
+    fn wait_polls(&self) -> Result<()> {
         if self.poll_read.load(Ordering::Relaxed) != self.poll_begun.load(Ordering::Relaxed) {
             self.wait_until(|| {
                 self.poll_read.load(Ordering::Relaxed) == self.poll_begun.load(Ordering::Relaxed)
             })?;
         }
-        Ok(self.calls.fetch_add(1, Ordering::Relaxed).wrapping_add(1))
+        Ok(())
     }
 }
 
@@ -767,13 +776,14 @@ pub(crate) fn run(c: &Call) -> Result<()> {
     read(c, call)
 }
 
-/// Whether `c` may run as a nonblocking call ([`poll::Poll`]): one step through the
-/// slots, and no user function to run (it reduces under the runtime lock). Depends only
-/// on what every member passes alike.
+/// Whether `c` may run as a nonblocking call ([`poll::Poll`]): through the slots or
+/// the staging areas (not the pipelined Reduce, whose members do not meet), and no
+/// user function to run (it reduces under the runtime lock). Depends only on what every
+/// member passes alike.
 pub(crate) fn pollable(c: &Call) -> bool {
     matches!(
         decision::shm_path(c.kind.collective(), c.bytes, c.elem, c.comm.n),
-        ShmPath::Slots
+        ShmPath::Slots | ShmPath::Staged
     ) && !c.reducer.is_user()
 }
 
@@ -905,87 +915,161 @@ fn fold<'a>(
     Ok(())
 }
 
-/// Bcast, Reduce and Allreduce of more than a slot: the vector moves through the
-/// staging areas in pieces of at most [`BIG`] bytes (whole elements), two
-/// synchronisation steps per piece. Reductions: each member copies its piece in, then
-/// member `k` reduces the `k`-th part of the piece from every member's staging area (in
-/// rank order) into the result area, then every member that wants the result copies it
-/// out. The result area is only rewritten after the next piece's first step, which
-/// every member reaches after copying the previous result out.
+/// Bcast, Reduce, Allreduce and Alltoall of more than a slot: the vectors move through
+/// the staging areas in pieces of at most [`BIG`] bytes (whole elements), two
+/// synchronisation steps per piece ([`staged_before`] runs before this member arrives
+/// at a step, [`staged_after`] once every member has). Reductions: each member copies
+/// its piece in, then member `k` reduces the `k`-th part of the piece from every
+/// member's staging area (in rank order) into the result area, then every member that
+/// wants the result copies it out. The result area is only rewritten after the next
+/// piece's first step, which every member reaches after copying the previous result
+/// out. Alltoall: each member copies the piece of each of its `n` blocks into its
+/// staging area (block `j`'s at `j` times the piece), then reads its own from every
+/// member's; a staging area is rewritten only after the second step, when all have read.
 fn large(c: &Call) -> Result<()> {
     let sc = &*c.comm;
-    let (n, me) = (sc.n, sc.me);
+    let steps = staged_steps(c)?;
+    // This member's nonblocking calls may still use the staging areas.
+    sc.wait_polls()?;
+    sc.wait_staging_free()?;
+    for s in 0..steps {
+        staged_before(c, s)?;
+        sc.sync()?;
+        staged_after(c, s)?;
+    }
+    Ok(())
+}
+
+/// Bytes of one piece of a staged call (per block for Alltoall).
+fn staged_piece(c: &Call) -> Result<usize> {
     if !decision::has_shm_staged(c.kind.collective()) {
         return Err(internal("no large-message variant"));
     }
     let elem = c.elem.max(1);
-    let piece = (BIG / elem) * elem;
+    let room = match c.kind {
+        Kind::Alltoall => BIG / c.comm.n,
+        _ => BIG,
+    };
+    let piece = (room / elem) * elem;
     if piece == 0 {
         return Err(internal("element larger than a staging area"));
     }
-    sc.wait_staging_free()?;
-    let mut off = 0;
-    while off < c.bytes {
-        let len = piece.min(c.bytes - off);
-        match c.kind {
-            Kind::Bcast { root } => {
-                if me == root {
-                    if let Some(input) = &c.input {
-                        // SAFETY: the root's staging area holds BIG >= len bytes (no
-                        // member reads it before the next step); the root's buffer holds
-                        // `bytes` packed bytes (checked by the caller).
-                        unsafe { input.pack_range(off, len, sc.big_in(root)) };
-                    }
-                }
-                sc.sync()?;
-                if me != root {
-                    if let Some(out) = &c.output {
-                        // SAFETY: as above, for the receivers' buffers.
-                        unsafe { out.unpack_range(off, len, sc.big_in(root)) };
-                    }
-                }
-                sc.sync()?;
+    Ok(piece)
+}
+
+/// Synchronisation steps of a staged call: two per piece.
+pub(super) fn staged_steps(c: &Call) -> Result<u32> {
+    let pieces = c.bytes.div_ceil(staged_piece(c)?);
+    u32::try_from(2 * pieces).map_err(|_| internal("too many pieces"))
+}
+
+/// Offset and length of the piece that step `s` of a staged call moves.
+fn staged_range(c: &Call, s: u32) -> Result<(usize, usize)> {
+    let piece = staged_piece(c)?;
+    let off = (s / 2) as usize * piece;
+    Ok((off, piece.min(c.bytes.saturating_sub(off))))
+}
+
+/// What this member does before it arrives at step `s` of a staged call: fills its
+/// staging area (first step of a piece).
+pub(super) fn staged_before(c: &Call, s: u32) -> Result<()> {
+    let sc = &*c.comm;
+    let me = sc.me;
+    if s % 2 == 1 {
+        return Ok(());
+    }
+    let (off, len) = staged_range(c, s)?;
+    let Some(input) = &c.input else { return Ok(()) };
+    match c.kind {
+        Kind::Bcast { root } if me != root => {}
+        Kind::Alltoall => {
+            for j in 0..sc.n {
+                // SAFETY: block j's piece lands at j * len < BIG / n * n in our staging
+                // area (nobody reads it before the next step); the input holds n blocks
+                // of `bytes` packed bytes (checked by the caller).
+                unsafe {
+                    input.pack_range(j * c.bytes + off, len, sc.big_in(me).wrapping_add(j * len))
+                };
             }
-            _ => {
-                if let Some(input) = &c.input {
-                    // SAFETY: our staging area holds BIG >= len bytes; the input holds
-                    // `bytes` packed bytes (checked by the caller).
-                    unsafe { input.pack_range(off, len, sc.big_in(me)) };
-                }
-                sc.sync()?;
-                let count = len / elem;
-                let (base, extra) = (count / n, count % n);
-                let lo = (me * base + me.min(extra)) * elem;
-                let hi = lo + (base + usize::from(me < extra)) * elem;
-                if hi > lo {
-                    // SAFETY: [lo, hi) lies inside every staging area and the result
-                    // area (hi <= len <= BIG); member `me` alone writes this part of the
-                    // result area during this step, and nobody writes staging areas.
-                    let acc = unsafe {
-                        std::slice::from_raw_parts_mut(sc.big_out().wrapping_add(lo), hi - lo)
+        }
+        // SAFETY: our staging area holds BIG >= len bytes (nobody reads it before the
+        // next step); the input holds `bytes` packed bytes (checked by the caller).
+        _ => unsafe { input.pack_range(off, len, sc.big_in(me)) },
+    }
+    Ok(())
+}
+
+/// What this member does once every member has arrived at step `s` of a staged call.
+pub(super) fn staged_after(c: &Call, s: u32) -> Result<()> {
+    let sc = &*c.comm;
+    let (n, me) = (sc.n, sc.me);
+    let (off, len) = staged_range(c, s)?;
+    let Some(out) = &c.output else {
+        // A Reduce's non-root member still reduces its part of the piece.
+        return match c.kind {
+            Kind::Reduce { .. } if s % 2 == 0 => reduce_part(c, len),
+            _ => Ok(()),
+        };
+    };
+    match c.kind {
+        Kind::Bcast { root } => {
+            if me != root && s % 2 == 0 {
+                // SAFETY: the root filled its staging area before arriving; nobody
+                // rewrites it before the next step. The output holds `bytes` bytes.
+                unsafe { out.unpack_range(off, len, sc.big_in(root)) };
+            }
+        }
+        Kind::Alltoall => {
+            if s % 2 == 0 {
+                for k in 0..n {
+                    // SAFETY: member k put our block's piece at me * len of its staging
+                    // area before arriving; the output holds n blocks of `bytes`.
+                    unsafe {
+                        out.unpack_range(
+                            k * c.bytes + off,
+                            len,
+                            sc.big_in(k).wrapping_add(me * len),
+                        )
                     };
-                    let part = |k: usize| -> &[u8] {
-                        // SAFETY: as above.
-                        unsafe {
-                            std::slice::from_raw_parts(
-                                sc.big_in(k).wrapping_add(lo) as *const u8,
-                                hi - lo,
-                            )
-                        }
-                    };
-                    acc.copy_from_slice(part(n - 1));
-                    for k in (0..n - 1).rev() {
-                        c.reducer.apply(part(k), acc)?;
-                    }
-                }
-                sc.sync()?;
-                if let Some(out) = &c.output {
-                    // SAFETY: the result area holds the piece; the output holds `bytes`.
-                    unsafe { out.unpack_range(off, len, sc.big_out()) };
                 }
             }
         }
-        off += len;
+        _ => {
+            if s % 2 == 0 {
+                reduce_part(c, len)?;
+            } else {
+                // SAFETY: the result area holds the piece; the output holds `bytes`.
+                unsafe { out.unpack_range(off, len, sc.big_out()) };
+            }
+        }
+    }
+    Ok(())
+}
+
+/// This member's part of a staged reduction's piece of `len` bytes: its share of the
+/// elements, reduced from every member's staging area in rank order into the result area.
+fn reduce_part(c: &Call, len: usize) -> Result<()> {
+    let sc = &*c.comm;
+    let (n, me) = (sc.n, sc.me);
+    let elem = c.elem.max(1);
+    let count = len / elem;
+    let (base, extra) = (count / n, count % n);
+    let lo = (me * base + me.min(extra)) * elem;
+    let hi = lo + (base + usize::from(me < extra)) * elem;
+    if hi == lo {
+        return Ok(());
+    }
+    // SAFETY: [lo, hi) lies inside every staging area and the result area (hi <= len <=
+    // BIG); member `me` alone writes this part of the result area during this step,
+    // and nobody writes staging areas.
+    let acc = unsafe { std::slice::from_raw_parts_mut(sc.big_out().wrapping_add(lo), hi - lo) };
+    let part = |k: usize| -> &[u8] {
+        // SAFETY: as above.
+        unsafe { std::slice::from_raw_parts(sc.big_in(k).wrapping_add(lo) as *const u8, hi - lo) }
+    };
+    acc.copy_from_slice(part(n - 1));
+    for k in (0..n - 1).rev() {
+        c.reducer.apply(part(k), acc)?;
     }
     Ok(())
 }
@@ -1020,6 +1104,7 @@ fn reduce_pipelined(c: &Call, root: usize) -> Result<()> {
             .wrapping_add((g % DEPTH as u64) as usize * PIECE)
     };
     let mut scratch = Vec::new();
+    sc.wait_polls()?;
     for k in 0..count {
         let g = base + k;
         let off = k as usize * piece;
