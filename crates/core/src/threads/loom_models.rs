@@ -48,7 +48,7 @@ fn loom_state_lock_excludes_and_orders() {
             lock.try_lock().is_none(),
             "a failed try_lock released the lock"
         );
-        assert_eq!(g.with(|v| read(v)), 3);
+        assert_eq!(g.with(read), 3);
     });
 }
 
