@@ -113,7 +113,7 @@ int main(int argc, char **argv)
 
     int rc = mtest_finalize();
     /* After the summary: a failure here fails the exit status. */
-    int left = progress_threads(), wrc = MPI_T_cvar_write(h, &two);
+    int one = 1, left = progress_threads(), wrc = MPI_T_cvar_write(h, &one);
     if (left != 0 || wrc != MPI_T_ERR_CVAR_SET_NEVER) {
         fprintf(stderr, "after MPI_Finalize: %d progress threads, write returned %d\n", left,
                 wrc);

@@ -14,10 +14,12 @@ use loom::sync::Arc;
 use loom::thread;
 use std::time::Duration;
 
-/// Loom with a bound on preemptions: every model here finishes in seconds.
+/// Loom with a bound on preemptions, and room for the branches of the lock's spin
+/// (every spin yields, and each yield is a branch of loom's schedule).
 fn model(f: impl Fn() + Sync + Send + 'static) {
     let mut b = loom::model::Builder::new();
-    b.preemption_bound = Some(3);
+    b.preemption_bound = Some(2);
+    b.max_branches = 100_000;
     b.check(f);
 }
 
@@ -53,34 +55,28 @@ fn loom_state_lock_excludes_and_orders() {
 }
 
 /// `threads::Inside`: two waits enter and leave the wait count with a plain load and
-/// store each, under the runtime lock; a third thread reads it under the lock (as
-/// `MPI_Finalize` and `crowded` do). No update is lost and no reader sees a count the
-/// waits never made.
+/// store each, under the runtime lock, and read it there (as `MPI_Finalize` and
+/// `crowded` do). No update is lost and no reader sees a count the waits never made.
 #[test]
 fn loom_wait_count_under_the_lock() {
     model(|| {
         let lock = Arc::new(StateLock::new(()));
         let count = Arc::new(WaitCount::new());
-        let waits: Vec<_> = (0..2)
-            .map(|_| {
-                let (lock, count) = (lock.clone(), count.clone());
-                thread::spawn(move || {
-                    {
-                        let _g = lock.lock();
-                        count.enter();
-                    }
-                    let _g = lock.lock();
-                    count.leave();
-                })
-            })
-            .collect();
-        {
+        let wait = |lock: &StateLock<()>, count: &WaitCount| {
+            {
+                let _g = lock.lock();
+                count.enter();
+                assert!(count.get() <= 2);
+            }
             let _g = lock.lock();
-            assert!(count.get() <= 2);
-        }
-        for w in waits {
-            w.join().unwrap();
-        }
+            count.leave();
+        };
+        let other = {
+            let (lock, count) = (lock.clone(), count.clone());
+            thread::spawn(move || wait(&lock, &count))
+        };
+        wait(&lock, &count);
+        other.join().unwrap();
         let _g = lock.lock();
         assert_eq!(count.get(), 0);
     });
