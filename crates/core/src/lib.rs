@@ -38,6 +38,7 @@ pub mod rma;
 pub mod runtime;
 pub mod session;
 mod state_lock;
+mod sync;
 pub mod threads;
 pub mod topo;
 pub mod tunables;

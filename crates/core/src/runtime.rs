@@ -116,7 +116,13 @@ enum Phase {
     After,
 }
 
+#[cfg(not(loom))]
 static STATE: StateLock<Phase> = StateLock::new(Phase::Before);
+// Loom's atomics have no const constructor (only the model checks build so).
+#[cfg(loom)]
+loom::lazy_static! {
+    static ref STATE: StateLock<Phase> = StateLock::new(Phase::Before);
+}
 
 /// The runtime lock held; releasing it wakes the threads that sleep in a wait (see
 /// [`crate::threads`]) unless the holder is one that is about to sleep.
@@ -271,6 +277,10 @@ fn excluded_call(l: Locked) -> Result<Locked> {
         Phase::Running(rt) => rt.thread_level,
         _ => return Ok(l),
     };
+    if level == ThreadLevel::Multiple {
+        second_thread_arrives(&l);
+        return Ok(l);
+    }
     drop(l);
     if level == ThreadLevel::Funneled {
         return err(
@@ -279,6 +289,21 @@ fn excluded_call(l: Locked) -> Result<Locked> {
         );
     }
     second_thread(level)
+}
+
+/// Under `MPI_THREAD_MULTIPLE` the thread that called `MPI_Init_thread` runs alone
+/// with `SINGLE`'s bookkeeping (the funnel of [`threads::OWNER`], no sleeper or wait
+/// counts) until another thread calls: then, with the lock held, the counting starts
+/// and every thread asleep in a wait is woken once (one that slept uncounted would not
+/// be woken by the next release), polls and sleeps again counted.
+#[cold]
+fn second_thread_arrives(l: &Locked) {
+    threads::allow_concurrency();
+    threads::unfunnel();
+    if let Phase::Running(rt) = &**l {
+        rt.device.wake_own_threads();
+    }
+    threads::ring_local();
 }
 
 /// The error of a call made while another thread is inside MPI below `MULTIPLE`.
@@ -322,11 +347,13 @@ fn lock_contended() -> Result<Locked> {
     let g = lock();
     let level = match &*g {
         Phase::Running(rt) => rt.thread_level,
-        _ => {
-            let AnyLocked { l, _any } = g;
-            return Ok(l);
-        }
+        _ => ThreadLevel::Multiple,
     };
+    if level == ThreadLevel::Multiple {
+        // A second thread under MULTIPLE before it was seen (`second_thread_arrives`).
+        let AnyLocked { l, _any } = g;
+        return Ok(l);
+    }
     second_thread(level)
 }
 
@@ -426,7 +453,9 @@ fn init_world(required: ThreadLevel) -> Result<ThreadLevel> {
         Phase::Before => {
             let mut rt = start(provided)?;
             install_world(&mut rt);
-            if provided == ThreadLevel::Funneled {
+            // Under MULTIPLE too: the calling thread alone runs SINGLE's code until
+            // another thread calls (`excluded_call` then lets every thread in).
+            if matches!(provided, ThreadLevel::Funneled | ThreadLevel::Multiple) {
                 threads::funnel_to_caller();
             }
             let bg = rt.config.async_progress;
@@ -460,6 +489,9 @@ pub(crate) fn open_session(required: ThreadLevel) -> Result<ThreadLevel> {
         Phase::Before => {
             let mut rt = start(provided)?;
             rt.sessions = 1;
+            if provided == ThreadLevel::Multiple {
+                threads::allow_concurrency();
+            }
             let bg = rt.config.async_progress;
             *g = Phase::Running(rt);
             drop(g);
@@ -529,9 +561,6 @@ fn start(provided: ThreadLevel) -> Result<Box<Runtime>> {
     }
     let nlocal = boot.node_size;
     let oversubscribed = boot.oversubscribed;
-    if provided == ThreadLevel::Multiple {
-        threads::allow_concurrency();
-    }
     // A node with more ranks than CPUs is balanced by hand (see `placement`).
     placement::apply(cfg.bind, boot.node_index, nlocal);
     let mut coll = crate::coll::State::from_settings(&settings);

@@ -7,9 +7,10 @@
 //! between polls and never sleeps holding it), so a waiter spins briefly and then yields
 //! the CPU instead of sleeping in the kernel.
 
+use crate::sync::{spin_loop, yield_now, AtomicBool};
 use std::cell::UnsafeCell;
 use std::ops::{Deref, DerefMut};
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::Ordering;
 
 /// Spins before a waiter starts yielding the CPU.
 const SPINS: u32 = 64;
@@ -26,11 +27,26 @@ pub struct StateLock<T> {
 unsafe impl<T: Send> Sync for StateLock<T> {}
 
 impl<T> StateLock<T> {
+    #[cfg(not(loom))]
     pub const fn new(value: T) -> StateLock<T> {
         StateLock {
             locked: AtomicBool::new(false),
             value: UnsafeCell::new(value),
         }
+    }
+
+    #[cfg(loom)]
+    pub fn new(value: T) -> StateLock<T> {
+        StateLock {
+            locked: AtomicBool::new(false),
+            value: UnsafeCell::new(value),
+        }
+    }
+
+    /// The flag's address, which names the lock to Valgrind's tools (`vg`).
+    #[inline]
+    fn word(&self) -> *const u8 {
+        std::ptr::from_ref(&self.locked).cast()
     }
 
     /// Takes the lock, waiting as long as another thread holds it.
@@ -43,7 +59,7 @@ impl<T> StateLock<T> {
         {
             self.lock_contended();
         }
-        crate::vg::happens_after(self.locked.as_ptr() as *const u8);
+        crate::vg::happens_after(self.word());
         StateGuard { lock: self }
     }
 
@@ -57,7 +73,7 @@ impl<T> StateLock<T> {
             .compare_exchange(false, true, Ordering::Acquire, Ordering::Relaxed)
         {
             Ok(_) => {
-                crate::vg::happens_after(self.locked.as_ptr() as *const u8);
+                crate::vg::happens_after(self.word());
                 Some(StateGuard { lock: self })
             }
             Err(_) => None,
@@ -78,9 +94,9 @@ impl<T> StateLock<T> {
             }
             tries = tries.saturating_add(1);
             if tries < SPINS {
-                std::hint::spin_loop();
+                spin_loop();
             } else {
-                std::thread::yield_now();
+                yield_now();
             }
         }
     }
@@ -111,12 +127,12 @@ impl<T> DerefMut for StateGuard<'_, T> {
 impl<T> Drop for StateGuard<'_, T> {
     #[inline]
     fn drop(&mut self) {
-        crate::vg::happens_before(self.lock.locked.as_ptr() as *const u8);
+        crate::vg::happens_before(self.lock.word());
         self.lock.locked.store(false, Ordering::Release);
     }
 }
 
-#[cfg(test)]
+#[cfg(all(test, not(loom)))]
 mod tests {
     use super::*;
     use std::sync::Arc;

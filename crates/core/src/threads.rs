@@ -9,7 +9,9 @@
 //! as it releases the runtime lock, one of [`OWNER`] (and the thread pointer) as it
 //! takes it, and a store to [`WAITING`] or [`OWNER`] as a blocking wait starts and ends
 //! (under the lock, so no atomic read-modify-write). The sleeper counters are only
-//! touched while [`concurrent`] is true.
+//! touched while [`concurrent`] is true, which under `MULTIPLE` begins with the first
+//! call of a second thread: a program that asks for `MULTIPLE` and calls from one thread
+//! runs `SINGLE`'s code.
 //!
 //! The wake-up rule: a thread that decides to sleep counts itself in [`SLEEPERS`] while
 //! it still holds the runtime lock, reads the doorbell counter it will sleep on, and
@@ -18,32 +20,42 @@
 //! be what they wait for: a message it received for them, a send to this very rank, a
 //! request it completed). A sleeper woken for nothing polls once and sleeps again.
 
-use crate::sys::futex;
-use std::sync::atomic::{AtomicBool, AtomicU32, AtomicUsize, Ordering};
+#[cfg(all(test, loom))]
+mod loom_models;
+mod words;
+
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::time::Duration;
+use words::{Sleepers, WaitCount};
 
 /// True once more than one thread may be inside MPI at a time.
 static CONCURRENT: AtomicBool = AtomicBool::new(false);
 
 /// Threads of this process asleep in a wait (counted only while [`concurrent`]), plus
-/// [`BACKGROUND`] while the progress thread sleeps.
-static SLEEPERS: AtomicU32 = AtomicU32::new(0);
+/// [`BACKGROUND`] while the progress thread sleeps; and the doorbell of threads that
+/// cannot sleep on the node's (a rank without a shared-memory segment), and of the
+/// second and later threads of a rank with TCP connections (one thread at a time sleeps
+/// in the epoll set, see [`EPOLL_TAKEN`]).
+#[cfg(not(loom))]
+static SLEEPERS: Sleepers = Sleepers::new();
 
-/// [`SLEEPERS`] bit of the sleeping progress thread. It is woken only when a lock
-/// holder leaves it something no packet will announce (see `runtime`), not after
+/// Threads inside a blocking wait (counted only while [`concurrent`], see [`Inside`]).
+#[cfg(not(loom))]
+static WAITING: WaitCount = WaitCount::new();
+
+#[cfg(loom)]
+loom::lazy_static! {
+    static ref SLEEPERS: Sleepers = Sleepers::new();
+    static ref WAITING: WaitCount = WaitCount::new();
+}
+
+/// The sleeper count's bit of the sleeping progress thread. It is woken only when a
+/// lock holder leaves it something no packet will announce (see `runtime`), not after
 /// every call as the application's own sleeping threads are.
-pub(crate) const BACKGROUND: u32 = 1 << 31;
-
-/// The doorbell of threads that cannot sleep on the node's (a rank without a
-/// shared-memory segment), and of the second and later threads of a rank with TCP
-/// connections (one thread at a time sleeps in the epoll set, see [`EPOLL_TAKEN`]).
-static LOCAL_BELL: AtomicU32 = AtomicU32::new(0);
+pub(crate) const BACKGROUND: u32 = words::BACKGROUND;
 
 /// A thread of this process sleeps in the TCP epoll set.
 static EPOLL_TAKEN: AtomicBool = AtomicBool::new(false);
-
-/// Threads inside a blocking wait (counted only while [`concurrent`], see [`Inside`]).
-static WAITING: AtomicU32 = AtomicU32::new(0);
 
 /// Whether several threads may be inside MPI at once.
 #[inline]
@@ -51,8 +63,9 @@ pub fn concurrent() -> bool {
     CONCURRENT.load(Ordering::Relaxed)
 }
 
-/// From now on several threads may be inside MPI at once (never turned off: a thread
-/// level is granted for the life of the process, and the counters stay exact).
+/// From now on several threads may be inside MPI at once (never turned off: the
+/// counters stay exact). Set when a session is granted `MULTIPLE`, when a second thread
+/// calls under `MULTIPLE`, and when the progress thread starts.
 pub(crate) fn allow_concurrency() {
     CONCURRENT.store(true, Ordering::SeqCst);
 }
@@ -61,40 +74,30 @@ pub(crate) fn allow_concurrency() {
 /// asks a lock holder to consider waking them. Read with the runtime lock held.
 #[inline]
 pub(crate) fn sleepers() -> u32 {
-    SLEEPERS.load(Ordering::Relaxed)
+    SLEEPERS.count()
 }
 
 /// Counts the calling thread among the sleepers (with the runtime lock held) and
 /// returns the count of the process-local doorbell, for [`sleep_local`]. `bg`: the
 /// progress thread.
 pub(crate) fn start_sleeping(bg: bool) -> u32 {
-    if bg {
-        SLEEPERS.fetch_or(BACKGROUND, Ordering::SeqCst);
-    } else {
-        SLEEPERS.fetch_add(1, Ordering::SeqCst);
-    }
-    LOCAL_BELL.load(Ordering::SeqCst)
+    SLEEPERS.start(bg)
 }
 
 /// The calling thread no longer sleeps.
 pub(crate) fn stop_sleeping(bg: bool) {
-    if bg {
-        SLEEPERS.fetch_and(!BACKGROUND, Ordering::SeqCst);
-    } else {
-        SLEEPERS.fetch_sub(1, Ordering::SeqCst);
-    }
+    SLEEPERS.stop(bg)
 }
 
 /// Wakes the threads sleeping on the process-local doorbell (the caller wakes those on
 /// the node's doorbell and in epoll through the device).
 pub(crate) fn ring_local() {
-    LOCAL_BELL.fetch_add(1, Ordering::SeqCst);
-    futex::wake(&LOCAL_BELL, i32::MAX);
+    SLEEPERS.ring()
 }
 
 /// Sleeps on the process-local doorbell unless it rang since `seen`, at most `nap`.
 pub(crate) fn sleep_local(seen: u32, nap: Duration) {
-    futex::wait(&LOCAL_BELL, seen, nap);
+    SLEEPERS.sleep(seen, nap)
 }
 
 /// Takes the right to sleep in the epoll set; true if the caller got it (release it
@@ -109,7 +112,7 @@ pub(crate) fn take_epoll() -> bool {
 pub(crate) fn release_epoll() {
     if concurrent() {
         EPOLL_TAKEN.store(false, Ordering::Release);
-        if SLEEPERS.load(Ordering::SeqCst) != 0 {
+        if SLEEPERS.count() != 0 {
             ring_local();
         }
     }
@@ -133,7 +136,7 @@ impl Inside {
             return;
         }
         if concurrent() {
-            WAITING.store(WAITING.load(Ordering::Relaxed) + 1, Ordering::Relaxed);
+            WAITING.enter();
             self.counted = true;
         } else if OWNER.load(Ordering::Relaxed) == 0 {
             OWNER.store(self_tag(), Ordering::Relaxed);
@@ -145,7 +148,7 @@ impl Inside {
     #[inline]
     pub(crate) fn leave(&mut self) {
         if self.counted {
-            WAITING.store(WAITING.load(Ordering::Relaxed) - 1, Ordering::Relaxed);
+            WAITING.leave();
         }
         if self.owner {
             OWNER.store(0, Ordering::Relaxed);
@@ -156,17 +159,20 @@ impl Inside {
 
 /// Threads inside a blocking wait now (read with the runtime lock held).
 pub(crate) fn waiting() -> u32 {
-    WAITING.load(Ordering::Relaxed)
+    WAITING.get()
 }
 
 /// The only thread that may call MPI now, as [`self_tag`]; 0: any thread. Under
 /// `MPI_THREAD_FUNNELED` the main thread's for good; under `SINGLE` and `SERIALIZED`
 /// that of a thread inside a blocking wait while it waits (a call that is not a wait
 /// holds the lock throughout, and a second thread finds it taken). Under `MULTIPLE`
-/// always 0. Written and read with the runtime lock held.
+/// the thread that called `MPI_Init_thread` until another thread calls (it then runs
+/// `SINGLE`'s code: no sleeper or wait counts; see `runtime::second_thread_arrives`),
+/// then 0. Written and read with the runtime lock held.
 static OWNER: AtomicUsize = AtomicUsize::new(0);
 
-/// Only the calling thread may call MPI from now on (`MPI_THREAD_FUNNELED`).
+/// Only the calling thread may call MPI from now on (`MPI_THREAD_FUNNELED`; under
+/// `MULTIPLE`, until another thread calls).
 pub(crate) fn funnel_to_caller() {
     OWNER.store(self_tag(), Ordering::Relaxed);
 }
@@ -231,13 +237,14 @@ pub(crate) fn self_tag() -> usize {
 /// Several threads wait at once: none of them should spin on a CPU the others need.
 #[inline]
 pub(crate) fn crowded() -> bool {
-    concurrent() && WAITING.load(Ordering::Relaxed) > 1
+    concurrent() && WAITING.get() > 1
 }
 
-#[cfg(test)]
+#[cfg(all(test, not(loom)))]
 mod tests {
     use super::*;
     use crate::state_lock::StateLock;
+    use std::sync::atomic::AtomicU32;
     use std::sync::Arc;
     use std::time::Instant;
 

@@ -10,7 +10,8 @@
 //! then runs with them as if they were set in the environment; while MPI runs only
 //! those it can change safely — the collective decision table's thresholds and forced
 //! algorithms (scope `ALL_EQ`: every rank must write the same value between the same
-//! collective calls) and the waiting policy's spin and yield rounds (`LOCAL`) — others
+//! collective calls) and the waiting policy (`LOCAL`: the spin and yield rounds, and
+//! `OXMPI_ASYNC_PROGRESS`, which starts or stops the progress thread) — others
 //! fail with `MPI_T_ERR_CVAR_SET_NOT_NOW`; after `MPI_Finalize` every write fails with
 //! `MPI_T_ERR_CVAR_SET_NEVER`. Variables of `mpiexec` and the compiler wrappers are
 //! `MPI_T_SCOPE_CONSTANT` and never writable.
@@ -324,6 +325,9 @@ pub fn read(h: u64) -> TResult<(VarType, CvarValue)> {
 
 /// `MPI_T_cvar_write` (see the module's rules).
 pub fn write(h: u64, v: &CvarValue) -> TResult<()> {
+    // The progress thread switched on or off while MPI runs: started or stopped once
+    // the locks are released (a stop waits for the thread, which takes the runtime lock).
+    let mut progress: Option<bool> = None;
     with_tools(|t, rt| {
         let d = handle_var(&t.cvar_handles, h)?;
         if d.scope == Scope::Constant {
@@ -339,6 +343,9 @@ pub fn write(h: u64, v: &CvarValue) -> TResult<()> {
                 let s = t.in_use.as_mut().ok_or(TErr::CvarSetNotNow)?;
                 s.set(d.id, &raw).map_err(|_| TErr::Invalid)?;
                 apply(rt, s, d.id);
+                if d.id == Id::AsyncProgress {
+                    progress = Some(rt.config.async_progress);
+                }
                 Ok(())
             }
             None if t.consumed => Err(TErr::CvarSetNever),
@@ -347,7 +354,15 @@ pub fn write(h: u64, v: &CvarValue) -> TResult<()> {
                 Ok(())
             }
         }
-    })
+    })?;
+    match progress {
+        Some(true) => crate::async_progress::start().map_err(|_| TErr::Memory),
+        Some(false) => {
+            crate::async_progress::stop();
+            Ok(())
+        }
+        None => Ok(()),
+    }
 }
 
 /// Hands a value written while MPI runs to the part of the engine that uses it.
@@ -358,6 +373,7 @@ fn apply(rt: &mut Runtime, s: &Settings, id: Id) {
             let c = crate::config::Config::from_settings(s);
             rt.config.spin_iters = c.spin_iters;
             rt.config.yield_iters = c.yield_iters;
+            rt.config.async_progress = c.async_progress;
         }
         _ => {}
     }
