@@ -188,8 +188,13 @@ fn me_remote(rt: &mut Runtime) -> Result<Remote> {
         .device
         .tcp_addr()
         .ok_or_else(|| Error::new(ErrorClass::Intern, "TCP transport missing"))?;
+    let inc = rt
+        .device
+        .tcp_incarnation()
+        .ok_or_else(|| Error::new(ErrorClass::Intern, "TCP transport missing"))?;
     Ok(Remote {
         addr,
+        inc,
         loopback_ok: rt.device.tcp_loopback_ok(),
         node: my_node(),
     })
@@ -330,7 +335,7 @@ fn establish_held(
             .iter()
             .map(|p| {
                 rt.device
-                    .add_peer(p.addr, p.dial_addr(my_node()), key.clone())
+                    .add_peer(p.addr, p.inc, p.dial_addr(my_node()), key.clone())
                     .ok_or_else(|| Error::new(ErrorClass::Intern, "TCP transport missing"))
             })
             .collect::<Result<Vec<u32>>>()

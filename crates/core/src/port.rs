@@ -205,8 +205,9 @@ fn listener(call: &str, name: &str) -> Result<TcpListener> {
 /// One member of a group, as the other group sees it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Remote {
-    /// Where it listens (its identity).
+    /// Where it listens and its incarnation (its identity).
     pub addr: SocketAddrV4,
+    pub inc: u32,
     pub loopback_ok: bool,
     pub node: u64,
 }
@@ -224,6 +225,7 @@ impl Remote {
     pub fn write(&self, w: &mut Writer) {
         w.u32(u32::from(*self.addr.ip()))
             .u32(self.addr.port() as u32)
+            .u32(self.inc)
             .u32(self.loopback_ok as u32)
             .u32(self.node as u32)
             .u32((self.node >> 32) as u32);
@@ -232,10 +234,12 @@ impl Remote {
     pub fn read(r: &mut Reader) -> Result<Remote> {
         let ip = Ipv4Addr::from(r.u32()?);
         let port = r.u32()? as u16;
+        let inc = r.u32()?;
         let loopback_ok = r.u32()? != 0;
         let node = r.u32()? as u64 | (r.u32()? as u64) << 32;
         Ok(Remote {
             addr: SocketAddrV4::new(ip, port),
+            inc,
             loopback_ok,
             node,
         })
@@ -458,11 +462,13 @@ mod tests {
             members: vec![
                 Remote {
                     addr: "127.0.0.1:5".parse().unwrap(),
+                    inc: 7,
                     loopback_ok: true,
                     node: u64::MAX - 1,
                 },
                 Remote {
                     addr: "10.1.1.1:65535".parse().unwrap(),
+                    inc: u32::MAX,
                     loopback_ok: false,
                     node: 3,
                 },
@@ -481,6 +487,7 @@ mod tests {
             mask: Mask::full(),
             members: vec![Remote {
                 addr: SocketAddrV4::new(Ipv4Addr::new(127, 0, 0, n), 9),
+                inc: n as u32,
                 loopback_ok: false,
                 node: n as u64,
             }],

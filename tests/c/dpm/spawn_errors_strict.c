@@ -4,7 +4,9 @@
  * - spawning a program that does not exist: MPI_ERR_SPAWN, every error code
  *   MPI_ERR_SPAWN at every parent (not only the root), the intercommunicator
  *   MPI_COMM_NULL; the job goes on; the same with MPI_Comm_spawn_multiple;
- * - a `host` info key naming a host that does not exist: MPI_ERR_SPAWN within seconds;
+ * - a `host` info key naming a host that does not exist: MPI_ERR_SPAWN within seconds
+ *   (left out with SPAWN_ERRORS_NO_HOST=1: under MPICH's Hydra the parents get the error,
+ *   but Hydra 4.0.2's mpiexec then waits forever for the proxy it could not start there);
  * - maxprocs 0 at the root: MPI_ERR_ARG; an invalid root: MPI_ERR_ROOT;
  * - a malformed port name: MPI_ERR_PORT (connect), and MPI_ERR_PORT for closing a port
  *   that is not open;
@@ -14,6 +16,7 @@
  * on the development machine cannot spawn at all).
  */
 #include "mtest.h"
+#include <stdlib.h>
 #include <string.h>
 
 int main(int argc, char **argv)
@@ -43,17 +46,19 @@ int main(int argc, char **argv)
     for (int i = 0; i < 3; i++)
         MTEST_EQ("error code class (spawn_multiple)", MPI_ERR_SPAWN, mtest_errclass(codes[i]));
     /* A host that is not this one, in a job on this host only: refused at once. */
-    MPI_Info hinfo;
-    MTEST_CALL(MPI_Info_create(&hinfo));
-    MTEST_CALL(MPI_Info_set(hinfo, "host", "no-such-host.invalid"));
-    codes[0] = codes[1] = 0;
-    double h0 = MPI_Wtime();
-    MTEST_EXPECT_CLASS(MPI_ERR_SPAWN, MPI_Comm_spawn(argv[0], MPI_ARGV_NULL, 2, hinfo, 0,
-                                                     MPI_COMM_WORLD, &inter, codes));
-    MTEST_CHECK(MPI_Wtime() - h0 < 20, "a spawn on a host that does not exist took too long");
-    for (int i = 0; i < 2; i++)
-        MTEST_EQ("error code class (host)", MPI_ERR_SPAWN, mtest_errclass(codes[i]));
-    MTEST_CALL(MPI_Info_free(&hinfo));
+    if (!getenv("SPAWN_ERRORS_NO_HOST")) {
+        MPI_Info hinfo;
+        MTEST_CALL(MPI_Info_create(&hinfo));
+        MTEST_CALL(MPI_Info_set(hinfo, "host", "no-such-host.invalid"));
+        codes[0] = codes[1] = 0;
+        double h0 = MPI_Wtime();
+        MTEST_EXPECT_CLASS(MPI_ERR_SPAWN, MPI_Comm_spawn(argv[0], MPI_ARGV_NULL, 2, hinfo, 0,
+                                                         MPI_COMM_WORLD, &inter, codes));
+        MTEST_CHECK(MPI_Wtime() - h0 < 20, "a spawn on a host that does not exist took too long");
+        for (int i = 0; i < 2; i++)
+            MTEST_EQ("error code class (host)", MPI_ERR_SPAWN, mtest_errclass(codes[i]));
+        MTEST_CALL(MPI_Info_free(&hinfo));
+    }
     MTEST_EXPECT_CLASS(MPI_ERR_SPAWN,
                        MPI_Comm_spawn("oxmpi-no-such-program-in-path", MPI_ARGV_NULL, 1,
                                       MPI_INFO_NULL, size - 1, MPI_COMM_WORLD, &inter,

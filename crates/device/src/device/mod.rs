@@ -248,20 +248,21 @@ impl Device {
         self.wire.tcp.as_ref().is_some_and(|t| t.loopback_ok())
     }
 
-    /// Adds a process of another job, which publishes the listening address `addr` and
-    /// is dialed at `dial`, as a peer reached over TCP and authenticated with `key`, and
-    /// returns its slot: the number that names it in sends, receives and groups, after
-    /// this job's ranks. A peer already added (and neither lost nor retired since) keeps
-    /// its slot, under the new key. None without the TCP transport
-    /// ([`Device::attach_tcp`]).
+    /// Adds a process of another job, which publishes the listening address `addr` as
+    /// incarnation `inc` and is dialed at `dial`, as a peer reached over TCP and
+    /// authenticated with `key`, and returns its slot: the number that names it in sends,
+    /// receives and groups, after this job's ranks. A peer already added (and neither
+    /// lost nor retired since) keeps its slot, under the new key. None without the TCP
+    /// transport ([`Device::attach_tcp`]).
     pub fn add_peer(
         &mut self,
         addr: std::net::SocketAddrV4,
+        inc: u32,
         dial: std::net::SocketAddrV4,
         key: Vec<u8>,
     ) -> Option<u32> {
         let tcp = self.wire.tcp.as_mut()?;
-        if let Some(slot) = tcp.dyn_slot(addr) {
+        if let Some(slot) = tcp.dyn_slot(addr, inc) {
             tcp.rekey_peer(slot, key);
             return Some(slot);
         }
@@ -272,8 +273,13 @@ impl Device {
         };
         self.wire.peers.push(peer);
         self.proto.add_peer(peer);
-        tcp.add_peer(slot, addr, dial, key);
+        tcp.add_peer(slot, addr, inc, dial, key);
         Some(slot)
+    }
+
+    /// This process's TCP incarnation (see `TcpNet::incarnation`); None without TCP.
+    pub fn tcp_incarnation(&self) -> Option<u32> {
+        self.wire.tcp.as_ref().map(|t| t.incarnation())
     }
 
     /// No communicator refers to peer `slot` of another job any more: its address no
@@ -908,9 +914,10 @@ mod tests {
         let mut a = lone(b"job a");
         let mut b = lone(b"job b");
         let (aa, ba) = (a.tcp_addr().unwrap(), b.tcp_addr().unwrap());
-        let sb = a.add_peer(ba, ba, b"port key".to_vec()).unwrap();
+        let (ai, bi) = (a.tcp_incarnation().unwrap(), b.tcp_incarnation().unwrap());
+        let sb = a.add_peer(ba, bi, ba, b"port key".to_vec()).unwrap();
         assert_eq!(sb, 1);
-        assert_eq!(a.add_peer(ba, ba, b"port key".to_vec()), Some(1));
+        assert_eq!(a.add_peer(ba, bi, ba, b"port key".to_vec()), Some(1));
         assert_eq!(a.world_size(), 1);
         // `a` dials before `b` knows it: the HELLO waits for b's add_peer.
         let big: Vec<u8> = (0..300_000u32).map(|i| i as u8).collect();
@@ -920,7 +927,7 @@ mod tests {
             a.progress().unwrap();
             b.progress().unwrap();
         }
-        let sa = b.add_peer(aa, aa, b"port key".to_vec()).unwrap();
+        let sa = b.add_peer(aa, ai, aa, b"port key".to_vec()).unwrap();
         assert_eq!(sa, 1);
         let mut small = [0u8; 5];
         let mut large = vec![0u8; big.len()];
@@ -975,7 +982,27 @@ mod tests {
         assert!(r.is_complete());
         assert_eq!(a.finish(s4).error, Outcome::PeerLost);
         // A new peer at the same address would get a new slot.
-        assert_eq!(a.add_peer(ba, ba, b"k".to_vec()), Some(2));
+        assert_eq!(a.add_peer(ba, bi, ba, b"k".to_vec()), Some(2));
+    }
+
+    #[test]
+    fn a_new_incarnation_at_a_peers_address_replaces_it() {
+        // `b` stays live, but `a` is told of another process at b's address (as after
+        // b exited and a later process got its port): the old record is lost at once,
+        // and the new one gets a slot of its own.
+        let mut a = lone(b"job a");
+        let b = lone(b"job b");
+        let (ba, bi) = (b.tcp_addr().unwrap(), b.tcp_incarnation().unwrap());
+        let old = a.add_peer(ba, bi, ba, b"k1".to_vec()).unwrap();
+        let new = a
+            .add_peer(ba, bi.wrapping_add(1), ba, b"k2".to_vec())
+            .unwrap();
+        assert_ne!(old, new);
+        a.progress().expect("a replaced peer is not a failure");
+        assert!(a.proto.is_lost(old));
+        assert!(!a.proto.is_lost(new));
+        // The old incarnation is not found again.
+        assert_eq!(a.add_peer(ba, bi, ba, b"k1".to_vec()), Some(new + 1));
     }
 
     #[test]
@@ -983,8 +1010,9 @@ mod tests {
         let mut a = lone(b"s");
         let mut b = lone(b"s");
         let (aa, ba) = (a.tcp_addr().unwrap(), b.tcp_addr().unwrap());
-        let sb = a.add_peer(ba, ba, b"key one".to_vec()).unwrap();
-        b.add_peer(aa, aa, b"key two".to_vec()).unwrap();
+        let (ai, bi) = (a.tcp_incarnation().unwrap(), b.tcp_incarnation().unwrap());
+        let sb = a.add_peer(ba, bi, ba, b"key one".to_vec()).unwrap();
+        b.add_peer(aa, ai, aa, b"key two".to_vec()).unwrap();
         let s = send_to(&mut a, sb, b"x");
         run_until(&mut [&mut a, &mut b], |d| {
             d[0].request(s).is_some_and(|r| r.is_complete())

@@ -28,10 +28,12 @@ pub enum Phase {
     AwaitChallenge { ni: Nonce, deadline: Instant },
     /// Acceptor: waiting for a HELLO.
     AwaitHello { deadline: Instant },
-    /// Acceptor: a process of another job said HELLO from `addr` before this process
-    /// added it as a peer; the handshake goes on once it does (or fails at `deadline`).
+    /// Acceptor: a process of another job (incarnation `inc`) said HELLO from `addr`
+    /// before this process added it as a peer; the handshake goes on once it does (or
+    /// fails at `deadline`).
     AwaitPeer {
         addr: std::net::SocketAddrV4,
+        inc: u32,
         ni: Nonce,
         deadline: Instant,
     },
@@ -259,6 +261,12 @@ impl Conn {
     }
 
     /// Takes `n` bytes from the front of the receive buffer if they are there.
+    /// The first `N` bytes received and not taken yet, left in place.
+    pub fn peek<const N: usize>(&self) -> Option<[u8; N]> {
+        let b = self.rx.get(self.rx_start..self.rx_start + N)?;
+        (self.rx_end - self.rx_start >= N).then(|| b.try_into().expect("N bytes"))
+    }
+
     pub fn take<const N: usize>(&mut self) -> Option<[u8; N]> {
         if self.rx_end - self.rx_start < N {
             return None;

@@ -17,14 +17,19 @@
 //!
 //! A process of another job (added at run time by `MPI_Comm_spawn`, `MPI_Comm_accept`
 //! and friends) has no rank in this job, so the two sides name each other by the
-//! address each listens on (as exchanged when the peer was added), under a magic of
-//! their own and the key agreed for that peer (the port's one-time key):
+//! address each listens on plus the incarnation of each (a random number drawn when its
+//! transport starts), as exchanged when the peer was added, under a magic of their own
+//! and the key agreed for that peer (the port's one-time key):
 //!
 //! ```text
-//! HELLO  "OXMPI-D1" | dialer ip[4] | dialer port u16 | acceptor port u16 | nonce_i[16]  (32 bytes)
+//! HELLO  "OXMPI-D2" | dialer ip[4] | dialer port u16 | acceptor port u16
+//!                   | dialer incarnation u32 | acceptor incarnation u32 | nonce_i[16]  (40 bytes)
 //! ```
 //!
 //! and the CHALLENGE and PROOF as above, with labels `oxmpi-dyn-connect` / `oxmpi-dyn-accept`.
+//! The incarnations tell a later process that listens on the port of an exited one from
+//! that one: a HELLO names the process it is for, and the acceptor finds the dialer's
+//! record by address and incarnation, never another process's record at that address.
 
 use oxmpi_auth::{Error, Scheme};
 use std::net::SocketAddrV4;
@@ -38,69 +43,108 @@ pub const CHALLENGE_BYTES: usize = oxmpi_auth::CHALLENGE_LEN;
 /// Bytes of a PROOF.
 pub const PROOF_BYTES: usize = oxmpi_auth::PROOF_LEN;
 
-/// Between processes of different jobs: the context is the dialer's listening address
-/// and the acceptor's listening port.
-const DYN: Scheme<8> = Scheme::new(*b"OXMPI-D1", b"oxmpi-dyn-connect", b"oxmpi-dyn-accept");
+/// Between processes of different jobs: the context is the dialer's listening address,
+/// the acceptor's listening port and both incarnations.
+const DYN: Scheme<16> = Scheme::new(*b"OXMPI-D2", b"oxmpi-dyn-connect", b"oxmpi-dyn-accept");
+/// Bytes of a HELLO from a process of another job.
+pub const DYN_HELLO_BYTES: usize = Scheme::<16>::HELLO_LEN;
+/// Bytes that tell the two kinds of HELLO apart (the magic).
+pub const MAGIC_BYTES: usize = oxmpi_auth::MAGIC_LEN;
+
+/// True when a HELLO starting with `magic` comes from a process of another job.
+pub fn is_dyn_hello(magic: &[u8; MAGIC_BYTES]) -> bool {
+    magic == b"OXMPI-D2"
+}
+
+/// Why a HELLO for an earlier process at this port is refused (see
+/// [`parse_hello_dyn`]): the dialer holds a stale record, and learns so when the
+/// connection closes; not worth a line in the log.
+pub const FOR_EARLIER_PROCESS: &str = "greeting is for an earlier process at this port";
 
 /// Who the two sides of a connection are.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Who {
     /// Ranks `from` (dialer) and `to` of one job.
     Job { from: u32, to: u32 },
-    /// Processes of different jobs: the dialer listens at `from`, the acceptor on port `to`.
-    Dyn { from: SocketAddrV4, to: u16 },
+    /// Processes of different jobs: the dialer listens at `from` (incarnation
+    /// `from_inc`), the acceptor on port `to` (incarnation `to_inc`).
+    Dyn {
+        from: SocketAddrV4,
+        from_inc: u32,
+        to: u16,
+        to_inc: u32,
+    },
+}
+
+/// The MAC scheme of either kind of peer, with its context.
+enum Ctx {
+    Job([u8; 8]),
+    Dyn([u8; 16]),
 }
 
 impl Who {
-    fn scheme(&self) -> (&'static Scheme<8>, [u8; 8]) {
+    fn ctx(&self) -> Ctx {
         match *self {
-            Who::Job { from, to } => (&TCP, ctx(from, to)),
-            Who::Dyn { from, to } => {
-                let mut c = [0u8; 8];
+            Who::Job { from, to } => Ctx::Job(ctx(from, to)),
+            Who::Dyn {
+                from,
+                from_inc,
+                to,
+                to_inc,
+            } => {
+                let mut c = [0u8; 16];
                 c[..4].copy_from_slice(&from.ip().octets());
                 c[4..6].copy_from_slice(&from.port().to_le_bytes());
-                c[6..].copy_from_slice(&to.to_le_bytes());
-                (&DYN, c)
+                c[6..8].copy_from_slice(&to.to_le_bytes());
+                c[8..12].copy_from_slice(&from_inc.to_le_bytes());
+                c[12..].copy_from_slice(&to_inc.to_le_bytes());
+                Ctx::Dyn(c)
             }
         }
     }
 }
 
-/// The initiator's first message toward a process of another job.
-pub fn hello_dyn(who: Who, ni: &Nonce) -> [u8; HELLO_BYTES] {
-    let (s, c) = who.scheme();
-    let mut b = [0u8; HELLO_BYTES];
-    b.copy_from_slice(s.hello(&c, ni).as_bytes());
-    b
+/// The initiator's first message, for either kind of peer.
+pub fn hello_for(who: Who, ni: &Nonce) -> Vec<u8> {
+    match who.ctx() {
+        Ctx::Job(c) => TCP.hello(&c, ni).as_bytes().to_vec(),
+        Ctx::Dyn(c) => DYN.hello(&c, ni).as_bytes().to_vec(),
+    }
 }
 
 /// Checks a HELLO from a process of another job, received by the process listening on
-/// port `my_port`: gives the dialer's listening address and nonce. `Ok(None)` when the
-/// HELLO is not of that kind (try [`parse_hello`]).
+/// port `my_port` as incarnation `my_inc`: gives the dialer's listening address, its
+/// incarnation and its nonce. A HELLO for another incarnation at this port (the dialer
+/// still holds the record of a process that exited) is refused with
+/// [`FOR_EARLIER_PROCESS`].
 pub fn parse_hello_dyn(
-    b: &[u8; HELLO_BYTES],
+    b: &[u8; DYN_HELLO_BYTES],
     my_port: u16,
-) -> Result<Option<(SocketAddrV4, Nonce)>, String> {
-    let (c, ni) = match DYN.parse_hello(b) {
-        Ok(x) => x,
-        Err(Error::BadGreeting) => return Ok(None),
-        Err(e) => return Err(e.to_string()),
-    };
+    my_inc: u32,
+) -> Result<(SocketAddrV4, u32, Nonce), String> {
+    let (c, ni) = DYN.parse_hello(b).map_err(|e| e.to_string())?;
     let ip = std::net::Ipv4Addr::new(c[0], c[1], c[2], c[3]);
     let port = u16::from_le_bytes([c[4], c[5]]);
     let to = u16::from_le_bytes([c[6], c[7]]);
+    let from_inc = u32::from_le_bytes([c[8], c[9], c[10], c[11]]);
+    let to_inc = u32::from_le_bytes([c[12], c[13], c[14], c[15]]);
     if to != my_port {
         return Err(format!(
             "greeting is addressed to port {to}, not to this process (port {my_port})"
         ));
     }
-    Ok(Some((SocketAddrV4::new(ip, port), ni)))
+    if to_inc != my_inc {
+        return Err(FOR_EARLIER_PROCESS.to_string());
+    }
+    Ok((SocketAddrV4::new(ip, port), from_inc, ni))
 }
 
 /// The acceptor's answer for either kind of peer.
 pub fn challenge_for(secret: &[u8], who: Who, ni: &Nonce, na: &Nonce) -> [u8; CHALLENGE_BYTES] {
-    let (s, c) = who.scheme();
-    s.challenge(secret, &c, ni, na)
+    match who.ctx() {
+        Ctx::Job(c) => TCP.challenge(secret, &c, ni, na),
+        Ctx::Dyn(c) => DYN.challenge(secret, &c, ni, na),
+    }
 }
 
 /// The initiator checks the acceptor's proof, for either kind of peer.
@@ -110,8 +154,11 @@ pub fn verify_challenge_for(
     ni: &Nonce,
     b: &[u8; CHALLENGE_BYTES],
 ) -> Result<Nonce, String> {
-    let (s, c) = who.scheme();
-    s.verify_challenge(secret, &c, ni, b).map_err(|e| match e {
+    match who.ctx() {
+        Ctx::Job(c) => TCP.verify_challenge(secret, &c, ni, b),
+        Ctx::Dyn(c) => DYN.verify_challenge(secret, &c, ni, b),
+    }
+    .map_err(|e| match e {
         Error::BadGreeting => "the peer is not an oxmpi process (bad greeting)".to_string(),
         e => e.to_string(),
     })
@@ -119,8 +166,10 @@ pub fn verify_challenge_for(
 
 /// The initiator's proof, for either kind of peer.
 pub fn proof_for(secret: &[u8], who: Who, ni: &Nonce, na: &Nonce) -> [u8; PROOF_BYTES] {
-    let (s, c) = who.scheme();
-    s.proof(secret, &c, ni, na)
+    match who.ctx() {
+        Ctx::Job(c) => TCP.proof(secret, &c, ni, na),
+        Ctx::Dyn(c) => DYN.proof(secret, &c, ni, na),
+    }
 }
 
 /// The acceptor checks the initiator's proof, for either kind of peer.
@@ -131,13 +180,15 @@ pub fn verify_proof_for(
     na: &Nonce,
     b: &[u8; PROOF_BYTES],
 ) -> Result<(), String> {
-    let (s, c) = who.scheme();
-    s.verify_proof(secret, &c, ni, na, b)
-        .map_err(|e| match (e, who) {
-            (Error::NotProven, Who::Job { .. }) => "wrong job secret".to_string(),
-            (Error::NotProven, Who::Dyn { .. }) => "wrong key of another job's peer".to_string(),
-            (e, _) => e.to_string(),
-        })
+    match who.ctx() {
+        Ctx::Job(c) => TCP.verify_proof(secret, &c, ni, na, b),
+        Ctx::Dyn(c) => DYN.verify_proof(secret, &c, ni, na, b),
+    }
+    .map_err(|e| match (e, who) {
+        (Error::NotProven, Who::Job { .. }) => "wrong job secret".to_string(),
+        (Error::NotProven, Who::Dyn { .. }) => "wrong key of another job's peer".to_string(),
+        (e, _) => e.to_string(),
+    })
 }
 
 /// A random 16-byte nonce.
@@ -268,18 +319,31 @@ mod tests {
     }
 
     #[test]
-    fn processes_of_two_jobs_authenticate_by_address() {
+    fn processes_of_two_jobs_authenticate_by_address_and_incarnation() {
         let k = b"port key";
         let from: SocketAddrV4 = "10.1.2.3:4000".parse().unwrap();
-        let who = Who::Dyn { from, to: 5000 };
+        let who = Who::Dyn {
+            from,
+            from_inc: 11,
+            to: 5000,
+            to_inc: 22,
+        };
         let ni = nonce().unwrap();
-        let h = hello_dyn(who, &ni);
-        assert_eq!(&h[..8], b"OXMPI-D1");
-        assert_eq!(parse_hello_dyn(&h, 5000).unwrap(), Some((from, ni)));
-        assert!(parse_hello_dyn(&h, 5001).is_err());
-        // A rank's HELLO is not a dynamic one, and the other way round.
-        assert_eq!(parse_hello_dyn(&hello(0, 1, &ni), 5000).unwrap(), None);
-        assert!(parse_hello(&h, 1, 4).is_err());
+        let h: [u8; DYN_HELLO_BYTES] = hello_for(who, &ni).try_into().unwrap();
+        assert_eq!(&h[..8], b"OXMPI-D2");
+        assert_eq!(
+            hello_for(Who::Job { from: 0, to: 1 }, &ni),
+            hello(0, 1, &ni).to_vec()
+        );
+        assert!(is_dyn_hello(h[..8].try_into().unwrap()));
+        assert!(!is_dyn_hello(hello(0, 1, &ni)[..8].try_into().unwrap()));
+        assert_eq!(parse_hello_dyn(&h, 5000, 22).unwrap(), (from, 11, ni));
+        assert!(parse_hello_dyn(&h, 5001, 22).is_err());
+        // A later process listening on the same port is not the one the HELLO is for.
+        assert_eq!(
+            parse_hello_dyn(&h, 5000, 23).unwrap_err(),
+            FOR_EARLIER_PROCESS
+        );
         let na = nonce().unwrap();
         let c = challenge_for(k, who, &ni, &na);
         assert_eq!(verify_challenge_for(k, who, &ni, &c).unwrap(), na);
@@ -288,9 +352,18 @@ mod tests {
         verify_proof_for(k, who, &ni, &na, &p).unwrap();
         let elsewhere = Who::Dyn {
             from: "10.1.2.3:4001".parse().unwrap(),
+            from_inc: 11,
             to: 5000,
+            to_inc: 22,
         };
         assert!(verify_proof_for(k, elsewhere, &ni, &na, &p).is_err());
+        let other_incarnation = Who::Dyn {
+            from,
+            from_inc: 12,
+            to: 5000,
+            to_inc: 22,
+        };
+        assert!(verify_proof_for(k, other_incarnation, &ni, &na, &p).is_err());
         // A job's MAC is not a dynamic one.
         let job = Who::Job { from: 0, to: 1 };
         assert!(verify_proof_for(k, job, &ni, &na, &p).is_err());

@@ -22,9 +22,13 @@
 //!
 //! Peers of other jobs ([`TcpNet::add_peer`], for `MPI_Comm_spawn` and
 //! `MPI_Comm_accept`/`connect`) get slots after the job's ranks. They are known by the
-//! address they listen on and authenticated with a key of their own (the port's
-//! one-time key, see [`handshake`]); a HELLO from one that this process has not added
-//! yet waits until it does. Losing such a peer (it disconnected and exited, or died)
+//! address they listen on together with their incarnation (a random number each
+//! transport draws when it starts: a later process may listen on the port of an exited
+//! one) and authenticated with a key of their own (the port's one-time key, see
+//! [`handshake`]); a HELLO from one that this process has not added yet waits until it
+//! does. A new incarnation added at the address of a peer still thought live (the
+//! new process proved a port's key, unlike a mere HELLO) shows that the peer exited: it
+//! is dropped as lost. Losing such a peer (it disconnected and exited, or died)
 //! is not a failure of this job: the peer is reported once through
 //! [`TcpNet::take_departed`], and what waits on it fails.
 
@@ -99,8 +103,9 @@ pub struct Listener {
 
 /// A peer of another job.
 struct DynPeer {
-    /// Where it listens (its identity in the handshake).
+    /// Where it listens and its incarnation (its identity in the handshake).
     addr: SocketAddrV4,
+    inc: u32,
     /// The key both sides prove.
     key: Vec<u8>,
     /// Its connection was lost: never dialed again.
@@ -228,6 +233,8 @@ pub struct TcpNet {
     writers: usize,
     /// The address this process publishes (see [`Listener::addr`]).
     card: SocketAddrV4,
+    /// This transport's incarnation: with `card`, its identity toward other jobs.
+    inc: u32,
     /// Peers on this node may dial 127.0.0.1 (the listener is bound to every address).
     loopback_ok: bool,
     /// Peers of other jobs, slot `size + i` at index `i`.
@@ -273,8 +280,11 @@ impl TcpNet {
         )?;
         let n = size as usize;
         let card = listener.addr();
+        let mut inc = [0u8; 4];
+        oxmpi_auth::random(&mut inc).map_err(|e| io::Error::other(e.to_string()))?;
         let net = TcpNet {
             card,
+            inc: u32::from_le_bytes(inc),
             loopback_ok: listener.plan.loopback_ok,
             dynamic: Vec::new(),
             departed: Vec::new(),
@@ -323,35 +333,50 @@ impl TcpNet {
         self.card
     }
 
+    /// This transport's incarnation (see the module doc).
+    pub fn incarnation(&self) -> u32 {
+        self.inc
+    }
+
     /// True when peers on this node may dial this process at 127.0.0.1.
     pub fn loopback_ok(&self) -> bool {
         self.loopback_ok
     }
 
-    /// Adds a peer of another job, known by the address `addr` it publishes and dialed
-    /// at `dial` (127.0.0.1 on the same node, where allowed), under slot `slot` (the next
-    /// one: the job's size plus the peers added before), authenticated with `key`. A
-    /// HELLO it sent before is answered now.
-    pub fn add_peer(&mut self, slot: u32, addr: SocketAddrV4, dial: SocketAddrV4, key: Vec<u8>) {
+    /// Adds a peer of another job, known by the address `addr` it publishes and its
+    /// incarnation `inc`, and dialed at `dial` (127.0.0.1 on the same node, where
+    /// allowed), under slot `slot` (the next one: the job's size plus the peers added
+    /// before), authenticated with `key`. A HELLO it sent before is answered now; an
+    /// earlier incarnation at its address is dropped as lost.
+    pub fn add_peer(
+        &mut self,
+        slot: u32,
+        addr: SocketAddrV4,
+        inc: u32,
+        dial: SocketAddrV4,
+        key: Vec<u8>,
+    ) {
         assert_eq!(
             slot as usize,
             self.peers.len(),
             "peer slots are added in order"
         );
+        self.drop_earlier(addr, inc);
         self.peers.push(Some(dial));
         self.send_conn.push(None);
         self.dialed.push(None);
         self.dynamic.push(DynPeer {
             addr,
+            inc,
             key,
             gone: false,
             retired: false,
         });
-        self.debug(|| format!("added peer {slot} of another job at {addr}"));
+        self.debug(|| format!("added peer {slot} of another job at {addr} (incarnation {inc:#x})"));
         for c in 0..self.conns.len() {
             let waiting = matches!(
                 self.conns[c].as_ref().map(|c| &c.phase),
-                Some(Phase::AwaitPeer { addr: a, .. }) if *a == addr
+                Some(Phase::AwaitPeer { addr: a, inc: i, .. }) if *a == addr && *i == inc
             );
             if waiting {
                 if let Err(why) = self.advance_handshake(c) {
@@ -361,13 +386,43 @@ impl TcpNet {
         }
     }
 
-    /// The slot of the live peer of another job that listens at `addr` (the latest one
-    /// added, should an older one not be known as gone yet).
-    pub fn dyn_slot(&self, addr: SocketAddrV4) -> Option<u32> {
+    /// The slot of the live peer of another job that listens at `addr` as incarnation
+    /// `inc`.
+    pub fn dyn_slot(&self, addr: SocketAddrV4, inc: u32) -> Option<u32> {
         self.dynamic
             .iter()
-            .rposition(|d| d.addr == addr && !d.gone && !d.retired)
+            .rposition(|d| d.addr == addr && d.inc == inc && !d.gone && !d.retired)
             .map(|i| self.size + i as u32)
+    }
+
+    /// A process of incarnation `inc` listens at `addr`: peers recorded at that address
+    /// under another incarnation have exited (the address was theirs until then). They
+    /// are lost, as if their connection had closed: what waits on them fails, and they
+    /// are never dialed again.
+    fn drop_earlier(&mut self, addr: SocketAddrV4, inc: u32) {
+        for i in 0..self.dynamic.len() {
+            let d = &self.dynamic[i];
+            if d.addr != addr || d.inc == inc || d.gone {
+                continue;
+            }
+            let peer = self.size + i as u32;
+            let old = d.inc;
+            self.debug(|| {
+                format!("peer {peer} of another job (incarnation {old:#x}) exited: {addr} is a new process's")
+            });
+            for slot in 0..self.conns.len() {
+                if self.conns[slot]
+                    .as_ref()
+                    .is_some_and(|c| c.peer == Some(peer))
+                {
+                    self.close(slot);
+                }
+            }
+            self.send_conn[peer as usize] = None;
+            self.dialed[peer as usize] = None;
+            self.dynamic[i].gone = true;
+            self.departed.push(peer);
+        }
     }
 
     /// Peer `slot` of another job was added again by a new intercommunicator with it:
@@ -410,7 +465,9 @@ impl TcpNet {
             Some(d) => (
                 handshake::Who::Dyn {
                     from: self.card,
+                    from_inc: self.inc,
                     to: d.addr.port(),
+                    to_inc: d.inc,
                 },
                 &d.key,
             ),
@@ -430,7 +487,9 @@ impl TcpNet {
             Some(d) => (
                 handshake::Who::Dyn {
                     from: d.addr,
+                    from_inc: d.inc,
                     to: self.card.port(),
+                    to_inc: self.inc,
                 },
                 &d.key,
             ),
@@ -717,7 +776,10 @@ impl TcpNet {
 
     fn refuse(&mut self, slot: usize, why: &str) {
         self.refused += 1;
-        if let Some(c) = self.conns[slot].as_ref() {
+        // A peer of another job that dials an exited process's incarnation holds a
+        // stale record: expected, and the closed connection tells it.
+        let expected = why == handshake::FOR_EARLIER_PROCESS;
+        if let Some(c) = self.conns[slot].as_ref().filter(|_| !expected) {
             eprintln!(
                 "oxmpi: rank {}: refused a TCP connection from {}: {why}",
                 self.me, c.addr
@@ -871,10 +933,7 @@ impl TcpNet {
             }
         };
         let dest = c.peer.expect("dialed connections know their peer");
-        let hello = match self.dial_who(dest).0 {
-            w @ handshake::Who::Dyn { .. } => handshake::hello_dyn(w, &ni),
-            handshake::Who::Job { .. } => handshake::hello(self.me, dest, &ni),
-        };
+        let hello = handshake::hello_for(self.dial_who(dest).0, &ni);
         let c = self.conns[slot].as_mut().expect("connection exists");
         c.queue_copy(&hello);
         let deadline = match c.phase {
@@ -955,27 +1014,46 @@ impl TcpNet {
                 Phase::Open => return Ok(true),
                 Phase::Connecting { .. } => return Ok(false),
                 Phase::AwaitHello { deadline } => {
-                    let Some(b) = c.take::<{ handshake::HELLO_BYTES }>() else {
+                    let Some(magic) = c.peek::<{ handshake::MAGIC_BYTES }>() else {
                         return Ok(false);
                     };
-                    let (from, ni) = match handshake::parse_hello_dyn(&b, self.card.port())? {
-                        Some((addr, ni)) => match self.dyn_slot(addr) {
+                    let (from, ni) = if handshake::is_dyn_hello(&magic) {
+                        let Some(b) = c.take::<{ handshake::DYN_HELLO_BYTES }>() else {
+                            return Ok(false);
+                        };
+                        let (addr, inc, ni) =
+                            handshake::parse_hello_dyn(&b, self.card.port(), self.inc)?;
+                        match self.dyn_slot(addr, inc) {
                             Some(from) => (from, ni),
                             None => {
                                 // A process of another job that this one has not added
                                 // yet: wait for `add_peer`.
                                 let deadline = deadline.max(Instant::now() + DYN_PEER_WAIT);
                                 let c = self.conns[slot].as_mut().expect("connection exists");
-                                c.phase = Phase::AwaitPeer { addr, ni, deadline };
+                                c.phase = Phase::AwaitPeer {
+                                    addr,
+                                    inc,
+                                    ni,
+                                    deadline,
+                                };
                                 return Ok(false);
                             }
-                        },
-                        None => handshake::parse_hello(&b, me, size)?,
+                        }
+                    } else {
+                        let Some(b) = c.take::<{ handshake::HELLO_BYTES }>() else {
+                            return Ok(false);
+                        };
+                        handshake::parse_hello(&b, me, size)?
                     };
                     self.send_challenge(slot, from, ni, deadline)?;
                 }
-                Phase::AwaitPeer { addr, ni, deadline } => {
-                    let Some(from) = self.dyn_slot(addr) else {
+                Phase::AwaitPeer {
+                    addr,
+                    inc,
+                    ni,
+                    deadline,
+                } => {
+                    let Some(from) = self.dyn_slot(addr, inc) else {
                         return Ok(false);
                     };
                     self.send_challenge(slot, from, ni, deadline)?;
