@@ -173,6 +173,17 @@ impl Conn {
         matches!(self.phase, Phase::Open)
     }
 
+    /// On an accepted connection whose dialer has not proven itself: the dialer has
+    /// sent nothing yet, or said it is a process of another job (rank `size` or above).
+    pub fn abandoned_dial(&self, size: u32) -> bool {
+        match self.phase {
+            Phase::AwaitHello { .. } => self.rx_end == 0,
+            Phase::AwaitPeer { .. } => true,
+            Phase::AwaitProof { from, .. } => from >= size,
+            _ => false,
+        }
+    }
+
     /// Bytes written but not yet handed to the kernel.
     pub fn has_tx(&self) -> bool {
         self.tx_off < self.tx.len() || self.borrowed.is_some()

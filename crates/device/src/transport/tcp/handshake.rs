@@ -61,6 +61,13 @@ pub fn is_dyn_hello(magic: &[u8; MAGIC_BYTES]) -> bool {
 /// connection closes; not worth a line in the log.
 pub const FOR_EARLIER_PROCESS: &str = "greeting is for an earlier process at this port";
 
+/// Why an accepted connection closed before its dialer proved itself, when the dialer
+/// said nothing yet or said it is a process of another job: such processes come and go
+/// (a spawned child or a connected job that exits while its own dial to a peer is still
+/// pending, the peer's crossing dial having carried their messages), and the dialer
+/// claimed nothing; not worth a line in the log either.
+pub const ABANDONED_DIAL: &str = "closed by its dialer before the handshake ended";
+
 /// Who the two sides of a connection are.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Who {

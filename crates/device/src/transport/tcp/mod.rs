@@ -777,8 +777,9 @@ impl TcpNet {
     fn refuse(&mut self, slot: usize, why: &str) {
         self.refused += 1;
         // A peer of another job that dials an exited process's incarnation holds a
-        // stale record: expected, and the closed connection tells it.
-        let expected = why == handshake::FOR_EARLIER_PROCESS;
+        // stale record: expected, and the closed connection tells it. So is a dial that
+        // a process of another job (or a dialer that said nothing) gave up.
+        let expected = why == handshake::FOR_EARLIER_PROCESS || why == handshake::ABANDONED_DIAL;
         if let Some(c) = self.conns[slot].as_ref().filter(|_| !expected) {
             eprintln!(
                 "oxmpi: rank {}: refused a TCP connection from {}: {why}",
@@ -982,7 +983,12 @@ impl TcpNet {
                 let c = self.conns[slot].as_mut().expect("connection exists");
                 match c.read_some() {
                     Ok(Some(0)) => {
-                        self.handshake_failed(slot, "closed during the handshake");
+                        let why = if c.abandoned_dial(self.size) {
+                            handshake::ABANDONED_DIAL
+                        } else {
+                            "closed during the handshake"
+                        };
+                        self.handshake_failed(slot, why);
                         return;
                     }
                     Ok(Some(_)) => {}

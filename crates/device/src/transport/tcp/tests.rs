@@ -245,3 +245,38 @@ fn a_rank_without_an_address_is_a_failure_not_an_exit() {
         Some("rank 1 cannot be reached: its business card has no TCP address")
     );
 }
+
+#[test]
+fn dials_given_up_by_their_dialer_are_told_from_failed_handshakes() {
+    let l = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let addr = l.local_addr().unwrap();
+    let _dialer = std::net::TcpStream::connect(addr).unwrap();
+    let (sock, from) = l.accept().unwrap();
+    let deadline = Instant::now() + Duration::from_secs(10);
+    let mut c = Conn::new(sock, from, None, Phase::AwaitHello { deadline });
+    // Nothing received: the dialer said nothing and claimed nothing.
+    assert!(c.abandoned_dial(2));
+    // Part of a greeting received: a failed handshake, reported.
+    c.make_room(1);
+    c.rx_end = 1;
+    assert!(!c.abandoned_dial(2));
+    let (ni, na) = ([0u8; 16], [0u8; 16]);
+    // A dialer of this job that stops before its proof is reported; one of another job
+    // (rank 2 or above in a job of 2) may have exited.
+    c.phase = Phase::AwaitProof {
+        from: 1,
+        ni,
+        na,
+        deadline,
+    };
+    assert!(!c.abandoned_dial(2));
+    c.phase = Phase::AwaitProof {
+        from: 2,
+        ni,
+        na,
+        deadline,
+    };
+    assert!(c.abandoned_dial(2));
+    c.phase = Phase::Open;
+    assert!(!c.abandoned_dial(2));
+}
