@@ -36,6 +36,7 @@ pub mod p2p;
 pub mod p2p_mpi4;
 pub mod pack;
 pub mod partitioned;
+pub mod plain;
 pub mod session;
 pub mod status;
 pub mod topo;

@@ -8,10 +8,12 @@ use crate::convert::{
 };
 use crate::count::CountWidth;
 use crate::export::Target;
-use crate::handles::{MPI_Comm, MPI_Datatype, MPI_Request, MPI_Status};
+use crate::handles::{self, MPI_Comm, MPI_Datatype, MPI_Request, MPI_Status};
+use crate::plain::buf_bytes;
 use crate::{count_fns, mpi_fn};
-use oxmpi_core::device::ReqId;
+use oxmpi_core::device::{ReqId, DONE_SEND};
 use oxmpi_core::p2p::{self, Completion, Mode};
+use oxmpi_core::p2p_short::{self, ShortRecv};
 use oxmpi_core::{Error, ErrorClass, Result, UNDEFINED};
 use std::ffi::c_void;
 use std::os::raw::c_int;
@@ -69,6 +71,13 @@ unsafe fn init_mode(
 }
 
 count_fns! { MPI_Send / PMPI_Send, MPI_Send_c / PMPI_Send_c (b: Ptr, n: Count, dt: MPI_Datatype, dest: c_int, tag: c_int, c: MPI_Comm) target(convert::target(c)) {
+    if let (Some(len), Some(id)) = (buf_bytes(b, n.get(), dt), handles::comm_index(c)) {
+        // SAFETY: `b` holds `len` bytes (`n` elements of `dt`, MPI_Send's contract), only
+        // read before the call returns.
+        if unsafe { p2p_short::send(b.cast(), len, dest, tag, id) } {
+            return Ok(());
+        }
+    }
     // SAFETY: `b` holds `n` elements of `dt` (MPI_Send's contract) and is only read, before the
     // call returns; `buf` checked the datatype and MPI_IN_PLACE.
     unsafe { send_mode(b, n, dt, dest, tag, c, Mode::Standard) }
@@ -89,6 +98,15 @@ count_fns! { MPI_Rsend / PMPI_Rsend, MPI_Rsend_c / PMPI_Rsend_c (b: Ptr, n: Coun
     unsafe { send_mode(b, n, dt, dest, tag, c, Mode::Ready) }
 }}
 count_fns! { MPI_Isend / PMPI_Isend, MPI_Isend_c / PMPI_Isend_c (b: Ptr, n: Count, dt: MPI_Datatype, dest: c_int, tag: c_int, c: MPI_Comm, r: *mut MPI_Request) target(convert::target(c)) {
+    if let (Some(len), Some(id), false) = (buf_bytes(b, n.get(), dt), handles::comm_index(c), r.is_null()) {
+        // SAFETY: `b` holds `len` bytes (`n` elements of `dt`, MPI_Isend's contract); a
+        // message that left was copied before the call returns.
+        if unsafe { p2p_short::send(b.cast(), len, dest, tag, id) } {
+            // SAFETY: `r` is non-null and points to a writable MPI_Request (MPI contract).
+            unsafe { *r = request_handle(DONE_SEND) };
+            return Ok(());
+        }
+    }
     // SAFETY: `b` holds `n` elements of `dt` and stays unmodified until the request completes,
     // and `r` points to a writable MPI_Request (MPI_Isend's contract; `isend_mode` refuses
     // NULL).
@@ -139,8 +157,18 @@ count_fns! { MPI_Rsend_init / PMPI_Rsend_init, MPI_Rsend_init_c / PMPI_Rsend_ini
 
 count_fns! { MPI_Recv / PMPI_Recv, MPI_Recv_c / PMPI_Recv_c (b: MutPtr, n: Count, dt: MPI_Datatype, src: c_int, tag: c_int, c: MPI_Comm, st: *mut MPI_Status) target(convert::target(c)) {
     let st = status_ptr(st)?;
-    // SAFETY: the caller's buffer holds n elements (MPI contract).
-    let s = unsafe { p2p::recv(buf(b, n, dt)?, src, tag, comm(c)?)? };
+    let s = match (buf_bytes(b.cast_const(), n.get(), dt), handles::comm_index(c)) {
+        // SAFETY: the caller's buffer holds `cap` bytes (`n` elements of `dt`, MPI contract).
+        (Some(cap), Some(id)) => match unsafe { p2p_short::recv(b.cast(), cap, src, tag, id) } {
+            ShortRecv::Took(s) => s,
+            // SAFETY: `a` describes the caller's buffer, valid for the call (MPI contract).
+            ShortRecv::Wait(a, from) => unsafe { p2p::recv_wait_direct(a, from, id)? },
+            // SAFETY: as above.
+            ShortRecv::Declined => unsafe { p2p::recv(buf(b, n, dt)?, src, tag, comm(c)?)? },
+        },
+        // SAFETY: the caller's buffer holds n elements (MPI contract).
+        _ => unsafe { p2p::recv(buf(b, n, dt)?, src, tag, comm(c)?)? },
+    };
     // SAFETY: st is a valid status pointer or MPI_STATUS_IGNORE.
     unsafe { write_status(st, &s, false) };
     convert::status_error(&s)
@@ -148,8 +176,16 @@ count_fns! { MPI_Recv / PMPI_Recv, MPI_Recv_c / PMPI_Recv_c (b: MutPtr, n: Count
 
 count_fns! { MPI_Irecv / PMPI_Irecv, MPI_Irecv_c / PMPI_Irecv_c (b: MutPtr, n: Count, dt: MPI_Datatype, src: c_int, tag: c_int, c: MPI_Comm, r: *mut MPI_Request) target(convert::target(c)) {
     let r = convert::out(r, "request")?;
-    // SAFETY: the buffer stays valid until completion (MPI contract).
-    let id = unsafe { p2p::irecv(buf(b, n, dt)?, src, tag, comm(c)?)? };
+    let short = match (buf_bytes(b.cast_const(), n.get(), dt), handles::comm_index(c)) {
+        // SAFETY: the buffer holds `cap` bytes and stays valid until completion (MPI contract).
+        (Some(cap), Some(id)) => unsafe { p2p_short::irecv(b.cast(), cap, src, tag, id) },
+        _ => None,
+    };
+    let id = match short {
+        Some(id) => id,
+        // SAFETY: the buffer stays valid until completion (MPI contract).
+        None => unsafe { p2p::irecv(buf(b, n, dt)?, src, tag, comm(c)?)? },
+    };
     // SAFETY: r checked non-null.
     unsafe { *r = request_handle(id) };
     Ok(())

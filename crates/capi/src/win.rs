@@ -11,15 +11,15 @@ use crate::handles::{
 };
 use crate::handles::{KeyvalObject, MPI_Count, MPI_Request};
 use crate::mpi_fn;
+use crate::plain::plain;
 use oxmpi_core::attr::{AttrHooks, AttrKind, AttrObject, KeyvalId};
 use oxmpi_core::commops;
 use oxmpi_core::errhandler::{self, ErrObject};
 use oxmpi_core::rma::{self, Flavor, LockKind, Origin, TargetSpec, WinId};
 use oxmpi_core::{Error, ErrorClass, Result};
-use oxmpi_datatype::Predefined;
 use std::ffi::{c_char, c_void, CStr};
 use std::os::raw::c_int;
-use std::sync::{Arc, OnceLock};
+use std::sync::Arc;
 
 /// `MPI_LOCK_EXCLUSIVE` and `MPI_LOCK_SHARED` (MPICH's values).
 const LOCK_EXCLUSIVE: c_int = 234;
@@ -286,42 +286,6 @@ mpi_fn! { MPI_Win_call_errhandler / PMPI_Win_call_errhandler (w: MPI_Win, code: 
 }}
 
 // ----- operations --------------------------------------------------------------------------
-
-/// A predefined datatype whose elements are their bytes, as the operations' short path
-/// sees it: its handle, engine index and size.
-#[derive(Clone, Copy, Default)]
-struct Plain {
-    handle: MPI_Datatype,
-    ty: u32,
-    size: usize,
-}
-
-/// The [`Plain`] types by the low byte of their (builtin) handles; zero elsewhere.
-fn plain_types() -> &'static [Plain; 256] {
-    static TABLE: OnceLock<[Plain; 256]> = OnceLock::new();
-    TABLE.get_or_init(|| {
-        let mut t = [Plain::default(); 256];
-        for &p in Predefined::ALL {
-            let handle = handles::predefined_handle(p);
-            let size = rma::plain_type_size(p as u32);
-            if size > 0 && handles::is_builtin_datatype(handle) {
-                t[(handle as u32 & 0xff) as usize] = Plain {
-                    handle,
-                    ty: p as u32,
-                    size,
-                };
-            }
-        }
-        t
-    })
-}
-
-/// Decodes `h` if it is a [`Plain`] type (the short path's only table look-up).
-#[inline]
-fn plain(h: MPI_Datatype) -> Option<Plain> {
-    let e = plain_types()[(h as u32 & 0xff) as usize];
-    (e.handle == h && e.size > 0).then_some(e)
-}
 
 /// The bytes a put or get moves when both sides are [`Plain`] types of valid counts
 /// and equal total size: then the short path may try it.

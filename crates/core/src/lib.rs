@@ -31,6 +31,7 @@ pub mod mprobe;
 pub mod namepub;
 pub mod p2p;
 pub mod p2p_mpi4;
+pub mod p2p_short;
 pub mod partitioned;
 pub mod placement;
 pub mod port;

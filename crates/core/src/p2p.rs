@@ -301,21 +301,28 @@ fn plan_send(
 #[inline(always)]
 fn start_plan(rt: &mut Runtime, p: SendPlan, mode: Mode, comm: CommId) -> Result<ReqId> {
     let (dest, len) = (p.args.dest, p.args.len);
-    if mode != Mode::Buffered && p.layout.is_none() && rt.device.send_now(&p.args) {
-        // Dropped field by field: a plan with nothing staged owns no memory, so the
-        // message that leaves at once skips the out-of-line drop of the whole plan.
-        let SendPlan {
+    // Taken apart first: a plan with nothing staged owns no memory, so the message
+    // that leaves at once skips the out-of-line drop of the whole plan.
+    let p = match p {
+        SendPlan {
+            args,
             layout: None,
             ext32,
-            ..
-        } = p
-        else {
-            unreachable!("checked above");
-        };
-        drop(ext32);
-        rt.stats.sent(dest, len);
-        return Ok(DONE_SEND);
-    }
+        } if mode != Mode::Buffered => {
+            if rt.device.send_now(&args) {
+                // The transport copied the message (external32 bytes included).
+                drop(ext32);
+                rt.stats.sent(dest, len);
+                return Ok(DONE_SEND);
+            }
+            SendPlan {
+                args,
+                layout: None,
+                ext32,
+            }
+        }
+        p => p,
+    };
     let id = start_plan_request(rt, p, mode, comm)?;
     rt.stats.sent(dest, len);
     Ok(id)
@@ -611,42 +618,50 @@ pub unsafe fn recv(b: Buf, src: i32, tag: i32, comm: CommId) -> Result<Status> {
     match started {
         Started::Done(status) => Ok(status),
         Started::Posted(id) => runtime::block_on(|rt| Ok(try_finish(rt, id))).map(|c| c.status),
-        Started::Direct(a, from) => {
-            // Take the packet before the progress engine would store it as unexpected;
-            // post the receive once the direct path no longer applies.
-            let posted: Cell<Option<ReqId>> = Cell::new(None);
-            runtime::block_on_first(
-                |rt| {
-                    if posted.get().is_some() {
-                        return Ok(None);
-                    }
-                    match rt.device.recv_direct(from, &a) {
-                        Direct::Took(s) => {
-                            rt.stats.received(from, s.bytes);
-                            return Ok(Some(s));
-                        }
-                        Direct::Empty => {}
-                        Direct::Busy => {
-                            let p = RecvPlan {
-                                args: a,
-                                layout: None,
-                                from: None,
-                                overtaking: false,
-                            };
-                            posted.set(Some(post_recv(rt, p, comm)));
-                        }
-                    }
-                    Ok(None)
-                },
-                |rt| {
-                    Ok(posted
-                        .get()
-                        .and_then(|id| try_finish(rt, id))
-                        .map(|c| c.status))
-                },
-            )
-        }
+        // SAFETY: `a` is the caller's buffer (this function's contract).
+        Started::Direct(a, from) => unsafe { recv_wait_direct(a, from, comm) },
     }
+}
+
+/// The wait of a blocking receive (contiguous buffer, named source at world rank `from`)
+/// whose first look found nothing from the source: take the packet before the progress
+/// engine would store it as unexpected; post the receive once the direct path no longer
+/// applies.
+///
+/// # Safety
+/// `a.buf` holds `a.cap` writable bytes until the call returns.
+pub unsafe fn recv_wait_direct(a: RecvArgs, from: u32, comm: CommId) -> Result<Status> {
+    let posted: Cell<Option<ReqId>> = Cell::new(None);
+    runtime::block_on_first(
+        |rt| {
+            if posted.get().is_some() {
+                return Ok(None);
+            }
+            match rt.device.recv_direct(from, &a) {
+                Direct::Took(s) => {
+                    rt.stats.received(from, s.bytes);
+                    return Ok(Some(s));
+                }
+                Direct::Empty => {}
+                Direct::Busy => {
+                    let p = RecvPlan {
+                        args: a,
+                        layout: None,
+                        from: None,
+                        overtaking: false,
+                    };
+                    posted.set(Some(post_recv(rt, p, comm)));
+                }
+            }
+            Ok(None)
+        },
+        |rt| {
+            Ok(posted
+                .get()
+                .and_then(|id| try_finish(rt, id))
+                .map(|c| c.status))
+        },
+    )
 }
 
 /// `MPI_Send_init` and friends: a persistent send, inactive until started.
