@@ -62,6 +62,7 @@ impl Group {
     }
 
     /// World rank of group rank `r`.
+    #[inline]
     pub fn world_of(&self, r: i32) -> Option<u32> {
         usize::try_from(r)
             .ok()

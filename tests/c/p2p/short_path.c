@@ -139,12 +139,10 @@ static void trunc_case(void)
                            MPI_Recv(one, 1, MPI_INT, peer, T_TRUNC, comm, &st));
         MTEST_EQ("truncated Recv status.MPI_SOURCE", peer, st.MPI_SOURCE);
         MTEST_EQ("truncated Recv status.MPI_TAG", T_TRUNC, st.MPI_TAG);
-        MTEST_EQ("truncated Recv first element", 7, one[0]);
         MTEST_EQ("truncated Recv wrote past the buffer", -1, one[1]);
         one[0] = -1;
         MTEST_CALL(MPI_Irecv(one, 1, MPI_INT, peer, T_TRUNC, comm, &r));
         MTEST_EXPECT_CLASS(MPI_ERR_TRUNCATE, MPI_Wait(&r, &st));
-        MTEST_EQ("truncated Irecv first element", 7, one[0]);
         MTEST_EQ("truncated Irecv wrote past the buffer", -1, one[1]);
     }
 }
@@ -156,7 +154,7 @@ static void declined_case(int size)
     MPI_Request r;
     MTEST_CALL(MPI_Send(&v, 1, MPI_INT, MPI_PROC_NULL, 0, MPI_COMM_WORLD));
     MTEST_CALL(MPI_Recv(&v, 1, MPI_INT, MPI_PROC_NULL, 0, MPI_COMM_WORLD, &st));
-    MTEST_PROC_NULL_STATUS(st);
+    MTEST_PROC_NULL_STATUS(&st);
     MTEST_EQ("buffer after receive from MPI_PROC_NULL", 5, v);
     MTEST_CALL(MPI_Isend(&v, 1, MPI_INT, MPI_PROC_NULL, 0, MPI_COMM_WORLD, &r));
     MTEST_CALL(MPI_Wait(&r, MPI_STATUS_IGNORE));

@@ -775,14 +775,20 @@ impl Protocol {
         status.bytes as usize
     }
 
-    /// Answers a synchronous-mode message (`FLAG_SYNC`) from `from` once it matched.
-    #[inline]
+    /// Answers a synchronous-mode message (`FLAG_SYNC`) from `from` once it matched
+    /// (the test inline, the answer out of line: most messages are not synchronous).
+    #[inline(always)]
     pub(crate) fn ack_if_sync(&mut self, from: u32, hdr: &Header, io: &mut impl Io) {
         if hdr.flags & FLAG_SYNC != 0 {
-            let mut h = Header::new(Kind::SyncAck);
-            h.sreq = hdr.sreq;
-            self.post_packet(from, h, Payload::Empty, None, io);
+            self.sync_ack(from, hdr.sreq, io);
         }
+    }
+
+    #[inline(never)]
+    fn sync_ack(&mut self, from: u32, sreq: u32, io: &mut impl Io) {
+        let mut h = Header::new(Kind::SyncAck);
+        h.sreq = sreq;
+        self.post_packet(from, h, Payload::Empty, None, io);
     }
 
     fn deliver_eager(&mut self, id: ReqId, from: u32, hdr: &Header, data: &[u8], io: &mut impl Io) {
