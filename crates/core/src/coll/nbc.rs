@@ -307,7 +307,8 @@ impl Op {
     /// The op of one fast-path call; `start`: begun now (a nonblocking call), else at
     /// each `MPI_Start` (a persistent one).
     pub(crate) fn shm(comm: CommId, call: super::shm::Call, start: bool) -> Result<Op> {
-        let mut p = super::shm::poll::Poll::new(call)?;
+        // A persistent call plans its fold once for all its starts.
+        let mut p = super::shm::poll::Poll::new(call, !start)?;
         if start {
             p.begin();
         }

@@ -207,8 +207,9 @@ pub(crate) struct Poll {
 }
 
 impl Poll {
-    /// The call as a nonblocking one (a call [`pollable`](super::pollable) accepts).
-    pub(crate) fn new(call: Call) -> Result<Poll> {
+    /// The call as a nonblocking one (a call [`pollable`](super::pollable) accepts);
+    /// `plan`: resolve its fold now (a persistent call, started many times).
+    pub(crate) fn new(call: Call, plan: bool) -> Result<Poll> {
         let c = &call;
         let steps = match decision::shm_path(c.kind.collective(), c.bytes, c.elem, c.comm.n) {
             ShmPath::Slots => 1,
@@ -220,7 +221,11 @@ impl Poll {
         } else {
             (false, 0..c.comm.n)
         };
-        let fixed = if steps == 1 { Fixed::of(c) } else { None };
+        let fixed = if plan && steps == 1 {
+            Fixed::of(c)
+        } else {
+            None
+        };
         Ok(Poll {
             call,
             steps,
