@@ -874,6 +874,13 @@ pub(crate) fn try_finish(rt: &mut Runtime, id: ReqId) -> Option<Completion> {
     }
 }
 
+/// What one locked wait of [`wait`] ended with.
+enum Waited {
+    Done(Completion),
+    /// A started fast-path collective waits for its peers: watched without the lock.
+    Watch(crate::coll::shm::poll::Watch),
+}
+
 /// `MPI_Wait`.
 pub fn wait(id: ReqId) -> Result<Completion> {
     let checked = std::cell::Cell::new(false);
@@ -882,20 +889,26 @@ pub fn wait(id: ReqId) -> Result<Completion> {
             check_request(rt, id)?;
             checked.set(true);
         }
-        Ok(try_finish(rt, id))
+        Ok(try_finish(rt, id).map(Waited::Done))
     };
-    // A request already complete (a collective that finished when it started, a
-    // receive whose message arrived) is finished before a round of progress.
-    runtime::block_on_first(
-        |rt| {
-            if rt.device.request(id).is_some_and(|r| r.is_complete()) {
-                finish(rt)
-            } else {
-                Ok(None)
-            }
-        },
-        &finish,
-    )
+    loop {
+        // A request already complete (a collective that finished when it started, a
+        // receive whose message arrived) is finished before a round of progress.
+        let w = runtime::block_on_first(
+            |rt| {
+                if rt.device.request(id).is_some_and(|r| r.is_complete()) {
+                    finish(rt)
+                } else {
+                    Ok(crate::coll::nbc::wait_watch(rt, id).map(Waited::Watch))
+                }
+            },
+            &finish,
+        )?;
+        match w {
+            Waited::Done(c) => return Ok(c),
+            Waited::Watch(w) => w.wait()?,
+        }
+    }
 }
 
 /// `MPI_Test`: Some when complete.

@@ -796,11 +796,12 @@ pub(crate) fn wait<R>(
                     return err(ErrorClass::Other, "MPI has already been finalized");
                 }
             };
-            if !bg {
-                inside.enter();
-            }
             let mut progressed = false;
+            // A call whose request is already complete never counts as waiting.
             let done = first(rt).transpose().or_else(|| {
+                if !bg {
+                    inside.enter();
+                }
                 progressed = progress_all(rt);
                 poll(rt).transpose()
             });

@@ -387,6 +387,7 @@ fn zip3<T: Scalar>(a: &[u8], b: &[u8], out: &mut [u8], f: impl Fn(T, T) -> T) {
     }
 }
 
+#[inline(always)]
 fn integer3<T: Int>(op: PredefinedOp, a: &[u8], b: &[u8], out: &mut [u8]) -> bool {
     match op {
         O::Max => zip3::<T>(a, b, out, |x, y| if x > y { x } else { y }),
@@ -403,6 +404,7 @@ fn integer3<T: Int>(op: PredefinedOp, a: &[u8], b: &[u8], out: &mut [u8]) -> boo
 
 macro_rules! float_kernel3 {
     ($name:ident, $t:ty) => {
+        #[inline(always)]
         fn $name(op: PredefinedOp, a: &[u8], b: &[u8], out: &mut [u8]) -> bool {
             match op {
                 O::Max => zip3::<$t>(a, b, out, |x, y| if x > y { x } else { y }),
@@ -442,6 +444,70 @@ pub(super) fn elementwise3(
         Primitive::C32 if op == O::Sum => float32_3(op, a, b, out),
         Primitive::C64 if op == O::Sum => float64_3(op, a, b, out),
         _ => false,
+    }
+}
+
+/// `out = a op b` over whole elements, compiled for one (operation, primitive) pair:
+/// what a planned call resolves once and then applies with no dispatch.
+pub type Fold3 = fn(&[u8], &[u8], &mut [u8]);
+
+fn int3_of<T: Int, const OP: usize>(a: &[u8], b: &[u8], out: &mut [u8]) {
+    integer3::<T>(PredefinedOp::ALL[OP], a, b, out);
+}
+
+fn f32_3_of<const OP: usize>(a: &[u8], b: &[u8], out: &mut [u8]) {
+    float32_3(PredefinedOp::ALL[OP], a, b, out);
+}
+
+fn f64_3_of<const OP: usize>(a: &[u8], b: &[u8], out: &mut [u8]) {
+    float64_3(PredefinedOp::ALL[OP], a, b, out);
+}
+
+fn int3_for<T: Int>(op: PredefinedOp) -> Option<Fold3> {
+    Some(match op {
+        O::Max => int3_of::<T, { O::Max as usize }>,
+        O::Min => int3_of::<T, { O::Min as usize }>,
+        O::Sum => int3_of::<T, { O::Sum as usize }>,
+        O::Prod => int3_of::<T, { O::Prod as usize }>,
+        O::Band => int3_of::<T, { O::Band as usize }>,
+        O::Bor => int3_of::<T, { O::Bor as usize }>,
+        O::Bxor => int3_of::<T, { O::Bxor as usize }>,
+        _ => return None,
+    })
+}
+
+macro_rules! float3_for {
+    ($name:ident, $of:ident) => {
+        fn $name(op: PredefinedOp) -> Option<Fold3> {
+            Some(match op {
+                O::Max => $of::<{ O::Max as usize }>,
+                O::Min => $of::<{ O::Min as usize }>,
+                O::Sum => $of::<{ O::Sum as usize }>,
+                O::Prod => $of::<{ O::Prod as usize }>,
+                _ => return None,
+            })
+        }
+    };
+}
+float3_for!(f32_3_for, f32_3_of);
+float3_for!(f64_3_for, f64_3_of);
+
+/// The [`Fold3`] of `op` on `prim`: the pairs [`elementwise3`] computes in one pass.
+pub(super) fn fold3(op: PredefinedOp, prim: Primitive) -> Option<Fold3> {
+    match prim {
+        Primitive::I8 => int3_for::<i8>(op),
+        Primitive::I16 => int3_for::<i16>(op),
+        Primitive::I32 => int3_for::<i32>(op),
+        Primitive::I64 => int3_for::<i64>(op),
+        Primitive::U8 => int3_for::<u8>(op),
+        Primitive::U16 => int3_for::<u16>(op),
+        Primitive::U32 => int3_for::<u32>(op),
+        Primitive::U64 => int3_for::<u64>(op),
+        Primitive::F32 => f32_3_for(op),
+        Primitive::F64 => f64_3_for(op),
+        Primitive::C32 if op == O::Sum => f32_3_for(op),
+        Primitive::C64 if op == O::Sum => f64_3_for(op),
+        _ => None,
     }
 }
 

@@ -27,6 +27,8 @@
 //!   `MPI_Reduce_local`, [`reduce_local`] itself implements them for the RMA code.
 
 mod kernels;
+
+pub use kernels::Fold3;
 mod x87;
 
 use std::fmt;
@@ -362,6 +364,13 @@ impl FlatKernel {
         }
         let n = input.len().min(inout.len()) / self.prim.size() * self.prim.size();
         kernels::elementwise(self.op, self.prim, &input[..n], &mut inout[..n]);
+    }
+
+    /// This kernel's `out = a op b` compiled for its pair, when it has one pass (the
+    /// plain numeric types; for the others [`apply_into`](Self::apply_into) copies and
+    /// reduces). Like `apply_into`, it works on the whole elements all three hold.
+    pub fn fold3(&self) -> Option<Fold3> {
+        kernels::fold3(self.op, self.prim)
     }
 
     /// `out = a op b` over the whole elements all three hold.

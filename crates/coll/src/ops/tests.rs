@@ -917,3 +917,38 @@ fn three_operand_form_matches_copy_then_reduce() {
         Err(OpError::BufferTooShort { .. })
     ));
 }
+
+#[test]
+fn compiled_folds_match_the_dispatched_kernel() {
+    let count = 37;
+    let mut with_fold = 0;
+    for (ti, &ty) in Predefined::ALL.iter().enumerate() {
+        for (oi, &op) in PredefinedOp::ALL.iter().enumerate() {
+            let Some(k) = FlatKernel::new(op, ty) else {
+                continue;
+            };
+            let Some(f) = k.fold3() else {
+                continue;
+            };
+            with_fold += 1;
+            let mut rng = Rng((ti * 131 + oi) as u64 * 7_919 + 3);
+            let a = packed_operand(&mut rng, ty, count);
+            let b = packed_operand(&mut rng, ty, count);
+            let mut expected = vec![0u8; b.len()];
+            k.apply_into(&a, &b, &mut expected);
+            let mut got = vec![0x5Au8; b.len()];
+            f(&a, &b, &mut got);
+            assert_eq!(got, expected, "{op} on {ty:?}");
+        }
+    }
+    // At least the sums, products, extrema and bitwise operations of the plain types.
+    assert!(with_fold > 60, "{with_fold} compiled folds");
+    let sum = FlatKernel::new(PredefinedOp::Sum, Predefined::Double).unwrap();
+    let mut out = [0u8; 8];
+    sum.fold3().unwrap()(&1.5f64.to_ne_bytes(), &2.25f64.to_ne_bytes(), &mut out);
+    assert_eq!(f64::from_ne_bytes(out), 3.75);
+    assert!(FlatKernel::new(PredefinedOp::Land, Predefined::Int)
+        .unwrap()
+        .fold3()
+        .is_none());
+}

@@ -35,7 +35,7 @@ pub mod nbc;
 pub mod neighbor;
 pub mod op;
 pub mod reduction;
-mod shm;
+pub(crate) mod shm;
 mod stage;
 mod state;
 

@@ -307,7 +307,8 @@ impl Op {
     /// The op of one fast-path call; `start`: begun now (a nonblocking call), else at
     /// each `MPI_Start` (a persistent one).
     pub(crate) fn shm(comm: CommId, call: super::shm::Call, start: bool) -> Result<Op> {
-        let mut p = super::shm::poll::Poll::new(call)?;
+        // A persistent call plans its fold once for all its starts.
+        let mut p = super::shm::poll::Poll::new(call, !start)?;
         if start {
             p.begin();
         }
@@ -317,6 +318,26 @@ impl Op {
             Vec::new(),
             Vec::new(),
         ))
+    }
+
+    /// A persistent op made of one fast-path call: restarts it and moves it on at once
+    /// (what `MPI_Start` does for it, without the general op's passes). None for other
+    /// ops; else whether the call is done, and its error.
+    fn start_single_shm(&mut self) -> Option<Result<bool>> {
+        if self.steps.len() != 1 || !self.views.is_empty() {
+            return None;
+        }
+        let Some(Step::Shm(p)) = self.steps.first_mut() else {
+            return None;
+        };
+        self.at = 0;
+        self.error = None;
+        p.begin();
+        let r = p.advance();
+        if !matches!(r, Ok(false)) {
+            self.at = 1;
+        }
+        Some(r)
     }
 
     /// Whether the current step is a fast-path call.
@@ -417,10 +438,7 @@ fn settle(rt: &mut Runtime, mut e: Entry) -> bool {
         Progress::Done => {
             let status = match e.op.error.take() {
                 None => Status::EMPTY,
-                Some(_) => Status {
-                    error: Outcome::Truncated,
-                    ..Status::EMPTY
-                },
+                Some(_) => truncated(),
             };
             rt.device.mark_done(e.req, status);
             if e.persistent {
@@ -428,6 +446,14 @@ fn settle(rt: &mut Runtime, mut e: Entry) -> bool {
             }
             true
         }
+    }
+}
+
+/// The status of a collective that failed (a peer passed a different amount).
+fn truncated() -> Status {
+    Status {
+        error: Outcome::Truncated,
+        ..Status::EMPTY
     }
 }
 
@@ -496,11 +522,29 @@ pub(crate) fn start(rt: &mut Runtime, id: ReqId) -> Result<bool> {
         // Done, but not yet completed by a wait or test call.
         return Err(still_active());
     }
-    let mut e = rt.coll.nbc.idle.swap_remove(i);
     if rt.device.start_pending(id).is_err() {
-        rt.coll.nbc.idle.push(e);
         return Err(still_active());
     }
+    // A single fast-path call mostly completes inside its start: it stays on the idle
+    // list then, with its request marked done.
+    match rt.coll.nbc.idle[i].op.start_single_shm() {
+        Some(Ok(true)) => {
+            rt.device.mark_done(id, Status::EMPTY);
+            return Ok(true);
+        }
+        Some(Err(_)) => {
+            rt.device.mark_done(id, truncated());
+            return Ok(true);
+        }
+        Some(Ok(false)) => {
+            let e = rt.coll.nbc.idle.swap_remove(i);
+            rt.coll.nbc.shm_active += 1;
+            rt.coll.nbc.active.push(e);
+            return Ok(true);
+        }
+        None => {}
+    }
+    let mut e = rt.coll.nbc.idle.swap_remove(i);
     e.op.restart(rt);
     settle(rt, e);
     Ok(true)
@@ -541,6 +585,20 @@ pub(crate) fn free(rt: &mut Runtime, id: ReqId) -> Result<bool> {
     rt.coll.nbc.idle.retain(|e| e.req != id);
     rt.device.free_request(id);
     Ok(true)
+}
+
+/// For `MPI_Wait` on request `id`: when it is a started fast-path call whose current
+/// step waits for its peers' arrivals, what to watch for them outside the lock (the
+/// waiter then needs no locked rounds of progress until they came).
+pub(crate) fn wait_watch(rt: &mut Runtime, id: ReqId) -> Option<super::shm::poll::Watch> {
+    if rt.coll.nbc.shm_active == 0 {
+        return None;
+    }
+    let e = rt.coll.nbc.active.iter_mut().find(|e| e.req == id)?;
+    match e.op.steps.get_mut(e.op.at) {
+        Some(Step::Shm(p)) => p.watch(),
+        _ => None,
+    }
 }
 
 /// Whether a started fast-path call would move on if advanced: a waiter about to sleep

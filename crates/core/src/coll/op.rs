@@ -8,7 +8,8 @@
 use crate::error::{err, Error, ErrorClass, Result};
 use crate::types::{TypeId, TypeInfo};
 use oxmpi_coll::ops::{
-    check_collective_op, reduce_packed, reduce_packed_into, FlatKernel, OpError, PredefinedOp,
+    check_collective_op, reduce_packed, reduce_packed_into, FlatKernel, Fold3, OpError,
+    PredefinedOp,
 };
 use oxmpi_datatype::Predefined;
 use std::sync::{Arc, OnceLock};
@@ -192,6 +193,15 @@ impl Reducer {
     /// True when applying it runs user code (so not under the runtime lock).
     pub fn is_user(&self) -> bool {
         matches!(self, Reducer::User { .. })
+    }
+
+    /// The one-pass `out = a op b` compiled for a predefined operation on a plain
+    /// numeric type (what a planned call may resolve once), if it has one.
+    pub fn fold3(&self) -> Option<Fold3> {
+        match self {
+            Reducer::Predefined { flat: Some(k), .. } => k.fold3(),
+            _ => None,
+        }
     }
 
     /// `out = a op b` on packed whole elements (one pass for plain numeric types).
