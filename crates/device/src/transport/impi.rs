@@ -950,12 +950,12 @@ impl ImpiNet {
         let r = loop {
             let r = match c.body.as_mut() {
                 Some(b) => {
+                    let mut parts: Vec<&mut [u8]> = Vec::with_capacity(1 + 2 * ahead);
                     // SAFETY: the device keeps [ptr, ptr + left) of the receive buffer
                     // valid and untouched until `data_landed` (the request stays
                     // streaming until then); nothing else refers to it meanwhile. With
                     // `ahead` > 0 the buffer holds the message's next `sizes` bytes
                     // right after it (`read_ahead`), which the receive waits for too.
-                    let mut parts: Vec<&mut [u8]> = Vec::with_capacity(1 + 2 * ahead);
                     parts.push(unsafe { std::slice::from_raw_parts_mut(b.ptr, b.left) });
                     let mut at = b.left;
                     for (h, &n) in heads.iter_mut().zip(&sizes[..ahead]) {
@@ -1067,9 +1067,9 @@ impl ImpiNet {
             let t = got.min(n);
             got -= t;
             if t < n {
-                // SAFETY: t < n, inside this packet's range of the receive buffer.
                 self.chans[i].body = Some(Body {
                     hdr: h,
+                    // SAFETY: t < n, inside this packet's range of the receive buffer.
                     ptr: unsafe { ptr.add(t) },
                     left: n - t,
                     ..b
