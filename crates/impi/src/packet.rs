@@ -341,22 +341,11 @@ impl PacketStream {
         self.header.is_some() || !self.inbox.is_empty()
     }
 
-    /// Reads at most `n` bytes from `r` into the stream (one `read` call), without an
-    /// intermediate copy.
-    pub fn read_from(&mut self, r: &mut impl std::io::Read, n: usize) -> std::io::Result<usize> {
-        self.inbox.read_from(r, n)
-    }
-
-    /// Reads from `r` with one vectored call: first into `first` (the rest of a packet's
-    /// data that the caller receives itself, see [`PacketStream::detach`]), then at most
-    /// `n` bytes into the stream. Returns how many went to each.
-    pub fn read_after(
-        &mut self,
-        r: &mut impl std::io::Read,
-        first: &mut [u8],
-        n: usize,
-    ) -> std::io::Result<(usize, usize)> {
-        self.inbox.read_after(r, first, n)
+    /// The bytes that have arrived and are not consumed yet, to read more into
+    /// ([`crate::wire::Inbox::read_from`], [`crate::wire::Inbox::read_after`]: the rest
+    /// of a packet's data that the caller receives itself, see [`PacketStream::detach`]).
+    pub fn inbox(&mut self) -> &mut crate::wire::Inbox {
+        &mut self.inbox
     }
 
     /// The header of the next packet, once it has arrived, and how many bytes of its
@@ -569,7 +558,10 @@ mod tests {
         // The caller takes the other 4 bytes; the stream goes on with the next packet.
         let mut rest = [0u8; 4];
         let mut src = &bytes[HEADER_LEN + 2..];
-        let got = s.read_after(&mut src, &mut rest, 1000).unwrap();
+        let got = s
+            .inbox()
+            .read_after(&mut src, &mut [&mut rest], 1000)
+            .unwrap();
         assert_eq!((got, &rest), ((4, HEADER_LEN), b"cdef"));
         let (p, d) = s.next_packet().unwrap().unwrap();
         assert_eq!((p.pk_type, d.len()), (PacketType::ProtoAck, 0));

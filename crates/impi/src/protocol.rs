@@ -86,6 +86,11 @@ impl SendWindow {
         self.outstanding < self.hiwater
     }
 
+    /// How many packets may go now.
+    pub fn room(&self) -> u32 {
+        self.hiwater - self.outstanding
+    }
+
     /// Counts a data packet sent (acknowledgments, cancels and FINI do not count).
     pub fn sent(&mut self) {
         debug_assert!(self.can_send());

@@ -155,21 +155,22 @@ impl Inbox {
         Ok(k)
     }
 
-    /// Reads from `r` with one vectored call: first into `first` (bytes the caller
-    /// consumes itself), then at most `n` bytes into the inbox. Returns how many went
-    /// to `first` and how many to the inbox.
+    /// Reads from `r` with one vectored call: first into the slices of `first` (bytes
+    /// the caller consumes itself: a packet's data, headers it checks), then at most
+    /// `n` bytes into the inbox. Returns how many went to `first` (filled in order) and
+    /// how many to the inbox.
     pub fn read_after(
         &mut self,
         r: &mut impl std::io::Read,
-        first: &mut [u8],
+        first: &mut [&mut [u8]],
         n: usize,
     ) -> std::io::Result<(usize, usize)> {
-        let f = first.len();
+        let f: usize = first.iter().map(|s| s.len()).sum();
         let room = self.room(n);
-        let k = r.read_vectored(&mut [
-            std::io::IoSliceMut::new(first),
-            std::io::IoSliceMut::new(room),
-        ])?;
+        let mut iov: Vec<std::io::IoSliceMut<'_>> = Vec::with_capacity(first.len() + 1);
+        iov.extend(first.iter_mut().map(|s| std::io::IoSliceMut::new(s)));
+        iov.push(std::io::IoSliceMut::new(room));
+        let k = r.read_vectored(&mut iov)?;
         let rest = k.saturating_sub(f);
         self.end += rest;
         Ok((k - rest, rest))
@@ -258,12 +259,15 @@ mod tests {
     #[test]
     fn vectored_reads_fill_the_caller_first() {
         let mut i = Inbox::default();
-        let mut first = [0u8; 3];
+        let (mut a, mut b) = ([0u8; 2], [0u8; 1]);
         let mut src: &[u8] = &[1, 2, 3, 4, 5, 6];
-        assert_eq!(i.read_after(&mut src, &mut first, 2).unwrap(), (3, 2));
-        assert_eq!((first, i.take(2)), ([1, 2, 3], Some(vec![4, 5])));
+        assert_eq!(
+            i.read_after(&mut src, &mut [&mut a, &mut b], 2).unwrap(),
+            (3, 2)
+        );
+        assert_eq!((a, b, i.take(2)), ([1, 2], [3], Some(vec![4, 5])));
         let mut src: &[u8] = &[7];
-        assert_eq!(i.read_after(&mut src, &mut first, 2).unwrap(), (1, 0));
+        assert_eq!(i.read_after(&mut src, &mut [&mut a], 2).unwrap(), (1, 0));
         assert!(i.is_empty());
     }
 }

@@ -776,6 +776,10 @@ impl impi::Sink for ImpiSink<'_, '_> {
         self.proto.piece_target(hdr.rreq, hdr.addr, hdr.len)
     }
 
+    fn data_span(&mut self, _from: u32, hdr: &Header) -> Option<*mut u8> {
+        self.proto.piece_span(hdr.rreq, hdr.addr, hdr.len)
+    }
+
     fn data_landed(&mut self, _from: u32, hdr: &Header) {
         self.proto.data_landed(hdr, self.io);
     }

@@ -235,6 +235,11 @@ pub(crate) struct Extra {
     /// A receive restaged for a message in external32 (from an IMPI peer): the user's
     /// buffer, filled from `scratch` at completion (`protocol::ext32`).
     pub(crate) ext32: Option<Arc<Layout>>,
+    /// For `ext32`: the end of the bytes landed in `scratch` in order from its start,
+    /// and the elements converted from them into the user's buffer so far
+    /// (`protocol::ext32`: whole elements are converted as the pieces land).
+    pub(crate) ext32_landed: usize,
+    pub(crate) ext32_done: usize,
 }
 
 pub struct Request {

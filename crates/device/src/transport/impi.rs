@@ -38,6 +38,10 @@ const QUEUE_BYTES: usize = 4 << 20;
 /// before the next read, which bounds the inbox).
 const READ_BYTES: usize = 256 * 1024;
 
+/// Most packets of a long message written with one vectored write (and most read
+/// with one vectored read).
+const BATCH: usize = 16;
+
 /// Most reads from one channel in one poll.
 const READ_ROUNDS: usize = 64;
 
@@ -231,6 +235,10 @@ pub trait Sink {
     /// bytes) is arriving: where its bytes go, or None to have them handed to
     /// [`Sink::packet`] instead.
     fn data_target(&mut self, from: u32, hdr: &Header) -> Option<*mut u8>;
+    /// Like [`Sink::data_target`], but only where the piece lands in the receive
+    /// buffer itself, contiguous with the rest of the message (no bounce buffer): then
+    /// the bytes after the piece may be read ahead into the buffer too.
+    fn data_span(&mut self, from: u32, hdr: &Header) -> Option<*mut u8>;
     /// Every byte of a piece given a target has been written there.
     fn data_landed(&mut self, from: u32, hdr: &Header);
 }
@@ -243,6 +251,11 @@ struct Body {
     hdr: Header,
     ptr: *mut u8,
     left: usize,
+    /// The message's `pk_drqid`.
+    drqid: u64,
+    /// The piece lies in the receive buffer itself ([`Sink::data_span`]), so the
+    /// message's next bytes go right after it.
+    span: bool,
 }
 
 /// A long message this rank sends: its first packet left with `first` bytes.
@@ -315,24 +328,48 @@ impl Chan {
     /// takes some of it (what it does not take is queued); false when it takes
     /// nothing.
     fn write_now(&mut self, head: &[u8], data: &[u8]) -> io::Result<bool> {
-        let done = loop {
-            match self
-                .sock
-                .write_vectored(&[IoSlice::new(head), IoSlice::new(data)])
-            {
+        self.write_parts(&[head, data]).map(|n| n > 0)
+    }
+
+    /// Writes whole packets (`parts`: each packet's header, then its data) with one
+    /// vectored write; the rest of a packet the socket takes in part is queued, the
+    /// packets it did not reach are not. Returns how many packets went (in whole or in
+    /// part); 0 when the socket took nothing.
+    fn write_parts(&mut self, parts: &[&[u8]]) -> io::Result<usize> {
+        let mut iov = [IoSlice::new(&[]); 2 * BATCH];
+        for (v, p) in iov.iter_mut().zip(parts) {
+            *v = IoSlice::new(p);
+        }
+        let iov = &iov[..parts.len().min(2 * BATCH)];
+        let mut done = loop {
+            match self.sock.write_vectored(iov) {
                 Ok(n) => break n,
                 Err(e) if e.kind() == ErrorKind::Interrupted => continue,
-                Err(e) if e.kind() == ErrorKind::WouldBlock => return Ok(false),
+                Err(e) if e.kind() == ErrorKind::WouldBlock => return Ok(0),
                 Err(e) => return Err(e),
             }
         };
-        if done < head.len() {
-            self.out.extend_from_slice(&head[done..]);
-            self.out.extend_from_slice(data);
-        } else if done < head.len() + data.len() {
-            self.out.extend_from_slice(&data[done - head.len()..]);
+        if done == 0 {
+            return Ok(0);
         }
-        Ok(true)
+        for (i, pk) in parts.chunks(2).enumerate() {
+            let n: usize = pk.iter().map(|p| p.len()).sum();
+            if done < n {
+                // This packet went in part: queue its rest.
+                let mut skip = done;
+                for p in pk {
+                    let s = skip.min(p.len());
+                    self.out.extend_from_slice(&p[s..]);
+                    skip -= s;
+                }
+                return Ok(i + 1);
+            }
+            done -= n;
+            if done == 0 {
+                return Ok(i + 1);
+            }
+        }
+        Ok(parts.len() / 2)
     }
 
     /// Puts EPOLLOUT in (or out of) the channel's interest set, whose token is `i`.
@@ -729,9 +766,10 @@ impl ImpiNet {
 
     /// Writes packets of long message `sreq` to `dest` straight from its contiguous
     /// send buffer (`buf`, `len` bytes) from stream offset `*off`, as far as the
-    /// window and the socket take them (what the socket takes of a packet in part is
-    /// copied to the channel's queue). True when anything was written; `*off` reaches
-    /// `len` once every byte has left (the buffer is free then).
+    /// window and the socket take them, up to [`BATCH`] packets a vectored write (what
+    /// the socket takes of a packet in part is copied to the channel's queue). True
+    /// when anything was written; `*off` reaches `len` once every byte has left (the
+    /// buffer is free then).
     ///
     /// # Safety
     /// `[buf, buf + len)` must stay readable for the call.
@@ -752,43 +790,63 @@ impl ImpiNet {
         let (me, max) = (self.me, u64::from(self.maxdatalen));
         *off = (*off).max(first);
         let mut did = false;
+        let mut heads = [[0u8; HEADER_LEN]; BATCH];
         while *off < len {
             let p = self.pairs[dest as usize].as_mut().expect("IMPI peer");
             let c = &mut self.chans[p.chan];
-            if !(p.send.can_send() && p.held.is_empty()) || c.out_off < c.out.len() {
+            if !p.held.is_empty() || c.out_off < c.out.len() {
                 break;
             }
-            let n = (len - *off).min(max);
-            let seq = p.seq + 1;
-            let pk = Packet::data(
-                false,
-                me,
-                p.id,
-                srqid,
-                drqid,
-                msglen,
-                n as u32,
-                env.src_rank,
-                env.tag,
-                u64::from(env.ctx),
-                seq,
-            );
-            let head = pk.encode();
-            // SAFETY: [buf + off, buf + off + n) lies in the send buffer (the caller's
-            // contract).
-            let data = unsafe { std::slice::from_raw_parts(buf.add(*off as usize), n as usize) };
-            match c.write_now(&head, data) {
-                Ok(true) => {
-                    p.seq = seq;
-                    p.send.sent();
-                    *off += n;
-                    did = true;
-                }
-                Ok(false) => {
+            let k = (p.send.room() as usize)
+                .min(BATCH)
+                .min((len - *off).div_ceil(max) as usize);
+            if k == 0 {
+                break;
+            }
+            // The packets' headers and data, alternating.
+            let mut parts: [&[u8]; 2 * BATCH] = [&[]; 2 * BATCH];
+            let mut at = *off;
+            for (i, h) in heads[..k].iter_mut().enumerate() {
+                let n = (len - at).min(max);
+                *h = Packet::data(
+                    false,
+                    me,
+                    p.id,
+                    srqid,
+                    drqid,
+                    msglen,
+                    n as u32,
+                    env.src_rank,
+                    env.tag,
+                    u64::from(env.ctx),
+                    p.seq + 1 + i as u64,
+                )
+                .encode();
+                parts[2 * i] = h;
+                // SAFETY: [buf + at, buf + at + n) lies in the send buffer (the
+                // caller's contract).
+                parts[2 * i + 1] =
+                    unsafe { std::slice::from_raw_parts(buf.add(at as usize), n as usize) };
+                at += n;
+            }
+            match c.write_parts(&parts[..2 * k]) {
+                Ok(0) => {
                     // The socket is full: wait for room in the set the rank sleeps on.
                     let ch = p.chan;
                     self.chans[ch].watch_out(&self.epoll, ch, true);
                     break;
+                }
+                Ok(sent) => {
+                    // Whole packets, the last perhaps in part (its rest is queued).
+                    for _ in 0..sent {
+                        p.send.sent();
+                    }
+                    p.seq += sent as u64;
+                    *off = (*off + sent as u64 * max).min(len);
+                    did = true;
+                    if sent < k {
+                        break;
+                    }
                 }
                 Err(e) => {
                     let host = c.host;
@@ -846,28 +904,73 @@ impl ImpiNet {
         did
     }
 
+    /// The sizes of the packets expected after the one whose data is being read
+    /// straight into its receive buffer on channel `i` (`body`): the same message's
+    /// next `DATA` packets, full ones while the message has more, as long as the
+    /// receive wants them and its buffer holds them right after the body. Their data
+    /// can then be read ahead with the body's rest, into `sizes` (how many, at most
+    /// `BATCH - 1`).
+    fn read_ahead(&self, b: &Body, sizes: &mut [usize; BATCH]) -> usize {
+        let Some(lr) = self.long_recvs.get(&b.drqid) else {
+            return 0;
+        };
+        if !b.span || lr.rreq != Some(b.hdr.rreq) || lr.from != b.from {
+            return 0;
+        }
+        let (mut at, mut left, mut k) = (lr.off, lr.left, 0);
+        while k < BATCH - 1 {
+            let n = left.min(u64::from(self.maxdatalen));
+            if n == 0 || at + n > lr.want {
+                break;
+            }
+            sizes[k] = n as usize;
+            (at, left, k) = (at + n, left - n, k + 1);
+        }
+        k
+    }
+
     /// One read from channel `i`: the rest of a packet's data straight into its
-    /// receive buffer (then at most a header into the stream), or into the stream.
-    /// The bytes that went each way; None when the socket had nothing.
+    /// receive buffer (with the headers and data of the same message's next packets
+    /// read ahead, [`ImpiNet::read_ahead`], then at most a header into the stream), or
+    /// into the stream. The bytes that went each way; None when the socket had
+    /// nothing.
     fn read_chan(
         &mut self,
         i: usize,
         sink: &mut impl Sink,
     ) -> Result<Option<(usize, usize)>, String> {
+        let mut sizes = [0usize; BATCH];
+        let ahead = match &self.chans[i].body {
+            Some(b) => self.read_ahead(b, &mut sizes),
+            None => 0,
+        };
+        let mut heads = [[0u8; HEADER_LEN]; BATCH];
         let c = &mut self.chans[i];
         let host = c.host;
         let r = loop {
             let r = match c.body.as_mut() {
                 Some(b) => {
+                    let mut parts: Vec<&mut [u8]> = Vec::with_capacity(1 + 2 * ahead);
                     // SAFETY: the device keeps [ptr, ptr + left) of the receive buffer
                     // valid and untouched until `data_landed` (the request stays
-                    // streaming until then); nothing else refers to it meanwhile.
-                    let first = unsafe { std::slice::from_raw_parts_mut(b.ptr, b.left) };
-                    c.inp.read_after(&mut c.sock, first, HEADER_LEN)
+                    // streaming until then); nothing else refers to it meanwhile. With
+                    // `ahead` > 0 the buffer holds the message's next `sizes` bytes
+                    // right after it (`read_ahead`), which the receive waits for too.
+                    parts.push(unsafe { std::slice::from_raw_parts_mut(b.ptr, b.left) });
+                    let mut at = b.left;
+                    for (h, &n) in heads.iter_mut().zip(&sizes[..ahead]) {
+                        parts.push(h);
+                        // SAFETY: as above.
+                        parts.push(unsafe { std::slice::from_raw_parts_mut(b.ptr.add(at), n) });
+                        at += n;
+                    }
+                    c.inp
+                        .inbox()
+                        .read_after(&mut c.sock, &mut parts, HEADER_LEN)
                 }
                 None => {
                     let n = if c.direct { HEADER_LEN } else { READ_BYTES };
-                    c.inp.read_from(&mut c.sock, n).map(|k| (0, k))
+                    c.inp.inbox().read_from(&mut c.sock, n).map(|k| (0, k))
                 }
             };
             match r {
@@ -887,15 +990,97 @@ impl ImpiNet {
         };
         if d > 0 {
             let b = c.body.as_mut().expect("bytes went to a body");
-            b.left -= d;
-            // SAFETY: d <= left, inside the receive buffer.
-            b.ptr = unsafe { b.ptr.add(d) };
+            let t = d.min(b.left);
+            b.left -= t;
+            // SAFETY: t <= left, inside the receive buffer.
+            b.ptr = unsafe { b.ptr.add(t) };
             if b.left == 0 {
                 let b = c.body.take().expect("a body");
                 sink.data_landed(b.from, &b.hdr);
+                if d > t {
+                    self.took_ahead(i, b, (&heads, &sizes[..ahead]), d - t, sink)?;
+                }
             }
         }
         Ok(Some((d, k)))
+    }
+
+    /// Handles the `got` bytes read ahead after body `b` on channel `i` (the headers
+    /// in `heads`, each followed by `sizes` bytes of data right after the body in the
+    /// receive buffer): each header that is the expected packet of the message counts
+    /// and lands its data (the last perhaps in part: it is the channel's body then).
+    /// From the first that is not (another message's packet, an acknowledgment, a
+    /// shorter packet), the bytes go to the stream, in order before what the read put
+    /// there, to be handled as usual; the receive buffer's bytes they passed through
+    /// are rewritten when the message's own packets come.
+    fn took_ahead(
+        &mut self,
+        i: usize,
+        b: Body,
+        (heads, sizes): (&[[u8; HEADER_LEN]; BATCH], &[usize]),
+        mut got: usize,
+        sink: &mut impl Sink,
+    ) -> Result<(), String> {
+        let mut ptr = b.ptr;
+        for (j, &n) in sizes.iter().enumerate() {
+            if got == 0 {
+                return Ok(());
+            }
+            let expected = got >= HEADER_LEN
+                && Packet::decode(&heads[j]).is_ok_and(|p| {
+                    p.pk_type == PacketType::Data
+                        && p.pk_drqid == b.drqid
+                        && p.payload_len() == n
+                        && p.check_data(self.maxdatalen).is_ok()
+                        && !self.chans[i].peer_fini
+                        && self.by_id.get(&p.pk_src) == Some(&b.from)
+                        && p.pk_dest == self.me
+                });
+            if !expected {
+                // To the stream: this header and every byte read after it.
+                let inp = self.chans[i].inp.inbox();
+                let tail = inp.take_all().to_vec();
+                let mut at = ptr;
+                for (h, &m) in heads[j..].iter().zip(&sizes[j..]) {
+                    let t = got.min(HEADER_LEN);
+                    inp.push(&h[..t]);
+                    got -= t;
+                    let t = got.min(m);
+                    // SAFETY: [at, at + t) was just read into the receive buffer
+                    // (read_ahead's range), which nothing else touches meanwhile.
+                    inp.push(unsafe { std::slice::from_raw_parts(at, t) });
+                    got -= t;
+                    // SAFETY: within the read-ahead range.
+                    at = unsafe { at.add(m) };
+                }
+                inp.push(&tail);
+                self.chans[i].direct = false;
+                return Ok(());
+            }
+            let p = Packet::decode(&heads[j]).expect("decoded above");
+            got -= HEADER_LEN;
+            let from = self.source(i, &p)?.expect("a DATA packet names its sender");
+            self.count_data(from)?;
+            let h = self
+                .long_piece(from, &p, n as u64)?
+                .expect("the receive wants the read-ahead bytes");
+            let t = got.min(n);
+            got -= t;
+            if t < n {
+                self.chans[i].body = Some(Body {
+                    hdr: h,
+                    // SAFETY: t < n, inside this packet's range of the receive buffer.
+                    ptr: unsafe { ptr.add(t) },
+                    left: n - t,
+                    ..b
+                });
+                return Ok(());
+            }
+            sink.data_landed(from, &h);
+            // SAFETY: the next packet's data follows in the read-ahead range.
+            ptr = unsafe { ptr.add(n) };
+        }
+        Ok(())
     }
 
     /// Handles the whole packets that have arrived on channel `i`, and starts reading
@@ -1016,11 +1201,21 @@ impl ImpiNet {
         h.rreq = rreq;
         h.addr = lr.off;
         h.len = n;
+        // The rest of the message the receive wants, when it lies in the receive
+        // buffer, so that later packets can be read ahead into it.
+        let rest = Header {
+            len: lr.want - lr.off,
+            ..h
+        };
         let sender = lr.from;
         match self.source(chan, p)? {
             Some(from) if from == sender => {
-                let Some(ptr) = sink.data_target(from, &h) else {
-                    return Ok(None);
+                let (ptr, span) = match sink.data_span(from, &rest) {
+                    Some(p) => (p, true),
+                    None => match sink.data_target(from, &h) {
+                        Some(p) => (p, false),
+                        None => return Ok(None),
+                    },
                 };
                 self.count_data(from)?;
                 self.long_piece(from, p, n)?;
@@ -1029,6 +1224,8 @@ impl ImpiNet {
                     hdr: h,
                     ptr,
                     left: n as usize,
+                    drqid: p.pk_drqid,
+                    span,
                 }))
             }
             _ => Ok(None),
@@ -1223,6 +1420,9 @@ impl ImpiNet {
             impl Sink for Drop {
                 fn packet(&mut self, _: u32, _: Header, _: &[u8]) {}
                 fn data_target(&mut self, _: u32, _: &Header) -> Option<*mut u8> {
+                    None
+                }
+                fn data_span(&mut self, _: u32, _: &Header) -> Option<*mut u8> {
                     None
                 }
                 fn data_landed(&mut self, _: u32, _: &Header) {}

@@ -6,7 +6,9 @@
 //! message lands contiguously in a scratch buffer sized for the external32 form of the
 //! receive's elements (which also judges truncation in external32 bytes), and at
 //! completion the scratch is converted into the user's buffer and the status counts
-//! native bytes again. A message from a rank of this client lands natively, as ever.
+//! native bytes again. A long message's whole elements are converted as its pieces
+//! land in order (while their bytes are still in cache), the rest at completion. A
+//! message from a rank of this client lands natively, as ever.
 
 use super::{Io, Protocol};
 use crate::device::request::Layout;
@@ -59,6 +61,35 @@ impl Protocol {
         a.cap = cap;
         x.scratch = Some(scratch);
         x.ext32 = Some(l);
+        x.ext32_landed = 0;
+        x.ext32_done = 0;
+    }
+
+    /// A piece of `len` bytes at offset `off` of restaged receive `id` has landed in
+    /// its scratch buffer: converts the whole elements the pieces landed in order from
+    /// the start hold and that are not converted yet. A piece out of order stops this
+    /// (the rest is converted at completion).
+    pub(super) fn ext32_landed(&mut self, id: ReqId, off: u64, len: u64) {
+        let Some(x) = self.reqs.get_mut(id).and_then(|r| r.extra.as_mut()) else {
+            return;
+        };
+        let (Some(l), Some(scratch)) = (x.ext32.as_deref(), x.scratch.as_ref()) else {
+            return;
+        };
+        if off as usize != x.ext32_landed {
+            x.ext32_landed = usize::MAX;
+            return;
+        }
+        x.ext32_landed = (off + len) as usize;
+        let elem = oxmpi_datatype::pack_external_size(&l.ty, 1).unwrap_or(0);
+        let upto = (x.ext32_landed.min(scratch.len()))
+            .checked_div(elem)
+            .unwrap_or(0)
+            .min(l.count);
+        if upto > x.ext32_done {
+            convert(l, x.ext32_done, upto, scratch);
+            x.ext32_done = upto;
+        }
     }
 
     /// Restarts inactive persistent send `id` with the bytes of `scratch` (its message,
@@ -106,15 +137,8 @@ pub(super) fn finish_ext32(r: &mut Request) {
     let got = (r.status.bytes as usize).min(scratch.len());
     let whole = got.checked_div(elem).unwrap_or(0).min(l.count);
     let rest = got - whole * elem;
-    if whole > 0 {
-        // SAFETY: the user buffer holds `count >= whole` elements of the type (MPI
-        // contract, checked by the MPI layer); `scratch` is our own memory.
-        let done =
-            unsafe { oxmpi_datatype::unpack_external(&l.ty, l.base as *mut u8, whole, &scratch) };
-        debug_assert!(
-            done.is_ok(),
-            "external32 unpack of a checked size: {done:?}"
-        );
+    if whole > x.ext32_done {
+        convert(&l, x.ext32_done, whole, &scratch);
     }
     if rest > 0 && whole < l.count && elem == l.size {
         partial_element(&l, whole, &scratch[whole * elem..got]);
@@ -127,6 +151,23 @@ pub(super) fn finish_ext32(r: &mut Request) {
         0
     };
     r.status.bytes = (whole * l.size + partial) as u64;
+}
+
+/// Converts elements `from..to` of `l` from their external32 bytes in `scratch` (the
+/// whole message's, from its start) into the user's buffer.
+fn convert(l: &Layout, from: usize, to: usize, scratch: &[u8]) {
+    let elem = oxmpi_datatype::pack_external_size(&l.ty, 1).unwrap_or(0);
+    let at = (l.base as *mut u8).wrapping_offset(from as isize * l.ty.extent());
+    // SAFETY: the user buffer holds `count >= to` elements of the type (MPI contract,
+    // checked by the MPI layer), element `from` at `extent` bytes per element from the
+    // base; `scratch` is our own memory and holds `to` elements.
+    let done = unsafe {
+        oxmpi_datatype::unpack_external(&l.ty, at, to - from, &scratch[from * elem..to * elem])
+    };
+    debug_assert!(
+        done.is_ok(),
+        "external32 unpack of a checked size: {done:?}"
+    );
 }
 
 /// Lands the first bytes `part` of element `at` of `l`, whose type has the same size

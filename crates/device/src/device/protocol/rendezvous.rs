@@ -209,6 +209,7 @@ impl Protocol {
         };
         // SAFETY: piece_target checked that [off, off+len) lies inside the receive buffer.
         unsafe { std::ptr::copy_nonoverlapping(data.as_ptr(), dst, data.len()) };
+        self.ext32_landed(id, off, data.len() as u64);
         self.piece_landed(id, data.len() as u64, io);
     }
 
@@ -233,6 +234,17 @@ impl Protocol {
     /// with a layout gets its bounce buffer, unpacked when the piece has landed
     /// ([`Protocol::data_landed`]).
     pub(crate) fn piece_target(&mut self, id: ReqId, off: u64, len: u64) -> Option<*mut u8> {
+        self.piece_at(id, off, len, true)
+    }
+
+    /// [`Protocol::piece_target`] where the piece lands in the receive buffer itself
+    /// (a receive without a layout), else None: the bytes after it are then the
+    /// message's next ones.
+    pub(crate) fn piece_span(&mut self, id: ReqId, off: u64, len: u64) -> Option<*mut u8> {
+        self.piece_at(id, off, len, false)
+    }
+
+    fn piece_at(&mut self, id: ReqId, off: u64, len: u64, bounce: bool) -> Option<*mut u8> {
         let r = self.reqs.get_mut(id)?;
         let Op::Recv(a, RecvState::Streaming { want, .. }) = r.op else {
             return None;
@@ -241,6 +253,9 @@ impl Protocol {
             return None;
         }
         if let Some(x) = r.extra.as_mut().filter(|x| x.layout.is_some()) {
+            if !bounce {
+                return None;
+            }
             x.bounce.resize(len as usize, 0);
             return Some(x.bounce.as_mut_ptr());
         }
@@ -260,6 +275,7 @@ impl Protocol {
                 unsafe { l.unpack_at(hdr.addr as usize, &x.bounce[..n]) };
             }
         }
+        self.ext32_landed(hdr.rreq, hdr.addr, hdr.len);
         self.piece_landed(hdr.rreq, hdr.len, io);
     }
 
