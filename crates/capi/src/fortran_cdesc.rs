@@ -21,6 +21,7 @@ use oxmpi_core::types::{self, TypeId};
 use oxmpi_core::{Error, ErrorClass};
 use std::ffi::c_void;
 use std::os::raw::c_int;
+use std::sync::atomic::{AtomicPtr, Ordering};
 
 /// `CFI_dim_t`.
 #[repr(C)]
@@ -196,14 +197,45 @@ pub(crate) unsafe fn ts_fixed(d: *const CfiCdesc) -> Option<*mut c_void> {
 }
 
 /// The address of the first element of the array a descriptor describes (the section's
-/// own address, whatever its layout).
+/// own address, whatever its layout), MPICH's `MPI_BOTTOM` / `MPI_IN_PLACE` (once
+/// [`oxmpi_f08_mpich_sentinels`] named them) becoming oxmpi's Fortran ones.
 ///
 /// # Safety
 /// `d` is a descriptor gfortran built for the call.
 #[inline(always)]
 pub(crate) unsafe fn ts_addr(d: *const CfiCdesc) -> *mut c_void {
     // SAFETY: the caller's contract.
-    unsafe { (*d).base_addr.cast() }
+    mapped(unsafe { (*d).base_addr.cast() })
+}
+
+/// MPICH's `MPI_BOTTOM` and `MPI_IN_PLACE` of the `mpi_f08` ABI (`MPIR_F08_MPI_BOTTOM`,
+/// `MPIR_F08_MPI_IN_PLACE`, objects of `libmpichfort.so.12`), null until its wrappers
+/// first pass a descriptor here.
+static MPICH_SENTINELS: [AtomicPtr<c_void>; 2] = [
+    AtomicPtr::new(std::ptr::null_mut()),
+    AtomicPtr::new(std::ptr::null_mut()),
+];
+
+/// Names MPICH's `mpi_f08` sentinels, so that the `_fts` entry points, called by the
+/// wrappers of `libmpichfort.so.12` with a program's own descriptors, recognise them.
+#[no_mangle]
+pub extern "C" fn oxmpi_f08_mpich_sentinels(bottom: *mut c_void, in_place: *mut c_void) {
+    MPICH_SENTINELS[0].store(bottom, Ordering::Relaxed);
+    MPICH_SENTINELS[1].store(in_place, Ordering::Relaxed);
+}
+
+/// `p`, or oxmpi's Fortran sentinel where `p` is MPICH's.
+#[inline(always)]
+fn mapped(p: *mut c_void) -> *mut c_void {
+    if p.is_null() {
+        p
+    } else if p == MPICH_SENTINELS[1].load(Ordering::Relaxed) {
+        crate::fortran::mpipriv1_.addr(1).cast_mut()
+    } else if p == MPICH_SENTINELS[0].load(Ordering::Relaxed) {
+        crate::fortran::mpipriv1_.addr(0).cast_mut()
+    } else {
+        p
+    }
 }
 
 /// One dimension of a section: `n` elements `sm` bytes apart.
@@ -234,12 +266,27 @@ fn layout(d: &CfiCdesc) -> Vec<Dim> {
     out
 }
 
+/// How a call uses a choice buffer, for the datatype that describes a section of it.
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Role {
+    /// `count` instances from its start (a send or receive buffer, a broadcast's, a
+    /// reduction's, RMA origin and result).
+    Whole,
+    /// Divided among processes in blocks of `count` instances, process `i`'s from
+    /// instance `i * count` (`MPI_IALLTOALL`'s buffers, `MPI_IGATHER`'s `recvbuf`).
+    Blocks,
+    /// Divided among processes by arrays of counts and displacements (the `v`
+    /// collectives), or into partitions.
+    Divided,
+}
+
 /// How a derived datatype stands for the section.
 #[derive(Clone, Copy, PartialEq, Eq)]
 enum Made {
     /// No type made: every buffer is contiguous (or the call reports a bad argument).
     Not,
-    /// `count` instances of the datatype became one instance of the made type.
+    /// `count` instances of the datatype (the whole buffer, or one process's block)
+    /// became one instance of the made type.
     Whole,
     /// The made type replaces the datatype, `count` unchanged.
     Resized,
@@ -264,6 +311,9 @@ enum Made {
 pub(crate) struct TsType {
     id: Option<TypeId>,
     made: Made,
+    /// The first buffer's data was copied into the second's, which the call takes in
+    /// place (see [`TsType::new`]).
+    in_place: bool,
 }
 
 impl TsType {
@@ -273,17 +323,60 @@ impl TsType {
     ///
     /// # Safety
     /// Each descriptor is one gfortran built for the call.
+    ///
+    /// `in_place`: for a call that takes its first buffer's input from the second when
+    /// the first is `MPI_IN_PLACE` (`MPI_IALLREDUCE`, `MPI_ISCAN`, `MPI_IEXSCAN`), its
+    /// communicator. Two buffers laid out differently then still work on an
+    /// intracommunicator: the first's `count` instances are copied, element by element,
+    /// into the second (whose contents are the call's until it completes) and the call
+    /// gets `MPI_IN_PLACE` ([`TsType::first`]) with the second's layout.
+    ///
+    /// # Safety
+    /// Each descriptor is one gfortran built for the call.
+    pub(crate) unsafe fn new_in_place(
+        bufs: &[(*const CfiCdesc, &str, Role)],
+        count: Option<i64>,
+        dt: MPI_Fint,
+        in_place: MPI_Fint,
+    ) -> Result<TsType, String> {
+        // SAFETY: the caller's contract.
+        if let [(a, _, _), rest @ ..] = bufs {
+            if let Some(n) = unsafe { copy_in_place(*a, rest, count, dt, in_place) } {
+                // SAFETY: as above.
+                let mut t = unsafe { TsType::new(rest, Some(n), dt) }?;
+                t.in_place = true;
+                return Ok(t);
+            }
+        }
+        // SAFETY: as above.
+        unsafe { TsType::new(bufs, count, dt) }
+    }
+
+    /// The address the call gets for the first buffer of [`TsType::new_in_place`]:
+    /// `first`, or Fortran's `MPI_IN_PLACE` where its data went into the second.
+    #[inline(always)]
+    pub(crate) fn first(&self, first: *mut c_void) -> *mut c_void {
+        if self.in_place {
+            crate::fortran::mpipriv1_.addr(1).cast_mut()
+        } else {
+            first
+        }
+    }
+
+    /// # Safety
+    /// Each descriptor is one gfortran built for the call.
     pub(crate) unsafe fn new(
-        bufs: &[(*const CfiCdesc, &str, bool)],
+        bufs: &[(*const CfiCdesc, &str, Role)],
         count: Option<i64>,
         dt: MPI_Fint,
     ) -> Result<TsType, String> {
         let pass = TsType {
             id: None,
             made: Made::Not,
+            in_place: false,
         };
         // SAFETY: the caller's contract.
-        let refs: Vec<(&CfiCdesc, &str, bool)> = bufs
+        let refs: Vec<(&CfiCdesc, &str, Role)> = bufs
             .iter()
             .map(|&(d, n, w)| (unsafe { &*d }, n, w))
             .collect();
@@ -295,7 +388,7 @@ impl TsType {
             if contiguous(d) {
                 // SAFETY: the compiler built `d` with its rank's dimensions.
                 let empty = d.rank > 0 && unsafe { dims(d) }.iter().any(|x| x.extent == 0);
-                if crate::fortran::is_in_place(d.base_addr.cast()) || empty {
+                if crate::fortran::is_in_place(mapped(d.base_addr.cast())) || empty {
                     continue;
                 }
                 return Err(format!(
@@ -335,18 +428,26 @@ impl TsType {
             ));
         }
         let per_elem = (elem / x) as i64;
-        let whole = count.is_some() && refs.iter().all(|&(_, _, w)| w);
+        let all = |r: Role| count.is_some() && refs.iter().all(|&(_, _, w)| w == r);
+        let (whole, blocks) = (all(Role::Whole), all(Role::Blocks));
+        let total: i64 = shape.iter().map(|d| d.n as i64).product();
+        let count = count.unwrap_or(0);
+        if (whole || blocks) && (count % per_elem != 0 || count / per_elem > total) {
+            return Err(format!(
+                "{first_name} is an array section of {total} elements of {elem} bytes, \
+                 which {count} instances of the datatype (extent {x}) do not fill \
+                 element by element"
+            ));
+        }
         let made = if whole {
-            let count = count.unwrap_or(0);
-            let total: i64 = shape.iter().map(|d| d.n as i64).product();
-            if count % per_elem != 0 || count / per_elem > total {
-                return Err(format!(
-                    "{first_name} is an array section of {total} elements of {elem} bytes, \
-                     which {count} instances of the datatype (extent {x}) do not fill \
-                     element by element"
-                ));
-            }
             whole_type(id, per_elem, count / per_elem, &shape)
+        } else if blocks {
+            blocks_type(id, per_elem, count / per_elem, &shape).map_err(|why| {
+                format!(
+                    "{first_name} is an array section the call divides among processes in \
+                     blocks of {count} instances, and {why} (pass a contiguous array)"
+                )
+            })?
         } else {
             match shape.as_slice() {
                 [d] if d.sm > 0 && per_elem == 1 => types::resized(id, info.lb as i64, d.sm as i64)
@@ -363,8 +464,13 @@ impl TsType {
         };
         match made {
             Ok(t) => Ok(TsType {
+                in_place: false,
                 id: Some(t),
-                made: if whole { Made::Whole } else { Made::Resized },
+                made: if whole || blocks {
+                    Made::Whole
+                } else {
+                    Made::Resized
+                },
             }),
             Err(e) => Err(format!("{first_name}: {}", e.into_message())),
         }
@@ -447,6 +553,125 @@ fn whole_type(old: TypeId, per_elem: i64, n: i64, shape: &[Dim]) -> oxmpi_core::
         }
     }
     r
+}
+
+/// The offsets of the first `n` elements of the array `d` describes, in array element
+/// order.
+fn offsets(d: &CfiCdesc, n: usize) -> Vec<isize> {
+    // SAFETY: the compiler built `d` with its rank's dimensions.
+    let dims = unsafe { dims(d) };
+    let mut out = Vec::with_capacity(n);
+    let mut idx = vec![0isize; dims.len()];
+    while out.len() < n {
+        out.push(idx.iter().zip(dims).map(|(i, x)| i * x.sm).sum());
+        for (i, x) in idx.iter_mut().zip(dims) {
+            *i += 1;
+            if *i < x.extent {
+                break;
+            }
+            *i = 0;
+        }
+    }
+    out
+}
+
+/// For [`TsType::new_in_place`]: where `first` and the single buffer of `rest` (its
+/// communicator `comm`) are laid out differently and the call can take `first` in place,
+/// copies `first`'s `count` instances of `dt` into the other's elements and returns the
+/// count; `None` where no copy is needed or none can be made (the call then proceeds, or
+/// is refused, as without it).
+///
+/// # Safety
+/// The descriptors are ones gfortran built for the call.
+unsafe fn copy_in_place(
+    first: *const CfiCdesc,
+    rest: &[(*const CfiCdesc, &str, Role)],
+    count: Option<i64>,
+    dt: MPI_Fint,
+    comm: MPI_Fint,
+) -> Option<i64> {
+    let [(second, _, _)] = rest else { return None };
+    // SAFETY: the caller's contract.
+    let (a, b) = unsafe { (&*first, &**second) };
+    let count = count.filter(|&c| c > 0)?;
+    let is_empty = |d: &CfiCdesc| {
+        // SAFETY: the compiler built `d` with its rank's dimensions.
+        d.rank > 0 && unsafe { dims(d) }.iter().any(|x| x.extent == 0)
+    };
+    if crate::fortran::is_in_place(mapped(a.base_addr.cast())) || is_empty(a) || is_empty(b) {
+        return None;
+    }
+    let alike = match (contiguous(a), contiguous(b)) {
+        (true, true) => true,
+        (false, false) => a.elem_len == b.elem_len && layout(a) == layout(b),
+        _ => false,
+    };
+    if alike || a.elem_len != b.elem_len {
+        return None;
+    }
+    // An intracommunicator (intercommunicators' reductions have no MPI_IN_PLACE), and a
+    // datatype whose instances are whole elements' bytes (copying an element then writes
+    // no byte outside the data).
+    let id = crate::convert::comm(comm as _).ok()?;
+    let inter = oxmpi_core::runtime::with(|rt| rt.comms.get(id).map(|c| c.is_inter())).ok()?;
+    let info = types::info(crate::convert::datatype(dt).ok()?).ok()?;
+    let x = info.signed_extent;
+    let elem = a.elem_len as isize;
+    if inter || !info.committed || !info.contiguous || x <= 0 || elem % x != 0 {
+        return None;
+    }
+    let per_elem = (elem / x) as i64;
+    let n = usize::try_from(count / per_elem).ok()?;
+    // SAFETY: the compiler built the descriptors with their ranks' dimensions.
+    let (na, nb): (isize, isize) = unsafe {
+        (
+            dims(a).iter().map(|d| d.extent).product(),
+            dims(b).iter().map(|d| d.extent).product(),
+        )
+    };
+    if count % per_elem != 0 || n as isize > na.min(nb) {
+        return None;
+    }
+    for (p, q) in offsets(a, n).into_iter().zip(offsets(b, n)) {
+        // SAFETY: both offsets address elements of their arrays (n is within both), of
+        // `elem_len` bytes each; the two buffers are distinct arrays (MPI forbids aliased
+        // buffers).
+        unsafe {
+            std::ptr::copy_nonoverlapping(a.base_addr.offset(p), b.base_addr.offset(q), a.elem_len)
+        };
+    }
+    Some(count)
+}
+
+/// One process's block of a section divided among processes (`n` elements of `shape`,
+/// `per_elem` instances of `old` in each), resized so that process `i`'s starts `i`
+/// extents from the section's start: the blocks must be evenly spaced, so each covers
+/// whole runs of every dimension but the last (whose stride must be positive).
+fn blocks_type(
+    old: TypeId,
+    per_elem: i64,
+    n: i64,
+    shape: &[Dim],
+) -> Result<oxmpi_core::Result<TypeId>, String> {
+    let (last, inner) = shape.split_last().ok_or("it is empty")?;
+    let run: i64 = inner.iter().map(|d| d.n as i64).product();
+    if n % run != 0 || last.sm <= 0 {
+        return Err(format!(
+            "its blocks are not evenly spaced in memory (a block covers {n} elements; it \
+             must cover whole runs of {run} along all but the last dimension, whose stride \
+             must be positive)"
+        ));
+    }
+    let q = n / run;
+    let mut block_shape = shape.to_vec();
+    if let Some(l) = block_shape.last_mut() {
+        l.n = q as isize;
+    }
+    Ok(whole_type(old, per_elem, n, &block_shape).and_then(|b| {
+        let r = types::resized(b, 0, q * last.sm as i64).and_then(|t| types::commit(t).map(|()| t));
+        let _ = types::free(b);
+        r
+    }))
 }
 
 /// Reports a choice buffer given as `what` (an argument and why it cannot be used) of

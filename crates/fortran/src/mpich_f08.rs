@@ -55,7 +55,7 @@ const GLUE: &str = "module oxmpi_mpich_glue
   private
   public :: f08_buf, f08_status, f08_statuses, f08_noncontig
   public :: f08_weights, f08_errcodes, f08_is_argv_null, f08_is_argvs_null, addr
-  public :: oxmpi_f08_cdesc_bytes, oxmpi_f08_cdesc_copy
+  public :: oxmpi_f08_cdesc_bytes, oxmpi_f08_cdesc_copy, oxmpi_f08_mpich_sentinels
   ! Public, or gfortran keeps the symbols local to the library.
   public :: mpich_bottom, mpich_in_place, mpich_status_ignore, mpich_statuses_ignore
   integer, bind(C, name='MPIR_F08_MPI_BOTTOM'), target :: mpich_bottom
@@ -78,6 +78,11 @@ const GLUE: &str = "module oxmpi_mpich_glue
       type(c_ptr), value :: tmp
       integer, value :: to_tmp
     end subroutine oxmpi_f08_cdesc_copy
+    ! Names MPICH's MPI_BOTTOM / MPI_IN_PLACE to the library's _fts entry points.
+    subroutine oxmpi_f08_mpich_sentinels(bottom, in_place) bind(C)
+      import :: c_ptr
+      type(c_ptr), value :: bottom, in_place
+    end subroutine oxmpi_f08_mpich_sentinels
   end interface
 contains
   function addr(i) result(p)
@@ -391,7 +396,55 @@ pub fn source(funcs: &[Func]) -> String {
             .filter(|a| a.kind.base == Base::Buf)
             .map(|a| a.name.as_str())
             .collect();
-        if !bufs.is_empty() && nb {
+        let cond: Vec<String> = bufs
+            .iter()
+            .map(|b| format!(".not. is_contiguous({b})"))
+            .collect();
+        if nb && through_fts(f) {
+            // The operation outlives the call: a noncontiguous section goes, with the
+            // program's descriptors, to the library's `_fts` entry point, which describes
+            // it by a derived datatype (or refuses what none describes).
+            let fts = format!("{entry}_fts");
+            write!(s, "  interface\n").unwrap();
+            heading(&mut s, f, &fts, "    ");
+            let at = s.trim_end().len();
+            s.truncate(at);
+            writeln!(
+                s,
+                " bind(C, name='{fts}')\n      import\n      implicit none"
+            )
+            .unwrap();
+            for a in f.fortran_args() {
+                if a.kind.base == Base::Buf {
+                    writeln!(
+                        s,
+                        "      type(*), dimension(..){}, asynchronous :: {}",
+                        if a.kind.mode == Mode::In {
+                            ", intent(in)"
+                        } else {
+                            ""
+                        },
+                        a.name
+                    )
+                    .unwrap();
+                } else {
+                    writeln!(s, "{}", dummy_f08(a, false)).unwrap();
+                }
+            }
+            writeln!(
+                s,
+                "      integer :: ierror\n    end subroutine {fts}\n  end interface"
+            )
+            .unwrap();
+            let names: Vec<&str> = f.fortran_args().map(|a| a.name.as_str()).collect();
+            writeln!(
+                s,
+                "  if ({}) then\n    call oxmpi_f08_mpich_sentinels(c_loc(mpich_bottom), c_loc(mpich_in_place))\n    call {fts}({}, &\n      ierror_c)\n    if (present(ierror)) ierror = ierror_c\n    return\n  end if",
+                cond.join(" .or. "),
+                names.join(", &\n      ")
+            )
+            .unwrap();
+        } else if !bufs.is_empty() && nb {
             // The buffer must stay where it is until the operation completes: a
             // noncontiguous section is refused, through the error handler of the call's
             // communicator or window.
@@ -405,10 +458,6 @@ pub fn source(funcs: &[Func]) -> String {
                 ),
                 None => ("MPI_COMM_SELF%MPI_VAL".to_string(), false),
             };
-            let cond: Vec<String> = bufs
-                .iter()
-                .map(|b| format!(".not. is_contiguous({b})"))
-                .collect();
             writeln!(
                 s,
                 "  if ({}) then\n    call f08_noncontig('MPI_{}', {obj}, {}, ierror_c)\n    if (present(ierror)) ierror = ierror_c\n    return\n  end if",
@@ -485,6 +534,16 @@ pub fn source(funcs: &[Func]) -> String {
     s
 }
 
+/// Whether a nonblocking wrapper hands noncontiguous sections to the library's
+/// `pmpi_name_fts` (which only maps the buffers' sentinels, so no other argument may
+/// need mapping) rather than refusing them.
+fn through_fts(f: &Func) -> bool {
+    crate::rust::has_ts_entry(f)
+        && f.has_ierror()
+        && f.fortran_args()
+            .all(|a| a.kind.base == Base::Buf || !by_address(a))
+}
+
 /// Arguments the wrapper passes as a mapped address (`TYPE(C_PTR), VALUE` in the entry
 /// point's interface): choice buffers and output statuses.
 fn by_address(a: &crate::api::Arg) -> bool {
@@ -526,6 +585,9 @@ mod tests {
             "subroutine mpi_comm_spawn_f08(",
             "subroutine mpi_dist_graph_create_adjacent_f08(",
             "if (f08_is_argv_null(loc(argv))) then",
+            // Sections in nonblocking calls go to the library's _fts entry points.
+            "    call pmpi_isend_fts(buf, &",
+            "    call oxmpi_f08_mpich_sentinels(c_loc(mpich_bottom), c_loc(mpich_in_place))",
             "f08_weights(c_loc(sourceweights))",
             "f08_errcodes(c_loc(array_of_errcodes))",
         ] {
