@@ -339,8 +339,8 @@ impl TsType {
         dt: MPI_Fint,
         in_place: MPI_Fint,
     ) -> Result<TsType, String> {
-        // SAFETY: the caller's contract.
         if let [(a, _, _), rest @ ..] = bufs {
+            // SAFETY: the caller's contract.
             if let Some(n) = unsafe { copy_in_place(*a, rest, count, dt, in_place) } {
                 // SAFETY: as above.
                 let mut t = unsafe { TsType::new(rest, Some(n), dt) }?;

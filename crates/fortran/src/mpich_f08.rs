@@ -405,7 +405,7 @@ pub fn source(funcs: &[Func]) -> String {
             // program's descriptors, to the library's `_fts` entry point, which describes
             // it by a derived datatype (or refuses what none describes).
             let fts = format!("{entry}_fts");
-            write!(s, "  interface\n").unwrap();
+            writeln!(s, "  interface").unwrap();
             heading(&mut s, f, &fts, "    ");
             let at = s.trim_end().len();
             s.truncate(at);
