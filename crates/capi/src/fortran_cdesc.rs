@@ -83,10 +83,9 @@ pub unsafe extern "C" fn oxmpi_f08_cdesc_copy(d: *const CfiCdesc, tmp: *mut c_vo
         return;
     }
     let len = d.elem_len;
-    let mut idx = vec![0isize; dims.len()];
+    let n: isize = dims.iter().map(|x| x.extent).product();
     let mut out = tmp.cast::<u8>();
-    loop {
-        let off: isize = idx.iter().zip(dims).map(|(i, x)| i * x.sm).sum();
+    for off in offsets(d, n as usize) {
         // SAFETY: `off` addresses an element of the array the descriptor describes, and
         // `out` stays within `tmp`'s bytes (one element per element of the array).
         unsafe {
@@ -97,19 +96,6 @@ pub unsafe extern "C" fn oxmpi_f08_cdesc_copy(d: *const CfiCdesc, tmp: *mut c_vo
                 std::ptr::copy_nonoverlapping(out, elem, len);
             }
             out = out.add(len);
-        }
-        // The next index, the first dimension varying fastest.
-        let mut k = 0;
-        loop {
-            if k == dims.len() {
-                return;
-            }
-            idx[k] += 1;
-            if idx[k] < dims[k].extent {
-                break;
-            }
-            idx[k] = 0;
-            k += 1;
         }
     }
 }
