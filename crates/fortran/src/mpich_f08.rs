@@ -13,8 +13,11 @@
 //! entry point. A noncontiguous array section as the buffer of a blocking call is copied
 //! to a contiguous temporary (and a received one back) through the C descriptor
 //! gfortran builds for a `BIND(C)` call (`oxmpi_f08_cdesc_*` in `libmpi.so.12`); as the
-//! buffer of a nonblocking, persistent or one-sided call it is refused with an error of
-//! class `MPI_ERR_BUFFER`, as the entry points take addresses. `MPI_ARGV(S)_NULL`,
+//! buffer of a nonblocking, persistent or one-sided call it goes, with the program's
+//! descriptors, to the library's `pmpi_name_fts` entry point, which describes it by a
+//! derived datatype (MPICH's `MPI_BOTTOM`/`MPI_IN_PLACE` named to it first); a call with
+//! another argument the wrapper maps or a CHARACTER argument refuses it with an error of
+//! class `MPI_ERR_BUFFER`. `MPI_ARGV(S)_NULL`,
 //! `MPI_ERRCODES_IGNORE` and `MPI_UNWEIGHTED`/`MPI_WEIGHTS_EMPTY` are module variables of
 //! MPICH's `mpi_f08_link_constants` (the program holds copies of them, through copy
 //! relocations, so they are defined here with MPICH's sizes), mapped to oxmpi's by
