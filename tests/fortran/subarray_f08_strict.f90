@@ -3,9 +3,9 @@
 ! their own elements: MPI_Isend / MPI_Irecv of 2-D and reversed sections, MPI_Iallreduce
 ! between strided sections (MPI_MAX on the derived datatype), MPI_Ibcast, the large-count
 ! MPI_Isend_c, MPI_Put and MPI_Get with strided origin buffers, checked with values and
-! gaps left alone; a reduction from a contiguous array into a strided section is refused
-! with MPI_ERR_BUFFER. The profiling names (PMPI_Comm_rank, PMPI_Isend) are module
-! procedures too. oxmpi's module only (mtest-abi: oxmpi-header): MPICH's fails the
+! gaps left alone; a rooted reduction from a contiguous array into a strided section is
+! refused with MPI_ERR_BUFFER (subarray_nb_f08_strict: the unrooted ones work). The
+! profiling names (PMPI_Comm_rank, PMPI_Isend) are bound too. oxmpi's module only (mtest-abi: oxmpi-header): MPICH's fails the
 ! reduction into a section.
 program subarray_f08_strict
   use mpi_f08
@@ -83,10 +83,10 @@ program subarray_f08_strict
   call MPI_Win_free(win)
 
   req = MPI_REQUEST_NULL
-  call MPI_Iallreduce(v(1:4), w(1:7:2), 4, MPI_INTEGER, MPI_SUM, MPI_COMM_WORLD, req, ierr)
+  call MPI_Ireduce(v(1:4), w(1:7:2), 4, MPI_INTEGER, MPI_SUM, 0, MPI_COMM_WORLD, req, ierr)
   call MPI_Error_class(ierr, cls)
   call check(cls == MPI_ERR_BUFFER .and. req == MPI_REQUEST_NULL, &
-             'MPI_Iallreduce, contiguous into strided: MPI_ERR_BUFFER')
+             'MPI_Ireduce, contiguous into strided: MPI_ERR_BUFFER')
   call report()
   call MPI_Finalize()
 end program subarray_f08_strict

@@ -4,10 +4,13 @@
 ! / MPI_Irecv of strided and reversed vector sections, 2-D sections of a matrix, a part
 ! of a section (count below its size), sections of an array of a derived type (a struct
 ! datatype) and of one of its components, MPI_Ibcast and MPI_Iallreduce (also in place)
-! on sections, MPI_Ialltoall between strided sections, a persistent send of a section
-! started twice; the gaps between the elements are left alone. What no datatype
-! describes is refused with MPI_ERR_BUFFER, the request left alone: window memory
-! (MPI_Win_create) and a reduction whose two buffers are laid out differently.
+! on sections, MPI_Ialltoall between strided sections and between 2-D sections (blocks
+! of whole columns), a persistent send of a section started twice, MPI_Iallreduce and
+! MPI_Iexscan between a contiguous array and a strided section (the input copied into
+! recvbuf, taken in place); the gaps between the elements are left alone. What no
+! datatype describes is refused with MPI_ERR_BUFFER, the request left alone: window
+! memory (MPI_Win_create) and a rooted reduction whose two buffers are laid out
+! differently.
 ! (MPICH's mpi module declares MPI_SUBARRAYS_SUPPORTED .FALSE.: mtest-abi: oxmpi-header.)
 program subarray_strict
   use mpi
@@ -24,6 +27,8 @@ program subarray_strict
   integer :: bl(2), tys(2)
   type(pt) :: p(8), q(8)
   real(kind=8) :: xs(8)
+  integer :: mm(4, 8), ma(3, 10)
+  logical :: ok
 
   call MPI_Init(ierr)
   call MPI_Comm_rank(MPI_COMM_WORLD, rank, ierr)
@@ -140,16 +145,53 @@ program subarray_strict
   end do
   call MPI_Request_free(req, ierr)
 
-  ! Refused: window memory must be contiguous; one datatype describes one layout.
+  ! 2-D sections divided among the processes in blocks of whole columns (process i's:
+  ! columns 2i+1 and 2i+2 of the section's rows).
+  mm = -1
+  do j = 1, 2 * nprocs
+    mm(1:2, j) = [rank * 1000 + 100 + j, rank * 1000 + 200 + j]
+  end do
+  ma = -1
+  call MPI_Ialltoall(mm(1:2, 1:2 * nprocs), 4, MPI_INTEGER, ma(1:3:2, 1:2 * nprocs), 4, &
+                     MPI_INTEGER, MPI_COMM_WORLD, req, ierr)
+  call MPI_Wait(req, st, ierr)
+  ok = ierr == MPI_SUCCESS .and. all(ma(2, :) == -1) .and. all(ma(:, 2 * nprocs + 1:) == -1)
+  do i = 0, nprocs - 1
+    do j = 1, 2
+      ok = ok .and. ma(1, 2 * i + j) == i * 1000 + 100 + 2 * rank + j .and. &
+           ma(3, 2 * i + j) == i * 1000 + 200 + 2 * rank + j
+    end do
+  end do
+  call check(ok, 'MPI_Ialltoall between 2-D sections (blocks of whole columns)')
+
+  ! Buffers of one datatype laid out differently: the input is copied into recvbuf,
+  ! which the reduction takes in place.
+  v = [(rank * 100 + i, i = 1, 10)]
+  w = -1
+  call MPI_Iallreduce(v(1:4), w(1:7:2), 4, MPI_INTEGER, MPI_SUM, MPI_COMM_WORLD, req, ierr)
+  call MPI_Wait(req, st, ierr)
+  call check(ierr == MPI_SUCCESS .and. &
+             all(w(1:7:2) == [(100 * nprocs * (nprocs - 1) / 2 + nprocs * i, i = 1, 4)]) .and. &
+             all(w(2:10:2) == -1) .and. w(9) == -1, &
+             'MPI_Iallreduce, contiguous into a strided section')
+  w = -1
+  call MPI_Iexscan(v(1:7:2), w(1:4), 4, MPI_INTEGER, MPI_SUM, MPI_COMM_WORLD, req, ierr)
+  call MPI_Wait(req, st, ierr)
+  call check(ierr == MPI_SUCCESS .and. all(w(5:10) == -1) .and. (rank == 0 .or. &
+             all(w(1:4) == [(100 * rank * (rank - 1) / 2 + rank * (2 * i - 1), i = 1, 4)])), &
+             'MPI_Iexscan, a strided section into a contiguous array')
+
+  ! Refused: window memory must be contiguous; a rooted reduction's buffers must share
+  ! their layout.
   call MPI_Win_create(v(1:10:2), 20_MPI_ADDRESS_KIND, 4, MPI_INFO_NULL, MPI_COMM_WORLD, &
                       win, ierr)
   call MPI_Error_class(ierr, cls, i)
   call check(cls == MPI_ERR_BUFFER, 'MPI_Win_create of a strided section: MPI_ERR_BUFFER')
   req = MPI_REQUEST_NULL
-  call MPI_Iallreduce(v(1:4), w(1:7:2), 4, MPI_INTEGER, MPI_SUM, MPI_COMM_WORLD, req, ierr)
+  call MPI_Ireduce(v(1:4), w(1:7:2), 4, MPI_INTEGER, MPI_SUM, 0, MPI_COMM_WORLD, req, ierr)
   call MPI_Error_class(ierr, cls, i)
   call check(cls == MPI_ERR_BUFFER .and. req == MPI_REQUEST_NULL, &
-             'MPI_Iallreduce, contiguous into strided: MPI_ERR_BUFFER')
+             'MPI_Ireduce, contiguous into strided: MPI_ERR_BUFFER')
 
   call report()
   call MPI_Finalize(ierr)

@@ -448,7 +448,7 @@ pub(crate) fn is_nonblocking(name: &str) -> bool {
 fn entry_interfaces(s: &mut String, f08: &[&Func]) {
     s.push_str("\n  interface\n");
     s.push_str(F_SYNC_REG);
-    for f in f08 {
+    for f in f08.iter().filter(|f| !f08_direct(f)) {
         let name = format!("pmpi_{}", f.name.to_ascii_lowercase());
         let ts = crate::rust::has_ts_entry(f);
         let end = heading(s, f, &name, "    ");
@@ -468,6 +468,46 @@ fn entry_interfaces(s: &mut String, f08: &[&Func]) {
             writeln!(s, "      integer, intent(out) :: ierror").unwrap();
         }
         writeln!(s, "    end {end} {name}").unwrap();
+    }
+    s.push_str("  end interface\n");
+}
+
+/// Whether `mpi_f08`'s `MPI_Name` and `PMPI_Name` of `f` are the library's `_fts` entry
+/// points themselves (interface bodies `BIND(C)` to `mpi_name_fts` / `pmpi_name_fts`),
+/// not module procedures: routines with choice buffers, whose descriptor then goes from
+/// the caller to the library unconverted (a module procedure gets gfortran's own
+/// descriptor and must build a C one to pass on). IERROR is optional in a `BIND(C)`
+/// interface too: absent, the entry point gets a null address.
+fn f08_direct(f: &Func) -> bool {
+    crate::rust::has_ts_entry(f) && f.ret == Ret::Ierror && f.has_ierror()
+}
+
+/// The interface bodies of the [`f08_direct`] routines, `MPI_Name` bound to
+/// `mpi_name_fts` (which a profiling library may replace) and `PMPI_Name` to
+/// `pmpi_name_fts`.
+fn direct_interfaces(s: &mut String, f08: &[&Func]) {
+    s.push_str("\n  interface\n");
+    for f in f08.iter().filter(|f| f08_direct(f)) {
+        let nb = is_nonblocking(&f.name);
+        for prefix in ["MPI", "PMPI"] {
+            let name = format!("{prefix}_{}", f.name);
+            let end = heading(s, f, &name, "    ");
+            let at = s.trim_end().len();
+            s.truncate(at);
+            writeln!(
+                s,
+                " bind(C, name='{}_{}_fts')",
+                prefix.to_ascii_lowercase(),
+                f.name.to_ascii_lowercase()
+            )
+            .unwrap();
+            writeln!(s, "      import\n      implicit none").unwrap();
+            for a in f.fortran_args() {
+                writeln!(s, "{}", dummy_f08_ts(a, nb, true)).unwrap();
+            }
+            writeln!(s, "      integer, optional, intent(out) :: ierror").unwrap();
+            writeln!(s, "    end {end} {name}").unwrap();
+        }
     }
     s.push_str("  end interface\n");
 }
@@ -501,7 +541,7 @@ pub fn mpi_f08_module(consts: &[Const], funcs: &[Func]) -> String {
     entry_interfaces(&mut s, &f08);
     s.push_str("end module oxmpi_f08_base\n\nmodule mpi_f08\n  use, intrinsic :: iso_c_binding, only: c_ptr\n  use oxmpi_f08_base, ");
     let mut used: Vec<String> = Vec::new();
-    for f in &f08 {
+    for f in f08.iter().filter(|f| !f08_direct(f)) {
         let lower = f.name.to_ascii_lowercase();
         used.push(format!("ox_{lower} => pmpi_{lower}"));
     }
@@ -549,6 +589,7 @@ pub fn mpi_f08_module(consts: &[Const], funcs: &[Func]) -> String {
         writeln!(s, "  end interface").unwrap();
     }
 
+    direct_interfaces(&mut s, &f08);
     // The large-count forms (MPI_Send_c) join their function's generic name (MPI_Send)
     // where the two differ in the kind of some argument; both stay callable by their
     // specific names too.
@@ -562,7 +603,7 @@ pub fn mpi_f08_module(consts: &[Const], funcs: &[Func]) -> String {
                 writeln!(
                     s,
                     "  interface {p}_{base}
-    module procedure {p}_{base}, {p}_{}
+    procedure {p}_{base}, {p}_{}
   end interface",
                     f.name
                 )
@@ -573,6 +614,7 @@ pub fn mpi_f08_module(consts: &[Const], funcs: &[Func]) -> String {
     s.push_str("  private :: ");
     let names: Vec<String> = f08
         .iter()
+        .filter(|f| !f08_direct(f))
         .map(|f| format!("ox_{}", f.name.to_ascii_lowercase()))
         .collect();
     s.push_str(&names.join(", &\n    "));
@@ -591,7 +633,11 @@ pub fn mpi_f08_module(consts: &[Const], funcs: &[Func]) -> String {
     }
     // Each function twice: `MPI_Send` and its profiling name `PMPI_Send` (MPI-4.1
     // section 15.2.2), the same body.
-    for (f, prefix) in f08.iter().flat_map(|f| [(f, "MPI"), (f, "PMPI")]) {
+    for (f, prefix) in f08
+        .iter()
+        .filter(|f| !f08_direct(f))
+        .flat_map(|f| [(f, "MPI"), (f, "PMPI")])
+    {
         let lower = f.name.to_ascii_lowercase();
         let name = format!("{prefix}_{}", f.name);
         let args: Vec<&str> = f.fortran_args().map(|a| a.name.as_str()).collect();
@@ -686,7 +732,7 @@ mod tests {
         // The large-count forms: specific procedures, and the generic name where the
         // kinds tell them apart; none in the mpi module.
         assert!(m.contains("  subroutine MPI_Send_c("));
-        assert!(m.contains("  interface MPI_Send\n    module procedure MPI_Send, MPI_Send_c\n"));
+        assert!(m.contains("  interface MPI_Send\n    procedure MPI_Send, MPI_Send_c\n"));
         assert!(m.contains("  subroutine MPI_Type_get_extent_c("));
         assert!(!m.contains("interface MPI_Type_get_extent\n"));
         assert!(!mpi_module(&consts, &funcs).contains("MPI_Send_c"));
@@ -709,13 +755,19 @@ mod tests {
         let pack = &m[m.find("subroutine MPI_Pack_external(").unwrap()..];
         let pack = &pack[..pack.find("end subroutine").unwrap()];
         assert!(!pack.contains("bind(C") && pack.contains("NO_ARG_CHECK :: inbuf"));
-        // mpi_f08: the module procedures take assumed-rank buffers and call pmpi_*_fts.
+        // mpi_f08: MPI_Send and PMPI_Send are the _fts entry points themselves, the
+        // descriptor passed through, IERROR optional.
         let f = mpi_f08_module(&consts, &funcs);
         assert!(f.contains("ierror) bind(C, name='pmpi_isend_fts')"));
         assert!(f.contains("ierror) bind(C, name='pmpi_send_c_fts')"));
-        let send = &f[f.find("\n  subroutine MPI_Send(").unwrap()..];
+        let send = &f[f.find("\n    subroutine MPI_Send(").unwrap()..];
         let send = &send[..send.find("end subroutine").unwrap()];
+        assert!(send.contains("ierror) bind(C, name='mpi_send_fts')"));
         assert!(send.contains("type(*), dimension(..), intent(in) :: buf"));
+        assert!(send.contains("integer, optional, intent(out) :: ierror"));
+        assert!(!f.contains("\n  subroutine MPI_Send(") && !f.contains("ox_send"));
+        // Routines without a choice buffer stay module procedures.
+        assert!(f.contains("\n  subroutine MPI_Comm_rank(") && f.contains("call ox_comm_rank("));
     }
 
     #[test]

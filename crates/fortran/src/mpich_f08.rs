@@ -13,8 +13,11 @@
 //! entry point. A noncontiguous array section as the buffer of a blocking call is copied
 //! to a contiguous temporary (and a received one back) through the C descriptor
 //! gfortran builds for a `BIND(C)` call (`oxmpi_f08_cdesc_*` in `libmpi.so.12`); as the
-//! buffer of a nonblocking, persistent or one-sided call it is refused with an error of
-//! class `MPI_ERR_BUFFER`, as the entry points take addresses. `MPI_ARGV(S)_NULL`,
+//! buffer of a nonblocking, persistent or one-sided call it goes, with the program's
+//! descriptors, to the library's `pmpi_name_fts` entry point, which describes it by a
+//! derived datatype (MPICH's `MPI_BOTTOM`/`MPI_IN_PLACE` named to it first); a call with
+//! another argument the wrapper maps or a CHARACTER argument refuses it with an error of
+//! class `MPI_ERR_BUFFER`. `MPI_ARGV(S)_NULL`,
 //! `MPI_ERRCODES_IGNORE` and `MPI_UNWEIGHTED`/`MPI_WEIGHTS_EMPTY` are module variables of
 //! MPICH's `mpi_f08_link_constants` (the program holds copies of them, through copy
 //! relocations, so they are defined here with MPICH's sizes), mapped to oxmpi's by
@@ -55,7 +58,7 @@ const GLUE: &str = "module oxmpi_mpich_glue
   private
   public :: f08_buf, f08_status, f08_statuses, f08_noncontig
   public :: f08_weights, f08_errcodes, f08_is_argv_null, f08_is_argvs_null, addr
-  public :: oxmpi_f08_cdesc_bytes, oxmpi_f08_cdesc_copy
+  public :: oxmpi_f08_cdesc_bytes, oxmpi_f08_cdesc_copy, oxmpi_f08_mpich_sentinels
   ! Public, or gfortran keeps the symbols local to the library.
   public :: mpich_bottom, mpich_in_place, mpich_status_ignore, mpich_statuses_ignore
   integer, bind(C, name='MPIR_F08_MPI_BOTTOM'), target :: mpich_bottom
@@ -78,6 +81,11 @@ const GLUE: &str = "module oxmpi_mpich_glue
       type(c_ptr), value :: tmp
       integer, value :: to_tmp
     end subroutine oxmpi_f08_cdesc_copy
+    ! Names MPICH's MPI_BOTTOM / MPI_IN_PLACE to the library's _fts entry points.
+    subroutine oxmpi_f08_mpich_sentinels(bottom, in_place) bind(C)
+      import :: c_ptr
+      type(c_ptr), value :: bottom, in_place
+    end subroutine oxmpi_f08_mpich_sentinels
   end interface
 contains
   function addr(i) result(p)
@@ -391,7 +399,55 @@ pub fn source(funcs: &[Func]) -> String {
             .filter(|a| a.kind.base == Base::Buf)
             .map(|a| a.name.as_str())
             .collect();
-        if !bufs.is_empty() && nb {
+        let cond: Vec<String> = bufs
+            .iter()
+            .map(|b| format!(".not. is_contiguous({b})"))
+            .collect();
+        if nb && through_fts(f) {
+            // The operation outlives the call: a noncontiguous section goes, with the
+            // program's descriptors, to the library's `_fts` entry point, which describes
+            // it by a derived datatype (or refuses what none describes).
+            let fts = format!("{entry}_fts");
+            writeln!(s, "  interface").unwrap();
+            heading(&mut s, f, &fts, "    ");
+            let at = s.trim_end().len();
+            s.truncate(at);
+            writeln!(
+                s,
+                " bind(C, name='{fts}')\n      import\n      implicit none"
+            )
+            .unwrap();
+            for a in f.fortran_args() {
+                if a.kind.base == Base::Buf {
+                    writeln!(
+                        s,
+                        "      type(*), dimension(..){}, asynchronous :: {}",
+                        if a.kind.mode == Mode::In {
+                            ", intent(in)"
+                        } else {
+                            ""
+                        },
+                        a.name
+                    )
+                    .unwrap();
+                } else {
+                    writeln!(s, "{}", dummy_f08(a, false)).unwrap();
+                }
+            }
+            writeln!(
+                s,
+                "      integer :: ierror\n    end subroutine {fts}\n  end interface"
+            )
+            .unwrap();
+            let names: Vec<&str> = f.fortran_args().map(|a| a.name.as_str()).collect();
+            writeln!(
+                s,
+                "  if ({}) then\n    call oxmpi_f08_mpich_sentinels(c_loc(mpich_bottom), c_loc(mpich_in_place))\n    call {fts}({}, &\n      ierror_c)\n    if (present(ierror)) ierror = ierror_c\n    return\n  end if",
+                cond.join(" .or. "),
+                names.join(", &\n      ")
+            )
+            .unwrap();
+        } else if !bufs.is_empty() && nb {
             // The buffer must stay where it is until the operation completes: a
             // noncontiguous section is refused, through the error handler of the call's
             // communicator or window.
@@ -405,10 +461,6 @@ pub fn source(funcs: &[Func]) -> String {
                 ),
                 None => ("MPI_COMM_SELF%MPI_VAL".to_string(), false),
             };
-            let cond: Vec<String> = bufs
-                .iter()
-                .map(|b| format!(".not. is_contiguous({b})"))
-                .collect();
             writeln!(
                 s,
                 "  if ({}) then\n    call f08_noncontig('MPI_{}', {obj}, {}, ierror_c)\n    if (present(ierror)) ierror = ierror_c\n    return\n  end if",
@@ -485,6 +537,16 @@ pub fn source(funcs: &[Func]) -> String {
     s
 }
 
+/// Whether a nonblocking wrapper hands noncontiguous sections to the library's
+/// `pmpi_name_fts` (which only maps the buffers' sentinels, so no other argument may
+/// need mapping) rather than refusing them.
+fn through_fts(f: &Func) -> bool {
+    crate::rust::has_ts_entry(f)
+        && f.has_ierror()
+        && f.fortran_args()
+            .all(|a| a.kind.base == Base::Buf || !by_address(a))
+}
+
 /// Arguments the wrapper passes as a mapped address (`TYPE(C_PTR), VALUE` in the entry
 /// point's interface): choice buffers and output statuses.
 fn by_address(a: &crate::api::Arg) -> bool {
@@ -526,6 +588,9 @@ mod tests {
             "subroutine mpi_comm_spawn_f08(",
             "subroutine mpi_dist_graph_create_adjacent_f08(",
             "if (f08_is_argv_null(loc(argv))) then",
+            // Sections in nonblocking calls go to the library's _fts entry points.
+            "    call pmpi_isend_fts(buf, &",
+            "    call oxmpi_f08_mpich_sentinels(c_loc(mpich_bottom), c_loc(mpich_in_place))",
             "f08_weights(c_loc(sourceweights))",
             "f08_errcodes(c_loc(array_of_errcodes))",
         ] {

@@ -409,7 +409,11 @@ enum Plan<'a> {
     /// (shared by the buffers that name the same one) where it is a noncontiguous
     /// section; `count`: the count argument that goes with it, where the call addresses
     /// the buffer as a whole (`count` instances from its start).
-    Typed { dt: &'a str, count: Option<&'a str> },
+    Typed {
+        dt: &'a str,
+        count: Option<&'a str>,
+        role: &'static str,
+    },
     /// Its address if it is contiguous; a section is refused, for the reason given.
     Fixed(&'static str),
 }
@@ -433,6 +437,15 @@ fn per_process(name: &str, arg: &str) -> bool {
             | ("scatter" | "reduce_scatter_block", "sendbuf")
             | ("alltoall" | "neighbor_alltoall", _)
     )
+}
+
+/// Whether `name` (a collective) takes its `sendbuf` as `MPI_IN_PLACE` with the input in
+/// `recvbuf`, both addressed as a whole on every process (so two sections of different
+/// layouts work through a copy, `fortran_cdesc::TsType::new_in_place`). Not the
+/// persistent forms, whose input is read at each start.
+fn takes_in_place(name: &str) -> bool {
+    let base = name.strip_suffix("_c").unwrap_or(name);
+    matches!(base, "Iallreduce" | "Iscan" | "Iexscan")
 }
 
 /// The plan for the choice buffer `f.args[i]`: its datatype is the first datatype
@@ -461,18 +474,24 @@ fn plan(f: &Func, i: usize) -> Plan<'_> {
     let scalar =
         |a: &&Arg| matches!(a.kind.base, Base::Int | Base::Count) && a.kind.mode == Mode::In;
     let count = match rest.as_slice() {
-        [c] if scalar(c) && !per_process(&f.name, &f.args[i].name) => Some(c.name.as_str()),
+        [c] if scalar(c) => Some(c.name.as_str()),
         _ => None,
+    };
+    let role = match count {
+        None => "Divided",
+        Some(_) if per_process(&f.name, &f.args[i].name) => "Blocks",
+        Some(_) => "Whole",
     };
     Plan::Typed {
         dt: &dt.name,
         count,
+        role,
     }
 }
 
 /// A datatype argument, the buffers it describes (name, whether the call addresses it as
 /// a whole) and the count argument that goes with it.
-type Group<'a> = (&'a str, Vec<(&'a str, bool)>, Option<&'a str>);
+type Group<'a> = (&'a str, Vec<(&'a str, &'static str)>, Option<&'a str>);
 
 /// `pmpi_name_fts` and `mpi_name_fts`: the entry points of the modules' `TYPE(*),
 /// DIMENSION(..)` interfaces. Each choice buffer comes as a C descriptor: a blocking call
@@ -519,6 +538,8 @@ fn ts_entry(s: &mut String, f: &Func) {
     // The buffers sharing each datatype argument, and the count that goes with them.
     let mut groups: Vec<Group> = Vec::new();
     let mut renamed: BTreeMap<&str, String> = BTreeMap::new();
+    // The first buffer of a group that the call may take in place: its group's type.
+    let mut first_of: BTreeMap<&str, String> = BTreeMap::new();
     if nonblocking {
         for (i, a) in f.args.iter().enumerate() {
             if a.kind.base != Base::Buf {
@@ -534,28 +555,41 @@ fn ts_entry(s: &mut String, f: &Func) {
                     )
                     .unwrap();
                 }
-                Plan::Typed { dt, count } => match groups.iter_mut().find(|g| g.0 == dt) {
+                Plan::Typed { dt, count, role } => match groups.iter_mut().find(|g| g.0 == dt) {
                     Some(g) => {
-                        g.1.push((n, count.is_some()));
+                        g.1.push((n, role));
                         g.2 = g.2.or(count);
                     }
-                    None => groups.push((dt, vec![(n, count.is_some())], count)),
+                    None => groups.push((dt, vec![(n, role)], count)),
                 },
             }
         }
+        let in_place = takes_in_place(&f.name)
+            .then(|| f.args.iter().find(|a| a.kind.base == Base::Handle("Comm")))
+            .flatten();
         for (dt, bufs, count) in &groups {
             let list: Vec<String> = bufs
                 .iter()
-                .map(|(b, w)| format!("({b}, \"{b}\", {w})"))
+                .map(|(b, r)| format!("({b}, \"{b}\", crate::fortran_cdesc::Role::{r})"))
                 .collect();
             let count_expr = match count {
                 Some(c) => format!("Some(crate::fortran_cdesc::wide(*{c}))"),
                 None => "None".into(),
             };
+            let make = match in_place {
+                Some(c) if bufs.len() == 2 => {
+                    first_of.insert(bufs[0].0, format!("g_{dt}"));
+                    format!(
+                        "new_in_place(&[{}], {count_expr}, *{dt}, *{})",
+                        list.join(", "),
+                        c.name
+                    )
+                }
+                _ => format!("new(&[{}], {count_expr}, *{dt})", list.join(", ")),
+            };
             writeln!(
                 pre,
-                "        let g_{dt} = match crate::fortran_cdesc::TsType::new(&[{}], {count_expr}, *{dt}) {{\n            Ok(g) => g,\n            Err(m) => {{\n            {}\n            }}\n        }};\n        let t_{dt} = g_{dt}.dtype(*{dt});",
-                list.join(", "),
+                "        let g_{dt} = match crate::fortran_cdesc::TsType::{make} {{\n            Ok(g) => g,\n            Err(m) => {{\n            {}\n            }}\n        }};\n        let t_{dt} = g_{dt}.dtype(*{dt});",
                 refuse("m")
             )
             .unwrap();
@@ -576,6 +610,8 @@ fn ts_entry(s: &mut String, f: &Func) {
                     .cloned()
                     .unwrap_or_else(|| n.clone()),
             );
+        } else if let Some(g) = first_of.get(n.as_str()) {
+            call.push(format!("{g}.first(crate::fortran_cdesc::ts_addr({n}))"));
         } else if nonblocking {
             call.push(format!("crate::fortran_cdesc::ts_addr({n})"));
         } else {
@@ -593,7 +629,7 @@ fn ts_entry(s: &mut String, f: &Func) {
     call.push("ierror".into());
     writeln!(
         s,
-        "/// `MPI_{upper}` of the `mpi` and `mpi_f08` modules: choice buffers as C descriptors.\n///\n/// # Safety\n/// Called from Fortran through a `BIND(C)` interface: each buffer is a descriptor the\n/// compiler built, every other argument a reference as for [`pmpi_{lower}_`].\n#[no_mangle]\npub unsafe extern \"C\" fn {body}({params}) {{\n    // SAFETY: the contract above; the buffers' addresses are those of the arrays the\n    // descriptors describe (with a datatype that describes their layout), or of\n    // contiguous copies that live until the call returns.\n    unsafe {{"
+        "/// `MPI_{upper}` of the `mpi` and `mpi_f08` modules: choice buffers as C descriptors.\n///\n/// # Safety\n/// Called from Fortran through a `BIND(C)` interface: each buffer is a descriptor the\n/// compiler built, every other argument a reference as for [`pmpi_{lower}_`].\n#[no_mangle]\npub unsafe extern \"C\" fn {body}({params}) {{\n    // SAFETY: the contract above; the buffers' addresses are those of the arrays the\n    // descriptors describe (with a datatype that describes their layout), or of\n    // contiguous copies that live until the call returns.\n    unsafe {{\n        // mpi_f08's IERROR is optional: absent, its address is null.\n        let mut ierror_absent: MPI_Fint = 0;\n        let ierror = if ierror.is_null() {{ std::ptr::addr_of_mut!(ierror_absent) }} else {{ ierror }};"
     )
     .unwrap();
     s.push_str(&pre);
@@ -647,7 +683,7 @@ mod tests {
         // Calls that outlive themselves describe a section by a derived datatype, refusing
         // what none describes through the communicator or window.
         assert!(
-            s.contains("TsType::new(&[(buf, \"buf\", true)], Some(crate::fortran_cdesc::wide(*count)), *datatype)")
+            s.contains("TsType::new(&[(buf, \"buf\", crate::fortran_cdesc::Role::Whole)], Some(crate::fortran_cdesc::wide(*count)), *datatype)")
         );
         assert!(s.contains(
             "pmpi_isend_(crate::fortran_cdesc::ts_addr(buf), &n_count, &t_datatype, dest"
@@ -656,9 +692,9 @@ mod tests {
         assert!(s.contains("ts_refuse(\"MPI_PUT\", &m, Some(*win), true)"));
         // Buffers divided among processes keep their count; both of a reduction share one
         // type; the w collectives' and window memory must be contiguous.
-        assert!(s.contains("TsType::new(&[(sendbuf, \"sendbuf\", false)], None, *sendtype)"));
+        assert!(s.contains("TsType::new(&[(sendbuf, \"sendbuf\", crate::fortran_cdesc::Role::Blocks)], Some(crate::fortran_cdesc::wide(*sendcount)), *sendtype)"));
         assert!(s.contains(
-            "TsType::new(&[(sendbuf, \"sendbuf\", true), (recvbuf, \"recvbuf\", true)], Some(crate::fortran_cdesc::wide(*count)), *datatype)"
+            "TsType::new_in_place(&[(sendbuf, \"sendbuf\", crate::fortran_cdesc::Role::Whole), (recvbuf, \"recvbuf\", crate::fortran_cdesc::Role::Whole)], Some(crate::fortran_cdesc::wide(*count)), *datatype, *comm)"
         ));
         assert!(s.contains("ts_unfit(\"sendbuf\", \"the call's datatypes are an array"));
         assert!(s.contains("ts_unfit(\"base\", \"the call keeps it"));
