@@ -3,8 +3,9 @@
 //! This file wires the pieces: [`args`] parses the command line, [`launch`] starts the
 //! ranks, [`job`] runs the event loop, [`outcome`] decides the message and exit status,
 //! [`shm`] removes leftover shared-memory files, [`cluster`] and [`proxy`] run multi-host
-//! jobs, [`spawn`] starts the jobs that a job spawns, [`nameclient`] forwards name
-//! publishing to a standalone name server.
+//! jobs, [`spawn`] starts the jobs that a job spawns (within the universe's slots that
+//! [`slots`] counts, for the `soft` info key), [`nameclient`] forwards name publishing to
+//! a standalone name server.
 
 mod args;
 mod auth;
