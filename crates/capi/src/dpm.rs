@@ -293,7 +293,10 @@ unsafe fn spawn_out(
         let codes = counts.codes(r.is_ok(), ErrorClass::Spawn as c_int, failed);
         // SAFETY: the caller's array holds one int per process (MPI contract).
         let dst = unsafe { std::slice::from_raw_parts_mut(errcodes, nprocs) };
-        for (d, c) in dst.iter_mut().zip(codes.iter().chain(std::iter::repeat(&failed))) {
+        for (d, c) in dst
+            .iter_mut()
+            .zip(codes.iter().chain(std::iter::repeat(&failed)))
+        {
             *d = *c;
         }
     }

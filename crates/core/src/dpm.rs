@@ -421,14 +421,20 @@ pub fn accept(port: RootArgs<String>, root: i32, comm: CommId) -> Result<CommId>
 
 /// `MPI_Comm_connect`: `port` and `timeout` are significant at `root`.
 pub fn connect(port: RootArgs<(String, Duration)>, root: i32, comm: CommId) -> Result<CommId> {
-    establish(comm, root, "MPI_Comm_connect", &RefCell::default(), |mine| {
-        let (name, timeout) = root_args("MPI_Comm_connect", port)?;
-        let p = PortName::parse("MPI_Comm_connect", &name)?;
-        Ok((
-            port::connect_root(&p, my_node(), mine, timeout)?,
-            p.key.to_vec(),
-        ))
-    })
+    establish(
+        comm,
+        root,
+        "MPI_Comm_connect",
+        &RefCell::default(),
+        |mine| {
+            let (name, timeout) = root_args("MPI_Comm_connect", port)?;
+            let p = PortName::parse("MPI_Comm_connect", &name)?;
+            Ok((
+                port::connect_root(&p, my_node(), mine, timeout)?,
+                p.key.to_vec(),
+            ))
+        },
+    )
 }
 
 /// `MPI_Comm_join` over the connected socket `fd`: an intercommunicator of this process
@@ -509,16 +515,13 @@ impl SpawnCodes {
 /// such as MPICH's Hydra, then still starts an allowed number). A malformed `soft`
 /// value or an unusable file is `MPI_ERR_INFO_VALUE`; a `soft` that allows no number
 /// from 1 to `maxprocs` is `MPI_ERR_SPAWN`.
-pub fn prepare(call: &str, mut apps: Vec<SpawnApp>) -> Result<Vec<SpawnApp>> {
+pub fn prepare(mut apps: Vec<SpawnApp>) -> Result<Vec<SpawnApp>> {
     use oxmpi_pmi::spawn_info::{with_file, Soft};
     for (i, app) in apps.iter_mut().enumerate() {
         app.info = with_file(&app.info).map_err(|e| {
             Error::new(
                 ErrorClass::InfoValue,
-                format!(
-                    "{call}: info key \"file\" of command {i} ({:?}): {e}",
-                    app.command
-                ),
+                format!("info key \"file\" of command {i} ({:?}): {e}", app.command),
             )
         })?;
         if let Some(v) = app.info_value("soft") {
@@ -526,7 +529,7 @@ pub fn prepare(call: &str, mut apps: Vec<SpawnApp>) -> Result<Vec<SpawnApp>> {
                 Error::new(
                     ErrorClass::InfoValue,
                     format!(
-                        "{call}: info key \"soft\" of command {i} ({:?}) has value {v:?}: {e}",
+                        "info key \"soft\" of command {i} ({:?}) has value {v:?}: {e}",
                         app.command
                     ),
                 )
@@ -535,7 +538,7 @@ pub fn prepare(call: &str, mut apps: Vec<SpawnApp>) -> Result<Vec<SpawnApp>> {
                 Error::new(
                     ErrorClass::Spawn,
                     format!(
-                        "{call}: info key \"soft\" of command {i} ({:?}) has value {v:?}, which allows no number of processes from 1 to maxprocs {}",
+                        "info key \"soft\" of command {i} ({:?}) has value {v:?}, which allows no number of processes from 1 to maxprocs {}",
                         app.command, app.maxprocs
                     ),
                 )
@@ -558,7 +561,7 @@ pub fn spawn_counted(
     let r = establish(comm, root, "MPI_Comm_spawn", &note, |mine| {
         let apps = root_args("MPI_Comm_spawn", apps)?;
         let wanted: Vec<u32> = apps.iter().map(|a| a.maxprocs).collect();
-        let apps = prepare("MPI_Comm_spawn", apps)?;
+        let apps = prepare(apps)?;
         let name = open_port()?;
         let r = (|| {
             let key = PortName::parse("MPI_Comm_spawn", &name)?.key.to_vec();

@@ -152,7 +152,11 @@ mod tests {
             Ok(vec![2, 1])
         });
         assert_eq!(got.unwrap(), [2, 1]);
-        assert!(s.reserve(|free, _| Err(format!("{free} free"))).unwrap_err() == "0 free");
+        assert!(
+            s.reserve(|free, _| Err(format!("{free} free")))
+                .unwrap_err()
+                == "0 free"
+        );
         s.release(2);
         assert_eq!(s.reserve(|free, _| Ok(vec![free])).unwrap(), [2]);
         // A second mapping of the same file sees the same count.

@@ -331,9 +331,16 @@ pub const NOT_STARTED: i32 = -1;
 pub fn errcodes(req: &SpawnRequest, started: &[u32]) -> Vec<i32> {
     let mut out = Vec::new();
     for (i, app) in req.apps.iter().enumerate() {
-        let s = started.get(i).copied().unwrap_or(app.maxprocs).min(app.maxprocs);
+        let s = started
+            .get(i)
+            .copied()
+            .unwrap_or(app.maxprocs)
+            .min(app.maxprocs);
         out.extend(std::iter::repeat_n(0, s as usize));
-        out.extend(std::iter::repeat_n(NOT_STARTED, (app.maxprocs - s) as usize));
+        out.extend(std::iter::repeat_n(
+            NOT_STARTED,
+            (app.maxprocs - s) as usize,
+        ));
     }
     out
 }
@@ -590,12 +597,19 @@ preput_val_0=tag#0$port#4$\ninfo_num=1\ninfo_key_0=wdir\ninfo_val_0=/tmp\nendcmd
         let p1 = v1_result(&part, &req);
         assert_eq!(p1.get("errcodes"), Some("0,0,-1,0,-1"));
         let p2 = v2_result(&part, &req);
-        assert_eq!((p2.get("nerrs"), p2.get("jobid")), (Some("2"), Some("kvs_1_2")));
+        assert_eq!(
+            (p2.get("nerrs"), p2.get("jobid")),
+            (Some("2"), Some("kvs_1_2"))
+        );
         assert_eq!(answer_codes(&p2, &req).unwrap(), [0, 0, -1, 0, -1]);
         // Hydra's answers carry no codes.
-        let hydra = Message::new("spawn-response").with("rc", 0).with("nerrs", 0);
+        let hydra = Message::new("spawn-response")
+            .with("rc", 0)
+            .with("nerrs", 0);
         assert_eq!(answer_codes(&hydra, &req).unwrap(), [0; 5]);
-        let short = Message::new("spawn_result").with("rc", 0).with("errcodes", "0,0");
+        let short = Message::new("spawn_result")
+            .with("rc", 0)
+            .with("errcodes", "0,0");
         assert!(answer_codes(&short, &req).is_err());
         let no = v1_result(&Err("no such program: ./x y".into()), &req);
         assert_eq!(no.get("rc"), Some("1"));
