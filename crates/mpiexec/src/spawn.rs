@@ -577,6 +577,44 @@ mod tests {
     }
 
     #[test]
+    fn soft_plans() {
+        let app = |n: u32, soft: Option<&str>| SpawnApp {
+            command: "w".into(),
+            maxprocs: n,
+            args: vec![],
+            info: soft
+                .map(|s| vec![("soft".to_string(), s.to_string())])
+                .unwrap_or_default(),
+        };
+        let req = |apps| SpawnRequest {
+            apps,
+            preput: vec![],
+        };
+        // Universe 4, one process running: 3 free.
+        let room = Some((3, 1, 4));
+        assert_eq!(plan(&req(vec![app(8, Some("1:8"))]), room).unwrap(), [3]);
+        assert_eq!(plan(&req(vec![app(8, Some("2,4,6"))]), room).unwrap(), [2]);
+        assert_eq!(plan(&req(vec![app(8, Some("2,4,6"))]), None).unwrap(), [6]);
+        // Commands take their slots in order; one without soft oversubscribes.
+        let two = req(vec![app(4, Some("1,3")), app(2, Some("1:2"))]);
+        assert_eq!(plan(&two, Some((4, 1, 5))).unwrap(), [3, 1]);
+        let e = plan(&two, Some((3, 2, 5))).unwrap_err();
+        assert!(e.contains("command 1") && e.contains("0 free slot"), "{e}");
+        assert_eq!(
+            plan(&req(vec![app(5, None), app(2, Some("1:2"))]), None).unwrap(),
+            [5, 2]
+        );
+        assert_eq!(
+            plan(&req(vec![app(5, None)]), Some((0, 4, 4))).unwrap(),
+            [5]
+        );
+        let e = plan(&req(vec![app(8, Some("1:x"))]), None).unwrap_err();
+        assert!(e.contains("soft") && e.contains("1:x"), "{e}");
+        let e = plan(&req(vec![app(8, Some("9:12"))]), room).unwrap_err();
+        assert!(e.contains("9:12"), "{e}");
+    }
+
+    #[test]
     fn command_lines_and_refusals() {
         let path = Some(OsString::from("/usr/bin:/bin"));
         let app = |cmd: &str, n: u32, info: &[(&str, &str)]| SpawnApp {
