@@ -257,12 +257,6 @@ unsafe fn app_arg(
             .collect(),
         None => Vec::new(),
     };
-    if let Some((_, f)) = info.iter().find(|(k, _)| k == "file") {
-        return Err(Error::new(
-            ErrorClass::Spawn,
-            format!("info key \"file\" ({f:?}) of command {i}: spawning from a file of commands is not supported"),
-        ));
-    }
     Ok(SpawnApp {
         command,
         maxprocs: maxprocs as u32,
@@ -272,9 +266,11 @@ unsafe fn app_arg(
 }
 
 /// Spawns `apps` (read at the root) and writes the outputs: the intercommunicator, and
-/// one code per process asked for (`MPI_SUCCESS`, or the spawn's error class) at every
-/// member, as MPICH does: the root's number of processes reaches the others with the
-/// outcome, also of a failed spawn (the array is untouched where the call failed before).
+/// one code per process asked for at every member, as MPICH does: `MPI_SUCCESS` for each
+/// process started, `MPI_ERR_SPAWN` for those the process manager did not start (the
+/// `soft` info key lets it start fewer), or the spawn's error class everywhere when it
+/// failed. The root's numbers reach the others with the outcome, also of a failed spawn
+/// (the array is untouched where the call failed before).
 ///
 /// # Safety
 /// `out` non-null and writable; `errcodes` null or holding `nprocs` ints at the root and
@@ -288,17 +284,21 @@ unsafe fn spawn_out(
     nprocs: usize,
 ) -> Result<()> {
     let asked = u32::try_from(nprocs).unwrap_or(u32::MAX);
-    let (r, n) = dpm::spawn_counted(args, asked, root, id);
+    let (r, counts) = dpm::spawn_counted(args, asked, root, id);
     // The codes are an output at every member (MPI 4.1, MPI_COMM_SPAWN: array_of_errcodes
     // is OUT, not significant only at the root as the inputs are).
-    let nprocs = if nprocs > 0 { nprocs } else { n };
+    let nprocs = if nprocs > 0 { nprocs } else { counts.asked };
     if !errcodes.is_null() && nprocs > 0 {
-        let code = match &r {
-            Ok(_) => 0,
-            Err(e) => e.class as c_int,
-        };
+        let failed = r.as_ref().err().map_or(0, |e| e.class as c_int);
+        let codes = counts.codes(r.is_ok(), ErrorClass::Spawn as c_int, failed);
         // SAFETY: the caller's array holds one int per process (MPI contract).
-        unsafe { std::slice::from_raw_parts_mut(errcodes, nprocs) }.fill(code);
+        let dst = unsafe { std::slice::from_raw_parts_mut(errcodes, nprocs) };
+        for (d, c) in dst
+            .iter_mut()
+            .zip(codes.iter().chain(std::iter::repeat(&failed)))
+        {
+            *d = *c;
+        }
     }
     // SAFETY: per the contract.
     unsafe { put_comm(out, r.as_ref().ok().copied()) };

@@ -36,6 +36,7 @@ use crate::transport::bell::Bell;
 use crate::transport::tcp::{Listener, TcpNet, TcpSettings};
 pub use oxmpi_pmi::spawn::SpawnApp;
 use oxmpi_pmi::spawn::SpawnRequest;
+use std::cell::RefCell;
 use std::sync::atomic::{AtomicU32, Ordering};
 use std::sync::{Arc, OnceLock};
 use std::time::Duration;
@@ -216,14 +217,13 @@ static ESTABLISH: std::sync::Mutex<()> = std::sync::Mutex::new(());
 /// Builds an intercommunicator between the group of `comm` and another group (see the
 /// module doc). `talk` runs at the root only: given this group's side, it reaches the
 /// other root and gives back the other side and the key both groups' processes use.
-/// `note` (significant at the root) reaches every member in `*noted`, whether the
-/// establishment succeeds or fails (a spawn's number of processes asked for).
+/// `note` (significant at the root, which may change it in `talk`) reaches every member,
+/// whether the establishment succeeds or fails (what a spawn asked for and started).
 fn establish(
     comm: CommId,
     root: i32,
     call: &str,
-    note: u32,
-    noted: &mut u32,
+    note: &RefCell<Vec<u32>>,
     talk: impl FnOnce(&Side) -> Result<(Side, Vec<u8>)>,
 ) -> Result<CommId> {
     let lc = crate::commops::snapshot(comm)?;
@@ -264,7 +264,7 @@ fn establish(
         }
     };
     let hold = offer.hold;
-    let r = establish_held(root, &lc, offer.mask, (mine, me), (note, noted), talk);
+    let r = establish_held(root, &lc, offer.mask, (mine, me), note, talk);
     runtime::with(|rt| {
         rt.comms.claims.release(hold);
         Ok(())
@@ -278,7 +278,7 @@ fn establish_held(
     lc: &crate::comm::Comm,
     mask: Mask,
     (mine, me): (Remote, u32),
-    (note, noted): (u32, &mut u32),
+    note: &RefCell<Vec<u32>>,
     talk: impl FnOnce(&Side) -> Result<(Side, Vec<u8>)>,
 ) -> Result<CommId> {
     let mut team = crate::commops::team_of(&lc.group, lc.rank, lc.coll_ctx(), ic::TAG_DPM);
@@ -313,12 +313,21 @@ fn establish_held(
             Ok(o.finish())
         })();
         let mut w = Writer::default();
-        w.u32(note).bytes(&ic::encode_outcome(&r));
+        let n = note.borrow();
+        w.u32(n.len() as u32);
+        for &x in n.iter() {
+            w.u32(x);
+        }
+        w.bytes(&ic::encode_outcome(&r));
         w.finish()
     });
     let b = team.bcast(outcome)?;
     let mut r = Reader::new(&b);
-    *noted = r.u32()?;
+    let len = r.u32()? as usize;
+    if len > b.len() {
+        return Err(malformed());
+    }
+    *note.borrow_mut() = (0..len).map(|_| r.u32()).collect::<Result<_>>()?;
     let body = ic::decode_outcome(r.bytes()?)?;
     let mut r = Reader::new(&body);
     let ctx = r.u32()?;
@@ -403,7 +412,7 @@ fn root_args<T>(call: &str, a: RootArgs<T>) -> Result<T> {
 
 /// `MPI_Comm_accept`: `port` (significant at `root`) must be open in the root.
 pub fn accept(port: RootArgs<String>, root: i32, comm: CommId) -> Result<CommId> {
-    establish(comm, root, "MPI_Comm_accept", 0, &mut 0, |mine| {
+    establish(comm, root, "MPI_Comm_accept", &RefCell::default(), |mine| {
         let name = &root_args("MPI_Comm_accept", port)?;
         let key = PortName::parse("MPI_Comm_accept", name)?.key.to_vec();
         Ok((port::accept_root(name, mine, idle)?, key))
@@ -412,20 +421,26 @@ pub fn accept(port: RootArgs<String>, root: i32, comm: CommId) -> Result<CommId>
 
 /// `MPI_Comm_connect`: `port` and `timeout` are significant at `root`.
 pub fn connect(port: RootArgs<(String, Duration)>, root: i32, comm: CommId) -> Result<CommId> {
-    establish(comm, root, "MPI_Comm_connect", 0, &mut 0, |mine| {
-        let (name, timeout) = root_args("MPI_Comm_connect", port)?;
-        let p = PortName::parse("MPI_Comm_connect", &name)?;
-        Ok((
-            port::connect_root(&p, my_node(), mine, timeout)?,
-            p.key.to_vec(),
-        ))
-    })
+    establish(
+        comm,
+        root,
+        "MPI_Comm_connect",
+        &RefCell::default(),
+        |mine| {
+            let (name, timeout) = root_args("MPI_Comm_connect", port)?;
+            let p = PortName::parse("MPI_Comm_connect", &name)?;
+            Ok((
+                port::connect_root(&p, my_node(), mine, timeout)?,
+                p.key.to_vec(),
+            ))
+        },
+    )
 }
 
 /// `MPI_Comm_join` over the connected socket `fd`: an intercommunicator of this process
 /// and the one at the other end. The two sides' random salts make the key.
 pub fn join(fd: std::os::fd::BorrowedFd<'_>) -> Result<CommId> {
-    establish(SELF, 0, "MPI_Comm_join", 0, &mut 0, |mine| {
+    establish(SELF, 0, "MPI_Comm_join", &RefCell::default(), |mine| {
         let theirs = port::join_root(fd, mine)?;
         let (a, b) = if mine.salt <= theirs.salt {
             (mine.salt, theirs.salt)
@@ -445,6 +460,10 @@ pub fn join(fd: std::os::fd::BorrowedFd<'_>) -> Result<CommId> {
 /// `MPI_ERR_SPAWN` at every member, and so are children that do not connect within
 /// `OXMPI_DPM_CONNECT_TIMEOUT`. A singleton starts its launcher itself
 /// ([`crate::launcher`]).
+///
+/// The reserved info keys `file` and `soft` are read here ([`prepare`]); the process
+/// manager may start fewer processes than asked for (oxmpi's `mpiexec` does, for `soft`,
+/// within the universe size), which [`SpawnCodes`] reports.
 pub fn spawn(apps: RootArgs<Vec<SpawnApp>>, root: i32, comm: CommId) -> Result<CommId> {
     let asked = match &apps {
         Some(Ok(a)) => a.iter().map(|a| a.maxprocs).sum(),
@@ -453,18 +472,96 @@ pub fn spawn(apps: RootArgs<Vec<SpawnApp>>, root: i32, comm: CommId) -> Result<C
     spawn_counted(apps, asked, root, comm).0
 }
 
-/// [`spawn`], also giving at every member the number of processes `asked` for at the
-/// root (its array of error codes has that many entries), whether the spawn succeeded or
-/// not; 0 where the call failed before the root's answer came.
+/// What a spawn asked for and started, known at every member.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct SpawnCodes {
+    /// Processes asked for at the root, over all commands (0 where the call failed
+    /// before the root's answer came).
+    pub asked: usize,
+    /// For each command of a spawn that succeeded: processes asked for and started.
+    pub commands: Vec<(u32, u32)>,
+}
+
+impl SpawnCodes {
+    /// `array_of_errcodes`: for a spawn that succeeded, `MPI_SUCCESS` for each process
+    /// started and `not_started` for the rest, command after command; else `failed`
+    /// everywhere.
+    pub fn codes(&self, ok: bool, not_started: i32, failed: i32) -> Vec<i32> {
+        if !ok || self.commands.is_empty() {
+            return vec![if ok { 0 } else { failed }; self.asked];
+        }
+        let mut out = Vec::with_capacity(self.asked);
+        for &(asked, started) in &self.commands {
+            out.extend(std::iter::repeat_n(0, started as usize));
+            out.extend(std::iter::repeat_n(not_started, (asked - started) as usize));
+        }
+        out
+    }
+
+    fn from_note(note: &[u32]) -> SpawnCodes {
+        let Some((&asked, rest)) = note.split_first() else {
+            return SpawnCodes::default();
+        };
+        SpawnCodes {
+            asked: asked as usize,
+            commands: rest.chunks_exact(2).map(|c| (c[0], c[1])).collect(),
+        }
+    }
+}
+
+/// The commands of a spawn as the process manager gets them: each command's `file` info
+/// key replaced by that file's pairs, and, for a command with a `soft` key, `maxprocs`
+/// lowered to the largest number the key allows (a process manager that ignores `soft`,
+/// such as MPICH's Hydra, then still starts an allowed number). A malformed `soft`
+/// value or an unusable file is `MPI_ERR_INFO_VALUE`; a `soft` that allows no number
+/// from 1 to `maxprocs` is `MPI_ERR_SPAWN`.
+pub fn prepare(mut apps: Vec<SpawnApp>) -> Result<Vec<SpawnApp>> {
+    use oxmpi_pmi::spawn_info::{with_file, Soft};
+    for (i, app) in apps.iter_mut().enumerate() {
+        app.info = with_file(&app.info).map_err(|e| {
+            Error::new(
+                ErrorClass::InfoValue,
+                format!("info key \"file\" of command {i} ({:?}): {e}", app.command),
+            )
+        })?;
+        if let Some(v) = app.info_value("soft") {
+            let soft = Soft::parse(v).map_err(|e| {
+                Error::new(
+                    ErrorClass::InfoValue,
+                    format!(
+                        "info key \"soft\" of command {i} ({:?}) has value {v:?}: {e}",
+                        app.command
+                    ),
+                )
+            })?;
+            app.maxprocs = soft.choose(app.maxprocs, None).ok_or_else(|| {
+                Error::new(
+                    ErrorClass::Spawn,
+                    format!(
+                        "info key \"soft\" of command {i} ({:?}) has value {v:?}, which allows no number of processes from 1 to maxprocs {}",
+                        app.command, app.maxprocs
+                    ),
+                )
+            })?;
+        }
+    }
+    Ok(apps)
+}
+
+/// [`spawn`], also giving at every member what the root asked for (`asked` processes in
+/// all: its array of error codes has that many entries) and started, whether the spawn
+/// succeeded or not.
 pub fn spawn_counted(
     apps: RootArgs<Vec<SpawnApp>>,
     asked: u32,
     root: i32,
     comm: CommId,
-) -> (Result<CommId>, usize) {
-    let mut n = 0;
-    let r = establish(comm, root, "MPI_Comm_spawn", asked, &mut n, |mine| {
+) -> (Result<CommId>, SpawnCodes) {
+    let note = RefCell::new(vec![asked]);
+    let r = establish(comm, root, "MPI_Comm_spawn", &note, |mine| {
         let apps = root_args("MPI_Comm_spawn", apps)?;
+        let wanted: Vec<u32> = apps.iter().map(|a| a.maxprocs).collect();
+        let apps = prepare(apps)?;
         let name = open_port()?;
         let r = (|| {
             let key = PortName::parse("MPI_Comm_spawn", &name)?.key.to_vec();
@@ -472,12 +569,14 @@ pub fn spawn_counted(
                 apps,
                 preput: vec![(PARENT_PORT_KEY.to_string(), name.clone())],
             };
-            // A singleton has no process manager: it starts a launcher of its own.
-            let mut launcher = runtime::with(|rt| {
+            // A singleton has no process manager: it starts a launcher of its own, which
+            // starts every process asked for.
+            let (mut launcher, codes) = runtime::with(|rt| {
                 let Some(pmi) = rt.pmi.as_mut() else {
-                    return Launcher::start(&req).map(Some);
+                    let codes = vec![0; req.total_procs() as usize];
+                    return Launcher::start(&req).map(|l| (Some(l), codes));
                 };
-                pmi.spawn(&req).map(|_| None).map_err(|e| {
+                pmi.spawn(&req).map(|c| (None, c)).map_err(|e| {
                     Error::new(
                         ErrorClass::Spawn,
                         format!("MPI_Comm_spawn: the process manager refused the spawn: {e}"),
@@ -503,12 +602,21 @@ pub fn spawn_counted(
                 }
                 idle()
             })?;
+            let mut n = note.borrow_mut();
+            let mut at = 0;
+            for (app, &w) in req.apps.iter().zip(&wanted) {
+                let mine = codes.get(at..at + app.maxprocs as usize).unwrap_or(&[]);
+                let started = mine.iter().filter(|&&c| c == 0).count() as u32;
+                n.extend([w, started]);
+                at += app.maxprocs as usize;
+            }
             Ok((side, key))
         })();
         let _ = port::close(&name);
         r
     });
-    (r, n as usize)
+    let codes = SpawnCodes::from_note(&note.borrow());
+    (r, codes)
 }
 
 /// At `MPI_Init` of a spawned process: connects to the parents' port (found in the

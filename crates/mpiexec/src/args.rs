@@ -124,7 +124,8 @@ Several hosts:
   -ppn N                 N consecutive ranks per host (overrides slots)
   -rr                    round-robin placement: rank r on host r mod hosts
   -usize N               the universe size (MPI_UNIVERSE_SIZE) the job sees; default the
-                         host list's slots (a host without :N counts 1), at least -n
+                         host list's slots (a host without :N counts 1), at least -n;
+                         spawns with the soft info key fit into its free slots
   -launcher ssh|fork     how proxies start: ssh (default; localhost and this host's
                          name are started directly) or fork (every host is this machine)
   -launcher-exec TMPL    launcher command template, e.g. 'ip netns exec {host}'

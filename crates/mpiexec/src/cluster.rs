@@ -185,9 +185,21 @@ pub fn run(
     let mut cfg = JobConfig::new(kvsname.clone(), size);
     cfg.universe_size = universe_size(spec, &plan.hosts, size);
     let mut ready = None;
+    let mut slots = None;
     if let Some(i) = inherited {
         cfg.preput = i.preput;
         ready = i.ready;
+        slots = i.slots;
+    }
+    // The host list gives the family its universe size (for `soft`).
+    if slots.is_none() {
+        match crate::slots::Slots::create(cfg.universe_size, size) {
+            Ok(s) => slots = Some(s),
+            Err(e) => {
+                eprintln!("mpiexec: {e}");
+                return 1;
+            }
+        }
     }
     cfg.appnums = spec
         .apps
@@ -333,6 +345,7 @@ pub fn run(
         universe_size: cfg.universe_size,
         next: size as usize,
     });
+    job.spawn_in_slots(slots);
     let mut proxy_of_host = vec![usize::MAX; plan.hosts.len()];
     for (id, l) in launched.iter_mut().enumerate() {
         let sock = l.conn.take().expect("every proxy connected");

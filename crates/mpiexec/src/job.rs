@@ -172,6 +172,8 @@ pub struct Job {
     spawn_ctx: Option<(String, String)>,
     /// In a multi-host job: where spawned processes go.
     spawn_hosts: Option<spawn::SpawnHosts>,
+    /// The family's universe slots, when it has a universe size ([`crate::slots`]).
+    spawn_slots: Option<crate::slots::Slots>,
     /// Jobs this job spawned that have not ended well (those that did are dropped).
     spawned: Vec<SpawnedJob>,
     /// Jobs spawned so far (names them).
@@ -256,6 +258,7 @@ impl Job {
             stdin_proxy: None,
             spawn_ctx: None,
             spawn_hosts: None,
+            spawn_slots: None,
             spawned: Vec::new(),
             spawn_count: 0,
         }
@@ -272,12 +275,17 @@ impl Job {
         self.spawn_hosts = Some(hosts);
     }
 
+    /// Spawned jobs reserve their processes in `slots` (the job has a universe size).
+    pub fn spawn_in_slots(&mut self, slots: Option<crate::slots::Slots>) {
+        self.spawn_slots = slots;
+    }
+
     /// Starts a job for a spawn request of `rank`, or says why not.
     fn spawn_job(
         &mut self,
         rank: u32,
         req: &oxmpi_pmi::spawn::SpawnRequest,
-    ) -> Result<String, String> {
+    ) -> Result<oxmpi_pmi::spawn::Spawned, String> {
         let Some((kvsname, secret)) = self.spawn_ctx.clone() else {
             return Err("this job cannot spawn".into());
         };
@@ -291,15 +299,26 @@ impl Job {
             ));
         }
         let name = format!("{kvsname}-s{}", self.spawn_count + 1);
-        let j = spawn::start(req, &name, &secret, self.spawn_hosts.as_mut())?;
+        let j = spawn::start(
+            req,
+            &name,
+            &secret,
+            self.spawn_hosts.as_mut(),
+            self.spawn_slots.as_ref(),
+        )?;
         self.spawn_count += 1;
         self.verbose(format!(
-            "rank {rank} spawned job {name}: {} process(es), mpiexec pid {}",
+            "rank {rank} spawned job {name}: {} of {} process(es), mpiexec pid {}",
+            j.procs(),
             req.total_procs(),
             j.pid
         ));
+        let started = j.started.clone();
         self.spawned.push(j);
-        Ok(name)
+        Ok(oxmpi_pmi::spawn::Spawned {
+            jobid: name,
+            started,
+        })
     }
 
     /// Adds the authenticated connection to the proxy of `host`; returns its index.
@@ -919,6 +938,9 @@ impl Job {
                 Err(_) => Termination::Exited(255),
             };
             self.spawned[i].ended = Some(term);
+            if let Some(s) = &self.spawn_slots {
+                s.release(self.spawned[i].procs());
+            }
             let kvsname = self.spawned[i].kvsname.clone();
             self.verbose(format!("spawned job {kvsname} ended: {term:?}"));
             if term != Termination::Exited(0) {

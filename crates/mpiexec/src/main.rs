@@ -3,8 +3,9 @@
 //! This file wires the pieces: [`args`] parses the command line, [`launch`] starts the
 //! ranks, [`job`] runs the event loop, [`outcome`] decides the message and exit status,
 //! [`shm`] removes leftover shared-memory files, [`cluster`] and [`proxy`] run multi-host
-//! jobs, [`spawn`] starts the jobs that a job spawns, [`nameclient`] forwards name
-//! publishing to a standalone name server.
+//! jobs, [`spawn`] starts the jobs that a job spawns (within the universe's slots that
+//! [`slots`] counts, for the `soft` info key), [`nameclient`] forwards name publishing to
+//! a standalone name server.
 
 mod args;
 mod auth;
@@ -18,6 +19,7 @@ mod output;
 mod proxy;
 mod shm;
 mod signals;
+mod slots;
 mod spawn;
 mod wire;
 
@@ -219,8 +221,22 @@ fn launch_job(mut spec: LaunchSpec) -> i32 {
         .flat_map(|(i, a)| std::iter::repeat_n(i as i32, a.nprocs as usize))
         .collect();
     cfg.universe_size = spec.universe_size.unwrap_or(size);
+    let mut slots = None;
     if let Some(i) = inherited {
         cfg.preput = i.preput;
+        slots = i.slots;
+    }
+    // A family with a universe size counts its processes there (for `soft`).
+    if slots.is_none() {
+        if let Some(u) = spec.universe_size {
+            match slots::Slots::create(u, size) {
+                Ok(s) => slots = Some(s),
+                Err(e) => {
+                    eprintln!("mpiexec: {e}");
+                    return 1;
+                }
+            }
+        }
     }
     let mut server = match Server::new(cfg) {
         Ok(s) => s,
@@ -255,6 +271,7 @@ fn launch_job(mut spec: LaunchSpec) -> i32 {
         },
     );
     job.enable_spawn(kvsname.clone(), secret);
+    job.spawn_in_slots(slots);
     if verbose {
         eprintln!(
             "mpiexec(verbose): job {kvsname}: {size} ranks, {} application(s)",

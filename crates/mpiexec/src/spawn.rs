@@ -14,7 +14,13 @@
 //! Programs are looked up before the answer (in the `path` info value, then in `PATH`),
 //! so a program that does not exist fails the spawn at once instead of leaving the
 //! parents waiting for children that never come. Info keys read: `wdir`, `path`, `host`
-//! (only this host's names); others, `soft` included, are ignored as the standard allows.
+//! (only this host's names in a single-host job), `file` (a file of further `key=value`
+//! pairs, normally already read by the MPI library at the spawning root) and `soft`
+//! ([`oxmpi_pmi::spawn_info`]): a command with `soft` starts the largest allowed number
+//! of processes up to `maxprocs` that fits the universe's free slots ([`crate::slots`]);
+//! when none fits, the spawn fails and starts nothing. The answer says how many
+//! processes of each command started (the parents' `array_of_errcodes`). Other keys are
+//! ignored, as the standard allows.
 //!
 //! In a multi-host job ([`SpawnHosts`]) the spawned `mpiexec` is itself the head of a
 //! multi-host job: it gets the host list and launcher of the spawning job, and
@@ -32,7 +38,9 @@
 
 use crate::launch::resolve_program;
 use crate::outcome::Termination;
+use crate::slots::Slots;
 use oxmpi_pmi::spawn::SpawnRequest;
+use oxmpi_pmi::spawn_info::{with_file, Soft};
 use oxmpi_pmi::{decode_value, encode_value};
 use std::ffi::OsString;
 use std::os::fd::AsRawFd;
@@ -63,7 +71,67 @@ pub fn singleton_command_line() -> Result<Vec<String>, String> {
     let req = oxmpi_pmi::spawn::from_word(&word)
         .map_err(|e| format!("{ENV_REQUEST} is malformed: {e}"))?;
     std::env::set_var(ENV_PREPUT, encode_preput(&req.preput));
+    // A singleton has no universe size: soft only narrows maxprocs (as its library did).
+    let mut req = with_files(&req)?;
+    let counts = plan(&req, None)?;
+    narrow(&mut req, &counts);
     command_line(&req, std::env::var_os("PATH").as_ref(), false)
+}
+
+/// `req` with every command's `file` info key replaced by the pairs of that file.
+fn with_files(req: &SpawnRequest) -> Result<SpawnRequest, String> {
+    let mut out = req.clone();
+    for (i, app) in out.apps.iter_mut().enumerate() {
+        app.info = with_file(&app.info)
+            .map_err(|e| format!("info key \"file\" of command {i} ({}): {e}", app.command))?;
+    }
+    Ok(out)
+}
+
+/// The free slots of the universe when a spawn is planned: free, used, universe size.
+type Room = (u32, u32, u32);
+
+/// The number of processes to start of each command of `req`: `maxprocs`, or for a
+/// command with `soft`, the largest allowed number that fits the slots left free (in
+/// `room`, when the job has a universe size) by the commands before it.
+pub fn plan(req: &SpawnRequest, room: Option<Room>) -> Result<Vec<u32>, String> {
+    let mut free = room.map(|r| r.0);
+    let mut out = Vec::with_capacity(req.apps.len());
+    for (i, app) in req.apps.iter().enumerate() {
+        let n = match app.info_value("soft") {
+            None => app.maxprocs,
+            Some(v) => {
+                let soft = Soft::parse(v).map_err(|e| {
+                    format!(
+                        "info key \"soft\" of command {i} ({}) has value {v:?}: {e}",
+                        app.command
+                    )
+                })?;
+                soft.choose(app.maxprocs, free).ok_or_else(|| match (room, free) {
+                    (Some((_, used, universe)), Some(f)) => format!(
+                        "soft {v:?} of command {i} ({}, maxprocs {}): no allowed number of processes fits the {f} free slot(s) of the universe (size {universe}; the job family runs {used} process(es){})",
+                        app.command,
+                        app.maxprocs,
+                        if i > 0 { ", and the commands before this one take some" } else { "" }
+                    ),
+                    _ => format!(
+                        "soft {v:?} of command {i} ({}): allows no number of processes from 1 to maxprocs {}",
+                        app.command, app.maxprocs
+                    ),
+                })?
+            }
+        };
+        free = free.map(|f| f.saturating_sub(n));
+        out.push(n);
+    }
+    Ok(out)
+}
+
+/// Sets each command's number of processes to its planned count.
+fn narrow(req: &mut SpawnRequest, counts: &[u32]) {
+    for (a, &n) in req.apps.iter_mut().zip(counts) {
+        a.maxprocs = n;
+    }
 }
 
 /// Spawned jobs one job may have running at once.
@@ -80,6 +148,8 @@ pub struct Inherited {
     /// In a multi-host job: the pipe on which to report, with one byte, that every proxy
     /// is up ([`report_ready`]); the spawning `mpiexec` answers the spawn then.
     pub ready: Option<std::fs::File>,
+    /// The family's slot count, when it has a universe size.
+    pub slots: Option<Slots>,
 }
 
 /// Tells the spawning `mpiexec` that this spawned job's proxies are all up.
@@ -141,11 +211,21 @@ pub struct SpawnedJob {
     pub pid: i32,
     pub kvsname: String,
     pub ended: Option<Termination>,
+    /// Processes started of each command of the request.
+    pub started: Vec<u32>,
+}
+
+impl SpawnedJob {
+    /// Its number of processes.
+    pub fn procs(&self) -> u32 {
+        self.started.iter().sum()
+    }
 }
 
 /// Reads and removes the variables a spawning `mpiexec` set. Call before any thread
 /// starts and before the environment is read for the ranks.
 pub fn take_inherited() -> Result<Option<Inherited>, String> {
+    let slots = Slots::inherit()?;
     let Some(kvsname) = std::env::var_os(ENV_KVSNAME) else {
         return Ok(None);
     };
@@ -199,6 +279,7 @@ pub fn take_inherited() -> Result<Option<Inherited>, String> {
         preput: decode_preput(&text(preput, ENV_PREPUT)?)?,
         place,
         ready,
+        slots,
     }))
 }
 
@@ -339,13 +420,44 @@ fn cluster_options(hosts: &[String], cluster: &SpawnHosts) -> (Vec<String>, Stri
 }
 
 /// Starts the spawned job `kvsname` for `req`, sharing `secret`; in a multi-host job
-/// (`cluster`) its ranks go where [`SpawnHosts`] places them.
+/// (`cluster`) its ranks go where [`SpawnHosts`] places them. With `slots` (a universe
+/// size), its processes are reserved there until it ends.
 pub fn start(
     req: &SpawnRequest,
     kvsname: &str,
     secret: &str,
     cluster: Option<&mut SpawnHosts>,
+    slots: Option<&Slots>,
 ) -> Result<SpawnedJob, String> {
+    let mut req = with_files(req)?;
+    let counts = match slots {
+        Some(s) => s.reserve(|free, used| plan(&req, Some((free, used, s.universe()))))?,
+        None => plan(&req, None)?,
+    };
+    narrow(&mut req, &counts);
+    let r = start_planned(&req, kvsname, secret, cluster, slots);
+    if r.is_err() {
+        if let Some(s) = slots {
+            s.release(counts.iter().sum());
+        }
+    }
+    r.map(|pid| SpawnedJob {
+        pid,
+        kvsname: kvsname.to_owned(),
+        ended: None,
+        started: counts,
+    })
+}
+
+/// [`start`] once the numbers of processes are decided; gives the pid of the spawned
+/// `mpiexec`.
+fn start_planned(
+    req: &SpawnRequest,
+    kvsname: &str,
+    secret: &str,
+    cluster: Option<&mut SpawnHosts>,
+    slots: Option<&Slots>,
+) -> Result<i32, String> {
     let mut args = command_line(req, std::env::var_os("PATH").as_ref(), cluster.is_some())?;
     let exe = std::env::current_exe().map_err(|e| format!("cannot find mpiexec itself: {e}"))?;
     let parent_pid = std::process::id() as libc::pid_t;
@@ -363,8 +475,19 @@ pub fn start(
             .map_err(|e| format!("cannot create a pipe: {e}"))?;
         cmd.env(ENV_READY, p.1.as_raw_fd().to_string());
         ready = Some(p);
+    } else if let Some(s) = slots {
+        // The spawned job reports the family's universe size.
+        args.splice(0..0, ["-usize".to_owned(), s.universe().to_string()]);
     }
     let ready_w = ready.as_ref().map_or(-1, |p| p.1.as_raw_fd());
+    let slots_fd = match slots {
+        Some(s) => {
+            let (name, value, fd) = s.for_child();
+            cmd.env(name, value);
+            fd
+        }
+        None => -1,
+    };
     cmd.args(&args)
         .env(ENV_KVSNAME, kvsname)
         .env(ENV_SECRET, secret)
@@ -395,6 +518,9 @@ pub fn start(
             if ready_w >= 0 {
                 libc::fcntl(ready_w, libc::F_SETFD, 0);
             }
+            if slots_fd >= 0 {
+                libc::fcntl(slots_fd, libc::F_SETFD, 0);
+            }
             Ok(())
         });
     }
@@ -412,11 +538,7 @@ pub fn start(
             ));
         }
     }
-    Ok(SpawnedJob {
-        pid: child.id() as i32,
-        kvsname: kvsname.to_owned(),
-        ended: None,
-    })
+    Ok(child.id() as i32)
 }
 
 /// Waits for the spawned `mpiexec`'s report on `r`: false when it ended without one. It
@@ -452,6 +574,44 @@ mod tests {
         assert_eq!(decode_preput(&encode_preput(&pairs)).unwrap(), pairs);
         assert_eq!(decode_preput("").unwrap(), vec![]);
         assert!(decode_preput("x").is_err());
+    }
+
+    #[test]
+    fn soft_plans() {
+        let app = |n: u32, soft: Option<&str>| SpawnApp {
+            command: "w".into(),
+            maxprocs: n,
+            args: vec![],
+            info: soft
+                .map(|s| vec![("soft".to_string(), s.to_string())])
+                .unwrap_or_default(),
+        };
+        let req = |apps| SpawnRequest {
+            apps,
+            preput: vec![],
+        };
+        // Universe 4, one process running: 3 free.
+        let room = Some((3, 1, 4));
+        assert_eq!(plan(&req(vec![app(8, Some("1:8"))]), room).unwrap(), [3]);
+        assert_eq!(plan(&req(vec![app(8, Some("2,4,6"))]), room).unwrap(), [2]);
+        assert_eq!(plan(&req(vec![app(8, Some("2,4,6"))]), None).unwrap(), [6]);
+        // Commands take their slots in order; one without soft oversubscribes.
+        let two = req(vec![app(4, Some("1,3")), app(2, Some("1:2"))]);
+        assert_eq!(plan(&two, Some((4, 1, 5))).unwrap(), [3, 1]);
+        let e = plan(&two, Some((3, 2, 5))).unwrap_err();
+        assert!(e.contains("command 1") && e.contains("0 free slot"), "{e}");
+        assert_eq!(
+            plan(&req(vec![app(5, None), app(2, Some("1:2"))]), None).unwrap(),
+            [5, 2]
+        );
+        assert_eq!(
+            plan(&req(vec![app(5, None)]), Some((0, 4, 4))).unwrap(),
+            [5]
+        );
+        let e = plan(&req(vec![app(8, Some("1:x"))]), None).unwrap_err();
+        assert!(e.contains("soft") && e.contains("1:x"), "{e}");
+        let e = plan(&req(vec![app(8, Some("9:12"))]), room).unwrap_err();
+        assert!(e.contains("9:12"), "{e}");
     }
 
     #[test]

@@ -581,9 +581,10 @@ impl Client {
     }
 
     /// Asks the process manager to start a new job (`MPI_Comm_spawn`); returns when it
-    /// has answered. A refusal (a program that does not exist, a process manager that
-    /// cannot spawn) is [`PmiError::Server`].
-    pub fn spawn(&mut self, req: &crate::spawn::SpawnRequest) -> Result<(), PmiError> {
+    /// has answered, with one code per process asked for (0: started; see
+    /// [`crate::spawn::answer_codes`]). A refusal (a program that does not exist, a
+    /// process manager that cannot spawn) is [`PmiError::Server`].
+    pub fn spawn(&mut self, req: &crate::spawn::SpawnRequest) -> Result<Vec<i32>, PmiError> {
         self.live()?;
         let resp = match self.version {
             PmiVersion::V1 => {
@@ -604,7 +605,8 @@ impl Client {
                 self.request(Wire::V2, crate::spawn::v2_request(req), "spawn-response")?
             }
         };
-        check_rc(&resp)
+        check_rc(&resp)?;
+        crate::spawn::answer_codes(&resp, req).map_err(|e| PmiError::Protocol(e.0))
     }
 
     /// The node index of every rank, from `PMI_process_mapping`; `Ok(None)` if the

@@ -28,6 +28,7 @@ pub mod names;
 pub mod namewire;
 pub mod server;
 pub mod spawn;
+pub mod spawn_info;
 pub mod v1;
 pub mod v2;
 pub mod value;

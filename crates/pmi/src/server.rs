@@ -456,7 +456,7 @@ impl Server {
             let request = p.request.clone();
             if request.total_procs() > spawn::MAX_SPAWN_PROCS {
                 self.conns[conn].spawn = None;
-                let m = spawn::v1_result(&Err("too_many_processes".into()), 0);
+                let m = spawn::v1_result(&Err("too_many_processes".into()), &request);
                 return self.reply(conn, Wire::V1, m, None);
             }
             self.events.push_back(Event::Spawn {
@@ -467,15 +467,15 @@ impl Server {
         }
     }
 
-    /// Answers the spawn request of `conn` (see [`Event::Spawn`]): `Ok(kvsname)` of the
-    /// new job, or why it could not be started.
+    /// Answers the spawn request of `conn` (see [`Event::Spawn`]): the new job and the
+    /// processes of each command that started, or why it could not be started.
     pub fn spawn_done(&mut self, conn: ConnId, outcome: SpawnOutcome) {
         let Some(p) = self.conns.get_mut(conn).and_then(|c| c.spawn.take()) else {
             return;
         };
         let m = match p.wire {
-            Wire::V2 => spawn::v2_result(&outcome),
-            _ => spawn::v1_result(&outcome, p.request.total_procs()),
+            Wire::V2 => spawn::v2_result(&outcome, &p.request),
+            _ => spawn::v1_result(&outcome, &p.request),
         };
         self.reply(conn, p.wire, m, p.thrid.as_deref());
     }

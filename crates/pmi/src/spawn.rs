@@ -302,33 +302,116 @@ pub fn from_word(w: &str) -> Result<SpawnRequest, CodecError> {
     parse_v2(&crate::v2::parse_body(&b[h..])?)
 }
 
-/// What became of a spawn: the new job's name, or why it could not start.
-pub type SpawnOutcome = Result<String, String>;
+/// A spawn that started: the new job's name and how many processes of each command
+/// started (the process manager may start fewer than asked for, as the `soft` info key
+/// allows: [`crate::spawn_info::Soft`]); empty `started`: all of them.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct Spawned {
+    pub jobid: String,
+    pub started: Vec<u32>,
+}
 
-/// The PMI-1 answer.
-pub fn v1_result(outcome: &SpawnOutcome, nprocs: u64) -> Message {
+impl From<&str> for Spawned {
+    fn from(jobid: &str) -> Spawned {
+        Spawned {
+            jobid: jobid.to_owned(),
+            started: Vec::new(),
+        }
+    }
+}
+
+/// What became of a spawn: the new job, or why it could not start.
+pub type SpawnOutcome = Result<Spawned, String>;
+
+/// The code in the answer for a process asked for but not started.
+pub const NOT_STARTED: i32 = -1;
+
+/// One code per process asked for in `req`, command after command: 0 for a process
+/// started, [`NOT_STARTED`] for the rest of its command.
+pub fn errcodes(req: &SpawnRequest, started: &[u32]) -> Vec<i32> {
+    let mut out = Vec::new();
+    for (i, app) in req.apps.iter().enumerate() {
+        let s = started
+            .get(i)
+            .copied()
+            .unwrap_or(app.maxprocs)
+            .min(app.maxprocs);
+        out.extend(std::iter::repeat_n(0, s as usize));
+        out.extend(std::iter::repeat_n(
+            NOT_STARTED,
+            (app.maxprocs - s) as usize,
+        ));
+    }
+    out
+}
+
+fn join_codes(codes: &[i32]) -> String {
+    codes
+        .iter()
+        .map(i32::to_string)
+        .collect::<Vec<_>>()
+        .join(",")
+}
+
+/// The PMI-1 answer: `errcodes` has one code per process asked for ([`errcodes`]).
+pub fn v1_result(outcome: &SpawnOutcome, req: &SpawnRequest) -> Message {
     match outcome {
-        Ok(_) => Message::new("spawn_result").with("rc", 0).with(
-            "errcodes",
-            vec!["0"; nprocs.min(MAX_SPAWN_PROCS) as usize].join(","),
-        ),
+        Ok(s) => {
+            let mut codes = errcodes(req, &s.started);
+            codes.truncate(MAX_SPAWN_PROCS as usize);
+            Message::new("spawn_result")
+                .with("rc", 0)
+                .with("errcodes", join_codes(&codes))
+        }
         Err(why) => Message::new("spawn_result")
             .with("rc", 1)
             .with("msg", token(why)),
     }
 }
 
-/// The PMI-2 answer.
-pub fn v2_result(outcome: &SpawnOutcome) -> Message {
+/// The PMI-2 answer: `nerrs` counts the processes not started; when there are any,
+/// `errcodes` lists one code per process as in PMI-1.
+pub fn v2_result(outcome: &SpawnOutcome, req: &SpawnRequest) -> Message {
     match outcome {
-        Ok(job) => Message::new("spawn-response")
-            .with("rc", 0)
-            .with("jobid", job)
-            .with("nerrs", 0),
+        Ok(s) => {
+            let codes = errcodes(req, &s.started);
+            let nerrs = codes.iter().filter(|&&c| c != 0).count();
+            let m = Message::new("spawn-response")
+                .with("rc", 0)
+                .with("jobid", &s.jobid)
+                .with("nerrs", nerrs);
+            if nerrs > 0 {
+                m.with("errcodes", join_codes(&codes))
+            } else {
+                m
+            }
+        }
         Err(why) => Message::new("spawn-response")
             .with("rc", 1)
             .with("errmsg", token(why)),
     }
+}
+
+/// The codes of an answer ([`v1_result`], [`v2_result`]) for `req`: one per process
+/// asked for, 0 where it started; all 0 when the answer has none (MPICH's Hydra sends
+/// none: it starts every process or fails).
+pub fn answer_codes(answer: &Message, req: &SpawnRequest) -> Result<Vec<i32>, CodecError> {
+    let n = req.total_procs() as usize;
+    let Some(list) = answer.get("errcodes").filter(|l| !l.is_empty()) else {
+        return Ok(vec![0; n]);
+    };
+    let codes = list
+        .split(',')
+        .map(|c| c.trim().parse::<i32>())
+        .collect::<Result<Vec<_>, _>>()
+        .map_err(|_| bad(format!("spawn answer: malformed errcodes {list:?}")))?;
+    if codes.len() != n {
+        return Err(bad(format!(
+            "spawn answer: {} errcodes for {n} processes",
+            codes.len()
+        )));
+    }
+    Ok(codes)
 }
 
 /// A reason as one PMI-1 token (no spaces, `=`, `;`).
@@ -486,16 +569,54 @@ preput_val_0=tag#0$port#4$\ninfo_num=1\ninfo_key_0=wdir\ninfo_val_0=/tmp\nendcmd
 
     #[test]
     fn answers() {
-        let ok = v1_result(&Ok("kvs_1_1".into()), 3);
+        let req = SpawnRequest {
+            apps: vec![
+                SpawnApp {
+                    command: "a".into(),
+                    maxprocs: 3,
+                    ..SpawnApp::default()
+                },
+                SpawnApp {
+                    command: "b".into(),
+                    maxprocs: 2,
+                    ..SpawnApp::default()
+                },
+            ],
+            preput: vec![],
+        };
+        let ok = v1_result(&Ok("kvs_1_1".into()), &req);
         assert_eq!(
             (ok.get("rc"), ok.get("errcodes")),
-            (Some("0"), Some("0,0,0"))
+            (Some("0"), Some("0,0,0,0,0"))
         );
-        let no = v1_result(&Err("no such program: ./x y".into()), 3);
+        assert_eq!(answer_codes(&ok, &req).unwrap(), [0; 5]);
+        let part = Ok(Spawned {
+            jobid: "kvs_1_2".into(),
+            started: vec![2, 1],
+        });
+        let p1 = v1_result(&part, &req);
+        assert_eq!(p1.get("errcodes"), Some("0,0,-1,0,-1"));
+        let p2 = v2_result(&part, &req);
+        assert_eq!(
+            (p2.get("nerrs"), p2.get("jobid")),
+            (Some("2"), Some("kvs_1_2"))
+        );
+        assert_eq!(answer_codes(&p2, &req).unwrap(), [0, 0, -1, 0, -1]);
+        // Hydra's answers carry no codes.
+        let hydra = Message::new("spawn-response")
+            .with("rc", 0)
+            .with("nerrs", 0);
+        assert_eq!(answer_codes(&hydra, &req).unwrap(), [0; 5]);
+        let short = Message::new("spawn_result")
+            .with("rc", 0)
+            .with("errcodes", "0,0");
+        assert!(answer_codes(&short, &req).is_err());
+        let no = v1_result(&Err("no such program: ./x y".into()), &req);
         assert_eq!(no.get("rc"), Some("1"));
         assert_eq!(no.get("msg"), Some("no_such_program:_./x_y"));
-        let ok2 = v2_result(&Ok("kvs_1_1".into()));
+        let ok2 = v2_result(&Ok("kvs_1_1".into()), &req);
         assert_eq!(ok2.get("jobid"), Some("kvs_1_1"));
-        assert_eq!(v2_result(&Err("x".into())).get("rc"), Some("1"));
+        assert_eq!(ok2.get("errcodes"), None);
+        assert_eq!(v2_result(&Err("x".into()), &req).get("rc"), Some("1"));
     }
 }

@@ -519,6 +519,10 @@ pub const INTERNAL: &[(&str, &str)] = &[
         "set by a multi-host mpiexec for the mpiexec it starts for a spawned job: the pipe on which that one reports its proxies up",
     ),
     (
+        "OXMPI_SPAWN_SLOTS",
+        "set by mpiexec for the mpiexec it starts for a spawned job of a family with a universe size: the shared count of the family's processes (descriptor:universe size), which the soft info key fits into",
+    ),
+    (
         "OXMPI_SPAWN_REQUEST",
         "set by a singleton for the mpiexec it starts to spawn: the spawn request",
     ),

@@ -156,8 +156,8 @@ fn main() {
         };
         for _ in 0..opts.spawn_times.max(1) {
             match client.spawn(&req) {
-                Ok(()) if !opts.spawn_missing => println!("spawned {n}"),
-                Ok(()) => fail("spawn", "a missing program was spawned"),
+                Ok(_) if !opts.spawn_missing => println!("spawned {n}"),
+                Ok(_) => fail("spawn", "a missing program was spawned"),
                 Err(oxmpi_pmi::PmiError::Server { .. }) if opts.spawn_missing => {
                     println!("spawn refused")
                 }

@@ -11,7 +11,9 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
 
 /// One program to start: its path or name (looked up in `PATH`), arguments, number of
-/// processes and info pairs (`wdir`, `path`, `host`: see `MPI_Comm_spawn`).
+/// processes and info pairs (`wdir`, `path`, `host`, `soft`, `file`: see
+/// `MPI_Comm_spawn` and the README). With `soft` the new job may have fewer processes
+/// than asked for: the [`InterCommunicator`]'s remote group has those that started.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Command {
     program: String,
@@ -37,7 +39,8 @@ impl Command {
         self
     }
 
-    /// Adds an info pair (`"wdir"`, `"path"`, `"host"`).
+    /// Adds an info pair (`"wdir"`, `"path"`, `"host"`, `"soft"` such as `"1:8"`,
+    /// `"file"` naming a file of further `key=value` lines).
     pub fn info(mut self, key: impl Into<String>, value: impl Into<String>) -> Command {
         self.info.push((key.into(), value.into()));
         self
