@@ -344,11 +344,9 @@ fn win_fast(h: MPI_Win) -> WinId {
     handles::win_index(h).unwrap_or(WinId::MAX)
 }
 
-/// The short path of a put (`write`) or get, or of their request forms (`passive`):
-/// true when `rma::transfer_fast` carried it out.
-#[allow(clippy::too_many_arguments)]
-#[inline(always)]
-fn short_transfer(
+/// The arguments a put or get and their request forms share.
+#[derive(Clone, Copy)]
+struct Xfer {
     oaddr: *const c_void,
     ocount: i64,
     otype: MPI_Datatype,
@@ -357,46 +355,45 @@ fn short_transfer(
     tcount: i64,
     ttype: MPI_Datatype,
     w: MPI_Win,
-    write: bool,
-    passive: bool,
-) -> bool {
-    let Some(n) = plain_bytes(ocount, otype, tcount, ttype) else {
-        return false;
-    };
-    let x = rma::Transfer {
-        addr: oaddr as usize,
-        n,
-        rank,
-        disp,
-        write,
-        passive,
-    };
-    rma::transfer_fast(win_fast(w), &x)
+}
+
+impl Xfer {
+    /// The short path of a put (`write`) or get, or of their request forms (`passive`):
+    /// true when `rma::transfer_fast` carried it out.
+    #[inline(always)]
+    fn short(&self, write: bool, passive: bool) -> bool {
+        let Some(n) = plain_bytes(self.ocount, self.otype, self.tcount, self.ttype) else {
+            return false;
+        };
+        let x = rma::Transfer {
+            addr: self.oaddr as usize,
+            n,
+            rank: self.rank,
+            disp: self.disp,
+            write,
+            passive,
+        };
+        rma::transfer_fast(win_fast(self.w), &x)
+    }
+
+    fn origin(&self) -> Result<Origin> {
+        origin(self.oaddr, self.ocount, self.otype, "origin_count")
+    }
+
+    fn target(&self) -> Result<TargetSpec> {
+        target_spec(self.rank, self.disp, self.tcount, self.ttype)
+    }
 }
 
 /// `MPI_Put` (`write`) and `MPI_Get` and their `_c` forms: the short path of
 /// `rma::transfer_fast` first, the general one (with every check) when it declines.
-#[allow(clippy::too_many_arguments)]
 #[inline(always)]
-fn put_get(
-    oaddr: *const c_void,
-    ocount: i64,
-    otype: MPI_Datatype,
-    rank: c_int,
-    disp: MPI_Aint,
-    tcount: i64,
-    ttype: MPI_Datatype,
-    w: MPI_Win,
-    write: bool,
-) -> Result<()> {
-    if short_transfer(
-        oaddr, ocount, otype, rank, disp, tcount, ttype, w, write, false,
-    ) {
+fn put_get(a: Xfer, write: bool) -> Result<()> {
+    if a.short(write, false) {
         return Ok(());
     }
-    let id = win(w)?;
-    let o = origin(oaddr, ocount, otype, "origin_count")?;
-    let tg = target_spec(rank, disp, tcount, ttype)?;
+    let id = win(a.w)?;
+    let (o, tg) = (a.origin()?, a.target()?);
     if write {
         rma::put(id, o, tg)
     } else {
@@ -405,11 +402,11 @@ fn put_get(
 }
 
 mpi_fn! { MPI_Put / PMPI_Put (oaddr: *const c_void, ocount: c_int, otype: MPI_Datatype, rank: c_int, disp: MPI_Aint, tcount: c_int, ttype: MPI_Datatype, w: MPI_Win) target(target(w)) {
-    put_get(oaddr, i64::from(ocount), otype, rank, disp, i64::from(tcount), ttype, w, true)
+    put_get(Xfer { oaddr, ocount: i64::from(ocount), otype, rank, disp, tcount: i64::from(tcount), ttype, w }, true)
 }}
 
 mpi_fn! { MPI_Get / PMPI_Get (oaddr: *mut c_void, ocount: c_int, otype: MPI_Datatype, rank: c_int, disp: MPI_Aint, tcount: c_int, ttype: MPI_Datatype, w: MPI_Win) target(target(w)) {
-    put_get(oaddr, i64::from(ocount), otype, rank, disp, i64::from(tcount), ttype, w, false)
+    put_get(Xfer { oaddr, ocount: i64::from(ocount), otype, rank, disp, tcount: i64::from(tcount), ttype, w }, false)
 }}
 
 mpi_fn! { MPI_Accumulate / PMPI_Accumulate (oaddr: *const c_void, ocount: c_int, otype: MPI_Datatype, rank: c_int, disp: MPI_Aint, tcount: c_int, ttype: MPI_Datatype, op: MPI_Op, w: MPI_Win) target(target(w)) {
@@ -605,34 +602,17 @@ unsafe fn give_request(out: *mut MPI_Request, r: Option<oxmpi_core::device::ReqI
 /// `MPI_Rput` (`write`) and `MPI_Rget` and their `_c` forms: in a passive-target epoch
 /// on shared memory the short path carries the operation out and hands out the
 /// completed request; otherwise the general path, with every check.
-#[allow(clippy::too_many_arguments)]
 #[inline(always)]
-fn rput_get(
-    oaddr: *const c_void,
-    ocount: i64,
-    otype: MPI_Datatype,
-    rank: c_int,
-    disp: MPI_Aint,
-    tcount: i64,
-    ttype: MPI_Datatype,
-    w: MPI_Win,
-    req: *mut MPI_Request,
-    write: bool,
-) -> Result<()> {
-    if !req.is_null()
-        && short_transfer(
-            oaddr, ocount, otype, rank, disp, tcount, ttype, w, write, true,
-        )
-    {
+fn rput_get(a: Xfer, req: *mut MPI_Request, write: bool) -> Result<()> {
+    if !req.is_null() && a.short(write, true) {
         // SAFETY: checked non-null; the caller's writable request (MPI contract).
         unsafe { done_request(req) };
         return Ok(());
     }
-    let id = win(w)?;
+    let id = win(a.w)?;
     let req = convert::out(req, "request")?;
-    rma::check_passive(id, rank)?;
-    let o = origin(oaddr, ocount, otype, "origin_count")?;
-    let tg = target_spec(rank, disp, tcount, ttype)?;
+    rma::check_passive(id, a.rank)?;
+    let (o, tg) = (a.origin()?, a.target()?);
     let r = if write {
         rma::put_req(id, o, tg, true)?
     } else {
@@ -644,11 +624,11 @@ fn rput_get(
 }
 
 mpi_fn! { MPI_Rput / PMPI_Rput (oaddr: *const c_void, ocount: c_int, otype: MPI_Datatype, rank: c_int, disp: MPI_Aint, tcount: c_int, ttype: MPI_Datatype, w: MPI_Win, req: *mut MPI_Request) target(target(w)) {
-    rput_get(oaddr, i64::from(ocount), otype, rank, disp, i64::from(tcount), ttype, w, req, true)
+    rput_get(Xfer { oaddr, ocount: i64::from(ocount), otype, rank, disp, tcount: i64::from(tcount), ttype, w }, req, true)
 }}
 
 mpi_fn! { MPI_Rget / PMPI_Rget (oaddr: *mut c_void, ocount: c_int, otype: MPI_Datatype, rank: c_int, disp: MPI_Aint, tcount: c_int, ttype: MPI_Datatype, w: MPI_Win, req: *mut MPI_Request) target(target(w)) {
-    rput_get(oaddr, i64::from(ocount), otype, rank, disp, i64::from(tcount), ttype, w, req, false)
+    rput_get(Xfer { oaddr, ocount: i64::from(ocount), otype, rank, disp, tcount: i64::from(tcount), ttype, w }, req, false)
 }}
 
 mpi_fn! { MPI_Raccumulate / PMPI_Raccumulate (oaddr: *const c_void, ocount: c_int, otype: MPI_Datatype, rank: c_int, disp: MPI_Aint, tcount: c_int, ttype: MPI_Datatype, op: MPI_Op, w: MPI_Win, req: *mut MPI_Request) target(target(w)) {
@@ -708,11 +688,11 @@ mpi_fn! { MPI_Win_shared_query_c / PMPI_Win_shared_query_c (w: MPI_Win, rank: c_
 }}
 
 mpi_fn! { MPI_Put_c / PMPI_Put_c (oaddr: *const c_void, ocount: MPI_Count, otype: MPI_Datatype, rank: c_int, disp: MPI_Aint, tcount: MPI_Count, ttype: MPI_Datatype, w: MPI_Win) target(target(w)) {
-    put_get(oaddr, ocount, otype, rank, disp, tcount, ttype, w, true)
+    put_get(Xfer { oaddr, ocount, otype, rank, disp, tcount, ttype, w }, true)
 }}
 
 mpi_fn! { MPI_Get_c / PMPI_Get_c (oaddr: *mut c_void, ocount: MPI_Count, otype: MPI_Datatype, rank: c_int, disp: MPI_Aint, tcount: MPI_Count, ttype: MPI_Datatype, w: MPI_Win) target(target(w)) {
-    put_get(oaddr, ocount, otype, rank, disp, tcount, ttype, w, false)
+    put_get(Xfer { oaddr, ocount, otype, rank, disp, tcount, ttype, w }, false)
 }}
 
 mpi_fn! { MPI_Accumulate_c / PMPI_Accumulate_c (oaddr: *const c_void, ocount: MPI_Count, otype: MPI_Datatype, rank: c_int, disp: MPI_Aint, tcount: MPI_Count, ttype: MPI_Datatype, op: MPI_Op, w: MPI_Win) target(target(w)) {
@@ -726,11 +706,11 @@ mpi_fn! { MPI_Get_accumulate_c / PMPI_Get_accumulate_c (oaddr: *const c_void, oc
 }}
 
 mpi_fn! { MPI_Rput_c / PMPI_Rput_c (oaddr: *const c_void, ocount: MPI_Count, otype: MPI_Datatype, rank: c_int, disp: MPI_Aint, tcount: MPI_Count, ttype: MPI_Datatype, w: MPI_Win, req: *mut MPI_Request) target(target(w)) {
-    rput_get(oaddr, ocount, otype, rank, disp, tcount, ttype, w, req, true)
+    rput_get(Xfer { oaddr, ocount, otype, rank, disp, tcount, ttype, w }, req, true)
 }}
 
 mpi_fn! { MPI_Rget_c / PMPI_Rget_c (oaddr: *mut c_void, ocount: MPI_Count, otype: MPI_Datatype, rank: c_int, disp: MPI_Aint, tcount: MPI_Count, ttype: MPI_Datatype, w: MPI_Win, req: *mut MPI_Request) target(target(w)) {
-    rput_get(oaddr, ocount, otype, rank, disp, tcount, ttype, w, req, false)
+    rput_get(Xfer { oaddr, ocount, otype, rank, disp, tcount, ttype, w }, req, false)
 }}
 
 mpi_fn! { MPI_Raccumulate_c / PMPI_Raccumulate_c (oaddr: *const c_void, ocount: MPI_Count, otype: MPI_Datatype, rank: c_int, disp: MPI_Aint, tcount: MPI_Count, ttype: MPI_Datatype, op: MPI_Op, w: MPI_Win, req: *mut MPI_Request) target(target(w)) {

@@ -346,11 +346,13 @@ impl Win {
         self.meta.lock().unwrap_or_else(|p| p.into_inner())
     }
 
+    #[inline]
     fn n(&self) -> usize {
         self.parts.len()
     }
 
     /// True on the message transport.
+    #[inline]
     pub(crate) fn is_am(&self) -> bool {
         self.am.is_some()
     }
