@@ -308,11 +308,9 @@ fn win_fast(h: MPI_Win) -> WinId {
     handles::win_index(h).unwrap_or(WinId::MAX)
 }
 
-/// `MPI_Put` (`write`) and `MPI_Get` and their `_c` forms: the short path of
-/// `rma::transfer_fast` first, the general one (with every check) when it declines.
-#[allow(clippy::too_many_arguments)]
-#[inline(always)]
-fn put_get(
+/// The arguments a put or get and their request forms share.
+#[derive(Clone, Copy)]
+struct Xfer {
     oaddr: *const c_void,
     ocount: i64,
     otype: MPI_Datatype,
@@ -321,16 +319,45 @@ fn put_get(
     tcount: i64,
     ttype: MPI_Datatype,
     w: MPI_Win,
-    write: bool,
-) -> Result<()> {
-    if let Some(n) = plain_bytes(ocount, otype, tcount, ttype) {
-        if rma::transfer_fast(win_fast(w), oaddr as usize, n, rank, disp, write) {
-            return Ok(());
-        }
+}
+
+impl Xfer {
+    /// The short path of a put (`write`) or get, or of their request forms (`passive`):
+    /// true when `rma::transfer_fast` carried it out.
+    #[inline(always)]
+    fn short(&self, write: bool, passive: bool) -> bool {
+        let Some(n) = plain_bytes(self.ocount, self.otype, self.tcount, self.ttype) else {
+            return false;
+        };
+        let x = rma::Transfer {
+            addr: self.oaddr as usize,
+            n,
+            rank: self.rank,
+            disp: self.disp,
+            write,
+            passive,
+        };
+        rma::transfer_fast(win_fast(self.w), &x)
     }
-    let id = win(w)?;
-    let o = origin(oaddr, ocount, otype, "origin_count")?;
-    let tg = target_spec(rank, disp, tcount, ttype)?;
+
+    fn origin(&self) -> Result<Origin> {
+        origin(self.oaddr, self.ocount, self.otype, "origin_count")
+    }
+
+    fn target(&self) -> Result<TargetSpec> {
+        target_spec(self.rank, self.disp, self.tcount, self.ttype)
+    }
+}
+
+/// `MPI_Put` (`write`) and `MPI_Get` and their `_c` forms: the short path of
+/// `rma::transfer_fast` first, the general one (with every check) when it declines.
+#[inline(always)]
+fn put_get(a: Xfer, write: bool) -> Result<()> {
+    if a.short(write, false) {
+        return Ok(());
+    }
+    let id = win(a.w)?;
+    let (o, tg) = (a.origin()?, a.target()?);
     if write {
         rma::put(id, o, tg)
     } else {
@@ -339,11 +366,11 @@ fn put_get(
 }
 
 mpi_fn! { MPI_Put / PMPI_Put (oaddr: *const c_void, ocount: c_int, otype: MPI_Datatype, rank: c_int, disp: MPI_Aint, tcount: c_int, ttype: MPI_Datatype, w: MPI_Win) target(target(w)) {
-    put_get(oaddr, i64::from(ocount), otype, rank, disp, i64::from(tcount), ttype, w, true)
+    put_get(Xfer { oaddr, ocount: i64::from(ocount), otype, rank, disp, tcount: i64::from(tcount), ttype, w }, true)
 }}
 
 mpi_fn! { MPI_Get / PMPI_Get (oaddr: *mut c_void, ocount: c_int, otype: MPI_Datatype, rank: c_int, disp: MPI_Aint, tcount: c_int, ttype: MPI_Datatype, w: MPI_Win) target(target(w)) {
-    put_get(oaddr, i64::from(ocount), otype, rank, disp, i64::from(tcount), ttype, w, false)
+    put_get(Xfer { oaddr, ocount: i64::from(ocount), otype, rank, disp, tcount: i64::from(tcount), ttype, w }, false)
 }}
 
 mpi_fn! { MPI_Accumulate / PMPI_Accumulate (oaddr: *const c_void, ocount: c_int, otype: MPI_Datatype, rank: c_int, disp: MPI_Aint, tcount: c_int, ttype: MPI_Datatype, op: MPI_Op, w: MPI_Win) target(target(w)) {
@@ -394,7 +421,8 @@ const NO_OP_INDEX: u32 = 13;
 
 mpi_fn! { MPI_Fetch_and_op / PMPI_Fetch_and_op (oaddr: *const c_void, raddr: *mut c_void, ty: MPI_Datatype, rank: c_int, disp: MPI_Aint, op: MPI_Op, w: MPI_Win) target(target(w)) {
     if let (Some(t), Some(o)) = (plain(ty), handles::op_index(op)) {
-        if rma::fetch_and_op_fast(win_fast(w), oaddr as usize, raddr as usize, t.ty, rank, disp, o) {
+        let f = rma::Fop { origin: oaddr as usize, result: raddr as usize, ty: t.ty, rank, disp, op: o };
+        if rma::fetch_and_op_fast(win_fast(w), &f) {
             return Ok(());
         }
     }
@@ -458,6 +486,9 @@ mpi_fn! { MPI_Win_unlock_all / PMPI_Win_unlock_all (w: MPI_Win) target(target(w)
 }}
 
 mpi_fn! { MPI_Win_flush / PMPI_Win_flush (rank: c_int, w: MPI_Win) target(target(w)) {
+    if rma::flush_fast(win_fast(w), rank) {
+        return Ok(());
+    }
     rma::flush(win(w)?, Some(rank))
 }}
 
@@ -532,24 +563,36 @@ unsafe fn give_request(out: *mut MPI_Request, r: Option<oxmpi_core::device::ReqI
     }
 }
 
-mpi_fn! { MPI_Rput / PMPI_Rput (oaddr: *const c_void, ocount: c_int, otype: MPI_Datatype, rank: c_int, disp: MPI_Aint, tcount: c_int, ttype: MPI_Datatype, w: MPI_Win, req: *mut MPI_Request) target(target(w)) {
-    let id = win(w)?;
+/// `MPI_Rput` (`write`) and `MPI_Rget` and their `_c` forms: in a passive-target epoch
+/// on shared memory the short path carries the operation out and hands out the
+/// completed request; otherwise the general path, with every check.
+#[inline(always)]
+fn rput_get(a: Xfer, req: *mut MPI_Request, write: bool) -> Result<()> {
+    if !req.is_null() && a.short(write, true) {
+        // SAFETY: checked non-null; the caller's writable request (MPI contract).
+        unsafe { done_request(req) };
+        return Ok(());
+    }
+    let id = win(a.w)?;
     let req = convert::out(req, "request")?;
-    rma::check_passive(id, rank)?;
-    let r = rma::put_req(id, origin(oaddr, i64::from(ocount), otype, "origin_count")?, target_spec(rank, disp, i64::from(tcount), ttype)?, true)?;
+    rma::check_passive(id, a.rank)?;
+    let (o, tg) = (a.origin()?, a.target()?);
+    let r = if write {
+        rma::put_req(id, o, tg, true)?
+    } else {
+        rma::get_req(id, o, tg, true)?
+    };
     // SAFETY: checked non-null.
     unsafe { give_request(req, r) };
     Ok(())
+}
+
+mpi_fn! { MPI_Rput / PMPI_Rput (oaddr: *const c_void, ocount: c_int, otype: MPI_Datatype, rank: c_int, disp: MPI_Aint, tcount: c_int, ttype: MPI_Datatype, w: MPI_Win, req: *mut MPI_Request) target(target(w)) {
+    rput_get(Xfer { oaddr, ocount: i64::from(ocount), otype, rank, disp, tcount: i64::from(tcount), ttype, w }, req, true)
 }}
 
 mpi_fn! { MPI_Rget / PMPI_Rget (oaddr: *mut c_void, ocount: c_int, otype: MPI_Datatype, rank: c_int, disp: MPI_Aint, tcount: c_int, ttype: MPI_Datatype, w: MPI_Win, req: *mut MPI_Request) target(target(w)) {
-    let id = win(w)?;
-    let req = convert::out(req, "request")?;
-    rma::check_passive(id, rank)?;
-    let r = rma::get_req(id, origin(oaddr, i64::from(ocount), otype, "origin_count")?, target_spec(rank, disp, i64::from(tcount), ttype)?, true)?;
-    // SAFETY: checked non-null.
-    unsafe { give_request(req, r) };
-    Ok(())
+    rput_get(Xfer { oaddr, ocount: i64::from(ocount), otype, rank, disp, tcount: i64::from(tcount), ttype, w }, req, false)
 }}
 
 mpi_fn! { MPI_Raccumulate / PMPI_Raccumulate (oaddr: *const c_void, ocount: c_int, otype: MPI_Datatype, rank: c_int, disp: MPI_Aint, tcount: c_int, ttype: MPI_Datatype, op: MPI_Op, w: MPI_Win, req: *mut MPI_Request) target(target(w)) {
@@ -609,11 +652,11 @@ mpi_fn! { MPI_Win_shared_query_c / PMPI_Win_shared_query_c (w: MPI_Win, rank: c_
 }}
 
 mpi_fn! { MPI_Put_c / PMPI_Put_c (oaddr: *const c_void, ocount: MPI_Count, otype: MPI_Datatype, rank: c_int, disp: MPI_Aint, tcount: MPI_Count, ttype: MPI_Datatype, w: MPI_Win) target(target(w)) {
-    put_get(oaddr, ocount, otype, rank, disp, tcount, ttype, w, true)
+    put_get(Xfer { oaddr, ocount, otype, rank, disp, tcount, ttype, w }, true)
 }}
 
 mpi_fn! { MPI_Get_c / PMPI_Get_c (oaddr: *mut c_void, ocount: MPI_Count, otype: MPI_Datatype, rank: c_int, disp: MPI_Aint, tcount: MPI_Count, ttype: MPI_Datatype, w: MPI_Win) target(target(w)) {
-    put_get(oaddr, ocount, otype, rank, disp, tcount, ttype, w, false)
+    put_get(Xfer { oaddr, ocount, otype, rank, disp, tcount, ttype, w }, false)
 }}
 
 mpi_fn! { MPI_Accumulate_c / PMPI_Accumulate_c (oaddr: *const c_void, ocount: MPI_Count, otype: MPI_Datatype, rank: c_int, disp: MPI_Aint, tcount: MPI_Count, ttype: MPI_Datatype, op: MPI_Op, w: MPI_Win) target(target(w)) {
@@ -627,23 +670,11 @@ mpi_fn! { MPI_Get_accumulate_c / PMPI_Get_accumulate_c (oaddr: *const c_void, oc
 }}
 
 mpi_fn! { MPI_Rput_c / PMPI_Rput_c (oaddr: *const c_void, ocount: MPI_Count, otype: MPI_Datatype, rank: c_int, disp: MPI_Aint, tcount: MPI_Count, ttype: MPI_Datatype, w: MPI_Win, req: *mut MPI_Request) target(target(w)) {
-    let id = win(w)?;
-    let req = convert::out(req, "request")?;
-    rma::check_passive(id, rank)?;
-    let r = rma::put_req(id, origin(oaddr, ocount, otype, "origin_count")?, target_spec(rank, disp, tcount, ttype)?, true)?;
-    // SAFETY: checked non-null.
-    unsafe { give_request(req, r) };
-    Ok(())
+    rput_get(Xfer { oaddr, ocount, otype, rank, disp, tcount, ttype, w }, req, true)
 }}
 
 mpi_fn! { MPI_Rget_c / PMPI_Rget_c (oaddr: *mut c_void, ocount: MPI_Count, otype: MPI_Datatype, rank: c_int, disp: MPI_Aint, tcount: MPI_Count, ttype: MPI_Datatype, w: MPI_Win, req: *mut MPI_Request) target(target(w)) {
-    let id = win(w)?;
-    let req = convert::out(req, "request")?;
-    rma::check_passive(id, rank)?;
-    let r = rma::get_req(id, origin(oaddr, ocount, otype, "origin_count")?, target_spec(rank, disp, tcount, ttype)?, true)?;
-    // SAFETY: checked non-null.
-    unsafe { give_request(req, r) };
-    Ok(())
+    rput_get(Xfer { oaddr, ocount, otype, rank, disp, tcount, ttype, w }, req, false)
 }}
 
 mpi_fn! { MPI_Raccumulate_c / PMPI_Raccumulate_c (oaddr: *const c_void, ocount: MPI_Count, otype: MPI_Datatype, rank: c_int, disp: MPI_Aint, tcount: MPI_Count, ttype: MPI_Datatype, op: MPI_Op, w: MPI_Win, req: *mut MPI_Request) target(target(w)) {

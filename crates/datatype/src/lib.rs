@@ -47,7 +47,7 @@ mod program;
 mod signature;
 mod typemap;
 
-pub use blockcopy::copy_streamed;
+pub use blockcopy::{copy_large, copy_streamed};
 pub use blocks::BlockIter;
 pub use datatype::{Datatype, Distribution, Order};
 pub use envelope::{Combiner, Contents, Envelope};

@@ -339,6 +339,12 @@ pub(crate) fn cma(pid: i32, remote: usize, local: &mut [u8], write: bool) -> Res
 /// Moves the bytes of I/O vectors `l` (ours) and `r` (process `pid`'s), of the same
 /// total length, resuming after partial transfers; the vectors are consumed.
 fn cma_iov(pid: i32, l: &mut [libc::iovec], r: &mut [libc::iovec], write: bool) -> Result<()> {
+    // The two calls take the same arguments; only the direction differs.
+    let transfer = if write {
+        libc::process_vm_writev
+    } else {
+        libc::process_vm_readv
+    };
     let (mut li, mut ri) = (0usize, 0usize);
     while li < l.len() && ri < r.len() {
         let (lrest, rrest) = (&l[li..], &r[ri..]);
@@ -346,25 +352,14 @@ fn cma_iov(pid: i32, l: &mut [libc::iovec], r: &mut [libc::iovec], write: bool) 
         // operation may read (put) or write (get); the remote ranges are checked by
         // the kernel (a bad address is an error, never corruption here).
         let done = unsafe {
-            if write {
-                libc::process_vm_writev(
-                    pid,
-                    lrest.as_ptr(),
-                    lrest.len() as _,
-                    rrest.as_ptr(),
-                    rrest.len() as _,
-                    0,
-                )
-            } else {
-                libc::process_vm_readv(
-                    pid,
-                    lrest.as_ptr(),
-                    lrest.len() as _,
-                    rrest.as_ptr(),
-                    rrest.len() as _,
-                    0,
-                )
-            }
+            transfer(
+                pid,
+                lrest.as_ptr(),
+                lrest.len() as _,
+                rrest.as_ptr(),
+                rrest.len() as _,
+                0,
+            )
         };
         if done <= 0 {
             let e = std::io::Error::last_os_error();
@@ -738,7 +733,15 @@ pub fn get_accumulate_req(
 /// `MPI_Fetch_and_op`: `o` has no element for `MPI_NO_OP`, `result` and `tg` one.
 pub fn fetch_and_op(id: WinId, o: Origin, result: Origin, tg: TargetSpec, op: u32) -> Result<()> {
     with_win(id, |w| {
-        match fast::fetch_and_op(w, o.addr, result.addr, tg.ty, tg.rank, tg.disp, op) {
+        let f = Fop {
+            origin: o.addr,
+            result: result.addr,
+            ty: tg.ty,
+            rank: tg.rank,
+            disp: tg.disp,
+            op,
+        };
+        match fast::fetch_and_op(w, &f) {
             Some(done) => done,
             None => get_accumulate_on(w, o, result, tg, op, false).map(drop),
         }
@@ -782,6 +785,18 @@ fn is_no_op(op: u32) -> Result<bool> {
         runtime::with(|rt| rt.coll.ops.get(op))?,
         Op::Predefined(PredefinedOp::NoOp)
     ))
+}
+
+/// The arguments of `MPI_Fetch_and_op` as its short path takes them: buffer
+/// addresses, datatype, target rank and displacement, operation index.
+#[derive(Clone, Copy, Debug)]
+pub struct Fop {
+    pub origin: usize,
+    pub result: usize,
+    pub ty: TypeId,
+    pub rank: i32,
+    pub disp: i64,
+    pub op: u32,
 }
 
 /// The arguments of `MPI_Compare_and_swap`: buffer addresses, datatype, target rank

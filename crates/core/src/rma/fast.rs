@@ -13,7 +13,7 @@
 //! it handles, or would fail: the general path in `access.rs` then carries it out, or
 //! reports the error, with the same outcome.
 
-use super::access::{cma, Cas, Origin, TargetSpec};
+use super::access::{cma, Cas, Fop, Origin, TargetSpec};
 use super::{atomic, table};
 use super::{Win, WinId, FAST_ATOMIC, FAST_COPY};
 use crate::error::Result;
@@ -52,16 +52,29 @@ pub fn plain_type_size(ty: TypeId) -> usize {
 }
 
 /// Address of `n` bytes at displacement `disp` of target `t`, checked against the
-/// window (which must allow short path `kind`): the target index, the address, and
+/// window (which must allow short path `kind`, and have an access epoch to the target
+/// open: a passive-target one when `passive`): the target index, the address, and
 /// whether it is mapped here.
 #[inline]
-fn locate(w: &Win, kind: u8, rank: i32, disp: i64, n: usize) -> Option<(usize, usize, bool)> {
+fn locate(
+    w: &Win,
+    kind: u8,
+    rank: i32,
+    disp: i64,
+    n: usize,
+    passive: bool,
+) -> Option<(usize, usize, bool)> {
     if w.fast & kind == 0 || rank < 0 || disp < 0 {
         return None;
     }
     let t = rank as usize;
     let p = w.parts.get(t)?;
-    if w.check_epoch(t).is_err() {
+    let open = if passive {
+        w.passive_to(t)
+    } else {
+        w.in_epoch(t)
+    };
+    if !open {
         return None;
     }
     let start = (disp as usize).checked_mul(p.disp_unit)?;
@@ -71,6 +84,19 @@ fn locate(w: &Win, kind: u8, rank: i32, disp: i64, n: usize) -> Option<(usize, u
     Some((t, p.addr + start, p.direct))
 }
 
+/// A put (`write`) or get of `n` bytes at origin address `addr` (predefined contiguous
+/// types of that total size on both sides) to or from displacement `disp` of `rank`;
+/// `passive`: the request-based forms, which need a passive-target epoch.
+#[derive(Clone, Copy, Debug)]
+pub struct Transfer {
+    pub addr: usize,
+    pub n: usize,
+    pub rank: i32,
+    pub disp: i64,
+    pub write: bool,
+    pub passive: bool,
+}
+
 /// `MPI_Put` (`write`) or `MPI_Get` of predefined contiguous types.
 #[inline]
 pub(crate) fn transfer(w: &Win, o: &Origin, tg: &TargetSpec, write: bool) -> Option<Result<()>> {
@@ -78,46 +104,108 @@ pub(crate) fn transfer(w: &Win, o: &Origin, tg: &TargetSpec, write: bool) -> Opt
     if size_of(tg.ty)?.checked_mul(tg.count)? != n {
         return None;
     }
-    bytes(w, o.addr, n, tg.rank, tg.disp, write).then_some(Ok(()))
+    let x = Transfer {
+        addr: o.addr,
+        n,
+        rank: tg.rank,
+        disp: tg.disp,
+        write,
+        passive: false,
+    };
+    bytes(w, &x).then_some(Ok(()))
 }
 
-/// `MPI_Put` (`write`) or `MPI_Get` of `n` bytes at `addr` (predefined contiguous
-/// types of that total size on both sides) with window `id`: true when done, false
-/// when the general path must carry the call out (or report its error).
+/// `MPI_Put`, `MPI_Get`, `MPI_Rput` or `MPI_Rget` `x` with window `id`: true when
+/// done (complete: the request forms hand out a completed request), false when the
+/// general path must carry the call out (or report its error).
 #[inline]
-pub fn transfer_fast(id: WinId, addr: usize, n: usize, rank: i32, disp: i64, write: bool) -> bool {
-    table::peek(id, |w| bytes(w, addr, n, rank, disp, write))
+pub fn transfer_fast(id: WinId, x: &Transfer) -> bool {
+    table::peek(id, |w| bytes(w, x))
 }
 
 #[inline]
-fn bytes(w: &Win, addr: usize, n: usize, rank: i32, disp: i64, write: bool) -> bool {
-    let Some((t, at, direct)) = locate(w, FAST_COPY, rank, disp, n) else {
+fn bytes(w: &Win, x: &Transfer) -> bool {
+    let n = x.n;
+    let Some((t, at, direct)) = locate(w, FAST_COPY, x.rank, x.disp, n, x.passive) else {
         return false;
     };
     if n == 0 {
         return true;
     }
     if direct {
-        if write {
+        if x.write {
             w.note_stored();
         }
+        let (src, dst) = if x.write { (x.addr, at) } else { (at, x.addr) };
         // SAFETY: `at..at + n` lies inside target `t`'s window memory, mapped in this
         // process for the window's life (`locate` checked the range); the origin
         // buffer holds `n` bytes (MPI's contract), and is not window memory of the
         // same target range (MPI forbids the overlap).
-        unsafe {
-            if write {
-                std::ptr::copy_nonoverlapping(addr as *const u8, at as *mut u8, n);
-            } else {
-                std::ptr::copy_nonoverlapping(at as *const u8, addr as *mut u8, n);
-            }
-        }
+        unsafe { copy(src as *const u8, dst as *mut u8, n) };
         return true;
     }
     // SAFETY: the origin buffer holds `n` bytes (MPI's contract); `cma` only reads it
     // for a put.
-    let local = unsafe { std::slice::from_raw_parts_mut(addr as *mut u8, n) };
-    cma(w.parts[t].pid, at, local, write).is_ok()
+    let local = unsafe { std::slice::from_raw_parts_mut(x.addr as *mut u8, n) };
+    cma(w.parts[t].pid, at, local, x.write).is_ok()
+}
+
+/// Copies `n` bytes between an origin buffer and mapped window memory. Up to 16 bytes
+/// (the latency-bound case) with two possibly overlapping loads and stores inline, not
+/// through a call to `memcpy`; large copies with `oxmpi_datatype`'s vector loop.
+///
+/// # Safety
+/// Both ranges valid for `n` bytes and disjoint.
+#[inline(always)]
+unsafe fn copy(src: *const u8, dst: *mut u8, n: usize) {
+    use std::ptr::{read_unaligned as rd, write_unaligned as wr};
+    // SAFETY: every access below lies inside the first `n` bytes of both ranges.
+    unsafe {
+        match n {
+            8..=16 => {
+                let (a, b) = (rd(src as *const u64), rd(src.add(n - 8) as *const u64));
+                wr(dst as *mut u64, a);
+                wr(dst.add(n - 8) as *mut u64, b);
+            }
+            4..=7 => {
+                let (a, b) = (rd(src as *const u32), rd(src.add(n - 4) as *const u32));
+                wr(dst as *mut u32, a);
+                wr(dst.add(n - 4) as *mut u32, b);
+            }
+            0..=3 => {
+                for i in 0..n {
+                    *dst.add(i) = *src.add(i);
+                }
+            }
+            _ if n >= LARGE_COPY => oxmpi_datatype::copy_large(dst, src, n),
+            _ => std::ptr::copy_nonoverlapping(src, dst, n),
+        }
+    }
+}
+
+/// Copies of this many bytes or more go to [`oxmpi_datatype::copy_large`].
+const LARGE_COPY: usize = 512 << 10;
+
+/// `MPI_Win_flush` of target `rank` in the usual case: a passive-target epoch to it on
+/// shared memory, where operations complete when issued and only memory needs
+/// ordering, and only after plain stores ([`Win::take_stored`]). False for anything
+/// else (the message transport, no epoch, a bad rank): the general path then handles it.
+#[inline]
+pub(crate) fn flush(w: &Win, rank: i32) -> bool {
+    let t = rank as usize;
+    if rank < 0 || t >= w.n() || w.is_am() || !w.passive_to(t) {
+        return false;
+    }
+    if w.take_stored() {
+        super::full_fence();
+    }
+    true
+}
+
+/// [`flush`] with window `id`: true when done.
+#[inline]
+pub fn flush_fast(id: WinId, rank: i32) -> bool {
+    table::peek(id, |w| flush(w, rank))
 }
 
 /// Per predefined type index: the element the atomic rule runs with CPU atomics, and
@@ -145,37 +233,29 @@ fn atomic_types() -> &'static [Option<(atomic::Elem, u16)>; Predefined::COUNT] {
 #[inline]
 fn atomic_slot(w: &Win, ty: TypeId, rank: i32, disp: i64) -> Option<(usize, atomic::Elem, u16)> {
     let (e, ops) = (*atomic_types().get(ty as usize)?)?;
-    let (_, at, direct) = locate(w, FAST_ATOMIC, rank, disp, e.size)?;
+    let (_, at, direct) = locate(w, FAST_ATOMIC, rank, disp, e.size, false)?;
     (direct && at % e.size == 0).then_some((at, e, ops))
 }
 
-/// `MPI_Fetch_and_op` (operation index `op`).
+/// `MPI_Fetch_and_op`.
 #[inline]
-pub(crate) fn fetch_and_op(
-    w: &Win,
-    origin: usize,
-    result: usize,
-    ty: TypeId,
-    rank: i32,
-    disp: i64,
-    op: u32,
-) -> Option<Result<()>> {
-    let p = *PredefinedOp::ALL.get(op as usize)?;
-    let (at, e, ops) = atomic_slot(w, ty, rank, disp)?;
-    if ops & (1 << op) == 0 {
+pub(crate) fn fetch_and_op(w: &Win, f: &Fop) -> Option<Result<()>> {
+    let p = *PredefinedOp::ALL.get(f.op as usize)?;
+    let (at, e, ops) = atomic_slot(w, f.ty, f.rank, f.disp)?;
+    if ops & (1 << f.op) == 0 {
         return None;
     }
     let v = if p == PredefinedOp::NoOp {
         0
     } else {
         // SAFETY: `origin` holds one element of `ty` (MPI's contract).
-        unsafe { atomic::load_bits(origin, e.size) }
+        unsafe { atomic::load_bits(f.origin, e.size) }
     };
     // SAFETY: `atomic_slot` checked that the aligned element lies in segment memory
     // of the target; `op_ok` holds.
     let old = unsafe { atomic::rmw(e, p, at, v) };
     // SAFETY: `result` holds one element of `ty` (MPI's contract).
-    unsafe { atomic::store_bits(result, e.size, old) };
+    unsafe { atomic::store_bits(f.result, e.size, old) };
     Some(Ok(()))
 }
 
@@ -197,18 +277,8 @@ pub(crate) fn compare_and_swap(w: &Win, c: &Cas) -> Option<Result<()>> {
 /// `MPI_Fetch_and_op` with window `id` (see [`fetch_and_op`]): true when done, false
 /// when the general path must carry the call out.
 #[inline]
-pub fn fetch_and_op_fast(
-    id: WinId,
-    origin: usize,
-    result: usize,
-    ty: TypeId,
-    rank: i32,
-    disp: i64,
-    op: u32,
-) -> bool {
-    table::peek(id, |w| {
-        fetch_and_op(w, origin, result, ty, rank, disp, op).is_some()
-    })
+pub fn fetch_and_op_fast(id: WinId, f: &Fop) -> bool {
+    table::peek(id, |w| fetch_and_op(w, f).is_some())
 }
 
 /// `MPI_Compare_and_swap` with window `id`: true when done, false when the general

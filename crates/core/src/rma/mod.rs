@@ -45,10 +45,12 @@ use std::sync::{Arc, Mutex, MutexGuard};
 
 pub use access::{
     accumulate, accumulate_req, compare_and_swap, fetch_and_op, get, get_accumulate,
-    get_accumulate_req, get_req, put, put_req, Cas, Origin, TargetSpec,
+    get_accumulate_req, get_req, put, put_req, Cas, Fop, Origin, TargetSpec,
 };
 pub use am::progress;
-pub use fast::{compare_and_swap_fast, fetch_and_op_fast, plain_type_size, transfer_fast};
+pub use fast::{
+    compare_and_swap_fast, fetch_and_op_fast, flush_fast, plain_type_size, transfer_fast, Transfer,
+};
 pub use table::win;
 
 /// Index of a window in the table.
@@ -344,11 +346,13 @@ impl Win {
         self.meta.lock().unwrap_or_else(|p| p.into_inner())
     }
 
+    #[inline]
     fn n(&self) -> usize {
         self.parts.len()
     }
 
     /// True on the message transport.
+    #[inline]
     pub(crate) fn is_am(&self) -> bool {
         self.am.is_some()
     }
@@ -412,12 +416,18 @@ impl Win {
     /// Refuses an operation on `t` outside any access epoch to it.
     #[inline]
     pub(crate) fn check_epoch(&self, t: usize) -> Result<()> {
-        if self.open.load(Ordering::Relaxed) != 0
-            || self.open_to.get(t).map(|o| o.load(Ordering::Relaxed)) > Some(0)
-        {
+        if self.in_epoch(t) {
             return Ok(());
         }
         self.no_epoch(t)
+    }
+
+    /// Whether an access epoch to `t` is open (fence, lock_all, a lock on `t`, or `t`
+    /// in the started group).
+    #[inline]
+    pub(crate) fn in_epoch(&self, t: usize) -> bool {
+        self.open.load(Ordering::Relaxed) != 0
+            || self.open_to.get(t).map(|o| o.load(Ordering::Relaxed)) > Some(0)
     }
 
     #[cold]
@@ -1429,14 +1439,9 @@ fn flush_as(id: WinId, rank: Option<i32>, local: bool) -> Result<()> {
         }
     };
     table::with_win(id, |w| {
-        if let Some(r) = rank.filter(|&r| r >= 0 && (r as usize) < w.n()) {
-            // The usual case first: a locked target on shared memory.
-            if !w.is_am() && w.passive_to(r as usize) {
-                if w.take_stored() {
-                    full_fence();
-                }
-                return Ok(());
-            }
+        // The usual case first: a locked target on shared memory.
+        if rank.is_some_and(|r| fast::flush(w, r)) {
+            return Ok(());
         }
         match rank {
             Some(r) => {
