@@ -24,18 +24,14 @@ static int child(MPI_Comm parent, int argc, char **argv)
     MTEST_CALL(MPI_Send(&round, 1, MPI_INT, peer, 7, parent));
     MTEST_CALL(MPI_Recv(&got, 1, MPI_INT, peer, 8, parent, MPI_STATUS_IGNORE));
     MTEST_EQ("reply from the parent", reply, got);
-    int errors = mtest.errors;
-    if (errors)
-        fprintf(stderr, "child of round %d: %d error(s)\n", round, errors);
-    MPI_Finalize();
-    return errors ? 1 : 0;
+    char who[32];
+    snprintf(who, sizeof who, "child of round %d", round);
+    return mtest_child_finalize(who);
 }
 
 int main(int argc, char **argv)
 {
-    mtest_init(&argc, &argv);
-    MPI_Comm parent;
-    MTEST_CALL(MPI_Comm_get_parent(&parent));
+    MPI_Comm parent = mtest_init_spawned(&argc, &argv);
     if (parent != MPI_COMM_NULL)
         return child(parent, argc, argv);
     int rank, size;

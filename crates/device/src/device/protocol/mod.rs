@@ -393,13 +393,14 @@ impl Protocol {
     }
 
     /// Gives send `id` its non-contiguous buffer: packed into its scratch when it goes
-    /// eagerly or over TCP (the returned arguments then point there), else kept as the
-    /// layout that rendezvous streams from (with the piece list when oversubscribed).
+    /// eagerly or toward an IMPI peer (the returned arguments then point there), else
+    /// kept as the layout that rendezvous streams from (packed piece by piece into the
+    /// ring or the TCP chunks, with the piece list when oversubscribed).
     fn attach_send_layout(&mut self, id: ReqId, mut a: SendArgs, l: Layout) -> SendArgs {
         let route = self.route(a.dest);
         // Toward IMPI peers a long message's first packet carries data read from one
         // contiguous buffer.
-        let staged = a.len <= self.eager_limit(route) || matches!(route, Route::Tcp | Route::Impi);
+        let staged = a.len <= self.eager_limit(route) || matches!(route, Route::Impi);
         // With a core per rank, the sender packing into the ring while the receiver
         // unpacks from it (two copies in parallel) is fastest; oversubscribed, the
         // receiver copies alone from the published list (one process at work, no
