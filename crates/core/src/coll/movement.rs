@@ -277,12 +277,6 @@ pub unsafe fn bcast_how(b: Buf, root_rank: i32, comm: CommId, how: How) -> Resul
         if let Some(p) = fast {
             return Ok(p);
         }
-        let all: &[(usize, usize)] = &[(0, n)];
-        let (pre, post) = if t.rank == root {
-            (all, &[][..])
-        } else {
-            (&[][..], all)
-        };
         // SAFETY: per the function's contract.
         let v = unsafe { View::streamed(b.addr, info, n) };
         let spec = Spec::Bcast {
@@ -358,12 +352,8 @@ pub unsafe fn gather_how(
             None => View::unused(),
         };
         let rv = match received {
-            Some((rc, total, rinfo)) => {
-                let own = [(t.rank * rc, rc)];
-                let pre: &[(usize, usize)] = if send.is_in_place() { &own } else { &[] };
-                // SAFETY: per the function's contract.
-                unsafe { View::streamed(recv.addr, rinfo, total) }
-            }
+            // SAFETY: per the function's contract.
+            Some((_, total, rinfo)) => unsafe { View::streamed(recv.addr, rinfo, total) },
             None => View::unused(),
         };
         let spec = Spec::Gather {
@@ -449,12 +439,8 @@ pub unsafe fn gatherv_how(
                     |i| span(recv.addr, vdisp(recv.displs[i], rinfo), rinfo, cs[i]),
                 )?;
             }
-            let me = t.rank;
-            let ip = send.is_in_place();
             // SAFETY: per the function's contract.
-            unsafe {
-                View::streamed_blocks(recv.addr, rinfo, &cs, recv.displs)?
-            }
+            unsafe { View::streamed_blocks(recv.addr, rinfo, &cs, recv.displs)? }
         } else {
             (View::unused(), Vec::new())
         };
@@ -702,8 +688,6 @@ pub unsafe fn allgather_how(
             // SAFETY: per the function's contract.
             sv = unsafe { View::streamed(sent.0, &sent.2, sent.1) };
         }
-        let own = [(t.rank * rc, rc)];
-        let pre: &[(usize, usize)] = if send.is_in_place() { &own } else { &[] };
         // SAFETY: per the function's contract.
         let rv = unsafe { View::streamed(recv.addr, rinfo, total) };
         let spec = Spec::Allgather {
@@ -858,8 +842,6 @@ pub unsafe fn alltoall_how(
             },
             None => View::unused(),
         };
-        let all = [(0, total)];
-        let pre: &[(usize, usize)] = if send.is_in_place() { &all } else { &[] };
         // SAFETY: per the function's contract.
         let rv = unsafe { View::streamed(recv.addr, rinfo, total) };
         let spec = Spec::Alltoall {

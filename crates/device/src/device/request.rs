@@ -205,6 +205,13 @@ impl Layout {
         }
     }
 
+    /// The average length of the memory pieces behind the message's first `n` bytes,
+    /// judged from the first 64 KiB of them.
+    pub fn average_piece(&self, n: usize) -> usize {
+        let probe = n.min(64 * 1024);
+        probe / self.pieces(0, probe).count().max(1)
+    }
+
     /// The memory pieces `(address, length)` behind message bytes `off..off + len`, in
     /// stream order.
     pub fn pieces(&self, off: usize, len: usize) -> impl Iterator<Item = (usize, usize)> + '_ {
