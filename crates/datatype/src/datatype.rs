@@ -158,12 +158,9 @@ impl Kind {
             | Kind::HindexedBlock { old, .. }
             | Kind::Resized { old, .. } => (std::slice::from_ref(old), None),
             Kind::Struct { types, .. } => (types, None),
-            Kind::Subarray {
-                old, expansion, ..
+            Kind::Subarray { old, expansion, .. } | Kind::Darray { old, expansion, .. } => {
+                (std::slice::from_ref(old), Some(expansion))
             }
-            | Kind::Darray {
-                old, expansion, ..
-            } => (std::slice::from_ref(old), Some(expansion)),
         }
     }
 

@@ -518,9 +518,7 @@ pub unsafe fn scatter_how(
         };
         let sv = match sent {
             // SAFETY: per the function's contract.
-            Some((_, total, sinfo)) => unsafe {
-                View::streamed(send.addr, sinfo, total)
-            },
+            Some((_, total, sinfo)) => unsafe { View::streamed(send.addr, sinfo, total) },
             None => View::unused(),
         };
         let spec = Spec::Scatter {
@@ -740,9 +738,7 @@ pub unsafe fn allgatherv_how(
         let me = t.rank;
         let ip = send.is_in_place();
         // SAFETY: per the function's contract.
-        let (rv, blocks) = unsafe {
-            View::streamed_blocks(recv.addr, rinfo, &cs, recv.displs)?
-        };
+        let (rv, blocks) = unsafe { View::streamed_blocks(recv.addr, rinfo, &cs, recv.displs)? };
         let mut sv = View::unused();
         if let Input::Data(s) = send {
             let (sc, sinfo) = plain(rt, &s, Which::Send)?;
@@ -837,9 +833,7 @@ pub unsafe fn alltoall_how(
         }
         let sv = match sent {
             // SAFETY: per the function's contract.
-            Some((addr, stotal, sinfo)) => unsafe {
-                View::streamed(addr, sinfo, stotal)
-            },
+            Some((addr, stotal, sinfo)) => unsafe { View::streamed(addr, sinfo, stotal) },
             None => View::unused(),
         };
         // SAFETY: per the function's contract.
@@ -898,8 +892,7 @@ pub unsafe fn alltoallv_how(
         buffer(recv.addr, rtotal, rinfo, "recvbuf")?;
         let ip = send.is_in_place();
         // SAFETY: per the function's contract.
-        let (rv, rblocks) =
-            unsafe { View::streamed_blocks(recv.addr, rinfo, &rcs, recv.displs)? };
+        let (rv, rblocks) = unsafe { View::streamed_blocks(recv.addr, rinfo, &rcs, recv.displs)? };
         let (sv, sblocks) = match send {
             Input::InPlace => (View::unused(), Vec::new()),
             Input::Data(s) => {
