@@ -119,22 +119,31 @@ static void run(const struct shape *s, enum op op, int nb, int n, int root, int 
         break;
     case ALLGATHER:
     case ALLGATHER_IP:
-        image(s, rb, rt, rc, rd, p, seed, -1, 0, RECV_HOLE);
-        memcpy(want, rb, (size_t)rt * ext);
-        if (op == ALLGATHER) {
-            shape_fill(s, sb, (size_t)n, seed, r, 0, SEND_HOLE);
-            memset(rb, RECV_HOLE, (size_t)rt * ext);
-            BLOCKING_OR_NOT(nb, MPI_Allgather(sb, n, t, rb, n, t, w),
-                            MPI_Iallgather(sb, n, t, rb, n, t, w, &req_));
-        } else {
+    case ALLGATHERV:
+    case ALLGATHERV_IP: {
+        int ip = op == ALLGATHER_IP || op == ALLGATHERV_IP, mine = v ? my : n;
+        const void *from = sb;
+        MPI_Datatype ft = t;
+        image(s, want, rt, rc, rd, p, seed, -1, 0, RECV_HOLE);
+        memset(rb, RECV_HOLE, (size_t)rt * ext);
+        if (ip) {
             /* Only this rank's block is there before the call. */
-            memset(rb, RECV_HOLE, (size_t)rt * ext);
-            memcpy(rb + (size_t)rd[r] * ext, want + (size_t)rd[r] * ext, (size_t)n * ext);
-            BLOCKING_OR_NOT(nb, MPI_Allgather(MPI_IN_PLACE, 0, MPI_DATATYPE_NULL, rb, n, t, w),
-                            MPI_Iallgather(MPI_IN_PLACE, 0, MPI_DATATYPE_NULL, rb, n, t, w, &req_));
+            memcpy(rb + (size_t)rd[r] * ext, want + (size_t)rd[r] * ext, (size_t)rc[r] * ext);
+            from = MPI_IN_PLACE;
+            mine = 0;
+            ft = MPI_DATATYPE_NULL;
+        } else {
+            shape_fill(s, sb, (size_t)mine, seed, r, 0, SEND_HOLE);
         }
+        if (v)
+            BLOCKING_OR_NOT(nb, MPI_Allgatherv(from, mine, ft, rb, rc, rd, t, w),
+                            MPI_Iallgatherv(from, mine, ft, rb, rc, rd, t, w, &req_));
+        else
+            BLOCKING_OR_NOT(nb, MPI_Allgather(from, mine, ft, rb, n, t, w),
+                            MPI_Iallgather(from, mine, ft, rb, n, t, w, &req_));
         compare(s, rb, want, rt, what, n);
         break;
+    }
     case ALLTOALL:
     case ALLTOALL_IP:
         image(s, sb, st, sc, sd, p, seed, r, -1, SEND_HOLE);
@@ -201,22 +210,6 @@ static void run(const struct shape *s, enum op op, int nb, int n, int root, int 
                             MPI_Iscatterv(sb, sc, sd, t, rb, mine, t, root, w, &req_));
             shape_check(s, rb, (size_t)mine, seed, root, r, what);
         }
-        break;
-    case ALLGATHERV:
-    case ALLGATHERV_IP:
-        image(s, want, rt, rc, rd, p, seed, -1, 0, RECV_HOLE);
-        memset(rb, RECV_HOLE, (size_t)rt * ext);
-        if (op == ALLGATHERV) {
-            shape_fill(s, sb, (size_t)my, seed, r, 0, SEND_HOLE);
-            BLOCKING_OR_NOT(nb, MPI_Allgatherv(sb, my, t, rb, rc, rd, t, w),
-                            MPI_Iallgatherv(sb, my, t, rb, rc, rd, t, w, &req_));
-        } else {
-            memcpy(rb + (size_t)rd[r] * ext, want + (size_t)rd[r] * ext, (size_t)rc[r] * ext);
-            BLOCKING_OR_NOT(
-                nb, MPI_Allgatherv(MPI_IN_PLACE, 0, MPI_DATATYPE_NULL, rb, rc, rd, t, w),
-                MPI_Iallgatherv(MPI_IN_PLACE, 0, MPI_DATATYPE_NULL, rb, rc, rd, t, w, &req_));
-        }
-        compare(s, rb, want, rt, what, n);
         break;
     case ALLTOALLV:
         image(s, sb, st, sc, sd, p, seed, r, -1, SEND_HOLE);

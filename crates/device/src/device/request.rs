@@ -176,16 +176,9 @@ impl Layout {
     /// # Safety
     /// The buffer must hold `count` elements of the type (readable) and not overlap `out`.
     pub unsafe fn pack_at(&self, off: usize, out: &mut [u8]) -> usize {
+        let off = self.skip + off;
         // SAFETY: forwarded caller contract.
-        unsafe {
-            oxmpi_datatype::pack(
-                &self.ty,
-                self.base as *const u8,
-                self.count,
-                self.skip + off,
-                out,
-            )
-        }
+        unsafe { oxmpi_datatype::pack(&self.ty, self.base as *const u8, self.count, off, out) }
     }
 
     /// Unpacks `data` as message bytes `off..off + data.len()`; returns bytes consumed.
@@ -193,16 +186,9 @@ impl Layout {
     /// # Safety
     /// The buffer must hold `count` elements of the type (writable) and not overlap `data`.
     pub unsafe fn unpack_at(&self, off: usize, data: &[u8]) -> usize {
+        let off = self.skip + off;
         // SAFETY: forwarded caller contract.
-        unsafe {
-            oxmpi_datatype::unpack(
-                &self.ty,
-                self.base as *mut u8,
-                self.count,
-                self.skip + off,
-                data,
-            )
-        }
+        unsafe { oxmpi_datatype::unpack(&self.ty, self.base as *mut u8, self.count, off, data) }
     }
 
     /// The average length of the memory pieces behind the message's first `n` bytes,
