@@ -61,9 +61,7 @@ static int child(MPI_Comm parent, int argc, char **argv)
     MPI_Comm again;
     MTEST_CALL(MPI_Comm_get_parent(&again));
     MTEST_CHECK(again == MPI_COMM_NULL, "MPI_Comm_get_parent after the disconnect is not NULL");
-    char who[32];
-    snprintf(who, sizeof who, "child %d", rank);
-    return mtest_child_finalize(who);
+    return mtest_child_finalize("child %d", rank);
 }
 
 int main(int argc, char **argv)

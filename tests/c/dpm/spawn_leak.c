@@ -24,9 +24,7 @@ static int child(MPI_Comm parent, int argc, char **argv)
     MTEST_CALL(MPI_Send(&round, 1, MPI_INT, peer, 7, parent));
     MTEST_CALL(MPI_Recv(&got, 1, MPI_INT, peer, 8, parent, MPI_STATUS_IGNORE));
     MTEST_EQ("reply from the parent", reply, got);
-    char who[32];
-    snprintf(who, sizeof who, "child of round %d", round);
-    return mtest_child_finalize(who);
+    return mtest_child_finalize("child of round %d", round);
 }
 
 int main(int argc, char **argv)
@@ -34,9 +32,7 @@ int main(int argc, char **argv)
     MPI_Comm parent = mtest_init_spawned(&argc, &argv);
     if (parent != MPI_COMM_NULL)
         return child(parent, argc, argv);
-    int rank, size;
-    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-    MPI_Comm_size(MPI_COMM_WORLD, &size);
+    int rank = mtest_rank(), size = mtest_size();
     const char *e = getenv("ROUNDS");
     int rounds = e ? atoi(e) : 6;
     if (rounds > MAX_ROUNDS)

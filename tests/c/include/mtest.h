@@ -501,12 +501,18 @@ static inline MPI_Comm mtest_init_spawned(int *argc, char ***argv)
 }
 
 /* A spawned child's end: finalize, and exit status 1 when one of its checks failed (its
- * failures are reported with `who` on stderr, since no " No Errors" line speaks for it). */
-static inline int mtest_child_finalize(const char *who)
+ * failures are reported on stderr after the printf-style `who`, since no " No Errors"
+ * line speaks for it). */
+static inline int mtest_child_finalize(const char *who, ...)
 {
     int errors = mtest.errors;
-    if (errors)
-        fprintf(stderr, "%s: %d error(s)\n", who, errors);
+    if (errors) {
+        va_list ap;
+        va_start(ap, who);
+        vfprintf(stderr, who, ap);
+        va_end(ap);
+        fprintf(stderr, ": %d error(s)\n", errors);
+    }
     MPI_Finalize();
     return errors ? 1 : 0;
 }
