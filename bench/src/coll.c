@@ -59,8 +59,9 @@ struct ctx {
     unsigned char *sbuf, *rbuf;
 };
 
-static void call_once(const struct ctx *c, long size)
+static void call_once(const void *arg, long size)
 {
+    const struct ctx *c = arg;
     switch (c->op) {
     case OP_ALLREDUCE:
         MPI_Allreduce(c->sbuf, c->rbuf, (int)(size / 4), MPI_FLOAT, MPI_SUM, MPI_COMM_WORLD);
@@ -131,22 +132,9 @@ static void call_once(const struct ctx *c, long size)
     }
 }
 
-/* Runs n calls, each timed alone and followed by an untimed barrier. */
-static double timed_calls(void *arg, long size, int n)
+static void validate(const void *arg, long size)
 {
     const struct ctx *c = arg;
-    double total = 0.0;
-    for (int i = 0; i < n; i++) {
-        double t0 = MPI_Wtime();
-        call_once(c, size);
-        total += MPI_Wtime() - t0;
-        MPI_Barrier(MPI_COMM_WORLD);
-    }
-    return total;
-}
-
-static void validate(const struct ctx *c, long size)
-{
     long at;
     int n = c->nranks, r = c->rank;
     enum op op = base_op(c->op);
@@ -194,10 +182,7 @@ int main(int argc, char **argv)
 {
     struct bench_opts o;
     struct ctx c;
-    MPI_Init(&argc, &argv);
-    MPI_Comm_rank(MPI_COMM_WORLD, &c.rank);
-    MPI_Comm_size(MPI_COMM_WORLD, &c.nranks);
-    bench_default_opts(&o);
+    bench_coll_init(&argc, &argv, &o, &c.rank, &c.nranks);
     o.min_size = 4;
     o.max_size = 1L << 20;
     o.iters = 1000;
@@ -233,14 +218,7 @@ int main(int argc, char **argv)
         bench_header(name, "bytes avg_us min_us max_us iterations", &o);
     }
 
-    for (int k = 0; k < o.nsizes; k++) {
-        long size = o.sizes[k];
-        if (o.validate)
-            validate(&c, size);
-        int iters;
-        double mean = bench_measure(&o, size, timed_calls, &c, MPI_COMM_WORLD, &iters) * 1e6 / iters;
-        bench_report_mean(mean, size, iters);
-    }
+    bench_coll_sizes(&o, call_once, validate, &c);
     if (persistent != MPI_REQUEST_NULL)
         MPI_Request_free(&persistent);
     free(c.sbuf);

@@ -332,6 +332,40 @@ static inline void bench_report_mean(double mean, long size, int iters)
     }
 }
 
+/* For the collective programs: one call of the program's operation on `size` bytes,
+ * and the check of one call's result (-c). */
+typedef void (*bench_coll_fn)(const void *ctx, long size);
+
+struct bench_coll {
+    bench_coll_fn call;
+    const void *ctx;
+};
+
+/* A bench_loop_fn over a struct bench_coll: n calls, each timed alone and followed by an
+ * untimed barrier, so that calls do not pipeline. */
+static inline double bench_coll_timed(void *arg, long size, int n)
+{
+    const struct bench_coll *b = arg;
+    double total = 0.0;
+    for (int i = 0; i < n; i++) {
+        double t0 = MPI_Wtime();
+        b->call(b->ctx, size);
+        total += MPI_Wtime() - t0;
+        MPI_Barrier(MPI_COMM_WORLD);
+    }
+    return total;
+}
+
+/* MPI_Init, this rank and the job size, and the default options of a collective program. */
+static inline void bench_coll_init(int *argc, char ***argv, struct bench_opts *o, int *rank,
+                                   int *nranks)
+{
+    MPI_Init(argc, argv);
+    MPI_Comm_rank(MPI_COMM_WORLD, rank);
+    MPI_Comm_size(MPI_COMM_WORLD, nranks);
+    bench_default_opts(o);
+}
+
 static inline void bench_header(const char *name, const char *columns, const struct bench_opts *o)
 {
     int size, ver, sub;
@@ -346,6 +380,23 @@ static inline void bench_header(const char *name, const char *columns, const str
         printf("# blocks: %d\n", o->timing_blocks);
     printf("# columns: %s\n", columns);
     fflush(stdout);
+}
+
+/* The collective programs' sizes: for each, the check (with -c), then the measured calls,
+ * reported as bench_report_mean does. */
+static inline void bench_coll_sizes(const struct bench_opts *o, bench_coll_fn call,
+                                    bench_coll_fn validate, const void *ctx)
+{
+    struct bench_coll b = {call, ctx};
+    for (int k = 0; k < o->nsizes; k++) {
+        long size = o->sizes[k];
+        if (o->validate)
+            validate(ctx, size);
+        int iters;
+        double mean = bench_measure(o, size, bench_coll_timed, &b, MPI_COMM_WORLD, &iters) * 1e6 /
+                      iters;
+        bench_report_mean(mean, size, iters);
+    }
 }
 
 #endif

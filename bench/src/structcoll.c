@@ -46,7 +46,7 @@ struct ctx {
     struct elem *sbuf, *rbuf;
 };
 
-static void call_once(const struct ctx *c, int n)
+static void call(const struct ctx *c, int n)
 {
     MPI_Request r;
     MPI_Comm w = MPI_COMM_WORLD;
@@ -71,17 +71,10 @@ static void call_once(const struct ctx *c, int n)
     }
 }
 
-static double timed_calls(void *arg, long size, int iters)
+/* One call on `size` bytes of elements per block. */
+static void call_once(const void *arg, long size)
 {
-    const struct ctx *c = arg;
-    double total = 0.0;
-    for (int k = 0; k < iters; k++) {
-        double t0 = MPI_Wtime();
-        call_once(c, (int)(size / (long)sizeof(struct elem)));
-        total += MPI_Wtime() - t0;
-        MPI_Barrier(MPI_COMM_WORLD);
-    }
-    return total;
+    call(arg, (int)(size / (long)sizeof(struct elem)));
 }
 
 /* The value element k of the block that rank `from` sends to rank `to` holds. */
@@ -117,8 +110,9 @@ static void check(const struct elem *buf, long n, int from, int to, const char *
     }
 }
 
-static void validate(const struct ctx *c, long size)
+static void validate(const void *arg, long size)
 {
+    const struct ctx *c = arg;
     long n = size / (long)sizeof(struct elem);
     int p = c->nranks, r = c->rank;
     enum op op = base_op(c->op);
@@ -129,7 +123,7 @@ static void validate(const struct ctx *c, long size)
             fill(c->sbuf, n, 0, 0);
         else
             memset(c->sbuf, 0x5A, blk * sizeof(struct elem));
-        call_once(c, (int)n);
+        call(c, (int)n);
         if (r != 0)
             check(c->sbuf, n, 0, 0, op_names[c->op], size);
         break;
@@ -137,7 +131,7 @@ static void validate(const struct ctx *c, long size)
     case OP_ALLGATHER:
         fill(c->sbuf, n, r, 0);
         memset(c->rbuf, 0x5A, blk * (size_t)p * sizeof(struct elem));
-        call_once(c, (int)n);
+        call(c, (int)n);
         if (op == OP_ALLGATHER || r == 0)
             for (int j = 0; j < p; j++)
                 check(c->rbuf + (size_t)j * blk, n, j, 0, op_names[c->op], size);
@@ -147,14 +141,14 @@ static void validate(const struct ctx *c, long size)
             for (int j = 0; j < p; j++)
                 fill(c->sbuf + (size_t)j * blk, n, 0, j);
         memset(c->rbuf, 0x5A, blk * sizeof(struct elem));
-        call_once(c, (int)n);
+        call(c, (int)n);
         check(c->rbuf, n, 0, r, op_names[c->op], size);
         break;
     case OP_ALLTOALL:
         for (int j = 0; j < p; j++)
             fill(c->sbuf + (size_t)j * blk, n, r, j);
         memset(c->rbuf, 0x5A, blk * (size_t)p * sizeof(struct elem));
-        call_once(c, (int)n);
+        call(c, (int)n);
         for (int j = 0; j < p; j++)
             check(c->rbuf + (size_t)j * blk, n, j, r, op_names[c->op], size);
         break;
@@ -168,10 +162,7 @@ int main(int argc, char **argv)
 {
     struct bench_opts o;
     struct ctx c;
-    MPI_Init(&argc, &argv);
-    MPI_Comm_rank(MPI_COMM_WORLD, &c.rank);
-    MPI_Comm_size(MPI_COMM_WORLD, &c.nranks);
-    bench_default_opts(&o);
+    bench_coll_init(&argc, &argv, &o, &c.rank, &c.nranks);
     o.min_size = 1L << 20;
     o.max_size = 8L << 20;
     o.iters_large = 20;
@@ -208,14 +199,7 @@ int main(int argc, char **argv)
                "(12 packed bytes per element)\n");
         bench_header(name, "bytes avg_us min_us max_us iterations", &o);
     }
-    for (int k = 0; k < o.nsizes; k++) {
-        long size = o.sizes[k];
-        if (o.validate)
-            validate(&c, size);
-        int iters;
-        double mean = bench_measure(&o, size, timed_calls, &c, MPI_COMM_WORLD, &iters) * 1e6 / iters;
-        bench_report_mean(mean, size, iters);
-    }
+    bench_coll_sizes(&o, call_once, validate, &c);
     MPI_Type_free(&c.type);
     free(c.sbuf);
     free(c.rbuf);

@@ -123,6 +123,7 @@ fn plan(rt: &Runtime, b: &RecvBuf) -> Result<(RecvArgs, Option<Layout>)> {
         count,
         size: t.size,
         ty: t.datatype().clone(),
+        skip: 0,
     });
     let args = RecvArgs {
         spec: Spec {

@@ -215,6 +215,7 @@ fn layout(t: &TypeInfo, b: &Buf, count: usize) -> Layout {
         count,
         size: t.size,
         ty: t.datatype().clone(),
+        skip: 0,
     }
 }
 

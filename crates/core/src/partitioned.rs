@@ -575,6 +575,7 @@ fn ready_one(device: &mut Device, e: &mut Entry, p: i32) -> Result<()> {
             count: e.count,
             size: e.ty.size,
             ty: e.ty.datatype().clone(),
+            skip: 0,
         };
         device.isend_layout(args(e.base as *const u8, pb), layout)
     };

@@ -142,11 +142,12 @@ pub(crate) enum Kind {
 }
 
 impl Kind {
-    /// The component types [`crate::program::compile`] takes the programs of, each
-    /// pushed as not yet ready.
-    fn compile_inputs<'a>(&'a self, out: &mut Vec<(&'a Datatype, bool)>) {
+    /// The component types this kind holds: the ones it was made of (`old`, a
+    /// struct's members) and, for subarrays and darrays, the equivalent type built
+    /// from simpler constructors.
+    fn components(&self) -> (&[Datatype], Option<&Datatype>) {
         match self {
-            Kind::Named(_) => {}
+            Kind::Named(_) => (&[], None),
             Kind::Dup(old)
             | Kind::Contiguous { old, .. }
             | Kind::Vector { old, .. }
@@ -155,34 +156,30 @@ impl Kind {
             | Kind::Hindexed { old, .. }
             | Kind::IndexedBlock { old, .. }
             | Kind::HindexedBlock { old, .. }
-            | Kind::Resized { old, .. } => out.push((old, false)),
-            Kind::Struct { types, .. } => out.extend(types.iter().map(|t| (t, false))),
-            Kind::Subarray { expansion, .. } | Kind::Darray { expansion, .. } => {
-                out.push((expansion, false))
+            | Kind::Resized { old, .. } => (std::slice::from_ref(old), None),
+            Kind::Struct { types, .. } => (types, None),
+            Kind::Subarray { old, expansion, .. } | Kind::Darray { old, expansion, .. } => {
+                (std::slice::from_ref(old), Some(expansion))
             }
         }
     }
 
-    /// Moves the component types out (leaving a placeholder), for iterative drop.
-    fn take_children(&mut self, out: &mut Vec<Datatype>) {
-        let kind = std::mem::replace(self, Kind::Named(Predefined::Byte));
-        match kind {
-            Kind::Named(_) => {}
-            Kind::Dup(old)
-            | Kind::Contiguous { old, .. }
-            | Kind::Vector { old, .. }
-            | Kind::Hvector { old, .. }
-            | Kind::Indexed { old, .. }
-            | Kind::Hindexed { old, .. }
-            | Kind::IndexedBlock { old, .. }
-            | Kind::HindexedBlock { old, .. }
-            | Kind::Resized { old, .. } => out.push(old),
-            Kind::Struct { types, .. } => out.extend(types.into_vec()),
-            Kind::Subarray { old, expansion, .. } | Kind::Darray { old, expansion, .. } => {
-                out.push(old);
-                out.push(expansion);
-            }
+    /// The component types [`crate::program::compile`] takes the programs of, each
+    /// pushed as not yet ready: the expansion where there is one.
+    fn compile_inputs<'a>(&'a self, out: &mut Vec<(&'a Datatype, bool)>) {
+        match self.components() {
+            (_, Some(expansion)) => out.push((expansion, false)),
+            (made_of, None) => out.extend(made_of.iter().map(|t| (t, false))),
         }
+    }
+
+    /// Hands every component type to `out` (leaving a placeholder), for iterative
+    /// drop: `out` holds the last references to the components this kind owned alone.
+    fn take_children(&mut self, out: &mut Vec<Datatype>) {
+        let (made_of, expansion) = self.components();
+        out.extend(made_of.iter().cloned());
+        out.extend(expansion.cloned());
+        *self = Kind::Named(Predefined::Byte);
     }
 }
 

@@ -11,44 +11,7 @@
  * Every data byte is checked; holes and padding of receive buffers must keep their value.
  */
 #include "mtest.h"
-#include <stddef.h>
-
-#define SEND_HOLE 0xA5
-#define RECV_HOLE 0x5A
-
-struct shape {
-    const char *name;
-    MPI_Datatype type;
-    size_t extent;
-    unsigned char data[48]; /* 1 where one element's byte is part of the type map */
-};
-
-static unsigned char pat(int seed, int from, int to, size_t i)
-{
-    return (unsigned char)(((unsigned)seed * 131u + (unsigned)from * 7919u + (unsigned)to * 104729u +
-                            (unsigned)i * 2654435761u) >> 13);
-}
-
-/* n elements of the block `from` sends to `to`, holes set to SEND_HOLE. */
-static void fill(const struct shape *s, unsigned char *buf, size_t n, int seed, int from, int to)
-{
-    for (size_t i = 0; i < n * s->extent; i++)
-        buf[i] = s->data[i % s->extent] ? pat(seed, from, to, i) : SEND_HOLE;
-}
-
-static void check(const struct shape *s, const unsigned char *buf, size_t n, int seed, int from,
-                  int to, const char *what)
-{
-    for (size_t i = 0; i < n * s->extent; i++) {
-        unsigned char want = s->data[i % s->extent] ? pat(seed, from, to, i) : RECV_HOLE;
-        if (buf[i] != want) {
-            mtest_fail_at(__FILE__, __LINE__,
-                          "%s %s: block from %d to %d, byte %zu of %zu: got 0x%02x, want 0x%02x",
-                          what, s->name, from, to, i, n * s->extent, buf[i], want);
-            return;
-        }
-    }
-}
+#include "struct_shapes.h"
 
 static void make_shapes(struct shape *st, struct shape *vec)
 {
@@ -56,20 +19,12 @@ static void make_shapes(struct shape *st, struct shape *vec)
         int i;
         double d;
     };
-    MPI_Datatype tmp;
-    int bl[2] = {1, 1};
     MPI_Aint disp[2] = {offsetof(struct elem, i), offsetof(struct elem, d)};
     MPI_Datatype types[2] = {MPI_INT, MPI_DOUBLE};
-    MTEST_CALL(MPI_Type_create_struct(2, bl, disp, types, &tmp));
-    MTEST_CALL(MPI_Type_create_resized(tmp, 0, (MPI_Aint)sizeof(struct elem), &st->type));
-    MTEST_CALL(MPI_Type_free(&tmp));
-    MTEST_CALL(MPI_Type_commit(&st->type));
-    st->name = "struct{int,double}";
-    st->extent = sizeof(struct elem);
-    memset(st->data, 0, sizeof st->data);
-    memset(st->data + offsetof(struct elem, i), 1, sizeof(int));
-    memset(st->data + offsetof(struct elem, d), 1, sizeof(double));
+    int sizes[2] = {sizeof(int), sizeof(double)};
+    shape_struct(st, "struct{int,double}", 2, disp, types, sizes, sizeof(struct elem));
 
+    MPI_Datatype tmp;
     MTEST_CALL(MPI_Type_vector(3, 1, 2, MPI_DOUBLE, &tmp));
     MTEST_CALL(MPI_Type_create_resized(tmp, 0, 48, &vec->type));
     MTEST_CALL(MPI_Type_free(&tmp));
@@ -79,6 +34,12 @@ static void make_shapes(struct shape *st, struct shape *vec)
     memset(vec->data, 0, sizeof vec->data);
     for (int k = 0; k < 3; k++)
         memset(vec->data + 16 * k, 1, 8);
+}
+
+/* n elements of the block `from` sends to `to`. */
+static void fill(const struct shape *s, unsigned char *buf, size_t n, int seed, int from, int to)
+{
+    shape_fill(s, buf, n, seed, from, to, SEND_HOLE);
 }
 
 enum op { BCAST, GATHER, SCATTER, ALLGATHER, ALLTOALL, NOPS };
@@ -96,7 +57,6 @@ static void run(const struct shape *s, enum op op, int nb, int n, int root, int 
     size_t blk = (size_t)n * s->extent, all = blk * (size_t)p;
     unsigned char *sb = mtest_malloc(all ? all : 1), *rb = mtest_malloc(all ? all : 1);
     MPI_Datatype t = s->type;
-    MPI_Request req = MPI_REQUEST_NULL;
     const char *what = names[nb][op];
     memset(rb, RECV_HOLE, all);
     switch (op) {
@@ -105,67 +65,54 @@ static void run(const struct shape *s, enum op op, int nb, int n, int root, int 
             fill(s, sb, (size_t)n, seed, root, 0);
         else
             memset(sb, RECV_HOLE, blk);
-        if (nb)
-            MTEST_CALL(MPI_Ibcast(sb, n, t, root, w, &req));
-        else
-            MTEST_CALL(MPI_Bcast(sb, n, t, root, w));
+        BLOCKING_OR_NOT(nb, MPI_Bcast(sb, n, t, root, w), MPI_Ibcast(sb, n, t, root, w, &req_));
         break;
     case GATHER:
         fill(s, sb, (size_t)n, seed, r, root);
-        if (nb)
-            MTEST_CALL(MPI_Igather(sb, n, t, rb, n, t, root, w, &req));
-        else
-            MTEST_CALL(MPI_Gather(sb, n, t, rb, n, t, root, w));
+        BLOCKING_OR_NOT(nb, MPI_Gather(sb, n, t, rb, n, t, root, w),
+                        MPI_Igather(sb, n, t, rb, n, t, root, w, &req_));
         break;
     case SCATTER:
         if (r == root)
             for (int j = 0; j < p; j++)
                 fill(s, sb + (size_t)j * blk, (size_t)n, seed, root, j);
-        if (nb)
-            MTEST_CALL(MPI_Iscatter(sb, n, t, rb, n, t, root, w, &req));
-        else
-            MTEST_CALL(MPI_Scatter(sb, n, t, rb, n, t, root, w));
+        BLOCKING_OR_NOT(nb, MPI_Scatter(sb, n, t, rb, n, t, root, w),
+                        MPI_Iscatter(sb, n, t, rb, n, t, root, w, &req_));
         break;
     case ALLGATHER:
         fill(s, sb, (size_t)n, seed, r, 0);
-        if (nb)
-            MTEST_CALL(MPI_Iallgather(sb, n, t, rb, n, t, w, &req));
-        else
-            MTEST_CALL(MPI_Allgather(sb, n, t, rb, n, t, w));
+        BLOCKING_OR_NOT(nb, MPI_Allgather(sb, n, t, rb, n, t, w),
+                        MPI_Iallgather(sb, n, t, rb, n, t, w, &req_));
         break;
     case ALLTOALL:
         for (int j = 0; j < p; j++)
             fill(s, sb + (size_t)j * blk, (size_t)n, seed, r, j);
-        if (nb)
-            MTEST_CALL(MPI_Ialltoall(sb, n, t, rb, n, t, w, &req));
-        else
-            MTEST_CALL(MPI_Alltoall(sb, n, t, rb, n, t, w));
+        BLOCKING_OR_NOT(nb, MPI_Alltoall(sb, n, t, rb, n, t, w),
+                        MPI_Ialltoall(sb, n, t, rb, n, t, w, &req_));
         break;
     default:
         break;
     }
-    if (nb)
-        MTEST_CALL(MPI_Wait(&req, MPI_STATUS_IGNORE));
     switch (op) {
     case BCAST:
         if (r != root)
-            check(s, sb, (size_t)n, seed, root, 0, what);
+            shape_check(s, sb, (size_t)n, seed, root, 0, what);
         break;
     case GATHER:
         if (r == root)
             for (int j = 0; j < p; j++)
-                check(s, rb + (size_t)j * blk, (size_t)n, seed, j, root, what);
+                shape_check(s, rb + (size_t)j * blk, (size_t)n, seed, j, root, what);
         break;
     case SCATTER:
-        check(s, rb, (size_t)n, seed, root, r, what);
+        shape_check(s, rb, (size_t)n, seed, root, r, what);
         break;
     case ALLGATHER:
         for (int j = 0; j < p; j++)
-            check(s, rb + (size_t)j * blk, (size_t)n, seed, j, 0, what);
+            shape_check(s, rb + (size_t)j * blk, (size_t)n, seed, j, 0, what);
         break;
     case ALLTOALL:
         for (int j = 0; j < p; j++)
-            check(s, rb + (size_t)j * blk, (size_t)n, seed, j, r, what);
+            shape_check(s, rb + (size_t)j * blk, (size_t)n, seed, j, r, what);
         break;
     default:
         break;
@@ -215,7 +162,7 @@ int main(int argc, char **argv)
         for (int i = 0; i < 3; i++) {
             b[i] = mtest_malloc(blk);
             if (r == i % p)
-                fill(s, b[i], (size_t)n, 900 + i, i % p, 0);
+                shape_fill(s, b[i], (size_t)n, 900 + i, i % p, 0, SEND_HOLE);
             else
                 memset(b[i], RECV_HOLE, blk);
             MTEST_CALL(MPI_Ibcast(b[i], n, s->type, i % p, MPI_COMM_WORLD, &req[i]));
@@ -224,7 +171,7 @@ int main(int argc, char **argv)
             MTEST_CALL(MPI_Wait(&req[i], MPI_STATUS_IGNORE));
         for (int i = 0; i < 3; i++) {
             if (r != i % p)
-                check(s, b[i], (size_t)n, 900 + i, i % p, 0, "overlapping MPI_Ibcast");
+                shape_check(s, b[i], (size_t)n, 900 + i, i % p, 0, "overlapping MPI_Ibcast");
             free(b[i]);
         }
     }

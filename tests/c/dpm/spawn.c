@@ -61,18 +61,12 @@ static int child(MPI_Comm parent, int argc, char **argv)
     MPI_Comm again;
     MTEST_CALL(MPI_Comm_get_parent(&again));
     MTEST_CHECK(again == MPI_COMM_NULL, "MPI_Comm_get_parent after the disconnect is not NULL");
-    int errors = mtest.errors;
-    MPI_Finalize();
-    if (errors)
-        fprintf(stderr, "child %d: %d errors\n", rank, errors);
-    return errors ? 1 : 0;
+    return mtest_child_finalize("child %d", rank);
 }
 
 int main(int argc, char **argv)
 {
-    mtest_init(&argc, &argv);
-    MPI_Comm parent;
-    MTEST_CALL(MPI_Comm_get_parent(&parent));
+    MPI_Comm parent = mtest_init_spawned(&argc, &argv);
     if (parent != MPI_COMM_NULL)
         return child(parent, argc, argv);
 

@@ -27,9 +27,7 @@ static int child(MPI_Comm parent, int argc, char **argv)
     MTEST_CHECK(parent == MPI_COMM_NULL, "disconnect left the handle set");
     MTEST_CALL(MPI_Comm_get_parent(&parent));
     MTEST_CHECK(parent == MPI_COMM_NULL, "MPI_Comm_get_parent after disconnect is not null");
-    int errors = mtest.errors;
-    MPI_Finalize();
-    return errors ? 1 : 0;
+    return mtest_child_finalize("spawn_args_root child");
 }
 
 /* Spawn from comm with the arguments given at root only; barrier, disconnect, barrier. */
@@ -67,9 +65,7 @@ static void spawn_once(MPI_Comm comm, int root, int maxprocs, const char *cmd)
 
 int main(int argc, char **argv)
 {
-    mtest_init(&argc, &argv);
-    MPI_Comm parent;
-    MTEST_CALL(MPI_Comm_get_parent(&parent));
+    MPI_Comm parent = mtest_init_spawned(&argc, &argv);
     if (parent != MPI_COMM_NULL)
         return child(parent, argc, argv);
     int size;

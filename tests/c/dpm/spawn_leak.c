@@ -24,23 +24,15 @@ static int child(MPI_Comm parent, int argc, char **argv)
     MTEST_CALL(MPI_Send(&round, 1, MPI_INT, peer, 7, parent));
     MTEST_CALL(MPI_Recv(&got, 1, MPI_INT, peer, 8, parent, MPI_STATUS_IGNORE));
     MTEST_EQ("reply from the parent", reply, got);
-    int errors = mtest.errors;
-    if (errors)
-        fprintf(stderr, "child of round %d: %d error(s)\n", round, errors);
-    MPI_Finalize();
-    return errors ? 1 : 0;
+    return mtest_child_finalize("child of round %d", round);
 }
 
 int main(int argc, char **argv)
 {
-    mtest_init(&argc, &argv);
-    MPI_Comm parent;
-    MTEST_CALL(MPI_Comm_get_parent(&parent));
+    MPI_Comm parent = mtest_init_spawned(&argc, &argv);
     if (parent != MPI_COMM_NULL)
         return child(parent, argc, argv);
-    int rank, size;
-    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-    MPI_Comm_size(MPI_COMM_WORLD, &size);
+    int rank = mtest_rank(), size = mtest_size();
     const char *e = getenv("ROUNDS");
     int rounds = e ? atoi(e) : 6;
     if (rounds > MAX_ROUNDS)

@@ -30,16 +30,12 @@ static int child(MPI_Comm parent, int argc, char **argv)
     int report[2] = {a, argc};
     MTEST_CALL(MPI_Send(report, 2, MPI_INT, 0, 5, parent));
     MTEST_CALL(MPI_Comm_disconnect(&parent));
-    int errors = mtest.errors;
-    MPI_Finalize();
-    return errors ? 1 : 0;
+    return mtest_child_finalize("spawn_multiple child");
 }
 
 int main(int argc, char **argv)
 {
-    mtest_init(&argc, &argv);
-    MPI_Comm parent;
-    MTEST_CALL(MPI_Comm_get_parent(&parent));
+    MPI_Comm parent = mtest_init_spawned(&argc, &argv);
     if (parent != MPI_COMM_NULL)
         return child(parent, argc, argv);
     int rank;

@@ -490,6 +490,33 @@ static inline int mtest_finalize(void)
     return mtest.errors ? 1 : (mtest.rank == 0 && total ? 1 : 0);
 }
 
+/* For a program that spawns copies of itself: mtest_init, then the parent
+ * intercommunicator (MPI_COMM_NULL in the job the test started). */
+static inline MPI_Comm mtest_init_spawned(int *argc, char ***argv)
+{
+    mtest_init(argc, argv);
+    MPI_Comm parent = MPI_COMM_NULL;
+    MTEST_CALL(MPI_Comm_get_parent(&parent));
+    return parent;
+}
+
+/* A spawned child's end: finalize, and exit status 1 when one of its checks failed (its
+ * failures are reported on stderr after the printf-style `who`, since no " No Errors"
+ * line speaks for it). */
+static inline int mtest_child_finalize(const char *who, ...)
+{
+    int errors = mtest.errors;
+    if (errors) {
+        va_list ap;
+        va_start(ap, who);
+        vfprintf(stderr, who, ap);
+        va_end(ap);
+        fprintf(stderr, ": %d error(s)\n", errors);
+    }
+    MPI_Finalize();
+    return errors ? 1 : 0;
+}
+
 /* Print " No Errors" for a program that has nothing to do at this size and finish. */
 static inline int mtest_skip(const char *why)
 {

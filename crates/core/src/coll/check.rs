@@ -289,7 +289,8 @@ pub(crate) fn launch(
         recv.base,
         reducer,
         pool,
-    ))
+    )
+    .with_streams(send.stream(), recv.stream()))
 }
 
 /// How a call will run, decided under the runtime lock.

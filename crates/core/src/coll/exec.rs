@@ -2,9 +2,11 @@
 //! device, in the communicator's collective context under the call's tag.
 //!
 //! Round by round it posts every receive, then every send (straight from and into the
-//! buffers the schedule names: user memory for contiguous data, the staging copy
-//! otherwise, or pooled temporaries), waits for all of them, then runs the round's
-//! local copies and reductions. Everything that runs no user code happens inside one
+//! buffers the schedule names: user memory for contiguous data, a window of a streamed
+//! buffer's layout that the device packs or unpacks piece by piece, the staging copy,
+//! or pooled temporaries), waits for all of them, then runs the round's local copies
+//! and reductions (a copy touching a streamed buffer packs or unpacks in place, through
+//! a bounded bounce buffer when both sides are streamed). Everything that runs no user code happens inside one
 //! [`runtime::block_on`] poll, so a round whose data has already arrived costs one lock
 //! acquisition; rounds with a user reduction leave the lock for their local steps.
 //!
@@ -15,7 +17,7 @@
 use super::op::Reducer;
 use crate::comm::{CommId, Group};
 use crate::device::matching::Spec;
-use crate::device::{RecvArgs, ReqId, SendArgs, SendMode};
+use crate::device::{Layout, RecvArgs, ReqId, SendArgs, SendMode};
 use crate::error::{Error, ErrorClass, Result};
 use crate::runtime::{self, Runtime};
 use oxmpi_coll::schedule::{BufRef, Local, Region, Round, Schedule};
@@ -37,7 +39,13 @@ pub(crate) struct Pending {
 pub(crate) struct Pool {
     pub tmps: Vec<Vec<u8>>,
     pub reqs: Vec<Pending>,
+    /// For local copies between two streamed buffers.
+    pub bounce: Vec<u8>,
 }
+
+/// The bounce buffer's size: copies between two streamed buffers go through it in
+/// pieces of this many bytes.
+const BOUNCE: usize = 64 * 1024;
 
 /// Everything one rank needs to run one collective call.
 pub(crate) struct Exec {
@@ -53,6 +61,9 @@ pub(crate) struct Exec {
     /// Base of `BufRef::Recv`.
     pub recv: *mut u8,
     pub reducer: Reducer,
+    /// `BufRef::Send` / `BufRef::Recv` when streamed: regions are windows of these.
+    send_stream: Option<Layout>,
+    recv_stream: Option<Layout>,
     pool: Pool,
     round: usize,
     posted: bool,
@@ -105,12 +116,22 @@ impl Exec {
             send,
             recv,
             reducer,
+            send_stream: None,
+            recv_stream: None,
             pool,
             round: 0,
             posted: false,
             checked: 0,
             error: None,
         }
+    }
+
+    /// Streams the send and receive buffers through these layouts (a streamed
+    /// view's): the schedule's offsets in them are offsets of their packed bytes.
+    pub(crate) fn with_streams(mut self, send: Option<&Layout>, recv: Option<&Layout>) -> Exec {
+        self.send_stream = send.cloned();
+        self.recv_stream = recv.cloned();
+        self
     }
 
     /// Runs the whole schedule; the pool goes back to the runtime at the end.
@@ -212,20 +233,40 @@ impl Exec {
         self.base(r.buf).wrapping_add(r.off)
     }
 
+    /// The message layout of region `r` when it lies in a streamed buffer.
+    fn window(&self, r: Region) -> Option<Layout> {
+        let l = match r.buf {
+            _ if r.len == 0 => None,
+            BufRef::Send => self.send_stream.as_ref(),
+            BufRef::Recv => self.recv_stream.as_ref(),
+            BufRef::Tmp(_) => None,
+        }?;
+        Some(Layout {
+            skip: r.off,
+            ..l.clone()
+        })
+    }
+
     fn post(&mut self, rt: &mut Runtime, round: Round<'_>) {
         self.pool.reqs.clear();
         self.checked = 0;
         for x in round.recvs {
-            let buf = self.at(x.region);
-            let id = rt.device.irecv(RecvArgs {
-                spec: Spec {
-                    ctx: self.ctx,
-                    src: x.peer as i32,
-                    tag: self.tag,
-                },
-                buf,
-                cap: x.region.len,
-            });
+            let spec = Spec {
+                ctx: self.ctx,
+                src: x.peer as i32,
+                tag: self.tag,
+            };
+            let cap = x.region.len;
+            let id = match self.window(x.region) {
+                Some(l) => {
+                    let buf = l.base as *mut u8;
+                    rt.device.irecv_layout(RecvArgs { spec, buf, cap }, l)
+                }
+                None => {
+                    let buf = self.at(x.region);
+                    rt.device.irecv(RecvArgs { spec, buf, cap })
+                }
+            };
             self.own(rt, id);
             self.pool.reqs.push(Pending {
                 id,
@@ -234,17 +275,24 @@ impl Exec {
             });
         }
         for x in round.sends {
-            let buf = self.at(x.region);
-            let dest = self.group.members()[x.peer as usize];
-            let id = rt.device.isend(SendArgs {
-                dest,
+            let window = self.window(x.region);
+            let buf = match &window {
+                Some(l) => l.base as *mut u8,
+                None => self.at(x.region),
+            };
+            let a = SendArgs {
+                dest: self.group.members()[x.peer as usize],
                 ctx: self.ctx,
                 src_rank: self.me,
                 tag: self.tag,
                 buf,
                 len: x.region.len,
                 mode: SendMode::Standard,
-            });
+            };
+            let id = match window {
+                Some(l) => rt.device.isend_layout(a, l),
+                None => rt.device.isend(a),
+            };
             self.own(rt, id);
             self.pool.reqs.push(Pending {
                 id,
@@ -311,11 +359,16 @@ impl Exec {
     fn run_locals(&mut self, round: Round<'_>) {
         for l in round.locals {
             match *l {
-                Local::Copy { src, dst } => {
-                    let (s, d) = (self.at(src), self.at(dst));
-                    // SAFETY: the schedule keeps both regions inside their buffers
-                    // (validated sizes) and never lets a copy's regions overlap.
-                    unsafe { std::ptr::copy_nonoverlapping(s, d, src.len) };
+                Local::Copy { src, dst } => self.copy(src, dst),
+                Local::Reduce { src, dst }
+                    if self.window(src).is_some() || self.window(dst).is_some() =>
+                {
+                    // Only the data-movement collectives stream their buffers, and
+                    // their schedules never reduce.
+                    self.error.get_or_insert(Error::new(
+                        ErrorClass::Intern,
+                        "a reduction step names a streamed buffer",
+                    ));
                 }
                 Local::Reduce { src, dst } => {
                     let (s, d) = (self.at(src), self.at(dst));
@@ -331,6 +384,47 @@ impl Exec {
                         self.error.get_or_insert(e);
                     }
                 }
+            }
+        }
+    }
+
+    /// `dst = src` for a local step; a streamed side is packed or unpacked in place.
+    fn copy(&mut self, src: Region, dst: Region) {
+        let len = src.len;
+        match (self.window(src), self.window(dst)) {
+            (None, None) => {
+                let (s, d) = (self.at(src), self.at(dst));
+                // SAFETY: the schedule keeps both regions inside their buffers
+                // (validated sizes) and never lets a copy's regions overlap.
+                unsafe { std::ptr::copy_nonoverlapping(s, d, len) };
+            }
+            (Some(s), None) => {
+                let d = self.at(dst);
+                // SAFETY: `dst` lies inside its buffer (a temporary or contiguous user
+                // memory), which the streamed user buffer cannot overlap; the layout's
+                // buffer holds the window's bytes (MPI contract).
+                unsafe { s.pack_at(0, std::slice::from_raw_parts_mut(d, len)) };
+            }
+            (None, Some(d)) => {
+                let s = self.at(src);
+                // SAFETY: as above, with the roles swapped.
+                unsafe { d.unpack_at(0, std::slice::from_raw_parts(s, len)) };
+            }
+            (Some(s), Some(d)) => {
+                let mut b = std::mem::take(&mut self.pool.bounce);
+                b.resize(BOUNCE.min(len), 0);
+                let mut off = 0;
+                while off < len {
+                    let n = b.len().min(len - off);
+                    // SAFETY: both layouts' buffers hold their windows (MPI contract)
+                    // and `b` is our own memory.
+                    unsafe {
+                        s.pack_at(off, &mut b[..n]);
+                        d.unpack_at(off, &b[..n]);
+                    }
+                    off += n;
+                }
+                self.pool.bounce = b;
             }
         }
     }

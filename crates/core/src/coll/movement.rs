@@ -277,14 +277,8 @@ pub unsafe fn bcast_how(b: Buf, root_rank: i32, comm: CommId, how: How) -> Resul
         if let Some(p) = fast {
             return Ok(p);
         }
-        let all: &[(usize, usize)] = &[(0, n)];
-        let (pre, post) = if t.rank == root {
-            (all, &[][..])
-        } else {
-            (&[][..], all)
-        };
         // SAFETY: per the function's contract.
-        let v = unsafe { View::single(b.addr, info, n, pre, post) };
+        let v = unsafe { View::streamed(b.addr, info, n) };
         let spec = Spec::Bcast {
             root: root as u32,
             bytes: bytes(n, info)?,
@@ -354,16 +348,12 @@ pub unsafe fn gather_how(
         }
         let sv = match sent {
             // SAFETY: per the function's contract.
-            Some((addr, n, info)) => unsafe { View::single(addr, info, n, &[(0, n)], &[]) },
+            Some((addr, n, info)) => unsafe { View::streamed(addr, info, n) },
             None => View::unused(),
         };
         let rv = match received {
-            Some((rc, total, rinfo)) => {
-                let own = [(t.rank * rc, rc)];
-                let pre: &[(usize, usize)] = if send.is_in_place() { &own } else { &[] };
-                // SAFETY: per the function's contract.
-                unsafe { View::single(recv.addr, rinfo, total, pre, &[(0, total)]) }
-            }
+            // SAFETY: per the function's contract.
+            Some((_, total, rinfo)) => unsafe { View::streamed(recv.addr, rinfo, total) },
             None => View::unused(),
         };
         let spec = Spec::Gather {
@@ -427,7 +417,7 @@ pub unsafe fn gatherv_how(
             let (n, info) = plain(rt, &s, Which::Send)?;
             send_bytes = bytes(n, info)?;
             // SAFETY: per the function's contract.
-            sv = unsafe { View::single(s.addr, info, n, &[(0, n)], &[]) };
+            sv = unsafe { View::streamed(s.addr, info, n) };
             sent = Some((s.addr, n, info));
         } else if !at_root {
             return Err(in_place_not_allowed(
@@ -449,19 +439,8 @@ pub unsafe fn gatherv_how(
                     |i| span(recv.addr, vdisp(recv.displs[i], rinfo), rinfo, cs[i]),
                 )?;
             }
-            let me = t.rank;
-            let ip = send.is_in_place();
             // SAFETY: per the function's contract.
-            unsafe {
-                View::blocks(
-                    recv.addr,
-                    rinfo,
-                    &cs,
-                    recv.displs,
-                    |i| ip && i == me,
-                    |_| true,
-                )?
-            }
+            unsafe { View::streamed_blocks(recv.addr, rinfo, &cs, recv.displs)? }
         } else {
             (View::unused(), Vec::new())
         };
@@ -534,14 +513,12 @@ pub unsafe fn scatter_how(
         }
         let rv = match received {
             // SAFETY: per the function's contract.
-            Some((addr, n, info)) => unsafe { View::single(addr, info, n, &[], &[(0, n)]) },
+            Some((addr, n, info)) => unsafe { View::streamed(addr, info, n) },
             None => View::unused(),
         };
         let sv = match sent {
             // SAFETY: per the function's contract.
-            Some((_, total, sinfo)) => unsafe {
-                View::single(send.addr, sinfo, total, &[(0, total)], &[])
-            },
+            Some((_, total, sinfo)) => unsafe { View::streamed(send.addr, sinfo, total) },
             None => View::unused(),
         };
         let spec = Spec::Scatter {
@@ -600,7 +577,7 @@ pub unsafe fn scatterv_how(
             let (n, info) = plain(rt, &r, Which::Recv)?;
             recv_bytes = bytes(n, info)?;
             // SAFETY: per the function's contract.
-            rv = unsafe { View::single(r.addr, info, n, &[], &[(0, n)]) };
+            rv = unsafe { View::streamed(r.addr, info, n) };
             received = Some((r.addr, n, info));
         } else if !at_root {
             return Err(in_place_not_allowed(
@@ -623,7 +600,7 @@ pub unsafe fn scatterv_how(
                 )?;
             }
             // SAFETY: per the function's contract.
-            unsafe { View::blocks(send.addr, sinfo, &cs, send.displs, |_| true, |_| false)? }
+            unsafe { View::streamed_blocks(send.addr, sinfo, &cs, send.displs)? }
         } else {
             (View::unused(), Vec::new())
         };
@@ -707,12 +684,10 @@ pub unsafe fn allgather_how(
         let mut sv = View::unused();
         if let Input::Data(_) = send {
             // SAFETY: per the function's contract.
-            sv = unsafe { View::single(sent.0, &sent.2, sent.1, &[(0, sent.1)], &[]) };
+            sv = unsafe { View::streamed(sent.0, &sent.2, sent.1) };
         }
-        let own = [(t.rank * rc, rc)];
-        let pre: &[(usize, usize)] = if send.is_in_place() { &own } else { &[] };
         // SAFETY: per the function's contract.
-        let rv = unsafe { View::single(recv.addr, rinfo, total, pre, &[(0, total)]) };
+        let rv = unsafe { View::streamed(recv.addr, rinfo, total) };
         let spec = Spec::Allgather {
             bytes: block,
             in_place: send.is_in_place(),
@@ -763,16 +738,7 @@ pub unsafe fn allgatherv_how(
         let me = t.rank;
         let ip = send.is_in_place();
         // SAFETY: per the function's contract.
-        let (rv, blocks) = unsafe {
-            View::blocks(
-                recv.addr,
-                rinfo,
-                &cs,
-                recv.displs,
-                |i| ip && i == me,
-                |_| true,
-            )?
-        };
+        let (rv, blocks) = unsafe { View::streamed_blocks(recv.addr, rinfo, &cs, recv.displs)? };
         let mut sv = View::unused();
         if let Input::Data(s) = send {
             let (sc, sinfo) = plain(rt, &s, Which::Send)?;
@@ -787,7 +753,7 @@ pub unsafe fn allgatherv_how(
                 |i| span(recv.addr, vdisp(recv.displs[i], rinfo), rinfo, cs[i]),
             )?;
             // SAFETY: per the function's contract.
-            sv = unsafe { View::single(s.addr, sinfo, sc, &[(0, sc)], &[]) };
+            sv = unsafe { View::streamed(s.addr, sinfo, sc) };
         }
         let spec = Spec::Allgatherv {
             blocks: &blocks,
@@ -867,15 +833,11 @@ pub unsafe fn alltoall_how(
         }
         let sv = match sent {
             // SAFETY: per the function's contract.
-            Some((addr, stotal, sinfo)) => unsafe {
-                View::single(addr, sinfo, stotal, &[(0, stotal)], &[])
-            },
+            Some((addr, stotal, sinfo)) => unsafe { View::streamed(addr, sinfo, stotal) },
             None => View::unused(),
         };
-        let all = [(0, total)];
-        let pre: &[(usize, usize)] = if send.is_in_place() { &all } else { &[] };
         // SAFETY: per the function's contract.
-        let rv = unsafe { View::single(recv.addr, rinfo, total, pre, &all) };
+        let rv = unsafe { View::streamed(recv.addr, rinfo, total) };
         let spec = Spec::Alltoall {
             bytes: block,
             in_place: send.is_in_place(),
@@ -930,8 +892,7 @@ pub unsafe fn alltoallv_how(
         buffer(recv.addr, rtotal, rinfo, "recvbuf")?;
         let ip = send.is_in_place();
         // SAFETY: per the function's contract.
-        let (rv, rblocks) =
-            unsafe { View::blocks(recv.addr, rinfo, &rcs, recv.displs, |_| ip, |_| true)? };
+        let (rv, rblocks) = unsafe { View::streamed_blocks(recv.addr, rinfo, &rcs, recv.displs)? };
         let (sv, sblocks) = match send {
             Input::InPlace => (View::unused(), Vec::new()),
             Input::Data(s) => {
@@ -948,7 +909,7 @@ pub unsafe fn alltoallv_how(
                     |i| span(recv.addr, vdisp(recv.displs[i], rinfo), rinfo, rcs[i]),
                 )?;
                 // SAFETY: per the function's contract.
-                unsafe { View::blocks(s.addr, sinfo, &scs, s.displs, |_| true, |_| false)? }
+                unsafe { View::streamed_blocks(s.addr, sinfo, &scs, s.displs)? }
             }
         };
         if !ip && sblocks[t.rank].len != rblocks[t.rank].len {
@@ -1028,7 +989,7 @@ pub unsafe fn alltoallw_how(
         let ip = send.is_in_place();
         // SAFETY: per the function's contract.
         let (rv, rblocks) =
-            unsafe { View::wblocks(recv.addr, &rtypes, &rcs, recv.displs, ip, true)? };
+            unsafe { View::streamed_wblocks(recv.addr, &rtypes, &rcs, recv.displs)? };
         let (sv, sblocks) = match send {
             Input::InPlace => (View::unused(), Vec::new()),
             Input::Data(s) => {
@@ -1042,7 +1003,7 @@ pub unsafe fn alltoallw_how(
                     |i| span(recv.addr, recv.displs[i] as isize, rtypes[i], rcs[i]),
                 )?;
                 // SAFETY: per the function's contract.
-                unsafe { View::wblocks(s.addr, &stypes, &scs, s.displs, true, false)? }
+                unsafe { View::streamed_wblocks(s.addr, &stypes, &scs, s.displs)? }
             }
         };
         if !ip && sblocks[t.rank].len != rblocks[t.rank].len {

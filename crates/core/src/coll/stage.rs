@@ -1,14 +1,28 @@
 //! How a user buffer argument appears to a schedule: as packed contiguous bytes.
 //!
 //! Contiguous datatypes map straight onto user memory ([`View::direct`]): the
-//! schedule's offsets become addresses, no copy is made. Other datatypes get a staging
-//! copy: the parts the collective reads from this buffer are packed into it before the
-//! schedule runs, and the parts it writes are unpacked afterwards ([`View::finish`]),
-//! block by block, so bytes between the blocks of a v-variant are never touched.
+//! schedule's offsets become addresses, no copy is made. Other datatypes are either
+//! streamed or staged.
+//!
+//! A streamed view ([`View::streamed`], [`View::streamed_blocks`]) is a device
+//! [`Layout`] over the buffer's packed bytes: the executor sends and receives each
+//! region as a window of that layout, which the device packs and unpacks piece by
+//! piece as the message moves, so no copy of the whole buffer exists and nothing is
+//! done before or after the schedule. The data-movement collectives use it (their
+//! schedules never reduce).
+//!
+//! A staged view ([`View::single`], [`View::blocks`]) gets a staging copy: the parts the
+//! collective reads from this buffer are packed into it before the schedule runs, and
+//! the parts it writes are unpacked afterwards ([`View::finish`]), block by block, so
+//! bytes between the blocks of a v-variant are never touched. Reductions need it (their
+//! kernels run on packed elements), as do the exchanges of intercommunicator and
+//! neighbourhood collectives, which read the view's memory themselves.
 
+use crate::device::Layout;
 use crate::error::{err, ErrorClass, Result};
 use crate::types::TypeInfo;
 use oxmpi_coll::schedule::Block;
+use oxmpi_datatype::Datatype;
 use std::ptr::NonNull;
 
 /// `count` elements of `types[ty]` at user address `user`, at byte `off` of the staging copy.
@@ -29,9 +43,11 @@ struct Staged {
 
 /// One buffer argument of a collective as the schedule sees it.
 pub(crate) struct View {
-    /// Where the schedule's offset 0 lies.
+    /// Where the schedule's offset 0 lies (meaningless for a streamed view).
     pub base: *mut u8,
     staged: Option<Staged>,
+    /// A streamed view's packed bytes (`skip` 0).
+    stream: Option<Layout>,
 }
 
 /// Which elements of a buffer the collective reads (`pre`) or writes (`post`): pairs
@@ -44,6 +60,7 @@ impl View {
         View {
             base: NonNull::<u8>::dangling().as_ptr(),
             staged: None,
+            stream: None,
         }
     }
 
@@ -51,7 +68,75 @@ impl View {
         View {
             base: addr as *mut u8,
             staged: None,
+            stream: None,
         }
+    }
+
+    /// The layout a streamed view moves its regions through.
+    pub fn stream(&self) -> Option<&Layout> {
+        self.stream.as_ref()
+    }
+
+    fn streaming(l: Layout) -> View {
+        View {
+            base: NonNull::<u8>::dangling().as_ptr(),
+            staged: None,
+            stream: Some(l),
+        }
+    }
+
+    /// A streamed buffer of `total` elements of `t` at `addr` (direct when contiguous).
+    /// Whatever the schedule reads is packed from the buffer when it is sent, and
+    /// whatever it writes is unpacked into the buffer as it arrives.
+    ///
+    /// # Safety
+    /// `addr` must hold `total` elements of `t` until the schedule has run.
+    pub unsafe fn streamed(addr: usize, t: &TypeInfo, total: usize) -> View {
+        if t.contiguous || total == 0 {
+            return View::direct(addr);
+        }
+        if let Some((d, _)) = t.contiguous_block(total) {
+            return View::direct(addr.wrapping_add(d as usize));
+        }
+        View::streaming(Layout {
+            base: addr,
+            count: total,
+            size: t.size,
+            ty: t.datatype().clone(),
+            skip: 0,
+        })
+    }
+
+    /// A streamed v-variant buffer (blocks as for [`View::blocks`]): one layout whose
+    /// single element is a struct of the used blocks, in block order.
+    ///
+    /// # Safety
+    /// `addr` must hold every block until the schedule has run (MPI contract).
+    pub unsafe fn streamed_blocks(
+        addr: usize,
+        t: &TypeInfo,
+        counts: &[usize],
+        displs: &[i64],
+    ) -> Result<(View, Vec<Block>)> {
+        let types: Vec<&TypeInfo> = vec![t; counts.len()];
+        let disp = element_displs(t, counts, displs);
+        // SAFETY: forwarded contract.
+        unsafe { View::general(addr, &types, counts, &disp, Mode::Streamed) }
+    }
+
+    /// A streamed `MPI_Alltoallw` buffer (blocks as for [`View::wblocks`]).
+    ///
+    /// # Safety
+    /// `addr` must hold every block until the schedule has run (MPI contract).
+    pub unsafe fn streamed_wblocks(
+        addr: usize,
+        types: &[&TypeInfo],
+        counts: &[usize],
+        displs: &[i64],
+    ) -> Result<(View, Vec<Block>)> {
+        let disp: Vec<isize> = displs[..counts.len()].iter().map(|&d| d as isize).collect();
+        // SAFETY: forwarded contract.
+        unsafe { View::general(addr, types, counts, &disp, Mode::Streamed) }
     }
 
     fn staged(len: usize, types: Vec<TypeInfo>, pre: Vec<Run>, post: Vec<Run>) -> View {
@@ -66,6 +151,7 @@ impl View {
         View {
             base,
             staged: Some(s),
+            stream: None,
         }
     }
 
@@ -140,12 +226,9 @@ impl View {
         post: impl Fn(usize) -> bool,
     ) -> Result<(View, Vec<Block>)> {
         let types: Vec<&TypeInfo> = vec![t; counts.len()];
-        let disp: Vec<isize> = displs[..counts.len()]
-            .iter()
-            .map(|&d| (d as isize).wrapping_mul(t.signed_extent))
-            .collect();
+        let disp = element_displs(t, counts, displs);
         // SAFETY: forwarded contract.
-        unsafe { View::general(addr, &types, counts, &disp, pre, post) }
+        unsafe { View::general(addr, &types, counts, &disp, Mode::Staged(&pre, &post)) }
     }
 
     /// An `MPI_Alltoallw` buffer: block `i` is `counts[i]` elements of `types[i]` at
@@ -163,20 +246,27 @@ impl View {
     ) -> Result<(View, Vec<Block>)> {
         let disp: Vec<isize> = displs[..counts.len()].iter().map(|&d| d as isize).collect();
         // SAFETY: forwarded contract.
-        unsafe { View::general(addr, types, counts, &disp, |_| pre, |_| post) }
+        unsafe {
+            View::general(
+                addr,
+                types,
+                counts,
+                &disp,
+                Mode::Staged(&|_| pre, &|_| post),
+            )
+        }
     }
 
     /// Blocks of `counts[i]` elements of `types[i]` at byte displacement `disp[i]`.
     /// When every non-empty block is one contiguous run of memory the view maps user
     /// memory directly (offsets relative to the lowest block); otherwise the blocks
-    /// are staged one after another.
+    /// are staged or streamed one after another.
     unsafe fn general(
         addr: usize,
         types: &[&TypeInfo],
         counts: &[usize],
         disp: &[isize],
-        pre: impl Fn(usize) -> bool,
-        post: impl Fn(usize) -> bool,
+        mode: Mode<'_>,
     ) -> Result<(View, Vec<Block>)> {
         let n = counts.len();
         let used = |i: usize| counts[i] > 0 && types[i].size > 0;
@@ -206,6 +296,9 @@ impl View {
                 .collect();
             return Ok((View::direct(addr.wrapping_add(lo as usize)), blocks));
         }
+        let Mode::Staged(pre, post) = mode else {
+            return streamed_struct(addr, types, counts, disp, &lens);
+        };
         let mut blocks = Vec::with_capacity(n);
         let (mut pre_runs, mut post_runs) = (Vec::new(), Vec::new());
         let mut tys = Vec::new();
@@ -248,6 +341,59 @@ impl View {
         // SAFETY: forwarded contract.
         unsafe { self.unpack() }
     }
+}
+
+/// Whether [`View::general`] stages or streams non-contiguous blocks; a staged view
+/// packs the blocks `pre(i)` names and unpacks those `post(i)` names.
+enum Mode<'a> {
+    Staged(&'a dyn Fn(usize) -> bool, &'a dyn Fn(usize) -> bool),
+    Streamed,
+}
+
+/// Byte displacements of blocks given in elements of `t`.
+fn element_displs(t: &TypeInfo, counts: &[usize], displs: &[i64]) -> Vec<isize> {
+    displs[..counts.len()]
+        .iter()
+        .map(|&d| (d as isize).wrapping_mul(t.signed_extent))
+        .collect()
+}
+
+/// The streamed view of blocks that are not one run of memory: a struct type of the
+/// used blocks in block order (so its packed stream is the blocks one after another)
+/// at `addr`, and each block's place in that stream.
+fn streamed_struct(
+    addr: usize,
+    types: &[&TypeInfo],
+    counts: &[usize],
+    disp: &[isize],
+    lens: &[usize],
+) -> Result<(View, Vec<Block>)> {
+    let (mut bl, mut ds, mut tys) = (Vec::new(), Vec::new(), Vec::new());
+    let mut blocks = Vec::with_capacity(counts.len());
+    let mut off = 0usize;
+    for i in 0..counts.len() {
+        blocks.push(Block { off, len: lens[i] });
+        off = off.checked_add(lens[i]).ok_or_else(too_large)?;
+        if lens[i] > 0 {
+            bl.push(i64::try_from(counts[i]).map_err(|_| too_large())?);
+            ds.push(disp[i] as i64);
+            tys.push(types[i].datatype().clone());
+        }
+    }
+    let ty = Datatype::create_struct(&bl, &ds, &tys).map_err(|e| {
+        crate::error::Error::new(
+            ErrorClass::Intern,
+            format!("cannot describe the blocks as one type: {e}"),
+        )
+    })?;
+    let view = View::streaming(Layout {
+        base: addr,
+        count: 1,
+        size: off,
+        ty,
+        skip: 0,
+    });
+    Ok((view, blocks))
 }
 
 impl Drop for Staged {

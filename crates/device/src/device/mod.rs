@@ -435,9 +435,10 @@ impl Device {
     }
 
     /// Starts a send of the packed stream of a non-contiguous buffer (`a.buf` is its base
-    /// and `a.len` the packed bytes). Messages sent eagerly or over TCP are packed into a
-    /// scratch buffer first; larger ones over shared memory are announced with a
-    /// non-contiguous rendezvous and streamed in pieces packed straight into the ring.
+    /// and `a.len` the packed bytes). Messages sent eagerly or toward IMPI peers are
+    /// packed into a scratch buffer first; larger ones are announced with a
+    /// non-contiguous rendezvous and streamed in pieces packed straight into the ring
+    /// (shared memory) or into one chunk at a time (TCP).
     pub fn isend_layout(&mut self, a: SendArgs, l: Layout) -> ReqId {
         let (p, io) = split!(self);
         p.isend_layout(a, l, io)

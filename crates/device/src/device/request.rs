@@ -149,6 +149,10 @@ pub enum Direction {
 /// A non-contiguous user buffer: `count` elements of a datatype at `base`. The device
 /// moves its packed byte stream piece by piece (packing each piece as it is sent,
 /// unpacking each piece as it arrives), never as one temporary copy of the message.
+///
+/// A message may be a window of that stream: its byte 0 is stream byte `skip` (a
+/// collective schedule sends and receives regions of a buffer's packed bytes, which
+/// need not start on an element). Point-to-point messages have `skip == 0`.
 #[derive(Clone, Debug)]
 pub struct Layout {
     pub base: usize,
@@ -157,37 +161,48 @@ pub struct Layout {
     pub size: usize,
     /// The type's pack program (a reference count, shared with the MPI layer's type).
     pub ty: Datatype,
+    /// The stream offset of the message's first byte.
+    pub skip: usize,
 }
 
 impl Layout {
-    /// Bytes of the packed stream.
+    /// Bytes of the packed stream from the message's first byte on.
     pub fn bytes(&self) -> usize {
-        self.count * self.size
+        (self.count * self.size).saturating_sub(self.skip)
     }
 
-    /// Packs stream bytes `off..off + out.len()` into `out`; returns bytes written.
+    /// Packs message bytes `off..off + out.len()` into `out`; returns bytes written.
     ///
     /// # Safety
     /// The buffer must hold `count` elements of the type (readable) and not overlap `out`.
     pub unsafe fn pack_at(&self, off: usize, out: &mut [u8]) -> usize {
+        let off = self.skip + off;
         // SAFETY: forwarded caller contract.
         unsafe { oxmpi_datatype::pack(&self.ty, self.base as *const u8, self.count, off, out) }
     }
 
-    /// Unpacks `data` as stream bytes `off..off + data.len()`; returns bytes consumed.
+    /// Unpacks `data` as message bytes `off..off + data.len()`; returns bytes consumed.
     ///
     /// # Safety
     /// The buffer must hold `count` elements of the type (writable) and not overlap `data`.
     pub unsafe fn unpack_at(&self, off: usize, data: &[u8]) -> usize {
+        let off = self.skip + off;
         // SAFETY: forwarded caller contract.
         unsafe { oxmpi_datatype::unpack(&self.ty, self.base as *mut u8, self.count, off, data) }
     }
 
-    /// The memory pieces `(address, length)` behind stream bytes `off..off + len`, in
+    /// The average length of the memory pieces behind the message's first `n` bytes,
+    /// judged from the first 64 KiB of them.
+    pub fn average_piece(&self, n: usize) -> usize {
+        let probe = n.min(64 * 1024);
+        probe / self.pieces(0, probe).count().max(1)
+    }
+
+    /// The memory pieces `(address, length)` behind message bytes `off..off + len`, in
     /// stream order.
     pub fn pieces(&self, off: usize, len: usize) -> impl Iterator<Item = (usize, usize)> + '_ {
         self.ty
-            .blocks(self.count, off, len)
+            .blocks(self.count, self.skip + off, len)
             .map(move |(d, n)| (self.base.wrapping_add(d as usize), n))
     }
 }

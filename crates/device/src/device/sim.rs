@@ -564,6 +564,7 @@ fn strided(base: &[u8], n: usize) -> Layout {
         count: 1,
         size: n,
         ty,
+        skip: 0,
     }
 }
 

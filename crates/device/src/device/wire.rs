@@ -204,9 +204,7 @@ impl Wire {
 /// Whether the pieces behind the first `n` stream bytes of `l` average under
 /// [`MIN_VECTORED_PIECE`] bytes (judged from the first 64 KiB).
 fn small_pieces(l: &Layout, n: usize) -> bool {
-    let probe = n.min(64 * 1024);
-    let count = l.pieces(0, probe).count().max(1);
-    ((probe / count) as u64) < MIN_VECTORED_PIECE
+    (l.average_piece(n) as u64) < MIN_VECTORED_PIECE
 }
 
 /// The wire with the buffered-send pool: what the protocol's [`Io`] requests act on.

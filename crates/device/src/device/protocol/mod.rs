@@ -46,6 +46,10 @@ use std::sync::Arc;
 /// A non-contiguous send publishes its piece list (see [`pieces`]) only when it has at
 /// most one entry per this many message bytes (else its pieces stream through the ring).
 const BYTES_PER_LIST_ENTRY: usize = 256;
+/// A non-contiguous send publishes a piece list only when its pieces average at least
+/// this many bytes; shorter ones (elements of a few scalars) are streamed, packed into
+/// the ring by the compiled element loops.
+const MIN_LISTED_PIECE: usize = 64;
 
 /// Longest piece list a receiver accepts (entries).
 pub(crate) const MAX_LIST_ENTRIES: u64 = 1 << 22;
@@ -393,19 +397,25 @@ impl Protocol {
     }
 
     /// Gives send `id` its non-contiguous buffer: packed into its scratch when it goes
-    /// eagerly or over TCP (the returned arguments then point there), else kept as the
-    /// layout that rendezvous streams from (with the piece list when oversubscribed).
+    /// eagerly or toward an IMPI peer (the returned arguments then point there), else
+    /// kept as the layout that rendezvous streams from (packed piece by piece into the
+    /// ring or the TCP chunks, with the piece list when oversubscribed).
     fn attach_send_layout(&mut self, id: ReqId, mut a: SendArgs, l: Layout) -> SendArgs {
         let route = self.route(a.dest);
         // Toward IMPI peers a long message's first packet carries data read from one
         // contiguous buffer.
-        let staged = a.len <= self.eager_limit(route) || matches!(route, Route::Tcp | Route::Impi);
+        let staged = a.len <= self.eager_limit(route) || matches!(route, Route::Impi);
         // With a core per rank, the sender packing into the ring while the receiver
         // unpacks from it (two copies in parallel) is fastest; oversubscribed, the
         // receiver copies alone from the published list (one process at work, no
-        // handoff per ring's worth).
-        let listed =
-            !staged && matches!(route, Route::Shm(_)) && self.cma_ok && self.oversubscribed;
+        // handoff per ring's worth) when the pieces are long enough: a list costs a walk
+        // of every piece at the sender and at the receiver, far more per byte than the
+        // packing loops for elements of a few small blocks.
+        let listed = !staged
+            && matches!(route, Route::Shm(_))
+            && self.cma_ok
+            && self.oversubscribed
+            && l.average_piece(a.len) >= MIN_LISTED_PIECE;
         let list = if listed {
             let most = (a.len / BYTES_PER_LIST_ENTRY).min(MAX_LIST_ENTRIES as usize);
             pieces::build(l.pieces(0, a.len), most).unwrap_or_default()
