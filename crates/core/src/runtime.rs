@@ -911,9 +911,9 @@ pub(crate) fn wait<R>(
                                 // SAFETY: the words lie in the node mapping, which `watch`
                                 // keeps mapped; a word left stale by another thread only
                                 // ends the wait.
-                                Some(n) => points.as_ref().is_some_and(|p| {
-                                    p[..n].iter().any(|w| unsafe { w.ready() })
-                                }),
+                                Some(n) => points
+                                    .as_ref()
+                                    .is_some_and(|p| p[..n].iter().any(|w| unsafe { w.ready() })),
                                 None => node.incoming_pending(),
                             }
                     };
