@@ -59,6 +59,8 @@ pub struct Bootstrap {
     /// More ranks on this node than the CPUs they share (or `OXMPI_OVERSUBSCRIBED`);
     /// every rank of the node reaches the same answer.
     pub oversubscribed: bool,
+    /// The CPUs the node's ranks share (see `placement::node_cpus`).
+    pub node_cpus: usize,
     /// This rank's position among them, in world-rank order.
     pub node_index: usize,
     /// The TCP transport, when some peer is reached over TCP.
@@ -175,6 +177,7 @@ fn singleton(cfg: &Config, pmi: Option<Client>, appnum: i32, universe: Option<u3
         node_size: 1,
         node_ranks: vec![0],
         oversubscribed: cfg.oversubscribed.unwrap_or(false),
+        node_cpus: crate::sys::available_cpus(),
         node_index: 0,
         tcp: None,
         poker: None,
@@ -486,6 +489,7 @@ pub fn run(cfg: &Config) -> Result<Bootstrap> {
         node_size,
         node_ranks,
         oversubscribed,
+        node_cpus,
         node_index,
         tcp,
         poker,

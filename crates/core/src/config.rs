@@ -30,6 +30,8 @@ pub struct Config {
     pub spin_iters: u32,
     /// `sched_yield` rounds before a blocked rank sleeps on its doorbell.
     pub yield_iters: u32,
+    /// `OXMPI_SPIN_THREADS`: threads of a rank that may spin at once; None = from the CPUs.
+    pub spin_threads: Option<usize>,
     /// `OXMPI_ASYNC_PROGRESS`: a progress thread per rank (see `runtime`).
     pub async_progress: bool,
     /// Forced value for "more ranks than cores on this node"; None = detect.
@@ -124,6 +126,7 @@ impl Config {
                 .int(Id::Spin)
                 .map_or(u32::MAX, |n| n.min(u32::MAX as u64 - 1) as u32),
             yield_iters: s.int(Id::Yield).unwrap_or_default().min(u32::MAX as u64) as u32,
+            spin_threads: s.int(Id::SpinThreads).map(|n| n as usize),
             async_progress: s.flag(Id::AsyncProgress).unwrap_or_default(),
             oversubscribed: s.flag(Id::Oversubscribed),
             bind: s

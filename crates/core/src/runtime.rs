@@ -563,6 +563,13 @@ fn start(provided: ThreadLevel) -> Result<Box<Runtime>> {
     let oversubscribed = boot.oversubscribed;
     // A node with more ranks than CPUs is balanced by hand (see `placement`).
     placement::apply(cfg.bind, boot.node_index, nlocal);
+    // Threads of this rank that may wait spinning at once: its CPUs, at most its share
+    // of the node's (after `apply`, which may have bound it to one).
+    threads::set_spin_room(match cfg.spin_threads {
+        Some(n) => n,
+        None if oversubscribed => 1,
+        None => crate::sys::available_cpus().min(boot.node_cpus / nlocal.max(1)),
+    });
     let mut coll = crate::coll::State::from_settings(&settings);
     coll.impi = boot.impi_world.map(Arc::new);
     crate::coll::impi::set_job(coll.impi.is_some());
@@ -670,7 +677,11 @@ pub(crate) fn device_config(cfg: &Config) -> DeviceConfig {
 #[inline]
 pub fn progress(dev: &mut Device) -> bool {
     match dev.progress() {
-        Ok(did) => did,
+        Ok(true) => {
+            threads::note_progress();
+            true
+        }
+        Ok(false) => false,
         Err(e) => device_failed(&e),
     }
 }
@@ -777,6 +788,10 @@ pub(crate) fn wait<R>(
     // This thread's place among the waiting threads (taken and given back under the
     // lock; the progress thread takes none).
     let mut inside = threads::Inside::default();
+    // With several threads in MPI: the count of `threads::progressed` when the spin
+    // began, so that a spinner learns that another thread's progress may have
+    // completed what it waits for.
+    let mut gen: Option<u32> = None;
     loop {
         // Collectives waiting to run a user reduction function do so here, unlocked.
         crate::coll::nbc::run_parked();
@@ -834,6 +849,7 @@ pub(crate) fn wait<R>(
                 if watch.is_none() {
                     watch = rt.device.node().cloned();
                 }
+                gen = threads::concurrent().then(threads::progressed);
                 watched = rt
                     .device
                     .watch_points(points.get_or_insert([Watch::NONE; WATCHED_RINGS]));
@@ -874,6 +890,9 @@ pub(crate) fn wait<R>(
                         Sleep::Node(s) => Sleep::CountedNode(s),
                         other => other,
                     };
+                    if matches!(seen, Sleep::Local(_)) {
+                        threads::will_sleep_local();
+                    }
                 }
                 (rt.device.node().cloned(), sleeper, seen)
             } else {
@@ -887,13 +906,17 @@ pub(crate) fn wait<R>(
             match (&watch, quiet) {
                 (Some(node), true) => {
                     let mut k = 0;
-                    let arrived = || match watched {
-                        // SAFETY: the words lie in the node mapping, which `watch` keeps
-                        // mapped; a word left stale by another thread only ends the wait.
-                        Some(n) => points
-                            .as_ref()
-                            .is_some_and(|p| p[..n].iter().any(|w| unsafe { w.ready() })),
-                        None => node.incoming_pending(),
+                    let arrived = || {
+                        gen.is_some_and(|g| g != threads::progressed())
+                            || match watched {
+                                // SAFETY: the words lie in the node mapping, which `watch`
+                                // keeps mapped; a word left stale by another thread only
+                                // ends the wait.
+                                Some(n) => points
+                                    .as_ref()
+                                    .is_some_and(|p| p[..n].iter().any(|w| unsafe { w.ready() })),
+                                None => node.incoming_pending(),
+                            }
                     };
                     while k < LOCKLESS_SPINS && idle < spin && !arrived() {
                         std::hint::spin_loop();

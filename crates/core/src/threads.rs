@@ -24,7 +24,7 @@
 mod loom_models;
 mod words;
 
-use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU32, AtomicUsize, Ordering};
 use std::time::Duration;
 use words::{Sleepers, WaitCount};
 
@@ -95,7 +95,14 @@ pub(crate) fn ring_local() {
     SLEEPERS.ring()
 }
 
-/// Sleeps on the process-local doorbell unless it rang since `seen`, at most `nap`.
+/// The calling thread will sleep on the process-local doorbell (with the runtime lock
+/// held, after [`start_sleeping`]): ringing it then makes the system call.
+pub(crate) fn will_sleep_local() {
+    SLEEPERS.on_bell()
+}
+
+/// Sleeps on the process-local doorbell unless it rang since `seen`, at most `nap`
+/// (after [`will_sleep_local`]).
 pub(crate) fn sleep_local(seen: u32, nap: Duration) {
     SLEEPERS.sleep(seen, nap)
 }
@@ -234,10 +241,44 @@ pub(crate) fn self_tag() -> usize {
     }
 }
 
-/// Several threads wait at once: none of them should spin on a CPU the others need.
+/// How many of this rank's threads may wait spinning at once: the CPUs the rank may
+/// run on, at most its share of the node's (1 on an oversubscribed node). Set at start.
+static SPIN_ROOM: AtomicU32 = AtomicU32::new(1);
+
+/// Sets [`SPIN_ROOM`] (at least 1).
+pub(crate) fn set_spin_room(cpus: usize) {
+    SPIN_ROOM.store(cpus.clamp(1, u32::MAX as usize) as u32, Ordering::Relaxed);
+}
+
+/// More threads wait at once than the rank has CPUs for: none of them should spin on a
+/// CPU the others need.
 #[inline]
 pub(crate) fn crowded() -> bool {
-    concurrent() && WAITING.get() > 1
+    concurrent() && WAITING.get() > SPIN_ROOM.load(Ordering::Relaxed)
+}
+
+/// Bumped by a lock holder whose progress moved something while several threads may
+/// be inside MPI: it may have completed what another thread waits for, and a thread
+/// that spins watching the rings without the lock would not see that (the packet it
+/// watched for is gone from the ring). Changed with a plain load and store under the
+/// runtime lock; read by the spinners without it.
+static PROGRESSED: AtomicU32 = AtomicU32::new(0);
+
+/// Notes that progress moved something (runtime lock held).
+#[inline]
+pub(crate) fn note_progress() {
+    if concurrent() {
+        PROGRESSED.store(
+            PROGRESSED.load(Ordering::Relaxed).wrapping_add(1),
+            Ordering::Release,
+        );
+    }
+}
+
+/// The count of [`note_progress`], for a spinner to compare with.
+#[inline]
+pub(crate) fn progressed() -> u32 {
+    PROGRESSED.load(Ordering::Acquire)
 }
 
 #[cfg(all(test, not(loom)))]
@@ -278,6 +319,7 @@ mod tests {
                             continue;
                         }
                         let seen = start_sleeping(false);
+                        will_sleep_local();
                         drop(g);
                         let t = Instant::now();
                         sleep_local(seen, Duration::from_secs(10));

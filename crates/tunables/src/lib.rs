@@ -309,6 +309,12 @@ registry! {
         rule: "",
         doc: "sched_yield rounds before a blocked rank sleeps on its futex doorbell",
     };
+    SpinThreads = Tunable {
+        name: "OXMPI_SPIN_THREADS", category: C::Wait, reader: R::Library,
+        kind: K::Int { min: 1, max: 1_000_000 }, auto: true, default: I::Auto,
+        rule: "the CPUs the rank may run on, at most its share of the node's; 1 on a node with more ranks than CPUs",
+        doc: "threads of a rank that may spin at once while they wait under MPI_THREAD_MULTIPLE; more waiting threads yield and sleep instead",
+    };
     AsyncProgress = Tunable {
         name: "OXMPI_ASYNC_PROGRESS", category: C::Wait, reader: R::Library,
         kind: K::Bool, auto: false, default: I::Bool(false), rule: "",

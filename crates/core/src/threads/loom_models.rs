@@ -136,6 +136,7 @@ fn waiter_takes(lock: &StateLock<u32>, sleepers: &Sleepers, bg: bool) {
         }
         // Counted while still holding the lock; released without ringing.
         let seen = sleepers.start(bg);
+        sleepers.on_bell();
         drop(g);
         sleepers.sleep(seen, Duration::from_secs(1));
         sleepers.stop(bg);

@@ -15,6 +15,9 @@ pub(crate) struct Sleepers {
     count: AtomicU32,
     /// The futex word of threads that sleep on no node doorbell.
     bell: AtomicU32,
+    /// How many threads sleep on `bell` (the others sleep on the node's doorbell or in
+    /// epoll): a ring with none costs no system call.
+    on_bell: AtomicU32,
     #[cfg(loom)]
     parking: crate::sync::Parking,
 }
@@ -28,6 +31,7 @@ impl Sleepers {
         Sleepers {
             count: AtomicU32::new(0),
             bell: AtomicU32::new(0),
+            on_bell: AtomicU32::new(0),
         }
     }
 
@@ -36,6 +40,7 @@ impl Sleepers {
         Sleepers {
             count: AtomicU32::new(0),
             bell: AtomicU32::new(0),
+            on_bell: AtomicU32::new(0),
             parking: crate::sync::Parking::new(),
         }
     }
@@ -67,16 +72,29 @@ impl Sleepers {
         }
     }
 
-    /// Rings the doorbell: every thread asleep on it wakes.
+    /// Rings the doorbell: every thread asleep on it wakes. The system call is made
+    /// only when a thread counted itself on the bell ([`Sleepers::on_bell`]): both
+    /// sides act with the runtime lock held, so the count read here is exact but for
+    /// sleepers that already woke.
     pub(crate) fn ring(&self) {
         self.bell.fetch_add(1, Ordering::SeqCst);
+        if self.on_bell.load(Ordering::Relaxed) == 0 {
+            return;
+        }
         #[cfg(not(loom))]
         crate::sys::futex::wake(&self.bell, i32::MAX);
         #[cfg(loom)]
         self.parking.wake_all();
     }
 
-    /// Sleeps on the doorbell unless it rang since `seen`, at most `nap`.
+    /// The calling thread, counted by [`Sleepers::start`], will sleep on the bell
+    /// (runtime lock held); [`Sleepers::sleep`] uncounts it.
+    pub(crate) fn on_bell(&self) {
+        self.on_bell.fetch_add(1, Ordering::SeqCst);
+    }
+
+    /// Sleeps on the doorbell unless it rang since `seen`, at most `nap` (after
+    /// [`Sleepers::on_bell`]).
     pub(crate) fn sleep(&self, seen: u32, nap: Duration) {
         #[cfg(not(loom))]
         crate::sys::futex::wait(&self.bell, seen, nap);
@@ -85,6 +103,7 @@ impl Sleepers {
             let _ = nap;
             self.parking.wait(&self.bell, seen);
         }
+        self.on_bell.fetch_sub(1, Ordering::Relaxed);
     }
 }
 

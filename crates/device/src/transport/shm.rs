@@ -315,8 +315,19 @@ impl ShmNode {
     /// Wakes every thread of this rank sleeping on its doorbell (another thread of the
     /// rank changed something they may wait for). Returns true when a thread sleeps in
     /// epoll: poke this rank's doorbell socket too.
+    ///
+    /// Unlike [`ShmNode::wake`], no system call when no thread has counted itself in
+    /// `sleeping`: the rank's own threads read the count they wait on before the bump
+    /// here and count themselves with a full fence before they wait ([`ShmNode::sleep_since`]),
+    /// so either this load sees them or their wait sees the bumped count and returns.
     pub fn wake_own(&self) -> bool {
-        self.wake(self.me)
+        let b = self.bell(self.me);
+        b.seq.fetch_add(1, Ordering::SeqCst);
+        let s = b.sleeping.load(Ordering::SeqCst);
+        if s & !SLEEP_EPOLL != 0 {
+            futex::wake(&b.seq, i32::MAX);
+        }
+        s & SLEEP_EPOLL != 0
     }
 
     /// Sleeps on this rank's doorbell unless `has_work` says there is something to do.
