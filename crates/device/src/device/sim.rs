@@ -556,13 +556,23 @@ fn rendezvous_over_tcp_streams_in_the_connections_pieces() {
 
 /// A vector of `n` single bytes with stride 2 at `base`.
 fn strided(base: &[u8], n: usize) -> Layout {
+    strided_blocks(base, n, 1)
+}
+
+/// A vector of `n` blocks of `block` bytes, each followed by a gap of the same size.
+fn strided_blocks(base: &[u8], n: usize, block: usize) -> Layout {
     use oxmpi_datatype::{Datatype, Predefined};
-    let ty = Datatype::vector(n as i64, 1, 2, &Datatype::predefined(Predefined::Byte))
-        .expect("vector type");
+    let ty = Datatype::vector(
+        n as i64,
+        block as i64,
+        2 * block as i64,
+        &Datatype::predefined(Predefined::Byte),
+    )
+    .expect("vector type");
     Layout {
         base: base.as_ptr() as usize,
         count: 1,
-        size: n,
+        size: n * block,
         ty,
         skip: 0,
     }
@@ -570,27 +580,38 @@ fn strided(base: &[u8], n: usize) -> Layout {
 
 #[test]
 fn non_contiguous_buffers_stream_pack_and_pull_listed() {
-    for cma in [false, true] {
+    // Single-byte pieces always stream through the ring; 64-byte pieces are pulled from
+    // the sender's published piece list where pulls are allowed.
+    for (block, cma) in [(1, false), (1, true), (64, false), (64, true)] {
         let mut sim = Sim::new(2, cma);
         let n = 400;
-        let src = pattern(2 * n, 7);
-        let mut dst = vec![0u8; 2 * n];
+        let len = n * block;
+        let src = pattern(2 * len, 7);
+        let mut dst = vec![0u8; 2 * len];
         let a = send(0, 1, 4, &src, SendMode::Standard);
         let s = sim.with(0, |p, io| {
-            p.isend_layout(SendArgs { len: n, ..a }, strided(&src, n), io)
+            p.isend_layout(SendArgs { len, ..a }, strided_blocks(&src, n, block), io)
         });
         let mut x = recv(0, 4, &mut dst);
-        x.cap = n;
-        let l = strided(&dst, n);
+        x.cap = len;
+        let l = strided_blocks(&dst, n, block);
         let r = sim.with(1, |p, io| p.irecv_layout(x, l, io));
-        assert_eq!(sim.wait(1, r), ok(0, 4, n));
+        assert_eq!(sim.wait(1, r), ok(0, 4, len));
         assert_eq!(sim.wait(0, s), sent());
-        for i in 0..n {
-            assert_eq!(dst[2 * i], src[2 * i], "byte {i} (cma {cma})");
-            assert_eq!(dst[2 * i + 1], 0, "gap {i} untouched (cma {cma})");
+        for i in 0..len {
+            let (at, gap) = (2 * block * (i / block) + i % block, block);
+            assert_eq!(dst[at], src[at], "byte {i} (block {block}, cma {cma})");
+            assert_eq!(
+                dst[at + gap],
+                0,
+                "gap of {i} untouched (block {block}, cma {cma})"
+            );
         }
-        // Oversubscribed with pulls allowed, the sender publishes its piece list.
-        assert_eq!(sim.ranks[1].io.pulls, usize::from(cma));
+        assert_eq!(
+            sim.ranks[1].io.pulls,
+            usize::from(cma && block >= 64),
+            "pulls (block {block}, cma {cma})"
+        );
     }
 }
 
